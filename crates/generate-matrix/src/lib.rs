@@ -1,0 +1,1 @@
+//! Library behind the `generate-matrix` binary: expand master configs into the benchmark job matrix.

@@ -1,0 +1,1 @@
+//! Small GitHub REST client on octocrab with pagination, retries and readable errors.

@@ -1,0 +1,1 @@
+//! perf-changelog.yaml processing shared by check-changelog and generate-matrix changelog: git access, diff additions, entry schema, byte-level rules.

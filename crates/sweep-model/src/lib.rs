@@ -1,0 +1,1 @@
+//! Typed model of sweep configs, matrix rows, changelog entries and result rows.
