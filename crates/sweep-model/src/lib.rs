@@ -1,1 +1,7 @@
-//! Typed model of sweep configs, matrix rows, changelog entries and result rows.
+//! Typed model shared by every sweepkit tool: master configs and
+//! `runners.yaml`, matrix rows, changelog entries and result rows, plus the
+//! small I/O helpers every binary needs (atomic writes, GitHub Actions
+//! annotations, step summaries and outputs).
+
+pub mod fsio;
+pub mod gha;

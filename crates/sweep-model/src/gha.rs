@@ -1,0 +1,133 @@
+//! GitHub Actions integration: workflow-command annotations, the step
+//! summary and step outputs. Every function is a no-op (or returns `false`)
+//! outside Actions, so tools can call them unconditionally.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+/// True when running inside GitHub Actions (`GITHUB_ACTIONS=true`).
+pub fn in_actions() -> bool {
+    std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
+}
+
+/// Severity of an annotation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+    Notice,
+}
+
+impl Level {
+    fn command(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Notice => "notice",
+        }
+    }
+}
+
+/// Formats a workflow command such as
+/// `::error file=configs/a.yaml,line=12::message`, escaping data and
+/// properties as the runner expects.
+pub fn annotation(level: Level, file: Option<&str>, line: Option<usize>, message: &str) -> String {
+    let mut props = Vec::new();
+    if let Some(f) = file {
+        props.push(format!("file={}", escape_property(f)));
+    }
+    if let Some(l) = line {
+        props.push(format!("line={l}"));
+    }
+    let mut out = format!("::{}", level.command());
+    if !props.is_empty() {
+        let _ = write!(out, " {}", props.join(","));
+    }
+    let _ = write!(out, "::{}", escape_data(message));
+    out
+}
+
+/// Prints an annotation to stdout when running in Actions; otherwise does nothing.
+pub fn annotate(level: Level, file: Option<&str>, line: Option<usize>, message: &str) {
+    if in_actions() {
+        println!("{}", annotation(level, file, line, message));
+    }
+}
+
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Appends markdown to `$GITHUB_STEP_SUMMARY` when it is set. Returns whether
+/// anything was written.
+pub fn append_step_summary(markdown: &str) -> std::io::Result<bool> {
+    append_to_env_file("GITHUB_STEP_SUMMARY", markdown)
+}
+
+/// Appends `key=value` (or a heredoc for multi-line values) to `path`.
+pub fn write_output(path: &Path, key: &str, value: &str) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    if value.contains('\n') {
+        let mut delim = String::from("SWEEPKIT_EOF");
+        while value.contains(&delim) {
+            delim.push('_');
+        }
+        writeln!(f, "{key}<<{delim}\n{value}\n{delim}")
+    } else {
+        writeln!(f, "{key}={value}")
+    }
+}
+
+fn append_to_env_file(var: &str, text: &str) -> std::io::Result<bool> {
+    let Some(path) = std::env::var_os(var).filter(|p| !p.is_empty()) else {
+        return Ok(false);
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    f.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') {
+        f.write_all(b"\n")?;
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotation_escapes_message_and_properties() {
+        let s = annotation(
+            Level::Error,
+            Some("a,b:c.yaml"),
+            Some(7),
+            "bad value\n50% off",
+        );
+        assert_eq!(s, "::error file=a%2Cb%3Ac.yaml,line=7::bad value%0A50%25 off");
+    }
+
+    #[test]
+    fn annotation_without_location() {
+        assert_eq!(annotation(Level::Warning, None, None, "w"), "::warning::w");
+    }
+
+    #[test]
+    fn multiline_output_uses_heredoc() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("out");
+        write_output(&p, "a", "1").expect("write");
+        write_output(&p, "b", "x\ny").expect("write");
+        let text = std::fs::read_to_string(&p).expect("read");
+        assert_eq!(text, "a=1\nb<<SWEEPKIT_EOF\nx\ny\nSWEEPKIT_EOF\n");
+    }
+}
