@@ -5,3 +5,4 @@
 
 pub mod fsio;
 pub mod gha;
+pub mod results;
