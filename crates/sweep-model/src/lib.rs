@@ -6,3 +6,4 @@
 pub mod fsio;
 pub mod gha;
 pub mod results;
+pub mod yaml;
