@@ -1,1 +1,613 @@
-//! Small GitHub REST client on octocrab with pagination, retries and readable errors.
+//! Small GitHub REST client shared by the GitHub-facing tools
+//! (`success-rate`, `visualizer-comment`, `reuse-sweep`).
+//!
+//! It sits on octocrab's transport (TLS, timeouts, base URI, auth header)
+//! and adds what those tools need and octocrab leaves to the caller:
+//!
+//! * configuration from the Actions environment: `GITHUB_API_URL` (GHES and
+//!   tests), token from `GITHUB_TOKEN`/`GH_TOKEN`;
+//! * `per_page=100` listings that follow `Link: rel="next"`;
+//! * a bounded retry policy: 5xx, 429 and rate-limit 403s are retried,
+//!   honouring `Retry-After` and `x-ratelimit-reset`, otherwise with
+//!   exponential backoff; a wait longer than the policy allows fails at once
+//!   instead of hanging the job. A non-idempotent request (POST) is never
+//!   repeated once it may have reached GitHub: a 5xx or a timeout after
+//!   sending is reported as [`Error::Ambiguous`] so the caller can check
+//!   what happened;
+//! * errors that name the method, the endpoint, the status and GitHub's own
+//!   message (octocrab's `Error::GitHub` only displays "GitHub").
+//!
+//! The API is blocking (a private current-thread runtime): the tools make a
+//! handful of sequential calls and stay simple synchronous programs.
+
+use std::fmt;
+use std::time::Duration;
+
+use http::header::{ACCEPT, HeaderMap, HeaderValue};
+use octocrab::Octocrab;
+use serde_json::Value;
+
+pub use retry::RetryPolicy;
+
+mod retry;
+
+/// Public GitHub's API root.
+pub const DEFAULT_API_URL: &str = "https://api.github.com";
+
+/// Upper bound on followed `Link` pages (10 000 items at 100 per page):
+/// protection against a server that always answers `rel="next"`.
+const MAX_PAGES: usize = 100;
+
+/// Errors of the client. Every variant names the request.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad configuration (no token, bad URL).
+    #[error("{0}")]
+    Config(String),
+    /// GitHub answered with a non-success status (after retries, if any).
+    #[error("{}", describe_http(.method, .endpoint, *.status, .message, *.attempts))]
+    Http {
+        method: String,
+        endpoint: String,
+        status: u16,
+        message: String,
+        attempts: u32,
+    },
+    /// No answer (connection refused, reset, timeout) after retries.
+    #[error("GitHub API {method} {endpoint} failed: {message} (after {attempts} attempt(s))")]
+    Transport {
+        method: String,
+        endpoint: String,
+        message: String,
+        attempts: u32,
+    },
+    /// A non-idempotent request may or may not have been applied (5xx or a
+    /// broken connection after sending); it was deliberately not repeated.
+    #[error(
+        "GitHub API {method} {endpoint}: {detail}; the request may have been applied, so it was not repeated"
+    )]
+    Ambiguous {
+        method: String,
+        endpoint: String,
+        detail: String,
+    },
+    /// The body was not JSON or not of the expected shape.
+    #[error("GitHub API {method} {endpoint} returned an unexpected shape: {detail}")]
+    Shape {
+        method: String,
+        endpoint: String,
+        detail: String,
+    },
+}
+
+fn describe_http(
+    method: &str,
+    endpoint: &str,
+    status: u16,
+    message: &str,
+    attempts: u32,
+) -> String {
+    let mut s = format!("GitHub API {method} {endpoint} failed: HTTP {status}: {message}");
+    if attempts > 1 {
+        s.push_str(&format!(" (gave up after {attempts} attempts)"));
+    }
+    if let Some(hint) = hint_for(status, message) {
+        s.push_str(&format!(" — {hint}"));
+    }
+    s
+}
+
+/// Help for the statuses whose cause is usually the token.
+fn hint_for(status: u16, message: &str) -> Option<&'static str> {
+    match status {
+        401 => Some("the token is missing, expired or revoked (check GITHUB_TOKEN / GH_TOKEN)"),
+        403 if message.contains("Resource not accessible") => Some(
+            "the token lacks a permission for this call (workflow `permissions:`; fork pull requests only get a read-only token)",
+        ),
+        404 => Some(
+            "not found, or not visible to this token (private repository without `contents: read`/`actions: read`?)",
+        ),
+        _ => None,
+    }
+}
+
+impl Error {
+    /// The HTTP status, when GitHub answered.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Error::Http { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// True when GitHub refused the call for lack of permission (401/403
+    /// that is not a rate limit) or hid the resource (404).
+    pub fn is_permission_denied(&self) -> bool {
+        matches!(self.status(), Some(401 | 403 | 404))
+    }
+}
+
+/// Result alias of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Where and how to talk to GitHub.
+#[derive(Clone)]
+pub struct Config {
+    /// API root, e.g. `https://api.github.com` or `https://ghe.example/api/v3`.
+    pub api_url: String,
+    /// Token; `None` sends unauthenticated requests.
+    pub token: Option<String>,
+    pub retry: RetryPolicy,
+    /// Per-request read timeout.
+    pub timeout: Duration,
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("api_url", &self.api_url)
+            .field("token", &self.token.as_ref().map(|_| "***"))
+            .field("retry", &self.retry)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl Config {
+    /// `GITHUB_API_URL` (default public GitHub), the first non-empty of
+    /// `token_vars`, and the retry policy from the environment
+    /// ([`RetryPolicy::from_env`]).
+    pub fn from_env(token_vars: &[&str]) -> Self {
+        let api_url = std::env::var("GITHUB_API_URL")
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+            .unwrap_or_else(|| DEFAULT_API_URL.to_string());
+        let token = token_vars
+            .iter()
+            .filter_map(|v| std::env::var(v).ok())
+            .find(|v| !v.is_empty());
+        Config {
+            api_url,
+            token,
+            retry: RetryPolicy::from_env(),
+            timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The client. Cheap to create; one per tool run.
+pub struct Client {
+    rt: tokio::runtime::Runtime,
+    octo: Octocrab,
+    api_url: String,
+    retry: RetryPolicy,
+}
+
+/// An answered request.
+struct Answer {
+    body: Value,
+    next: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Verb {
+    Get,
+    Post,
+    Patch,
+}
+
+impl Verb {
+    fn name(self) -> &'static str {
+        match self {
+            Verb::Get => "GET",
+            Verb::Post => "POST",
+            Verb::Patch => "PATCH",
+        }
+    }
+
+    fn idempotent(self) -> bool {
+        !matches!(self, Verb::Post)
+    }
+}
+
+impl Client {
+    /// Builds a client from `config`.
+    pub fn new(config: Config) -> Result<Self> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Error::Config(format!("cannot start the HTTP runtime: {e}")))?;
+        let api_url = config.api_url.trim_end_matches('/').to_string();
+        let octo = {
+            // The connector and its timers need the runtime's context.
+            let _guard = rt.enter();
+            let mut b = Octocrab::builder()
+                .base_uri(api_url.as_str())
+                .map_err(|e| {
+                    Error::Config(format!(
+                        "GITHUB_API_URL '{api_url}' is not a valid URL: {e}"
+                    ))
+                })?
+                .add_header(ACCEPT, "application/vnd.github+json".to_string())
+                .set_connect_timeout(Some(Duration::from_secs(10)))
+                .set_read_timeout(Some(config.timeout));
+            if let Some(token) = config.token {
+                b = b.personal_token(token);
+            }
+            b.build()
+                .map_err(|e| Error::Config(format!("cannot build the GitHub client: {e}")))?
+        };
+        Ok(Client {
+            rt,
+            octo,
+            api_url,
+            retry: config.retry,
+        })
+    }
+
+    /// The API root in use.
+    pub fn api_url(&self) -> &str {
+        &self.api_url
+    }
+
+    /// `GET path?query` → JSON body.
+    pub fn get(&self, path: &str, query: &[(&str, &str)]) -> Result<Value> {
+        let uri = with_query(path, query);
+        Ok(self.call(Verb::Get, &uri, None)?.body)
+    }
+
+    /// Every item of a list endpoint: `per_page=100`, then `Link: rel="next"`
+    /// until there is none. `list_key` names the array inside an object
+    /// answer (`jobs`, `workflow_runs`, `artifacts`); `None` for array answers.
+    pub fn get_all(
+        &self,
+        path: &str,
+        query: &[(&str, &str)],
+        list_key: Option<&str>,
+    ) -> Result<Vec<Value>> {
+        let mut q: Vec<(&str, &str)> = query.to_vec();
+        if !q.iter().any(|(k, _)| *k == "per_page") {
+            q.push(("per_page", "100"));
+        }
+        let mut uri = with_query(path, &q);
+        let mut out = Vec::new();
+        for _ in 0..MAX_PAGES {
+            let answer = self.call(Verb::Get, &uri, None)?;
+            let items = match (list_key, answer.body) {
+                (None, Value::Array(items)) => items,
+                (Some(key), Value::Object(mut map)) => match map.remove(key) {
+                    Some(Value::Array(items)) => items,
+                    None => Vec::new(),
+                    Some(other) => {
+                        return Err(self.shape(
+                            Verb::Get,
+                            &uri,
+                            format!("'{key}' is {}", kind(&other)),
+                        ));
+                    }
+                },
+                (_, other) => {
+                    let want = list_key
+                        .map_or("an array".to_string(), |k| format!("an object with '{k}'"));
+                    return Err(self.shape(
+                        Verb::Get,
+                        &uri,
+                        format!("expected {want}, got {}", kind(&other)),
+                    ));
+                }
+            };
+            out.extend(items);
+            match answer.next {
+                Some(next) => uri = next,
+                None => return Ok(out),
+            }
+        }
+        Err(self.shape(
+            Verb::Get,
+            path,
+            format!("more than {MAX_PAGES} pages; refusing to follow further"),
+        ))
+    }
+
+    /// `POST path` with a JSON body. Retried only when GitHub certainly did
+    /// not act (429, rate-limit 403, connection refused); see [`Error::Ambiguous`].
+    pub fn post(&self, path: &str, body: &Value) -> Result<Value> {
+        Ok(self.call(Verb::Post, path, Some(body))?.body)
+    }
+
+    /// `PATCH path` with a JSON body (idempotent: retried like a GET).
+    pub fn patch(&self, path: &str, body: &Value) -> Result<Value> {
+        Ok(self.call(Verb::Patch, path, Some(body))?.body)
+    }
+
+    fn shape(&self, verb: Verb, uri: &str, detail: String) -> Error {
+        Error::Shape {
+            method: verb.name().into(),
+            endpoint: self.endpoint(uri),
+            detail,
+        }
+    }
+
+    /// The endpoint as shown in messages: the path (and query) without the API root.
+    fn endpoint(&self, uri: &str) -> String {
+        uri.strip_prefix(&self.api_url).unwrap_or(uri).to_string()
+    }
+
+    fn call(&self, verb: Verb, uri: &str, body: Option<&Value>) -> Result<Answer> {
+        self.rt.block_on(self.call_async(verb, uri, body))
+    }
+
+    async fn call_async(&self, verb: Verb, uri: &str, body: Option<&Value>) -> Result<Answer> {
+        let endpoint = self.endpoint(uri);
+        let method = verb.name().to_string();
+        let mut attempt: u32 = 0;
+        loop {
+            attempt += 1;
+            let sent = match verb {
+                Verb::Get => {
+                    let mut h = HeaderMap::new();
+                    h.insert(
+                        ACCEPT,
+                        HeaderValue::from_static("application/vnd.github+json"),
+                    );
+                    self.octo._get_with_headers(uri, Some(h)).await
+                }
+                Verb::Post => self.octo._post(uri, body).await,
+                Verb::Patch => self.octo._patch(uri, body).await,
+            };
+            let response = match sent {
+                Ok(r) => r,
+                Err(e) => {
+                    let not_sent = retry::is_connect_error(&e);
+                    let message = retry::transport_message(&e);
+                    if !verb.idempotent() && !not_sent {
+                        return Err(Error::Ambiguous {
+                            method,
+                            endpoint,
+                            detail: message,
+                        });
+                    }
+                    match self.retry.backoff(attempt, None, None) {
+                        Some(wait) => {
+                            retry::log_retry(
+                                &method,
+                                &endpoint,
+                                &message,
+                                wait,
+                                attempt,
+                                &self.retry,
+                            );
+                            tokio::time::sleep(wait).await;
+                            continue;
+                        }
+                        None => {
+                            return Err(Error::Transport {
+                                method,
+                                endpoint,
+                                message,
+                                attempts: attempt,
+                            });
+                        }
+                    }
+                }
+            };
+            let status = response.status().as_u16();
+            let headers = response.headers().clone();
+            let text = match self.octo.body_to_string(response).await {
+                Ok(t) => t,
+                Err(e) => {
+                    let message = format!(
+                        "reading the response failed: {}",
+                        retry::transport_message(&e)
+                    );
+                    if !verb.idempotent() {
+                        return Err(Error::Ambiguous {
+                            method,
+                            endpoint,
+                            detail: message,
+                        });
+                    }
+                    match self.retry.backoff(attempt, None, None) {
+                        Some(wait) => {
+                            retry::log_retry(
+                                &method,
+                                &endpoint,
+                                &message,
+                                wait,
+                                attempt,
+                                &self.retry,
+                            );
+                            tokio::time::sleep(wait).await;
+                            continue;
+                        }
+                        None => {
+                            return Err(Error::Transport {
+                                method,
+                                endpoint,
+                                message,
+                                attempts: attempt,
+                            });
+                        }
+                    }
+                }
+            };
+            if (200..300).contains(&status) {
+                let body = if text.trim().is_empty() {
+                    Value::Null
+                } else {
+                    serde_json::from_str(&text).map_err(|e| Error::Shape {
+                        method: method.clone(),
+                        endpoint: endpoint.clone(),
+                        detail: format!("body is not JSON: {e}"),
+                    })?
+                };
+                let next = headers
+                    .get("link")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(next_link);
+                return Ok(Answer { body, next });
+            }
+            let message = github_message(&text, status);
+            let class = retry::classify(status, &headers, &message);
+            let fail = |attempts| Error::Http {
+                method: method.clone(),
+                endpoint: endpoint.clone(),
+                status,
+                message: message.clone(),
+                attempts,
+            };
+            let Some(asked) = class else {
+                return Err(fail(attempt));
+            };
+            // A 5xx on a POST may hide a created resource: never repeat it.
+            if !verb.idempotent() && asked.server_error {
+                return Err(Error::Ambiguous {
+                    method,
+                    endpoint,
+                    detail: format!("HTTP {status}: {message}"),
+                });
+            }
+            match self.retry.backoff(attempt, asked.wait, asked.floor) {
+                Some(wait) => {
+                    retry::log_retry(
+                        &method,
+                        &endpoint,
+                        &format!("HTTP {status}: {message}"),
+                        wait,
+                        attempt,
+                        &self.retry,
+                    );
+                    tokio::time::sleep(wait).await;
+                }
+                None => {
+                    let mut e = fail(attempt);
+                    if let (Some(w), Error::Http { message, .. }) = (asked.wait, &mut e)
+                        && w > self.retry.max_delay
+                    {
+                        message.push_str(&format!(
+                            " (GitHub asks to wait {} s, longer than the {} s this tool waits; re-run the job later)",
+                            w.as_secs(),
+                            self.retry.max_delay.as_secs()
+                        ));
+                    }
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// GitHub's `message` field, else the body text, else the reason phrase.
+fn github_message(text: &str, status: u16) -> String {
+    if let Ok(v) = serde_json::from_str::<Value>(text)
+        && let Some(m) = v.get("message").and_then(Value::as_str)
+    {
+        return m.to_string();
+    }
+    let t = text.trim();
+    if t.is_empty() {
+        http::StatusCode::from_u16(status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or("no message")
+            .to_string()
+    } else {
+        t.chars().take(300).collect()
+    }
+}
+
+/// Appends `query` (form-encoded) to `path`.
+pub fn with_query(path: &str, query: &[(&str, &str)]) -> String {
+    if query.is_empty() {
+        return path.to_string();
+    }
+    let qs: Vec<String> = query
+        .iter()
+        .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+        .collect();
+    let sep = if path.contains('?') { '&' } else { '?' };
+    format!("{path}{sep}{}", qs.join("&"))
+}
+
+/// Percent-encodes a path segment or query value (RFC 3986 unreserved kept).
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// The `rel="next"` target of a `Link` header.
+fn next_link(header: &str) -> Option<String> {
+    header.split(',').find_map(|part| {
+        let (url, params) = part.split_once(';')?;
+        let is_next = params
+            .split(';')
+            .any(|p| p.trim().replace(' ', "") == "rel=\"next\"");
+        let url = url.trim().strip_prefix('<')?.strip_suffix('>')?;
+        is_next.then(|| url.to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_next_link_among_others() {
+        let h = r#"<http://h/x?page=3>; rel="next", <http://h/x?page=9>; rel="last", <http://h/x?page=1>; rel="first""#;
+        assert_eq!(next_link(h).as_deref(), Some("http://h/x?page=3"));
+        assert_eq!(next_link(r#"<http://h/x?page=1>; rel="prev""#), None);
+    }
+
+    #[test]
+    fn query_values_are_encoded() {
+        assert_eq!(
+            with_query("/runs", &[("branch", "klaud/a b"), ("per_page", "100")]),
+            "/runs?branch=klaud%2Fa%20b&per_page=100"
+        );
+    }
+
+    #[test]
+    fn messages_come_from_github_json() {
+        assert_eq!(
+            github_message(r#"{"message":"Bad credentials"}"#, 401),
+            "Bad credentials"
+        );
+        assert_eq!(github_message("", 502), "Bad Gateway");
+        assert_eq!(github_message("oops", 500), "oops");
+    }
+
+    #[test]
+    fn http_error_names_endpoint_status_and_message() {
+        let e = Error::Http {
+            method: "POST".into(),
+            endpoint: "/repos/o/r/issues/1/comments".into(),
+            status: 403,
+            message: "Resource not accessible by integration".into(),
+            attempts: 1,
+        };
+        let s = e.to_string();
+        assert!(s.starts_with("GitHub API POST /repos/o/r/issues/1/comments failed: HTTP 403: Resource not accessible by integration"), "{s}");
+        assert!(s.contains("read-only token"), "{s}");
+        assert!(!s.contains("gave up"));
+        assert!(e.is_permission_denied());
+    }
+}

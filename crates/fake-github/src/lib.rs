@@ -1,0 +1,706 @@
+//! A fake GitHub REST server on loopback for tests (never published, never
+//! used by a shipped binary).
+//!
+//! It serves the scenario layout of `shared/conformance/fixtures/github/`
+//! (`scenario.json` routes, `paginate` slicing with `Link` headers, query
+//! variants, base-URL rewriting, 404 for unknown routes, every request
+//! recorded) and adds what the conformance runner does not have:
+//!
+//! * fault injection per (method, path): 5xx, 429 with `Retry-After`,
+//!   secondary and primary rate-limit 403s, "applied then failed" answers
+//!   (the write happened but the client saw a 502) and dropped connections;
+//! * a stateful issue-comment store (list, create, update) so tests can
+//!   check that a sticky comment is updated and never duplicated.
+//!
+//! It is a plain `std::net` server with one thread per connection and
+//! `Connection: close` answers: small, dependency-free and fast enough for
+//! tests.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use serde_json::{Value, json};
+
+const GITHUB_PREFIX: &str = "https://api.github.com";
+
+/// One answered route.
+#[derive(Debug, Clone)]
+pub struct Route {
+    pub method: String,
+    pub path: String,
+    pub status: u16,
+    pub body: Option<Value>,
+    /// `None`, `"array"` or `"object:<key>"` (see the fixture README).
+    pub paginate: Option<String>,
+    /// `(params that must all match, body)`, first match wins.
+    pub variants: Vec<(BTreeMap<String, String>, Value)>,
+}
+
+impl Route {
+    /// A `200` route answering `body` as is.
+    pub fn json(method: &str, path: &str, body: Value) -> Self {
+        Route {
+            method: method.to_string(),
+            path: path.to_string(),
+            status: 200,
+            body: Some(body),
+            paginate: None,
+            variants: Vec::new(),
+        }
+    }
+
+    /// A `200` route whose body (an array, or an object holding the list
+    /// under `key`) is sliced by `per_page`/`page`.
+    pub fn paginated(method: &str, path: &str, body: Value, mode: &str) -> Self {
+        Route {
+            paginate: Some(mode.to_string()),
+            ..Route::json(method, path, body)
+        }
+    }
+
+    /// Sets the status code.
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = status;
+        self
+    }
+}
+
+/// A fault answered instead of (or after) the normal answer.
+#[derive(Debug, Clone)]
+pub enum Fault {
+    /// This status with a GitHub-shaped error message.
+    Status(u16),
+    /// `429` with `Retry-After: secs`.
+    TooManyRequests { retry_after: u64 },
+    /// `403` "You have exceeded a secondary rate limit", optionally with `Retry-After`.
+    SecondaryRateLimit { retry_after: Option<u64> },
+    /// `403` with `x-ratelimit-remaining: 0` and a reset `reset_in` seconds ahead.
+    PrimaryRateLimit { reset_in: u64 },
+    /// Do the normal work (e.g. create the comment), then answer this status.
+    AppliedThenStatus(u16),
+    /// Close the connection without answering.
+    Drop,
+}
+
+/// A recorded request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    pub query: BTreeMap<String, String>,
+    pub headers: BTreeMap<String, String>,
+    pub body: Option<Value>,
+}
+
+#[derive(Default)]
+struct State {
+    routes: Vec<Route>,
+    faults: HashMap<(String, String), VecDeque<Fault>>,
+    permanent: HashMap<(String, String), Fault>,
+    requests: Vec<Request>,
+    /// issue path prefix (`/repos/o/r/issues/<n>/comments`) → comments
+    comments: BTreeMap<String, Vec<Value>>,
+    next_comment_id: u64,
+    clock: u64,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    base: String,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panicking handler thread must not hide every later request.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The running server; stops when dropped.
+pub struct FakeGitHub {
+    shared: Arc<Shared>,
+    stop: Arc<AtomicBool>,
+    addr: std::net::SocketAddr,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl FakeGitHub {
+    /// Starts an empty server (every route answers 404 until added).
+    pub fn start() -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                next_comment_id: 4_000_000_001,
+                ..State::default()
+            }),
+            base: format!("http://{addr}"),
+        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let (s2, stop2) = (shared.clone(), stop.clone());
+        let handle = std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if stop2.load(Ordering::SeqCst) {
+                    break;
+                }
+                if let Ok(stream) = conn {
+                    let s3 = s2.clone();
+                    std::thread::spawn(move || handle_connection(&s3, stream));
+                }
+            }
+        });
+        Ok(FakeGitHub {
+            shared,
+            stop,
+            addr,
+            handle: Some(handle),
+        })
+    }
+
+    /// Starts a server answering the routes of a fixture scenario directory
+    /// (`<dir>/scenario.json`, bodies relative to `<dir>`).
+    pub fn from_scenario(dir: &Path) -> std::io::Result<Self> {
+        let server = Self::start()?;
+        for route in load_scenario_routes(dir)? {
+            server.add_route(route);
+        }
+        Ok(server)
+    }
+
+    /// The base URL to put in `GITHUB_API_URL`.
+    pub fn base_url(&self) -> String {
+        self.shared.base.clone()
+    }
+
+    /// Adds (or replaces) a route.
+    pub fn add_route(&self, route: Route) {
+        let mut st = self.shared.lock();
+        st.routes
+            .retain(|r| !(r.method == route.method && r.path == route.path));
+        st.routes.push(route);
+    }
+
+    /// Queues faults for `(method, path)`; each request consumes one, then
+    /// the normal answer resumes.
+    pub fn inject(&self, method: &str, path: &str, faults: impl IntoIterator<Item = Fault>) {
+        let mut st = self.shared.lock();
+        st.faults
+            .entry((method.to_string(), path.to_string()))
+            .or_default()
+            .extend(faults);
+    }
+
+    /// Makes every request to `(method, path)` answer with `fault`.
+    pub fn fail_always(&self, method: &str, path: &str, fault: Fault) {
+        self.shared
+            .lock()
+            .permanent
+            .insert((method.to_string(), path.to_string()), fault);
+    }
+
+    /// Turns on the stateful comment store for issue/PR `number` of `repo`
+    /// (`owner/name`), seeded with `comments`. Listing, creating
+    /// (`POST …/issues/<n>/comments`) and updating
+    /// (`PATCH …/issues/comments/<id>`) then work like GitHub.
+    pub fn with_comments(&self, repo: &str, number: u64, comments: Vec<Value>) {
+        let mut st = self.shared.lock();
+        st.comments
+            .insert(format!("/repos/{repo}/issues/{number}/comments"), comments);
+    }
+
+    /// Comments currently stored for issue/PR `number` of `repo`.
+    pub fn comments(&self, repo: &str, number: u64) -> Vec<Value> {
+        self.shared
+            .lock()
+            .comments
+            .get(&format!("/repos/{repo}/issues/{number}/comments"))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Every request so far, in arrival order.
+    pub fn requests(&self) -> Vec<Request> {
+        self.shared.lock().requests.clone()
+    }
+
+    /// Requests with this method and path.
+    pub fn count(&self, method: &str, path: &str) -> usize {
+        self.shared
+            .lock()
+            .requests
+            .iter()
+            .filter(|r| r.method == method && r.path == path)
+            .count()
+    }
+}
+
+impl Drop for FakeGitHub {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so the thread ends.
+        let _ = TcpStream::connect(self.addr);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Reads the routes of a fixture scenario.
+pub fn load_scenario_routes(dir: &Path) -> std::io::Result<Vec<Route>> {
+    let scenario: Value = read_json(&dir.join("scenario.json"))?;
+    let mut out = Vec::new();
+    for r in scenario["routes"].as_array().cloned().unwrap_or_default() {
+        let body = match r.get("body_file").and_then(Value::as_str) {
+            Some(f) => Some(read_json(&dir.join(f))?),
+            None => r.get("body").cloned().filter(|b| !b.is_null()),
+        };
+        let mut variants = Vec::new();
+        for v in r["query_variants"].as_array().cloned().unwrap_or_default() {
+            let m = v["match"]
+                .as_object()
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| (k.clone(), value_as_query(v)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(f) = v.get("body_file").and_then(Value::as_str) {
+                variants.push((m, read_json(&dir.join(f))?));
+            }
+        }
+        out.push(Route {
+            method: r["method"].as_str().unwrap_or("GET").to_string(),
+            path: r["path"].as_str().unwrap_or_default().to_string(),
+            status: r["status"].as_u64().unwrap_or(200) as u16,
+            body,
+            paginate: r["paginate"].as_str().map(str::to_string),
+            variants,
+        });
+    }
+    Ok(out)
+}
+
+fn value_as_query(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn read_json(path: &PathBuf) -> std::io::Result<Value> {
+    let text = std::fs::read_to_string(path)?;
+    serde_json::from_str(&text).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{}: {e}", path.display()),
+        )
+    })
+}
+
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Option<Value>,
+}
+
+fn error_answer(status: u16, message: &str) -> Answer {
+    Answer {
+        status,
+        headers: Vec::new(),
+        body: Some(json!({
+            "message": message,
+            "documentation_url": "https://docs.github.com/rest",
+            "status": status.to_string(),
+        })),
+    }
+}
+
+fn not_found() -> Answer {
+    error_answer(404, "Not Found")
+}
+
+fn handle_connection(shared: &Shared, stream: TcpStream) {
+    let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(10)));
+    let Ok(read_half) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(read_half);
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return;
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_string();
+    let target = parts.next().unwrap_or_default().to_string();
+    let mut headers = BTreeMap::new();
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).unwrap_or(0) == 0 {
+            break;
+        }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+        }
+    }
+    let len: usize = headers
+        .get("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; len];
+    if len > 0 && reader.read_exact(&mut body).is_err() {
+        return;
+    }
+    let (raw_path, raw_query) = target.split_once('?').unwrap_or((&target, ""));
+    let path = percent_decode(raw_path);
+    let query = parse_query(raw_query);
+    let body_json = if body.is_empty() {
+        None
+    } else {
+        Some(
+            serde_json::from_slice(&body)
+                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned())),
+        )
+    };
+    let request = Request {
+        method,
+        path,
+        query,
+        headers,
+        body: body_json,
+    };
+    let Some(answer) = respond(shared, request) else {
+        return; // Fault::Drop
+    };
+    let payload = match &answer.body {
+        None => Vec::new(),
+        Some(b) => b
+            .to_string()
+            .replace(GITHUB_PREFIX, &shared.base)
+            .into_bytes(),
+    };
+    let mut out = format!(
+        "HTTP/1.1 {} {}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n",
+        answer.status,
+        reason(answer.status),
+        payload.len()
+    );
+    for (k, v) in &answer.headers {
+        out.push_str(&format!("{k}: {v}\r\n"));
+    }
+    out.push_str("\r\n");
+    let mut stream = stream;
+    let _ = stream.write_all(out.as_bytes());
+    let _ = stream.write_all(&payload);
+    let _ = stream.flush();
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        201 => "Created",
+        204 => "No Content",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        422 => "Unprocessable Entity",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        _ => "Status",
+    }
+}
+
+fn respond(shared: &Shared, req: Request) -> Option<Answer> {
+    let mut st = shared.lock();
+    st.requests.push(req.clone());
+    st.clock += 1;
+    let key = (req.method.clone(), req.path.clone());
+    let fault = match st.faults.get_mut(&key).and_then(VecDeque::pop_front) {
+        Some(f) => Some(f),
+        None => st.permanent.get(&key).cloned(),
+    };
+    let mut applied_status = None;
+    if let Some(fault) = fault {
+        match fault {
+            Fault::Drop => return None,
+            Fault::Status(s) => return Some(error_answer(s, "Server Error")),
+            Fault::TooManyRequests { retry_after } => {
+                let mut a = error_answer(429, "Too Many Requests");
+                a.headers
+                    .push(("Retry-After".into(), retry_after.to_string()));
+                return Some(a);
+            }
+            Fault::SecondaryRateLimit { retry_after } => {
+                let mut a = error_answer(
+                    403,
+                    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+                );
+                if let Some(s) = retry_after {
+                    a.headers.push(("Retry-After".into(), s.to_string()));
+                }
+                return Some(a);
+            }
+            Fault::PrimaryRateLimit { reset_in } => {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_secs())
+                    .unwrap_or(0);
+                let mut a = error_answer(403, "API rate limit exceeded for installation.");
+                a.headers.push(("x-ratelimit-remaining".into(), "0".into()));
+                a.headers
+                    .push(("x-ratelimit-reset".into(), (now + reset_in).to_string()));
+                return Some(a);
+            }
+            Fault::AppliedThenStatus(s) => applied_status = Some(s),
+        }
+    }
+    let mut answer = comment_store(&mut st, &shared.base, &req)
+        .or_else(|| route_answer(&st, &shared.base, &req))
+        .unwrap_or_else(not_found);
+    if let Some(s) = applied_status {
+        answer = error_answer(s, "Server Error");
+    }
+    Some(answer)
+}
+
+/// Stateful comments: list/create under a registered issue, update by id.
+fn comment_store(st: &mut State, base: &str, req: &Request) -> Option<Answer> {
+    if st.comments.contains_key(&req.path) {
+        match req.method.as_str() {
+            "GET" => {
+                let list = Value::Array(st.comments[&req.path].clone());
+                return Some(paginate(&list, "array", base, req));
+            }
+            "POST" => {
+                let body = req
+                    .body
+                    .as_ref()
+                    .and_then(|b| b.get("body"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                let id = st.next_comment_id;
+                st.next_comment_id += 1;
+                let issue_url = req.path.trim_end_matches("/comments").to_string();
+                let comment = json!({
+                    "id": id,
+                    "url": format!("{GITHUB_PREFIX}{}/comments/{id}", issue_url.rsplit_once('/').map(|x| x.0).unwrap_or_default()),
+                    "html_url": format!("https://github.com/pull#issuecomment-{id}"),
+                    "user": {"login": "github-actions[bot]", "type": "Bot"},
+                    "author_association": "NONE",
+                    "created_at": format!("2026-08-22T06:{:02}:{:02}Z", (st.clock / 60) % 60, st.clock % 60),
+                    "body": body,
+                });
+                if let Some(list) = st.comments.get_mut(&req.path) {
+                    list.push(comment.clone());
+                }
+                return Some(Answer {
+                    status: 201,
+                    headers: Vec::new(),
+                    body: Some(comment),
+                });
+            }
+            _ => return None,
+        }
+    }
+    // PATCH /repos/{o}/{r}/issues/comments/{id}
+    if req.method == "PATCH" {
+        let (prefix, id) = req.path.rsplit_once('/')?;
+        let id: u64 = id.parse().ok()?;
+        let repo_prefix = prefix.strip_suffix("/issues/comments")?;
+        let new_body = req.body.as_ref()?.get("body")?.clone();
+        for (issue, list) in st.comments.iter_mut() {
+            if !issue.starts_with(&format!("{repo_prefix}/issues/")) {
+                continue;
+            }
+            if let Some(c) = list.iter_mut().find(|c| c["id"].as_u64() == Some(id)) {
+                c["body"] = new_body;
+                c["updated_at"] = json!("2026-08-22T07:00:00Z");
+                return Some(Answer {
+                    status: 200,
+                    headers: Vec::new(),
+                    body: Some(c.clone()),
+                });
+            }
+        }
+    }
+    None
+}
+
+fn route_answer(st: &State, base: &str, req: &Request) -> Option<Answer> {
+    let route = st
+        .routes
+        .iter()
+        .find(|r| r.method == req.method && r.path == req.path)?;
+    let mut body = route.body.clone();
+    for (m, b) in &route.variants {
+        if m.iter().all(|(k, v)| req.query.get(k) == Some(v)) {
+            body = Some(b.clone());
+            break;
+        }
+    }
+    match (&route.paginate, body) {
+        (Some(mode), Some(b)) => {
+            let mut a = paginate(&b, mode, base, req);
+            a.status = route.status;
+            Some(a)
+        }
+        (_, body) => Some(Answer {
+            status: route.status,
+            headers: Vec::new(),
+            body,
+        }),
+    }
+}
+
+fn paginate(body: &Value, mode: &str, base: &str, req: &Request) -> Answer {
+    let per_page = req
+        .query
+        .get("per_page")
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(30)
+        .min(100);
+    let page = req
+        .query
+        .get("page")
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(1)
+        .max(1);
+    let key = mode.strip_prefix("object:");
+    let items: Vec<Value> = match key {
+        Some(k) => body[k].as_array().cloned().unwrap_or_default(),
+        None => body.as_array().cloned().unwrap_or_default(),
+    };
+    let last = items.len().div_ceil(per_page).max(1);
+    let start = ((page - 1) * per_page).min(items.len());
+    let end = (page * per_page).min(items.len());
+    let chunk = Value::Array(items[start..end].to_vec());
+    let out = match key {
+        Some(k) => {
+            let mut o = body.clone();
+            o[k] = chunk;
+            o["total_count"] = json!(items.len());
+            o
+        }
+        None => chunk,
+    };
+    let link = |n: usize, rel: &str| {
+        let mut q = req.query.clone();
+        q.insert("page".into(), n.to_string());
+        let qs: Vec<String> = q
+            .iter()
+            .map(|(k, v)| format!("{}={}", form_encode(k), form_encode(v)))
+            .collect();
+        format!("<{base}{}?{}>; rel=\"{rel}\"", req.path, qs.join("&"))
+    };
+    let mut links = Vec::new();
+    if page < last {
+        links.push(link(page + 1, "next"));
+        links.push(link(last, "last"));
+    }
+    if page > 1 {
+        links.push(link(1, "first"));
+        links.push(link(page - 1, "prev"));
+    }
+    let mut headers = Vec::new();
+    if !links.is_empty() {
+        headers.push(("Link".to_string(), links.join(", ")));
+    }
+    Answer {
+        status: 200,
+        headers,
+        body: Some(out),
+    }
+}
+
+fn form_encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
+            if let Ok(v) = u8::from_str_radix(hex, 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn parse_query(q: &str) -> BTreeMap<String, String> {
+    q.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (
+                percent_decode(&k.replace('+', " ")),
+                percent_decode(&v.replace('+', " ")),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_round_trip() {
+        let q = parse_query("branch=klaud%2Fissue-1&per_page=100&x=a+b");
+        assert_eq!(q["branch"], "klaud/issue-1");
+        assert_eq!(q["x"], "a b");
+        assert_eq!(form_encode("klaud/issue 1"), "klaud%2Fissue+1");
+        assert_eq!(percent_decode("/a%2Fb%"), "/a/b%");
+    }
+
+    #[test]
+    fn paginates_objects_with_links() {
+        let body = json!({"jobs": (0..35).collect::<Vec<_>>()});
+        let req = Request {
+            method: "GET".into(),
+            path: "/x".into(),
+            query: parse_query("page=2"),
+            headers: BTreeMap::new(),
+            body: None,
+        };
+        let a = paginate(&body, "object:jobs", "http://h", &req);
+        let b = a.body.unwrap_or_default();
+        assert_eq!(b["jobs"].as_array().map(Vec::len), Some(5));
+        assert_eq!(b["total_count"], 35);
+        let link = &a.headers[0].1;
+        assert!(
+            link.contains("<http://h/x?page=1>; rel=\"first\""),
+            "{link}"
+        );
+        assert!(!link.contains("next"));
+    }
+}

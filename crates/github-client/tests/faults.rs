@@ -1,0 +1,255 @@
+//! The client against the loopback fake server: transient faults are
+//! retried, final errors are clear, POSTs are never blindly repeated,
+//! listings follow `Link` past 100 items.
+
+use std::time::{Duration, Instant};
+
+use fake_github::{FakeGitHub, Fault, Route};
+use github_client::{Client, Config, Error, RetryPolicy};
+use serde_json::json;
+
+fn client(server: &FakeGitHub) -> Client {
+    Client::new(Config {
+        api_url: server.base_url(),
+        token: Some("ghp_test".into()),
+        retry: RetryPolicy {
+            max_attempts: 4,
+            base_delay: Duration::from_millis(5),
+            max_delay: Duration::from_secs(2),
+        },
+        timeout: Duration::from_secs(5),
+    })
+    .expect("client")
+}
+
+fn server() -> FakeGitHub {
+    FakeGitHub::start().expect("fake server")
+}
+
+#[test]
+fn get_survives_500_and_502_then_succeeds() {
+    let s = server();
+    s.add_route(Route::json("GET", "/user", json!({"login": "bot"})));
+    s.inject("GET", "/user", [Fault::Status(500), Fault::Status(502)]);
+    let body = client(&s).get("/user", &[]).expect("answer after retries");
+    assert_eq!(body["login"], "bot");
+    assert_eq!(s.count("GET", "/user"), 3);
+    let auth = s.requests()[2].headers.get("authorization").cloned();
+    assert_eq!(auth.as_deref(), Some("Bearer ghp_test"));
+}
+
+#[test]
+fn honours_retry_after_on_429() {
+    let s = server();
+    s.add_route(Route::json("GET", "/user", json!({"login": "bot"})));
+    s.inject("GET", "/user", [Fault::TooManyRequests { retry_after: 1 }]);
+    let start = Instant::now();
+    client(&s).get("/user", &[]).expect("answer");
+    assert!(
+        start.elapsed() >= Duration::from_millis(950),
+        "waited {:?}",
+        start.elapsed()
+    );
+    assert_eq!(s.count("GET", "/user"), 2);
+}
+
+#[test]
+fn retries_secondary_rate_limit_403() {
+    let s = server();
+    s.add_route(Route::json("GET", "/user", json!({"login": "bot"})));
+    s.inject(
+        "GET",
+        "/user",
+        [
+            Fault::SecondaryRateLimit { retry_after: None },
+            Fault::SecondaryRateLimit {
+                retry_after: Some(0),
+            },
+        ],
+    );
+    client(&s).get("/user", &[]).expect("answer");
+    assert_eq!(s.count("GET", "/user"), 3);
+}
+
+#[test]
+fn primary_limit_resetting_too_late_fails_at_once_with_reason() {
+    let s = server();
+    s.fail_always("GET", "/user", Fault::PrimaryRateLimit { reset_in: 3600 });
+    let err = client(&s).get("/user", &[]).expect_err("must fail");
+    assert_eq!(s.count("GET", "/user"), 1);
+    let msg = err.to_string();
+    assert!(
+        msg.contains("GET /user failed: HTTP 403: API rate limit exceeded"),
+        "{msg}"
+    );
+    assert!(msg.contains("longer than the 2 s this tool waits"), "{msg}");
+}
+
+#[test]
+fn gives_a_clear_error_after_the_retry_budget() {
+    let s = server();
+    s.fail_always("GET", "/repos/o/r", Fault::Status(502));
+    let err = client(&s).get("/repos/o/r", &[]).expect_err("must fail");
+    assert_eq!(s.count("GET", "/repos/o/r"), 4);
+    assert!(matches!(
+        err,
+        Error::Http {
+            status: 502,
+            attempts: 4,
+            ..
+        }
+    ));
+    assert_eq!(
+        err.to_string(),
+        "GitHub API GET /repos/o/r failed: HTTP 502: Server Error (gave up after 4 attempts)"
+    );
+}
+
+#[test]
+fn final_errors_are_not_retried_and_name_the_endpoint() {
+    let s = server();
+    let err = client(&s).get("/repos/o/r/pulls/7", &[]).expect_err("404");
+    assert_eq!(s.count("GET", "/repos/o/r/pulls/7"), 1);
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with("GitHub API GET /repos/o/r/pulls/7 failed: HTTP 404: Not Found"),
+        "{msg}"
+    );
+    assert!(!msg.contains("GitHub\n"));
+}
+
+#[test]
+fn dropped_connection_on_get_is_retried() {
+    let s = server();
+    s.add_route(Route::json("GET", "/user", json!({"login": "bot"})));
+    s.inject("GET", "/user", [Fault::Drop]);
+    client(&s).get("/user", &[]).expect("answer");
+    assert_eq!(s.count("GET", "/user"), 2);
+}
+
+#[test]
+fn post_with_server_error_is_not_repeated() {
+    let s = server();
+    s.with_comments("o/r", 1, vec![]);
+    s.inject(
+        "POST",
+        "/repos/o/r/issues/1/comments",
+        [Fault::AppliedThenStatus(502)],
+    );
+    let err = client(&s)
+        .post("/repos/o/r/issues/1/comments", &json!({"body": "hi"}))
+        .expect_err("ambiguous");
+    assert!(matches!(err, Error::Ambiguous { .. }), "{err}");
+    assert_eq!(s.count("POST", "/repos/o/r/issues/1/comments"), 1);
+    assert_eq!(s.comments("o/r", 1).len(), 1);
+}
+
+#[test]
+fn post_rejected_by_rate_limit_is_retried_once_created() {
+    let s = server();
+    s.with_comments("o/r", 1, vec![]);
+    s.inject(
+        "POST",
+        "/repos/o/r/issues/1/comments",
+        [
+            Fault::TooManyRequests { retry_after: 0 },
+            Fault::SecondaryRateLimit {
+                retry_after: Some(0),
+            },
+        ],
+    );
+    let created = client(&s)
+        .post("/repos/o/r/issues/1/comments", &json!({"body": "hi"}))
+        .expect("created");
+    assert_eq!(created["body"], "hi");
+    assert_eq!(s.comments("o/r", 1).len(), 1);
+}
+
+#[test]
+fn listing_follows_links_past_100_items_with_auth() {
+    let s = server();
+    let items: Vec<_> = (0..250).map(|i| json!({"id": i})).collect();
+    s.add_route(Route::paginated(
+        "GET",
+        "/repos/o/r/issues/5/comments",
+        json!(items),
+        "array",
+    ));
+    s.inject("GET", "/repos/o/r/issues/5/comments", [Fault::Status(503)]);
+    let all = client(&s)
+        .get_all("/repos/o/r/issues/5/comments", &[], None)
+        .expect("list");
+    assert_eq!(all.len(), 250);
+    assert_eq!(all[249]["id"], 249);
+    let reqs = s.requests();
+    let pages: Vec<_> = reqs
+        .iter()
+        .map(|r| r.query.get("page").cloned().unwrap_or_default())
+        .collect();
+    assert_eq!(pages, ["", "", "2", "3"]);
+    assert!(
+        reqs.iter()
+            .all(|r| r.query.get("per_page").map(String::as_str) == Some("100"))
+    );
+    assert!(reqs.iter().all(|r| r.headers.contains_key("authorization")));
+}
+
+#[test]
+fn listing_of_objects_reads_the_named_key() {
+    let s = server();
+    let jobs: Vec<_> = (0..130).map(|i| json!({"id": i})).collect();
+    s.add_route(Route::paginated(
+        "GET",
+        "/repos/o/r/actions/runs/1/jobs",
+        json!({"total_count": 130, "jobs": jobs}),
+        "object:jobs",
+    ));
+    let c = client(&s);
+    let all = c
+        .get_all(
+            "/repos/o/r/actions/runs/1/jobs",
+            &[("filter", "all")],
+            Some("jobs"),
+        )
+        .expect("list");
+    assert_eq!(all.len(), 130);
+    assert!(
+        s.requests()
+            .iter()
+            .all(|r| r.query.get("filter").map(String::as_str) == Some("all"))
+    );
+    let err = c
+        .get_all("/repos/o/r/actions/runs/1/jobs", &[], None)
+        .expect_err("shape");
+    assert!(
+        err.to_string()
+            .contains("returned an unexpected shape: expected an array, got an object"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unreachable_server_is_a_transport_error_after_retries() {
+    // Bind then drop: nothing listens on the port any more.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("port");
+    let c = Client::new(Config {
+        api_url: format!("http://127.0.0.1:{port}"),
+        token: None,
+        retry: RetryPolicy {
+            max_attempts: 2,
+            base_delay: Duration::from_millis(1),
+            max_delay: Duration::from_millis(10),
+        },
+        timeout: Duration::from_secs(2),
+    })
+    .expect("client");
+    let err = c.get("/user", &[]).expect_err("refused");
+    assert!(matches!(err, Error::Transport { attempts: 2, .. }), "{err}");
+    assert!(
+        err.to_string().starts_with("GitHub API GET /user failed: "),
+        "{err}"
+    );
+}
