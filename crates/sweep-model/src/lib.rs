@@ -3,7 +3,10 @@
 //! small I/O helpers every binary needs (atomic writes, GitHub Actions
 //! annotations, step summaries and outputs).
 
+pub mod config;
 pub mod fsio;
 pub mod gha;
 pub mod results;
+pub mod rows;
+pub mod runners;
 pub mod yaml;
