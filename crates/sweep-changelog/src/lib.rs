@@ -1,1 +1,15 @@
-//! perf-changelog.yaml processing shared by check-changelog and generate-matrix changelog: git access, diff additions, entry schema, byte-level rules.
+//! `perf-changelog.yaml` processing shared by `check-changelog` and
+//! `generate-matrix changelog`: git access ([`git`]), the added/removed lines
+//! of the changelog diff ([`diff`]), the changelog → matrix pipeline over a
+//! [`pipeline::Generator`] ([`pipeline`], [`matrix`], [`append_only`]), the
+//! stale-branch diagnosis ([`stale`]), the byte-level rules behind
+//! `check-changelog --strict` ([`strict`]) and the merge helper
+//! ([`prepare_merge`]).
+
+pub mod append_only;
+pub mod diff;
+pub mod git;
+pub mod matrix;
+pub mod pipeline;
+pub mod pyrepr;
+pub mod stale;

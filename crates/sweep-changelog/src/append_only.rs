@@ -1,0 +1,323 @@
+//! Append-only sweeps (spec §6.4 scope rules, §7.3 delta): a PR may only
+//! add generated points to existing curves of the configs and scenarios its
+//! changelog entry names.
+
+use crate::matrix::{canonical_json, curve_key};
+use crate::pyrepr::{py_list, py_str};
+use serde_json::{Map, Value};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Checks that only selected configs/scenarios changed between the base and
+/// head masters. `selected` maps config key → allowed scenario types, in
+/// selection order.
+pub fn validate_scope(
+    base: &Map<String, Value>,
+    head: &Map<String, Value>,
+    selected: &[(String, BTreeSet<String>)],
+) -> Result<(), String> {
+    let is_selected = |k: &str| selected.iter().any(|(s, _)| s == k);
+    let mut unrelated: BTreeSet<&str> = BTreeSet::new();
+    for k in base.keys().chain(head.keys()) {
+        if !is_selected(k) && base.get(k) != head.get(k) {
+            unrelated.insert(k);
+        }
+    }
+    if !unrelated.is_empty() {
+        return Err(format!(
+            "append-only PR changed configs not selected by its changelog entry: {}",
+            py_list(unrelated.iter().map(|k| py_str(k)))
+        ));
+    }
+    let empty = Map::new();
+    for (key, allowed) in selected {
+        let (Some(b), Some(h)) = (base.get(key), head.get(key)) else {
+            continue;
+        };
+        let scenarios = |v: &Value| -> Map<String, Value> {
+            v.get("scenarios")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_else(|| empty.clone())
+        };
+        let (sb, sh) = (scenarios(b), scenarios(h));
+        let kb: HashSet<&String> = sb.keys().collect();
+        let kh: HashSet<&String> = sh.keys().collect();
+        if kb != kh {
+            return Err(format!(
+                "append-only added or removed a scenario in config {}",
+                py_str(key)
+            ));
+        }
+        let has_unselected = sb.keys().any(|s| !allowed.contains(s));
+        let top = |v: &Value| -> Map<String, Value> {
+            v.as_object()
+                .map(|m| {
+                    m.iter()
+                        .filter(|(k, _)| k.as_str() != "scenarios")
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        if has_unselected && top(b) != top(h) {
+            return Err(format!(
+                "append-only changed config-wide fields that can affect scenarios outside its \
+                 changelog scope: {}",
+                py_str(key)
+            ));
+        }
+        for (scenario, value) in &sb {
+            if !allowed.contains(scenario) && sh.get(scenario) != Some(value) {
+                return Err(format!(
+                    "append-only changed a scenario outside its changelog scope: {} / {}",
+                    py_str(key),
+                    py_str(scenario)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn concurrencies(row: &Value) -> Result<Vec<i64>, String> {
+    match row.get("conc") {
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(vec![n.as_i64().unwrap_or(0)]),
+        Some(Value::Array(items))
+            if !items.is_empty() && items.iter().all(|v| v.is_i64() || v.is_u64()) =>
+        {
+            Ok(items.iter().filter_map(Value::as_i64).collect())
+        }
+        other => Err(format!(
+            "append-only matrix entry has invalid concurrency value: {}",
+            crate::pyrepr::py_value(other.unwrap_or(&Value::Null))
+        )),
+    }
+}
+
+fn series_key(row: &Value) -> String {
+    let get = |k: &str| row.get(k).cloned().unwrap_or(Value::Null);
+    let agentic = row.get("scenario-type").and_then(Value::as_str) == Some("agentic-coding");
+    let offload = match row.get("kv-offloading") {
+        None | Some(Value::Null) => "off",
+        Some(Value::String(s)) if s.is_empty() || s == "none" => "off",
+        _ => "on",
+    };
+    let truthy = |v: &Value| match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    };
+    let worker_hw = |k: &str| {
+        row.get(k)
+            .filter(|w| truthy(w))
+            .and_then(|w| w.get("hardware"))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let key = Value::Array(vec![
+        get("model"),
+        get("model-prefix"),
+        get("precision"),
+        get("framework"),
+        get("runner"),
+        Value::Bool(row.get("disagg").is_some_and(truthy)),
+        Value::String(
+            if agentic {
+                "agentic_traces"
+            } else {
+                "single_turn"
+            }
+            .into(),
+        ),
+        if agentic { Value::Null } else { get("isl") },
+        if agentic { Value::Null } else { get("osl") },
+        Value::String(offload.into()),
+        if agentic {
+            Value::String(String::new())
+        } else {
+            row.get("spec-decoding")
+                .cloned()
+                .unwrap_or_else(|| Value::String("none".into()))
+        },
+        worker_hw("prefill"),
+        worker_hw("decode"),
+    ]);
+    canonical_json(&key)
+}
+
+/// The rows of `head` that add points to base curves or add new curves,
+/// rejecting any removal or modification of base points (§7.3).
+pub fn delta(base: &[Value], head: &[Value]) -> Result<Vec<Value>, String> {
+    let mut base_groups: HashMap<String, HashSet<i64>> = HashMap::new();
+    let mut base_order: Vec<String> = Vec::new();
+    let mut head_groups: HashMap<String, HashSet<i64>> = HashMap::new();
+    for row in base {
+        let k = curve_key(row);
+        let points = concurrencies(row)?;
+        let set = base_groups.entry(k.clone()).or_insert_with(|| {
+            base_order.push(k);
+            HashSet::new()
+        });
+        set.extend(points);
+    }
+    for row in head {
+        head_groups
+            .entry(curve_key(row))
+            .or_default()
+            .extend(concurrencies(row)?);
+    }
+    if base_groups.is_empty() {
+        return Err("append-only requires an existing curve in the base revision".into());
+    }
+    if base_groups.keys().any(|k| !head_groups.contains_key(k)) {
+        return Err("append-only may not remove or modify existing generated recipes".into());
+    }
+    for k in &base_order {
+        let removed: BTreeSet<i64> = base_groups[k]
+            .difference(&head_groups[k])
+            .copied()
+            .collect();
+        if !removed.is_empty() {
+            return Err(format!(
+                "append-only may not remove existing concurrency points: {}",
+                py_list(removed.iter().map(i64::to_string))
+            ));
+        }
+    }
+    let mut out = Vec::new();
+    let mut emitted: HashMap<String, HashSet<i64>> = HashMap::new();
+    for row in head {
+        let k = curve_key(row);
+        let base_points = base_groups.get(&k);
+        let is_new = |p: &i64| base_points.is_none_or(|b| !b.contains(p));
+        let done = emitted.entry(k).or_default();
+        match row.get("conc") {
+            Some(Value::Array(items)) => {
+                let mut kept = Vec::new();
+                for p in items.iter().filter_map(Value::as_i64) {
+                    if is_new(&p) && done.insert(p) {
+                        kept.push(Value::from(p));
+                    }
+                }
+                if !kept.is_empty() {
+                    let mut r = row.clone();
+                    r["conc"] = Value::Array(kept);
+                    out.push(r);
+                }
+            }
+            _ => {
+                let p = row.get("conc").and_then(Value::as_i64).unwrap_or(0);
+                if is_new(&p) && done.insert(p) {
+                    out.push(row.clone());
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err("append-only did not add any generated points".into());
+    }
+    let mut images: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for row in base {
+        images
+            .entry(series_key(row))
+            .or_default()
+            .insert(canonical_json(row.get("image").unwrap_or(&Value::Null)));
+    }
+    for row in &out {
+        let image = row.get("image").unwrap_or(&Value::Null);
+        let ok = !image.is_null()
+            && images
+                .get(&series_key(row))
+                .is_some_and(|set| set.len() == 1 && set.contains(&canonical_json(image)));
+        if !ok {
+            return Err(
+                "append-only additions must belong to an existing visual curve with \
+                        one unchanged non-null image"
+                    .into(),
+            );
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // tests fail loudly by design
+    use super::*;
+    use serde_json::json;
+
+    fn row(conc: Value, image: &str) -> Value {
+        json!({"image": image, "model": "m", "runner": "r", "isl": 1024, "osl": 1024,
+               "tp": 8, "conc": conc, "exp-name": "e"})
+    }
+
+    #[test]
+    fn delta_keeps_only_new_points() {
+        let base = vec![row(json!(4), "i"), row(json!(8), "i")];
+        let head = vec![row(json!(4), "i"), row(json!(8), "i"), row(json!(16), "i")];
+        assert_eq!(delta(&base, &head).unwrap(), vec![row(json!(16), "i")]);
+        let base = vec![row(json!([4, 8]), "i")];
+        let head = vec![row(json!([4, 16, 8, 32]), "i")];
+        assert_eq!(
+            delta(&base, &head).unwrap(),
+            vec![row(json!([16, 32]), "i")]
+        );
+    }
+
+    #[test]
+    fn delta_rejections() {
+        let base = vec![row(json!(4), "i"), row(json!(8), "i")];
+        assert!(
+            delta(&base, &[row(json!(4), "i")])
+                .unwrap_err()
+                .contains("[8]")
+        );
+        assert!(delta(&base, &base).unwrap_err().contains("did not add"));
+        assert!(delta(&[], &base).unwrap_err().contains("existing curve"));
+        let head = vec![row(json!(4), "j"), row(json!(8), "j")];
+        assert!(
+            delta(&base, &head)
+                .unwrap_err()
+                .contains("remove or modify")
+        );
+        // A new recipe in a series whose image changed is refused.
+        let mut extra = row(json!(4), "j");
+        extra["tp"] = json!(4);
+        let head = vec![base[0].clone(), base[1].clone(), extra];
+        assert!(delta(&base, &head).unwrap_err().contains("visual curve"));
+        assert!(
+            delta(&[row(json!("x"), "i")], &base)
+                .unwrap_err()
+                .contains("invalid concurrency value: 'x'")
+        );
+    }
+
+    #[test]
+    fn scope_rules() {
+        let cfg = |tp: i64, agentic: i64| json!({"image": "i", "scenarios": {"fixed-seq-len": [{"tp": tp}], "agentic-coding": [{"tp": agentic}]}});
+        let mk = |pairs: Vec<(&str, Value)>| -> Map<String, Value> {
+            pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+        };
+        let fixed_only: BTreeSet<String> = ["fixed-seq-len".to_string()].into();
+        let sel = vec![("a".to_string(), fixed_only)];
+        let base = mk(vec![("a", cfg(1, 1)), ("b", cfg(1, 1))]);
+        assert!(validate_scope(&base, &mk(vec![("a", cfg(2, 1)), ("b", cfg(1, 1))]), &sel).is_ok());
+        let e = validate_scope(&base, &mk(vec![("a", cfg(1, 1)), ("b", cfg(2, 1))]), &sel);
+        assert_eq!(
+            e.unwrap_err(),
+            "append-only PR changed configs not selected by its changelog entry: ['b']"
+        );
+        let e = validate_scope(&base, &mk(vec![("a", cfg(1, 2)), ("b", cfg(1, 1))]), &sel);
+        assert!(
+            e.unwrap_err()
+                .contains("outside its changelog scope: 'a' / 'agentic-coding'")
+        );
+        let mut changed = cfg(1, 1);
+        changed["image"] = json!("j");
+        let e = validate_scope(&base, &mk(vec![("a", changed), ("b", cfg(1, 1))]), &sel);
+        assert!(e.unwrap_err().contains("config-wide fields"));
+    }
+}

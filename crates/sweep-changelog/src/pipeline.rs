@@ -1,0 +1,683 @@
+//! The changelog → matrix pipeline (`generate-matrix changelog`, spec §2–10)
+//! over any [`Generator`]. The generator is a trait so this crate does not
+//! depend on the matrix crate (which depends on this one for its
+//! `changelog` subcommand); master configs are loaded and validated once per
+//! run and reused for every generator call.
+
+use crate::append_only;
+use crate::diff::{self, Diff};
+use crate::git::Repo;
+use crate::matrix;
+use crate::pyrepr::{py_list, py_str};
+use crate::stale;
+use serde_json::{Map, Value};
+use std::collections::{BTreeSet, HashMap};
+use sweep_model::changelog::{ChangelogEntry, SCENARIO_TYPES};
+use sweep_model::yaml::{self, PathSeg};
+
+/// Fixed master-config paths, AMD first (`MASTER_CONFIGS` of the reference).
+pub const MASTER_CONFIGS: [&str; 2] = ["configs/amd-master.yaml", "configs/nvidia-master.yaml"];
+/// Fixed runner-config path.
+pub const RUNNER_CONFIG: &str = "configs/runners.yaml";
+
+/// A rejection: the message, and the line of the head changelog it is
+/// about when known (for `::error file=…,line=…::` annotations).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Rejection {
+    pub message: String,
+    pub line: Option<usize>,
+}
+
+impl Rejection {
+    pub fn new(message: impl Into<String>) -> Self {
+        Rejection {
+            message: message.into(),
+            line: None,
+        }
+    }
+
+    fn at(message: impl Into<String>, line: Option<usize>) -> Self {
+        Rejection {
+            message: message.into(),
+            line,
+        }
+    }
+}
+
+impl From<String> for Rejection {
+    fn from(message: String) -> Self {
+        Rejection::new(message)
+    }
+}
+
+/// One `test-config` call (matrix spec §7.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestConfig<'a> {
+    pub keys: &'a [String],
+    /// `--scenario-type`; `None` = all.
+    pub scenario_types: Option<Vec<&'static str>>,
+    pub no_evals: bool,
+    pub evals_only: bool,
+    pub all_evals: bool,
+}
+
+/// The matrix generator the pipeline drives.
+pub trait Generator {
+    /// Loaded and validated master configs.
+    type Masters;
+    /// Loaded and validated runner config.
+    type Runners;
+
+    /// Loads, merges and validates master configs given as (path, text) in
+    /// order. Errors carry the loader/validator message.
+    fn load_masters(&self, files: &[(String, String)]) -> Result<Self::Masters, String>;
+    /// The merged raw mapping (file order), for key resolution and the
+    /// append-only scope comparison.
+    fn raw_masters<'a>(&self, masters: &'a Self::Masters) -> &'a Map<String, Value>;
+    fn load_runners(&self, path: &str, text: &str) -> Result<Self::Runners, String>;
+    /// The rows of one `test-config` call, as the generator emits them.
+    fn test_config(
+        &self,
+        masters: &Self::Masters,
+        runners: &Self::Runners,
+        call: &TestConfig<'_>,
+    ) -> Result<Vec<Value>, String>;
+}
+
+/// Flags of `generate-matrix changelog`.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub base_ref: String,
+    pub head_ref: String,
+    pub changelog_file: String,
+    pub trim_conc: bool,
+    pub all_evals: bool,
+    pub evals_only: bool,
+}
+
+/// Parsed additions: the raw YAML value and the validated entries.
+#[derive(Debug, Clone)]
+pub struct Additions {
+    pub raw: Value,
+    pub entries: Vec<ChangelogEntry>,
+}
+
+/// Steps 1–3: added lines, YAML, entry schema.
+pub fn read_additions(repo: &Repo, opts: &Options) -> Result<Additions, Rejection> {
+    let out = repo
+        .diff(&opts.base_ref, &opts.head_ref, &opts.changelog_file)
+        .map_err(|e| Rejection::new(e.message))?;
+    let d = diff::parse(&out).map_err(Rejection::new)?;
+    if let Some(first) = d.removed.first() {
+        let deletion = format!(
+            "Deletions are not allowed in {}. Only additions to the changelog are permitted. \
+             Found deleted line: {}",
+            opts.changelog_file, first.text
+        );
+        let message = match stale::diagnose(
+            repo,
+            &opts.base_ref,
+            &opts.head_ref,
+            &opts.changelog_file,
+            &d.removed,
+        ) {
+            Some(diag) => format!("{diag}\n({deletion})"),
+            None => deletion,
+        };
+        return Err(Rejection::at(message, Some(first.head_line.max(1))));
+    }
+    parse_additions(&d)
+}
+
+/// Steps 2–3 on an already classified diff.
+pub fn parse_additions(d: &Diff) -> Result<Additions, Rejection> {
+    let text = d.added_text();
+    if diff::is_blank(&text) {
+        return Err(Rejection::new("No additions found in the changelog file."));
+    }
+    if let Some((n, c)) = text
+        .split('\n')
+        .enumerate()
+        .find_map(|(i, l)| l.chars().find(|&c| !yaml_printable(c)).map(|c| (i + 1, c)))
+    {
+        return Err(Rejection::at(
+            format!(
+                "unacceptable character #x{:04x}: special characters are not allowed (added \
+                 line {n})",
+                c as u32
+            ),
+            d.head_line_of(n),
+        ));
+    }
+    let doc = yaml::parse_str(&text).map_err(|e| {
+        let line = (e.line > 0)
+            .then_some(e.line)
+            .and_then(|l| d.head_line_of(l));
+        Rejection::at(
+            format!(
+                "the changelog additions are not valid YAML: {}",
+                pyyaml_wording(&e.message, &text, e.line)
+            ),
+            line,
+        )
+    })?;
+    let raw = doc.value().clone();
+    let line_of = |i: usize| {
+        doc.line_of(&[PathSeg::Index(i)])
+            .and_then(|l| d.head_line_of(l))
+    };
+    if py_falsy(&raw) {
+        return Err(Rejection::new(
+            "No valid YAML entries found in the changelog additions.",
+        ));
+    }
+    let items: Vec<Value> = match &raw {
+        Value::Array(items) => items.clone(),
+        Value::Object(m) => m.keys().map(|k| Value::String(k.clone())).collect(),
+        Value::String(s) => s.chars().map(|c| Value::String(c.to_string())).collect(),
+        Value::Number(n) => {
+            let t = if n.is_f64() { "float" } else { "int" };
+            return Err(Rejection::new(format!("'{t}' object is not iterable")));
+        }
+        _ => return Err(Rejection::new("'bool' object is not iterable")),
+    };
+    let mut entries = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        match ChangelogEntry::from_value(item) {
+            Ok(e) => entries.push(e),
+            Err(e) => {
+                let line = if raw.is_array() {
+                    line_of(i)
+                } else {
+                    d.head_line_of(1)
+                };
+                return Err(Rejection::at(
+                    format!("changelog entry {} (added): {e}", i + 1),
+                    line,
+                ));
+            }
+        }
+    }
+    Ok(Additions { raw, entries })
+}
+
+/// PyYAML's reader accepts only these characters.
+fn yaml_printable(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}')
+        || c as u32 >= 0x10000
+}
+
+/// Adds PyYAML's wording for a tab used as indentation (the case the
+/// reference corpus pins) to the parser's own message.
+fn pyyaml_wording(msg: &str, text: &str, line: usize) -> String {
+    let tab_indent = line > 0
+        && text
+            .split('\n')
+            .nth(line - 1)
+            .is_some_and(|l| l.trim_start_matches(' ').starts_with('\t'));
+    if tab_indent && !msg.contains("cannot start any token") {
+        format!("found character '\\t' that cannot start any token (line {line}: {msg})")
+    } else if line > 0 {
+        format!("line {line}: {msg}")
+    } else {
+        msg.to_string()
+    }
+}
+
+fn py_falsy(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+    }
+}
+
+fn read_worktree(repo: &Repo, path: &str) -> Result<Option<String>, String> {
+    let full = repo.dir().join(path);
+    match std::fs::read(&full) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|e| format!("{path}: 'utf-8' codec can't decode the file: {e}")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read {path}: {e}")),
+    }
+}
+
+fn load_master_texts(
+    mut get: impl FnMut(&str) -> Result<Option<String>, String>,
+) -> Result<Vec<(String, String)>, String> {
+    let mut files = Vec::new();
+    for path in MASTER_CONFIGS {
+        match get(path)? {
+            Some(text) => files.push((path.to_string(), text)),
+            None => return Err(format!("Input file '{path}' does not exist.")),
+        }
+    }
+    Ok(files)
+}
+
+/// Resolves config keys and wildcards against the merged masters (§6.3).
+pub fn resolve_keys(keys: &[String], masters: &Map<String, Value>) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    let push = |k: &str, out: &mut Vec<String>| {
+        if !out.iter().any(|o| o == k) {
+            out.push(k.to_string());
+        }
+    };
+    for key in keys {
+        if key.contains('*') {
+            let matched: Vec<&String> = masters.keys().filter(|k| wildcard(key, k)).collect();
+            if matched.is_empty() {
+                return Err(format!(
+                    "No config keys matched the wildcard pattern '{key}' in master configs."
+                ));
+            }
+            for m in matched {
+                push(m, &mut out);
+            }
+        } else if masters.contains_key(key) {
+            push(key, &mut out);
+        } else {
+            return Err(format!("Config key '{key}' not found in master configs."));
+        }
+    }
+    Ok(out)
+}
+
+/// Full-string match where `*` matches any run of characters.
+pub fn wildcard(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Lazily loaded head runner config: only generation needs it, and its
+/// errors must not pre-empt earlier steps.
+struct LazyRunners<'g, G: Generator> {
+    generator: &'g G,
+    repo: &'g Repo,
+    loaded: Option<G::Runners>,
+}
+
+impl<G: Generator> LazyRunners<'_, G> {
+    fn get(&mut self) -> Result<&G::Runners, String> {
+        if self.loaded.is_none() {
+            let text = read_worktree(self.repo, RUNNER_CONFIG)?
+                .ok_or_else(|| format!("Runner config file '{RUNNER_CONFIG}' does not exist."))?;
+            self.loaded = Some(self.generator.load_runners(RUNNER_CONFIG, &text)?);
+        }
+        self.loaded
+            .as_ref()
+            .ok_or_else(|| "runner config could not be loaded".to_string())
+    }
+}
+
+/// Groups keys by their not-yet-covered scenario tuple (§7.1), updating
+/// the memory.
+fn group_unseen(
+    keys: &[String],
+    entry_scenarios: &[&str],
+    memory: &mut HashMap<String, Vec<&'static str>>,
+) -> Vec<(Vec<&'static str>, Vec<String>)> {
+    let mut groups: Vec<(Vec<&'static str>, Vec<String>)> = Vec::new();
+    for key in keys {
+        let seen = memory.entry(key.clone()).or_default();
+        let unseen: Vec<&'static str> = SCENARIO_TYPES
+            .iter()
+            .copied()
+            .filter(|s| entry_scenarios.contains(s) && !seen.contains(s))
+            .collect();
+        if unseen.is_empty() {
+            continue;
+        }
+        seen.extend(unseen.iter().copied());
+        match groups.iter_mut().find(|(t, _)| *t == unseen) {
+            Some((_, ks)) => ks.push(key.clone()),
+            None => groups.push((unseen, vec![key.clone()])),
+        }
+    }
+    groups
+}
+
+/// Drops multi-node eval rows whose `prefill.ep` is below `min` (§7.2).
+pub fn filter_prefill_ep(rows: Vec<Value>, min: Option<i64>) -> Vec<Value> {
+    let Some(min) = min else { return rows };
+    rows.into_iter()
+        .filter(|row| match row.get("prefill") {
+            Some(Value::Object(p)) => match p.get("ep") {
+                None => 1 >= min,
+                Some(Value::Number(n)) => n
+                    .as_i64()
+                    .or_else(|| n.as_f64().map(|f| f.trunc() as i64))
+                    .is_some_and(|ep| ep >= min),
+                Some(Value::Bool(b)) => i64::from(*b) >= min,
+                Some(Value::String(s)) => s.trim().parse::<i64>().is_ok_and(|ep| ep >= min),
+                Some(_) => false,
+            },
+            _ => true,
+        })
+        .collect()
+}
+
+/// Runs the whole pipeline and returns the output object.
+pub fn run<G: Generator>(generator: &G, repo: &Repo, opts: &Options) -> Result<Value, Rejection> {
+    let additions = read_additions(repo, opts)?;
+    generate(generator, repo, opts, &additions)
+}
+
+/// Steps 4–9 on parsed additions.
+pub fn generate<G: Generator>(
+    generator: &G,
+    repo: &Repo,
+    opts: &Options,
+    additions: &Additions,
+) -> Result<Value, Rejection> {
+    let entries = &additions.entries;
+    let append_only = entries.iter().any(|e| e.append_only);
+    if append_only && !entries.iter().all(|e| e.append_only) {
+        return Err(Rejection::new(
+            "append-only entries cannot share a sweep with regular changelog entries",
+        ));
+    }
+    if append_only && (opts.all_evals || opts.evals_only) {
+        return Err(Rejection::new(
+            "append-only sweeps cannot use all-evals or evals-only modifiers",
+        ));
+    }
+    let head_files = load_master_texts(|p| read_worktree(repo, p))?;
+    let masters = generator.load_masters(&head_files)?;
+    let raw = generator.raw_masters(&masters);
+    let mut resolved: Vec<(&ChangelogEntry, Vec<String>)> = Vec::with_capacity(entries.len());
+    for e in entries {
+        resolved.push((e, resolve_keys(&e.config_keys, raw)?));
+    }
+
+    let base = if append_only {
+        Some(load_base(generator, repo, opts, raw, &resolved)?)
+    } else {
+        None
+    };
+
+    // all-evals entries first; stable otherwise.
+    resolved.sort_by_key(|(e, _)| !e.all_evals);
+
+    let mut runners = LazyRunners {
+        generator,
+        repo,
+        loaded: None,
+    };
+    let mut bench_seen: HashMap<String, Vec<&'static str>> = HashMap::new();
+    let mut eval_seen: HashMap<String, Vec<&'static str>> = HashMap::new();
+    let mut bench: Vec<Value> = Vec::new();
+    let mut evals: Vec<Value> = Vec::new();
+    for (entry, keys) in &resolved {
+        let scenarios = entry.scenarios();
+        let expand_all = opts.all_evals || entry.all_evals;
+        let suppress = opts.evals_only || entry.evals_only || entry.all_evals;
+        if !suppress {
+            for (tuple, group) in group_unseen(keys, &scenarios, &mut bench_seen) {
+                let call = TestConfig {
+                    keys: &group,
+                    scenario_types: (tuple.len() != SCENARIO_TYPES.len()).then(|| tuple.clone()),
+                    no_evals: true,
+                    evals_only: false,
+                    all_evals: false,
+                };
+                let runners_ref = runners.get()?;
+                let mut rows = generator.test_config(&masters, runners_ref, &call)?;
+                if let Some((base_masters, base_runners)) = &base {
+                    let base_rows = generator.test_config(base_masters, base_runners, &call)?;
+                    rows = append_only::delta(&base_rows, &rows)?;
+                }
+                bench.extend(rows);
+            }
+        }
+        if entry.append_only {
+            continue;
+        }
+        for (tuple, group) in group_unseen(keys, &scenarios, &mut eval_seen) {
+            let call = TestConfig {
+                keys: &group,
+                scenario_types: Some(tuple),
+                no_evals: false,
+                evals_only: true,
+                all_evals: expand_all,
+            };
+            let runners_ref = runners.get()?;
+            let rows = generator.test_config(&masters, runners_ref, &call)?;
+            evals.extend(filter_prefill_ep(rows, entry.eval_min_prefill_ep));
+        }
+    }
+
+    if opts.trim_conc {
+        bench = matrix::trim_conc(bench);
+    }
+    for row in &mut bench {
+        let fp = matrix::recipe_fingerprint(row);
+        if let Value::Object(m) = row {
+            m.insert("recipe-fingerprint".into(), Value::String(fp));
+        }
+    }
+    let mut metadata = Map::new();
+    metadata.insert("base_ref".into(), Value::String(opts.base_ref.clone()));
+    metadata.insert("head_ref".into(), Value::String(opts.head_ref.clone()));
+    metadata.insert(
+        "entries".into(),
+        Value::Array(entries.iter().map(ChangelogEntry::to_json).collect()),
+    );
+    matrix::assemble(&bench, &evals, Value::Object(metadata)).map_err(Rejection::new)
+}
+
+/// §6.4: base inputs for append-only entries, with the scope checks.
+fn load_base<G: Generator>(
+    generator: &G,
+    repo: &Repo,
+    opts: &Options,
+    head_raw: &Map<String, Value>,
+    resolved: &[(&ChangelogEntry, Vec<String>)],
+) -> Result<(G::Masters, G::Runners), Rejection> {
+    let wanted = [MASTER_CONFIGS[0], MASTER_CONFIGS[1], RUNNER_CONFIG];
+    let present = repo
+        .ls_tree(&opts.base_ref, &wanted)
+        .map_err(|e| Rejection::new(e.message))?;
+    let mut missing: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|p| !present.iter().any(|q| q == p))
+        .collect();
+    missing.sort_unstable();
+    if !missing.is_empty() {
+        return Err(Rejection::new(format!(
+            "append-only base revision is missing generation inputs: {}",
+            py_list(missing.iter().map(|p| py_str(p)))
+        )));
+    }
+    let show = |p: &str| -> Result<Option<String>, String> {
+        let bytes = repo
+            .show(&opts.base_ref, p)
+            .map_err(|e| format!("could not read {p} at {}: {e}", opts.base_ref))?;
+        String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|e| format!("{p} at {}: 'utf-8' codec can't decode: {e}", opts.base_ref))
+    };
+    let base_files = load_master_texts(show)?;
+    let base_masters = generator.load_masters(&base_files)?;
+    let base_raw = generator.raw_masters(&base_masters);
+
+    let mut selected: Vec<(String, BTreeSet<String>)> = Vec::new();
+    for (entry, keys) in resolved {
+        for k in keys {
+            let set = match selected.iter_mut().find(|(s, _)| s == k) {
+                Some((_, set)) => set,
+                None => {
+                    selected.push((k.clone(), BTreeSet::new()));
+                    let last = selected.len() - 1;
+                    &mut selected[last].1
+                }
+            };
+            set.extend(entry.scenarios().into_iter().map(str::to_string));
+        }
+    }
+    let mut missing: Vec<&str> = selected
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| !base_raw.contains_key(*k))
+        .collect();
+    missing.sort_unstable();
+    if !missing.is_empty() {
+        return Err(Rejection::new(format!(
+            "append-only requires every selected config to exist in the base revision; \
+             missing: {}",
+            py_list(missing.iter().map(|p| py_str(p)))
+        )));
+    }
+    append_only::validate_scope(base_raw, head_raw, &selected)?;
+    let runners_text = show(RUNNER_CONFIG)?.unwrap_or_default();
+    let base_runners = generator.load_runners(RUNNER_CONFIG, &runners_text)?;
+    Ok((base_masters, base_runners))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // tests fail loudly by design
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn wildcards_match_whole_keys_in_master_order() {
+        assert!(wildcard("a*c", "abc"));
+        assert!(wildcard("a*", "a"));
+        assert!(!wildcard("a*c", "abcd"));
+        assert!(wildcard("*-fp8-*", "x-fp8-y"));
+        assert!(!wildcard("a?c", "abc"));
+        assert!(wildcard("a*b*b", "abb"));
+        assert!(!wildcard("ab*ba", "aba"));
+        let masters: Map<String, Value> = ["config-b", "config-a", "other"]
+            .iter()
+            .map(|k| (k.to_string(), json!({})))
+            .collect();
+        let keys = vec!["config-*".to_string(), "config-a".to_string()];
+        assert_eq!(
+            resolve_keys(&keys, &masters).unwrap(),
+            vec!["config-b", "config-a"]
+        );
+        assert_eq!(
+            resolve_keys(&["zz-*".to_string()], &masters).unwrap_err(),
+            "No config keys matched the wildcard pattern 'zz-*' in master configs."
+        );
+        assert_eq!(
+            resolve_keys(&["nope".to_string()], &masters).unwrap_err(),
+            "Config key 'nope' not found in master configs."
+        );
+    }
+
+    #[test]
+    fn unseen_scenarios_are_grouped_and_remembered() {
+        let mut mem = HashMap::new();
+        let keys = vec!["a".to_string(), "b".to_string()];
+        let g = group_unseen(&keys, &["agentic-coding"], &mut mem);
+        assert_eq!(g, vec![(vec!["agentic-coding"], keys.clone())]);
+        let g = group_unseen(&keys, &SCENARIO_TYPES, &mut mem);
+        assert_eq!(g, vec![(vec!["fixed-seq-len"], keys.clone())]);
+        assert!(group_unseen(&keys, &SCENARIO_TYPES, &mut mem).is_empty());
+    }
+
+    #[test]
+    fn prefill_ep_filter_keeps_single_node_rows() {
+        let rows = vec![
+            json!({"tp": 1}),
+            json!({"prefill": {"ep": 8}}),
+            json!({"prefill": {"ep": 2}}),
+            json!({"prefill": {}}),
+            json!({"prefill": {"ep": "x"}}),
+        ];
+        let kept = filter_prefill_ep(rows, Some(4));
+        assert_eq!(kept, vec![json!({"tp": 1}), json!({"prefill": {"ep": 8}})]);
+    }
+
+    fn diff_of(lines: &[&str]) -> Diff {
+        Diff {
+            added: lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| diff::Added {
+                    text: (*l).to_string(),
+                    head_line: 100 + i,
+                })
+                .collect(),
+            removed: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn additions_parse_and_report_lines() {
+        let d = diff_of(&[
+            "- config-keys:",
+            "    - a",
+            "  description:",
+            "    - x",
+            "  pr-link: p",
+            "  pr-link: q",
+        ]);
+        let a = parse_additions(&d).unwrap();
+        assert_eq!(a.entries[0].pr_link, "q", "duplicate keys: last wins");
+        let d = diff_of(&["", "- config-keys: [a]", "  description: [x]"]);
+        let e = parse_additions(&d).unwrap_err();
+        assert!(
+            e.message.contains("pr-link\n  Field required"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.line, Some(101));
+        let e = parse_additions(&diff_of(&["# only a comment", "  "])).unwrap_err();
+        assert_eq!(
+            e.message,
+            "No valid YAML entries found in the changelog additions."
+        );
+        let e = parse_additions(&diff_of(&["", " "])).unwrap_err();
+        assert_eq!(e.message, "No additions found in the changelog file.");
+        let e = parse_additions(&diff_of(&["  pr-link: x"])).unwrap_err();
+        assert!(
+            e.message
+                .contains("valid dictionary or instance of ChangelogEntry")
+        );
+        let e = parse_additions(&diff_of(&["a: \"x\u{0}\""])).unwrap_err();
+        assert!(
+            e.message.contains("unacceptable character #x0000"),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            parse_additions(&diff_of(&["5"])).unwrap_err().message,
+            "'int' object is not iterable"
+        );
+    }
+
+    #[test]
+    fn tab_indentation_uses_pyyaml_wording() {
+        let e = parse_additions(&diff_of(&["- config-keys:", "\t- a"])).unwrap_err();
+        assert!(
+            e.message.contains("cannot start any token"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.line, Some(101));
+    }
+}

@@ -1,0 +1,524 @@
+//! `perf-changelog.yaml` entries: the `ChangelogEntry` schema (validated from
+//! the loaded YAML value with the reference's lax coercions and its error
+//! wording) and the normalised form written into `changelog_metadata`.
+//!
+//! The reference validates with pydantic v2 in lax mode; the rules kept here
+//! are the ones that matter for YAML input (see the changelog spec §5):
+//! alias-or-field-name keys, extra keys forbidden, string-only strings,
+//! pydantic's bool and int coercions, list minimum lengths, the scenario
+//! literal set and the append-only whole-entry rule.
+
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// The two scenario types an entry (or a config) can cover, in the fixed
+/// order used for grouping generator calls.
+pub const SCENARIO_TYPES: [&str; 2] = ["fixed-seq-len", "agentic-coding"];
+
+/// One validated changelog entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangelogEntry {
+    pub config_keys: Vec<String>,
+    pub description: Vec<String>,
+    pub pr_link: String,
+    pub evals_only: bool,
+    pub all_evals: bool,
+    pub append_only: bool,
+    pub eval_min_prefill_ep: Option<i64>,
+    pub scenario_type: Option<Vec<String>>,
+}
+
+/// One failing location of a validation, pydantic style.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// Dot-joined alias path, e.g. `description.0`; empty for the whole entry.
+    pub loc: String,
+    pub msg: String,
+    pub kind: &'static str,
+}
+
+/// All failures of one entry; `Display` renders the pydantic report
+/// (`1 validation error for ChangelogEntry\npr-link\n  Field required [type=missing]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryError {
+    pub errors: Vec<FieldError>,
+}
+
+impl fmt::Display for EntryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.errors.len();
+        write!(
+            f,
+            "{n} validation error{} for ChangelogEntry",
+            if n == 1 { "" } else { "s" }
+        )?;
+        for e in &self.errors {
+            if e.loc.is_empty() {
+                write!(f, "\n  {} [type={}]", e.msg, e.kind)?;
+            } else {
+                write!(f, "\n{}\n  {} [type={}]", e.loc, e.msg, e.kind)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for EntryError {}
+
+/// (alias, field name) of every field, in model order.
+const FIELDS: [(&str, &str); 8] = [
+    ("config-keys", "config_keys"),
+    ("description", "description"),
+    ("pr-link", "pr_link"),
+    ("evals-only", "evals_only"),
+    ("all-evals", "all_evals"),
+    ("append-only", "append_only"),
+    ("eval-min-prefill-ep", "eval_min_prefill_ep"),
+    ("scenario-type", "scenario_type"),
+];
+
+struct Collector(Vec<FieldError>);
+
+impl Collector {
+    fn push(&mut self, loc: impl Into<String>, msg: impl Into<String>, kind: &'static str) {
+        self.0.push(FieldError {
+            loc: loc.into(),
+            msg: msg.into(),
+            kind,
+        });
+    }
+}
+
+impl ChangelogEntry {
+    /// Validates one item of the parsed additions.
+    pub fn from_value(value: &Value) -> Result<Self, EntryError> {
+        let Some(map) = value.as_object() else {
+            return Err(EntryError {
+                errors: vec![FieldError {
+                    loc: String::new(),
+                    msg: "Input should be a valid dictionary or instance of ChangelogEntry".into(),
+                    kind: "model_type",
+                }],
+            });
+        };
+        let mut errs = Collector(Vec::new());
+        // Resolve each field: the alias wins; the field-name spelling is used
+        // only when the alias is absent, otherwise it is an extra input.
+        let mut used: Vec<&str> = Vec::new();
+        let mut get = |alias: &'static str, name: &'static str| -> Option<&Value> {
+            if let Some(v) = map.get(alias) {
+                used.push(alias);
+                Some(v)
+            } else if let Some(v) = map.get(name) {
+                used.push(name);
+                Some(v)
+            } else {
+                None
+            }
+        };
+        let raw: Vec<Option<&Value>> = FIELDS.iter().map(|(a, n)| get(a, n)).collect();
+
+        let config_keys = required(&mut errs, "config-keys", raw[0])
+            .and_then(|v| str_list(&mut errs, "config-keys", v, true));
+        let description = required(&mut errs, "description", raw[1])
+            .and_then(|v| str_list(&mut errs, "description", v, true));
+        let pr_link = required(&mut errs, "pr-link", raw[2]).and_then(|v| match v {
+            Value::String(s) => Some(s.clone()),
+            _ => {
+                errs.push("pr-link", "Input should be a valid string", "string_type");
+                None
+            }
+        });
+        let evals_only = raw[3].map_or(Some(false), |v| lax_bool(&mut errs, "evals-only", v));
+        let all_evals = raw[4].map_or(Some(false), |v| lax_bool(&mut errs, "all-evals", v));
+        let append_only = raw[5].map_or(Some(false), |v| lax_bool(&mut errs, "append-only", v));
+        let eval_min_prefill_ep = match raw[6] {
+            None | Some(Value::Null) => Some(None),
+            Some(v) => lax_int(&mut errs, "eval-min-prefill-ep", v).and_then(|n| {
+                if n >= 1 {
+                    Some(Some(n))
+                } else {
+                    errs.push(
+                        "eval-min-prefill-ep",
+                        "Input should be greater than or equal to 1",
+                        "greater_than_equal",
+                    );
+                    None
+                }
+            }),
+        };
+        let scenario_type = match raw[7] {
+            None | Some(Value::Null) => Some(None),
+            Some(v) => scenario_list(&mut errs, v).map(Some),
+        };
+        for key in map.keys() {
+            if !used.contains(&key.as_str()) {
+                errs.push(
+                    key.clone(),
+                    "Extra inputs are not permitted",
+                    "extra_forbidden",
+                );
+            }
+        }
+        if !errs.0.is_empty() {
+            return Err(EntryError { errors: errs.0 });
+        }
+        let (
+            Some(config_keys),
+            Some(description),
+            Some(pr_link),
+            Some(evals_only),
+            Some(all_evals),
+            Some(append_only),
+            Some(eval_min_prefill_ep),
+            Some(scenario_type),
+        ) = (
+            config_keys,
+            description,
+            pr_link,
+            evals_only,
+            all_evals,
+            append_only,
+            eval_min_prefill_ep,
+            scenario_type,
+        )
+        else {
+            // Every `None` above pushed an error, so this is unreachable in
+            // practice; report it rather than panic.
+            return Err(EntryError {
+                errors: vec![FieldError {
+                    loc: String::new(),
+                    msg: "Input could not be validated".into(),
+                    kind: "value_error",
+                }],
+            });
+        };
+        if append_only && (evals_only || all_evals || eval_min_prefill_ep.is_some()) {
+            return Err(EntryError {
+                errors: vec![FieldError {
+                    loc: String::new(),
+                    msg: "Value error, append-only cannot be combined with eval selection fields"
+                        .into(),
+                    kind: "value_error",
+                }],
+            });
+        }
+        Ok(ChangelogEntry {
+            config_keys,
+            description,
+            pr_link,
+            evals_only,
+            all_evals,
+            append_only,
+            eval_min_prefill_ep,
+            scenario_type,
+        })
+    }
+
+    /// Scenario types this entry covers (its `scenario-type`, or both).
+    pub fn scenarios(&self) -> Vec<&str> {
+        match &self.scenario_type {
+            Some(list) => list.iter().map(String::as_str).collect(),
+            None => SCENARIO_TYPES.to_vec(),
+        }
+    }
+
+    /// The entry as it appears in `changelog_metadata.entries`: dash keys,
+    /// defaults filled in, null fields left out.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("config-keys".into(), str_array(&self.config_keys));
+        m.insert("description".into(), str_array(&self.description));
+        m.insert("pr-link".into(), Value::String(self.pr_link.clone()));
+        m.insert("evals-only".into(), Value::Bool(self.evals_only));
+        m.insert("all-evals".into(), Value::Bool(self.all_evals));
+        m.insert("append-only".into(), Value::Bool(self.append_only));
+        if let Some(n) = self.eval_min_prefill_ep {
+            m.insert("eval-min-prefill-ep".into(), Value::from(n));
+        }
+        if let Some(s) = &self.scenario_type {
+            m.insert("scenario-type".into(), str_array(s));
+        }
+        Value::Object(m)
+    }
+}
+
+fn str_array(items: &[String]) -> Value {
+    Value::Array(items.iter().cloned().map(Value::String).collect())
+}
+
+fn required<'a>(errs: &mut Collector, loc: &str, v: Option<&'a Value>) -> Option<&'a Value> {
+    if v.is_none() {
+        errs.push(loc, "Field required", "missing");
+    }
+    v
+}
+
+fn str_list(errs: &mut Collector, loc: &str, v: &Value, non_empty: bool) -> Option<Vec<String>> {
+    let Value::Array(items) = v else {
+        errs.push(loc, "Input should be a valid list", "list_type");
+        return None;
+    };
+    let before = errs.0.len();
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        match item {
+            Value::String(s) => out.push(s.clone()),
+            _ => errs.push(
+                format!("{loc}.{i}"),
+                "Input should be a valid string",
+                "string_type",
+            ),
+        }
+    }
+    if errs.0.len() != before {
+        return None;
+    }
+    if non_empty && out.is_empty() {
+        errs.push(
+            loc,
+            "List should have at least 1 item after validation, not 0",
+            "too_short",
+        );
+        return None;
+    }
+    Some(out)
+}
+
+fn scenario_list(errs: &mut Collector, v: &Value) -> Option<Vec<String>> {
+    const LOC: &str = "scenario-type";
+    let Value::Array(items) = v else {
+        errs.push(LOC, "Input should be a valid list", "list_type");
+        return None;
+    };
+    let before = errs.0.len();
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        match item.as_str() {
+            Some(s) if SCENARIO_TYPES.contains(&s) => out.push(s.to_string()),
+            _ => errs.push(
+                format!("{LOC}.{i}"),
+                "Input should be 'fixed-seq-len' or 'agentic-coding'",
+                "literal_error",
+            ),
+        }
+    }
+    if errs.0.len() != before {
+        return None;
+    }
+    if out.is_empty() {
+        errs.push(
+            LOC,
+            "List should have at least 1 item after validation, not 0",
+            "too_short",
+        );
+        return None;
+    }
+    Some(out)
+}
+
+/// pydantic's lax bool: booleans, 0/1, 0.0/1.0 and a fixed set of words.
+fn lax_bool(errs: &mut Collector, loc: &str, v: &Value) -> Option<bool> {
+    let parsed = match v {
+        Value::Bool(b) => Some(*b),
+        Value::Number(n) => {
+            let x = n.as_f64();
+            if x == Some(0.0) {
+                Some(false)
+            } else if x == Some(1.0) {
+                Some(true)
+            } else {
+                None
+            }
+        }
+        Value::String(s) => match s.to_ascii_lowercase().as_str() {
+            "0" | "off" | "f" | "false" | "n" | "no" => Some(false),
+            "1" | "on" | "t" | "true" | "y" | "yes" => Some(true),
+            _ => None,
+        },
+        _ => {
+            errs.push(loc, "Input should be a valid boolean", "bool_type");
+            return None;
+        }
+    };
+    if parsed.is_none() {
+        errs.push(
+            loc,
+            "Input should be a valid boolean, unable to interpret input",
+            "bool_parsing",
+        );
+    }
+    parsed
+}
+
+/// pydantic's lax int: integers, booleans, integral floats, numeric strings.
+fn lax_int(errs: &mut Collector, loc: &str, v: &Value) -> Option<i64> {
+    match v {
+        Value::Bool(b) => Some(i64::from(*b)),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                return Some(i);
+            }
+            match n.as_f64() {
+                Some(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 9.0e18 => {
+                    // Integral and in range, so the cast is exact.
+                    #[allow(clippy::cast_possible_truncation)]
+                    Some(x as i64)
+                }
+                Some(x) if x.is_finite() => {
+                    errs.push(
+                        loc,
+                        "Input should be a valid integer, got a number with a fractional part",
+                        "int_from_float",
+                    );
+                    None
+                }
+                _ => {
+                    errs.push(loc, "Input should be a finite number", "finite_number");
+                    None
+                }
+            }
+        }
+        Value::String(s) => {
+            let t = s.trim();
+            if let Ok(i) = t.replace('_', "").parse::<i64>() {
+                return Some(i);
+            }
+            errs.push(
+                loc,
+                "Input should be a valid integer, unable to parse string as an integer",
+                "int_parsing",
+            );
+            None
+        }
+        _ => {
+            errs.push(loc, "Input should be a valid integer", "int_type");
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // tests fail loudly by design
+    use super::*;
+    use serde_json::json;
+
+    fn err(v: Value) -> String {
+        match ChangelogEntry::from_value(&v) {
+            Ok(e) => panic!("accepted: {e:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn base() -> Value {
+        json!({"config-keys": ["a"], "description": ["d"], "pr-link": "https://x/pull/1"})
+    }
+
+    #[test]
+    fn minimal_entry_gets_defaults_in_output() {
+        let e = ChangelogEntry::from_value(&base()).unwrap();
+        assert_eq!(
+            e.to_json(),
+            json!({"config-keys": ["a"], "description": ["d"], "pr-link": "https://x/pull/1",
+                   "evals-only": false, "all-evals": false, "append-only": false})
+        );
+        assert_eq!(e.scenarios(), vec!["fixed-seq-len", "agentic-coding"]);
+    }
+
+    #[test]
+    fn missing_pr_link_is_reported_by_alias() {
+        let s = err(json!({"config-keys": ["a"], "description": ["d"]}));
+        assert!(
+            s.starts_with("1 validation error for ChangelogEntry"),
+            "{s}"
+        );
+        assert!(s.contains("pr-link\n  Field required"), "{s}");
+    }
+
+    #[test]
+    fn unknown_key_is_extra_input() {
+        let mut v = base();
+        v["priority"] = json!("high");
+        let s = err(v);
+        assert!(
+            s.contains("priority\n  Extra inputs are not permitted"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn underscore_names_are_accepted_and_alias_wins() {
+        let v = json!({"config_keys": ["a"], "description": ["d"], "pr_link": "x", "evals_only": "yes"});
+        let e = ChangelogEntry::from_value(&v).unwrap();
+        assert!(e.evals_only);
+        let mut v = base();
+        v["pr_link"] = json!("y");
+        assert!(err(v).contains("pr_link\n  Extra inputs are not permitted"));
+    }
+
+    #[test]
+    fn strings_must_be_strings() {
+        let mut v = base();
+        v["description"] = json!([1]);
+        assert!(err(v).contains("description.0\n  Input should be a valid string"));
+        let mut v = base();
+        v["description"] = json!("text");
+        assert!(err(v).contains("description\n  Input should be a valid list"));
+        let mut v = base();
+        v["config-keys"] = json!([]);
+        assert!(err(v).contains("List should have at least 1 item after validation"));
+    }
+
+    #[test]
+    fn lax_bools_and_ints() {
+        let mut v = base();
+        v["all-evals"] = json!(1);
+        v["eval-min-prefill-ep"] = json!("4");
+        let e = ChangelogEntry::from_value(&v).unwrap();
+        assert!(e.all_evals);
+        assert_eq!(e.eval_min_prefill_ep, Some(4));
+        let mut v = base();
+        v["evals-only"] = json!(2);
+        assert!(err(v).contains("unable to interpret input"));
+        let mut v = base();
+        v["eval-min-prefill-ep"] = json!(2.5);
+        assert!(err(v).contains("fractional part"));
+        let mut v = base();
+        v["eval-min-prefill-ep"] = json!(0);
+        assert!(err(v).contains("greater than or equal to 1"));
+        let mut v = base();
+        v["eval-min-prefill-ep"] = json!(true);
+        assert_eq!(
+            ChangelogEntry::from_value(&v).unwrap().eval_min_prefill_ep,
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn scenario_type_literals() {
+        let mut v = base();
+        v["scenario-type"] = json!(["agentic-coding", "agentic-coding"]);
+        let e = ChangelogEntry::from_value(&v).unwrap();
+        assert_eq!(e.scenarios(), vec!["agentic-coding", "agentic-coding"]);
+        let mut v = base();
+        v["scenario-type"] = json!(["other"]);
+        assert!(err(v).contains("Input should be 'fixed-seq-len' or 'agentic-coding'"));
+    }
+
+    #[test]
+    fn non_mapping_entry_is_rejected() {
+        assert!(
+            err(json!("config-keys"))
+                .contains("Input should be a valid dictionary or instance of ChangelogEntry")
+        );
+    }
+
+    #[test]
+    fn append_only_excludes_eval_fields() {
+        let mut v = base();
+        v["append-only"] = json!(true);
+        v["evals-only"] = json!(true);
+        assert!(err(v).contains("append-only cannot be combined with eval selection fields"));
+    }
+}
