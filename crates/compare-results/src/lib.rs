@@ -1,1 +1,64 @@
-//! Library behind the `compare-results` binary: compare a sweep with a baseline: per-point deltas and a regression verdict.
+//! Library behind the `compare-results` binary: compare a sweep with a
+//! baseline (an earlier `agg_bmk.json`, a saved or fetched response of the
+//! public benchmarks API, or the InferenceX PostgreSQL database), per-point
+//! deltas, a regression verdict, an eval table, a mermaid chart in the
+//! markdown and an SVG chart next to the JSON report.
+//!
+//! Modules: [`key`] (normalised point identity), [`metrics`] (what is
+//! compared), [`compare`] (matching and verdict), [`load`] (input files),
+//! [`evals`] (eval rows and thresholds), [`http`] / [`db`] (remote
+//! baselines), [`report`] (markdown via minijinja), [`chart`] (mermaid and
+//! SVG), [`cli`] (arguments and the run).
+
+pub mod chart;
+pub mod cli;
+pub mod compare;
+pub mod db;
+pub mod evals;
+pub mod http;
+pub mod key;
+pub mod load;
+pub mod metrics;
+pub mod report;
+
+/// Everything that can stop a comparison. Messages name the file (and row
+/// and key) and the cause.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}:{column}: invalid JSON: {message}")]
+    Json {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{origin}: key '{key}': {cause}")]
+    Row {
+        origin: String,
+        key: String,
+        cause: String,
+    },
+    #[error("{origin}: {cause}")]
+    BadRow { origin: String, cause: String },
+    #[error("{origin}: expected a JSON object (a result row), found {found}")]
+    NotObject { origin: String, found: String },
+    #[error("{source_name}: {message}")]
+    Api {
+        source_name: String,
+        message: String,
+    },
+    #[error("GET {url}: {cause}")]
+    Http { url: String, cause: String },
+    #[error("database: {0}")]
+    Db(String),
+    #[error("{0}")]
+    Policy(String),
+    #[error("rendering {what}: {cause}")]
+    Render { what: String, cause: String },
+}

@@ -1,7 +1,21 @@
-//! `compare-results`: compare a sweep with a baseline: per-point deltas and a regression verdict.
+//! `compare-results`: compare a sweep with its baseline (per-point deltas, a
+//! regression verdict, an eval table and a chart). Exit status: 0 done, 1
+//! regressions with `--fail-on-regression`, 2 usage or input error.
 use std::process::ExitCode;
 
+use clap::Parser;
+use compare_results::cli::{Args, run};
+
 fn main() -> ExitCode {
-    eprintln!("compare-results: not implemented yet");
-    ExitCode::from(2)
+    let args = Args::parse();
+    match run(&args) {
+        Ok(o) if o.regressions && o.fail_on_regression => ExitCode::from(1),
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            let msg = format!("{e:#}");
+            sweep_model::gha::annotate(sweep_model::gha::Level::Error, None, None, &msg);
+            eprintln!("compare-results: error: {msg}");
+            ExitCode::from(2)
+        }
+    }
 }

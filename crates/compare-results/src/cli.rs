@@ -1,0 +1,426 @@
+//! Command-line interface and the whole run: load, pick the baseline
+//! source, compare, render, write outputs. The binary only parses
+//! arguments, calls [`run`] and maps the outcome to an exit code.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Parser;
+use serde_json::{Map, Value, json};
+
+use crate::compare::{Comparison, Policy, Row, compare};
+use crate::evals::{self, EvalRow, Thresholds};
+use crate::load::{self, BaselineFormat};
+use crate::metrics::{self, MetricSet};
+use crate::report::{self, ReportInput};
+use crate::{chart, db, http};
+
+/// Compare a sweep with its baseline: per-point deltas, a regression
+/// verdict, an eval table and a chart.
+///
+/// Exit status: 0 done (also with regressions unless --fail-on-regression),
+/// 1 regressions with --fail-on-regression, 2 bad usage or unreadable input.
+#[derive(Debug, Parser)]
+#[command(name = "compare-results", version)]
+pub struct Args {
+    /// New results: an agg_bmk.json or a directory of result JSON files
+    /// (the reference's positional <results_dir>).
+    #[arg(value_name = "RESULTS")]
+    pub results: Option<PathBuf>,
+
+    /// New results (same as the positional argument).
+    #[arg(long, env = "INPUT_NEW", conflicts_with = "results")]
+    pub new: Option<PathBuf>,
+
+    /// New evals: agg_eval_all.json.
+    #[arg(long, env = "INPUT_NEW_EVALS")]
+    pub new_evals: Option<PathBuf>,
+
+    /// Baseline results: an earlier agg_bmk.json (file or directory) or a
+    /// saved benchmarks-API response.
+    #[arg(long, env = "INPUT_BASELINE")]
+    pub baseline: Option<PathBuf>,
+
+    /// How to read --baseline / --baseline-url rows.
+    #[arg(
+        long,
+        env = "INPUT_BASELINE_FORMAT",
+        value_enum,
+        default_value = "auto"
+    )]
+    pub baseline_format: BaselineFormat,
+
+    /// Fetch the baseline from the benchmarks API, e.g.
+    /// .../api/v1/benchmarks?model=Qwen-3.5-397B-A17B&date=2026-08-01&exact=true
+    #[arg(long, env = "INPUT_BASELINE_URL", conflicts_with = "baseline")]
+    pub baseline_url: Option<String>,
+
+    /// PostgreSQL database with the InferenceX schema; used when neither
+    /// --baseline nor --baseline-url is given.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+
+    /// Baseline evals (agg_eval_all.json) to flag significant score drops.
+    #[arg(long, env = "INPUT_BASELINE_EVALS")]
+    pub baseline_evals: Option<PathBuf>,
+
+    /// Eval thresholds (validate-scores format, JSON or YAML).
+    #[arg(long, env = "INPUT_THRESHOLDS")]
+    pub thresholds: Option<PathBuf>,
+
+    /// Label of the baseline in the report heading.
+    #[arg(long, env = "INPUT_BASELINE_LABEL")]
+    pub baseline_label: Option<String>,
+
+    /// Metric set: default (4), extended, or reference (the 13-metric
+    /// compare_results.py table).
+    #[arg(long, env = "INPUT_METRICS", value_enum, default_value = "default")]
+    pub metrics: MetricSet,
+
+    /// Per-metric tolerance, METRIC=FRACTION or METRIC=N% (repeatable or
+    /// comma-separated), e.g. mean_ttft=0.15.
+    #[arg(long = "tolerance", env = "INPUT_TOLERANCES", value_delimiter = ',')]
+    pub tolerances: Vec<String>,
+
+    /// Policy file (JSON or YAML): {"tolerances": {metric: fraction},
+    /// "strict": bool}; --tolerance and --strict override it.
+    #[arg(long, env = "INPUT_POLICY")]
+    pub policy: Option<PathBuf>,
+
+    /// A point regresses only on a throughput metric or on two latency
+    /// metrics.
+    #[arg(long, env = "INPUT_STRICT")]
+    pub strict: bool,
+
+    /// Also write the markdown here.
+    #[arg(long, env = "INPUT_MARKDOWN")]
+    pub markdown: Option<PathBuf>,
+
+    /// Write the JSON report here (an SVG chart is written next to it).
+    #[arg(long, env = "INPUT_JSON")]
+    pub json: Option<PathBuf>,
+
+    /// Write the SVG chart here (default: the --json path with .svg).
+    #[arg(long, env = "INPUT_SVG")]
+    pub svg: Option<PathBuf>,
+
+    /// Leave the mermaid charts out of the markdown.
+    #[arg(long, env = "INPUT_NO_CHART")]
+    pub no_chart: bool,
+
+    /// Exit 1 when the verdict is "regressions".
+    #[arg(long, env = "INPUT_FAIL_ON_REGRESSION")]
+    pub fail_on_regression: bool,
+
+    /// Timeout in seconds for --baseline-url.
+    #[arg(long, env = "INPUT_TIMEOUT", default_value_t = 60)]
+    pub timeout: u64,
+}
+
+/// What the run found.
+#[derive(Debug)]
+pub struct Outcome {
+    pub regressions: bool,
+    pub fail_on_regression: bool,
+}
+
+struct Baseline {
+    source: &'static str,
+    path: Option<String>,
+    label: String,
+    rows: Vec<Row>,
+}
+
+fn parse_fraction(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let v = match s.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().ok()? / 100.0,
+        None => s.parse::<f64>().ok()?,
+    };
+    (v.is_finite() && v >= 0.0).then_some(v)
+}
+
+fn read_structured(path: &Path) -> anyhow::Result<Value> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let name = path.display().to_string();
+    if let Ok(v) = serde_json::from_str::<Value>(&text) {
+        return Ok(v);
+    }
+    let doc = sweep_model::yaml::load_file(path).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    Ok(doc.into_value())
+}
+
+fn policy(args: &Args) -> anyhow::Result<Policy> {
+    let known = metrics::known_keys();
+    let mut policy = Policy::default();
+    let mut set = |key: &str, v: Option<f64>, from: &str| -> anyhow::Result<()> {
+        if !known.contains(&key) {
+            bail!(
+                "{from}: unknown metric '{key}' (known: {})",
+                known.join(", ")
+            );
+        }
+        let Some(v) = v else {
+            bail!(
+                "{from}: tolerance of '{key}' must be a non-negative fraction (0.05) or percentage (5%)"
+            );
+        };
+        policy.tolerances.insert(key.to_string(), v);
+        Ok(())
+    };
+    let mut strict = false;
+    if let Some(path) = &args.policy {
+        let name = path.display().to_string();
+        let v = read_structured(path)?;
+        let Value::Object(m) = v else {
+            bail!("{name}: a policy must be a mapping");
+        };
+        let (table, s) = match (m.get("tolerances"), m.get("strict")) {
+            (Some(Value::Object(t)), s) => (t.clone(), s.cloned()),
+            (None, s) => {
+                let mut t = m.clone();
+                t.remove("strict");
+                (t, s.cloned())
+            }
+            (Some(_), _) => bail!("{name}: key 'tolerances' must be a mapping"),
+        };
+        match s {
+            None | Some(Value::Null) => {}
+            Some(Value::Bool(b)) => strict = b,
+            Some(other) => bail!("{name}: key 'strict' must be a boolean, found {other}"),
+        }
+        for (k, v) in &table {
+            let f = match v {
+                Value::Number(n) => n.as_f64().filter(|f| f.is_finite() && *f >= 0.0),
+                Value::String(s) => parse_fraction(s),
+                _ => None,
+            };
+            set(k, f, &format!("{name}: key 'tolerances.{k}'"))?;
+        }
+    }
+    for t in args.tolerances.iter().filter(|t| !t.trim().is_empty()) {
+        let Some((k, v)) = t.split_once('=') else {
+            bail!("--tolerance '{t}': expected METRIC=FRACTION, e.g. mean_ttft=0.15");
+        };
+        set(k.trim(), parse_fraction(v), &format!("--tolerance '{t}'"))?;
+    }
+    policy.strict = strict || args.strict;
+    Ok(policy)
+}
+
+fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
+    if let Some(path) = &args.baseline {
+        let objects = load::load_objects(path)?;
+        let rows = load::baseline_rows(objects, args.baseline_format)?;
+        let api = matches!(args.baseline_format, BaselineFormat::Api)
+            || (matches!(args.baseline_format, BaselineFormat::Auto)
+                && rows.first().is_some_and(|r| !r.metrics.contains_key("hw")));
+        let p = path.display().to_string();
+        return Ok(Baseline {
+            source: if api { "api" } else { "agg" },
+            label: args
+                .baseline_label
+                .clone()
+                .unwrap_or_else(|| format!("`{p}`")),
+            path: Some(p),
+            rows,
+        });
+    }
+    if let Some(url) = &args.baseline_url {
+        let body = http::fetch(url, Duration::from_secs(args.timeout.max(1)))?;
+        let objects = load::api_objects(&body, url)?;
+        let rows = load::baseline_rows(objects, args.baseline_format)?;
+        return Ok(Baseline {
+            source: "api",
+            label: args
+                .baseline_label
+                .clone()
+                .unwrap_or_else(|| "InferenceX published results".into()),
+            path: Some(url.clone()),
+            rows,
+        });
+    }
+    if let Some(url) = args.database_url.as_deref().filter(|u| !u.is_empty()) {
+        let rows = db::baselines(url, new_rows)?;
+        return Ok(Baseline {
+            source: "database",
+            label: args
+                .baseline_label
+                .clone()
+                .unwrap_or_else(|| "most recent main-branch results".into()),
+            path: None,
+            rows,
+        });
+    }
+    bail!(
+        "no baseline: give --baseline <agg_bmk.json|dir|api.json>, --baseline-url <url> or --database-url (DATABASE_URL)"
+    )
+}
+
+fn load_evals(path: &Path, thresholds: Option<&Thresholds>) -> anyhow::Result<Vec<EvalRow>> {
+    let objects = load::load_objects(path)?;
+    Ok(evals::eval_rows(objects, thresholds)?)
+}
+
+/// The JSON report.
+pub fn report_json(
+    comparison: &Comparison,
+    baseline_source: &str,
+    baseline_path: Option<&str>,
+    baseline_label: &str,
+    new_path: &str,
+    evals: &[EvalRow],
+) -> Value {
+    let mut m = Map::new();
+    m.insert("schema_version".into(), 1.into());
+    m.insert(
+        "baseline".into(),
+        json!({"source": baseline_source, "path": baseline_path, "label": baseline_label}),
+    );
+    m.insert("new".into(), json!({"path": new_path}));
+    m.extend(comparison.to_json());
+    m.insert(
+        "evals".into(),
+        evals.iter().map(evals::to_json).collect::<Vec<_>>().into(),
+    );
+    Value::Object(m)
+}
+
+/// Runs one comparison.
+pub fn run(args: &Args) -> anyhow::Result<Outcome> {
+    let Some(new_path) = args.new.as_ref().or(args.results.as_ref()) else {
+        bail!("no new results: give --new <agg_bmk.json|dir> (or the path as the first argument)");
+    };
+    let policy = policy(args)?;
+    let new_rows = load::agg_rows(load::load_objects(new_path)?)?;
+    eprintln!(
+        "compare-results: loaded {} benchmark results from {}",
+        new_rows.len(),
+        new_path.display()
+    );
+    let baseline = if new_rows.is_empty() {
+        Baseline {
+            source: if args.baseline.is_some() {
+                "agg"
+            } else if args.baseline_url.is_some() {
+                "api"
+            } else {
+                "database"
+            },
+            path: args.baseline.as_ref().map(|p| p.display().to_string()),
+            label: args
+                .baseline_label
+                .clone()
+                .unwrap_or_else(|| "baseline".into()),
+            rows: Vec::new(),
+        }
+    } else {
+        load_baseline(args, &new_rows)?
+    };
+
+    let thresholds = match &args.thresholds {
+        Some(p) => Some(Thresholds::from_value(
+            &read_structured(p)?,
+            &p.display().to_string(),
+        )?),
+        None => None,
+    };
+    let mut eval_rows = match &args.new_evals {
+        Some(p) => load_evals(p, thresholds.as_ref())?,
+        None => Vec::new(),
+    };
+    if let Some(p) = &args.baseline_evals {
+        let base = load_evals(p, None)?;
+        evals::attach_baseline(&mut eval_rows, &base);
+    }
+
+    let comparison = compare(
+        new_rows.clone(),
+        baseline.rows,
+        args.metrics.defs(),
+        &policy,
+    );
+    let input = ReportInput {
+        baseline_label: &baseline.label,
+        comparison: &comparison,
+        new_rows: &new_rows,
+        evals: &eval_rows,
+        charts: !args.no_chart,
+    };
+    let markdown = match args.metrics {
+        MetricSet::Reference => report::reference_markdown(&input)?,
+        _ => report::markdown(&input)?,
+    };
+
+    if let Some(p) = &args.markdown {
+        sweep_model::fsio::write_atomic(p, markdown.as_bytes())
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    if let Some(p) = &args.json {
+        let doc = report_json(
+            &comparison,
+            baseline.source,
+            baseline.path.as_deref(),
+            &baseline.label,
+            &new_path.display().to_string(),
+            &eval_rows,
+        );
+        let mut bytes = serde_json::to_vec_pretty(&doc).context("serialising the JSON report")?;
+        bytes.push(b'\n');
+        sweep_model::fsio::write_atomic(p, &bytes)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    let svg_path = args
+        .svg
+        .clone()
+        .or_else(|| args.json.as_ref().map(|p| p.with_extension("svg")));
+    if let Some(p) = svg_path {
+        match chart::svg(&comparison).map_err(|e| anyhow::anyhow!("drawing the chart: {e}"))? {
+            Some(svg) => sweep_model::fsio::write_atomic(&p, svg.as_bytes())
+                .with_context(|| format!("writing {}", p.display()))?,
+            None => eprintln!("compare-results: no matched tput/GPU points, no SVG written"),
+        }
+    }
+    print!("{markdown}");
+    if let Err(e) = sweep_model::gha::append_step_summary(&markdown) {
+        eprintln!("compare-results: warning: could not append to GITHUB_STEP_SUMMARY: {e}");
+    }
+    eprintln!(
+        "compare-results: {} matched, {} without baseline, {} not re-run, verdict: {}",
+        comparison.points.len(),
+        comparison.unmatched_new.len(),
+        comparison.unmatched_baseline.len(),
+        comparison.verdict()
+    );
+    Ok(Outcome {
+        regressions: comparison.has_regressions(),
+        fail_on_regression: args.fail_on_regression,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fractions_and_percentages() {
+        assert_eq!(parse_fraction("0.05"), Some(0.05));
+        assert_eq!(parse_fraction("15%"), Some(0.15));
+        assert_eq!(parse_fraction("-1"), None);
+        assert_eq!(parse_fraction("x"), None);
+    }
+
+    #[test]
+    fn unknown_tolerance_metric_is_rejected() {
+        let args = Args::parse_from(["compare-results", "--tolerance", "bogus=0.1", "x"]);
+        let e = policy(&args).expect_err("unknown");
+        assert!(e.to_string().contains("unknown metric 'bogus'"), "{e}");
+        let args = Args::parse_from(["compare-results", "--tolerance", "mean_ttft=15%", "x"]);
+        assert_eq!(
+            policy(&args).expect("ok").tolerances.get("mean_ttft"),
+            Some(&0.15)
+        );
+    }
+}

@@ -1,0 +1,311 @@
+//! Reading result files: a single JSON file or a directory tree of them
+//! (every `*.json`, files before subdirectories, byte-wise name order, as
+//! `collect-results aggregate` walks), objects and (nested) arrays
+//! flattened into rows. Rows of the agentic scenario are left out, as the
+//! reference compare does.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::CompareError;
+use crate::compare::Row;
+use crate::key::{Origin, key_from_agg, key_from_api};
+
+/// Parsed objects with where each came from.
+pub type Objects = Vec<(Map<String, Value>, Origin)>;
+
+/// Format of baseline rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BaselineFormat {
+    /// Decide per row: API rows have `hardware` and a `metrics` object.
+    Auto,
+    /// `agg_bmk.json` rows.
+    Agg,
+    /// Rows of the public benchmarks API.
+    Api,
+}
+
+/// Parses JSON text, turning errors into `path:line:column` messages.
+pub fn parse_json(text: &str, path: &str) -> Result<Value, CompareError> {
+    serde_json::from_str(text).map_err(|e| CompareError::Json {
+        path: path.to_string(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })
+}
+
+fn read(path: &Path) -> Result<String, CompareError> {
+    std::fs::read_to_string(path).map_err(|source| CompareError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Every object in the file or directory at `path`, with its origin.
+pub fn load_objects(path: &Path) -> Result<Objects, CompareError> {
+    let meta = std::fs::metadata(path).map_err(|source| CompareError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    if meta.is_dir() {
+        walk(path, &mut files)?;
+    } else {
+        files.push(path.to_path_buf());
+    }
+    let mut out = Vec::new();
+    for file in files {
+        let name = file.display().to_string();
+        let value = parse_json(&read(&file)?, &name)?;
+        flatten_into(value, &name, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// Flattens one parsed document: an object is one row, an array contributes
+/// its elements (nested arrays too).
+pub fn flatten_into(value: Value, path: &str, out: &mut Objects) -> Result<(), CompareError> {
+    match value {
+        Value::Object(m) => {
+            out.push((
+                m,
+                Origin {
+                    path: path.to_string(),
+                    index: None,
+                },
+            ));
+        }
+        Value::Array(items) => {
+            let mut index = 0;
+            flatten_array(items, path, &mut index, out)?;
+        }
+        other => {
+            return Err(CompareError::NotObject {
+                origin: path.to_string(),
+                found: type_name(&other).into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn flatten_array(
+    items: Vec<Value>,
+    path: &str,
+    index: &mut usize,
+    out: &mut Objects,
+) -> Result<(), CompareError> {
+    for item in items {
+        match item {
+            Value::Array(inner) => flatten_array(inner, path, index, out)?,
+            Value::Object(m) => {
+                out.push((
+                    m,
+                    Origin {
+                        path: path.to_string(),
+                        index: Some(*index),
+                    },
+                ));
+                *index += 1;
+            }
+            other => {
+                return Err(CompareError::NotObject {
+                    origin: format!("{path}[{index}]"),
+                    found: type_name(&other).into(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), CompareError> {
+    let io = |source| CompareError::Io {
+        path: dir.display().to_string(),
+        source,
+    };
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name();
+        // Symlinked directories are not followed (no cycles).
+        let ft = entry.file_type().map_err(io)?;
+        if ft.is_dir() {
+            dirs.push((name, entry.path()));
+        } else if name.to_string_lossy().ends_with(".json") {
+            let is_file = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file());
+            if is_file {
+                files.push((name, entry.path()));
+            }
+        }
+    }
+    files.sort_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
+    dirs.sort_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
+    out.extend(files.into_iter().map(|(_, p)| p));
+    for (_, d) in dirs {
+        walk(&d, out)?;
+    }
+    Ok(())
+}
+
+fn is_agentic(m: &Map<String, Value>) -> bool {
+    m.get("scenario_type").and_then(Value::as_str) == Some("agentic-coding")
+}
+
+fn is_api_row(m: &Map<String, Value>) -> bool {
+    m.contains_key("hardware") && matches!(m.get("metrics"), Some(Value::Object(_)))
+}
+
+/// Rows of a new sweep (agg rows).
+pub fn agg_rows(objects: Objects) -> Result<Vec<Row>, CompareError> {
+    objects
+        .into_iter()
+        .filter(|(m, _)| !is_agentic(m))
+        .map(|(m, origin)| {
+            Ok(Row {
+                key: key_from_agg(&m, &origin)?,
+                metrics: m,
+                origin,
+            })
+        })
+        .collect()
+}
+
+/// Baseline rows in the given format. API rows of another benchmark type
+/// than `single_turn` (and agentic rows without ISL/OSL) are left out.
+pub fn baseline_rows(objects: Objects, format: BaselineFormat) -> Result<Vec<Row>, CompareError> {
+    let mut out = Vec::new();
+    for (m, origin) in objects {
+        let api = match format {
+            BaselineFormat::Agg => false,
+            BaselineFormat::Api => true,
+            BaselineFormat::Auto => is_api_row(&m),
+        };
+        if api {
+            if let Some(t) = m.get("benchmark_type").and_then(Value::as_str)
+                && t != "single_turn"
+            {
+                continue;
+            }
+            if m.get("isl").is_none_or(Value::is_null) {
+                continue;
+            }
+            let key = key_from_api(&m, &origin)?;
+            let metrics = match m.get("metrics") {
+                Some(Value::Object(mm)) => mm.clone(),
+                _ => {
+                    return Err(CompareError::Row {
+                        origin: origin.to_string(),
+                        key: "metrics".into(),
+                        cause: "missing (an API row keeps its values in a 'metrics' object)".into(),
+                    });
+                }
+            };
+            out.push(Row {
+                key,
+                metrics,
+                origin,
+            });
+        } else if !is_agentic(&m) {
+            out.push(Row {
+                key: key_from_agg(&m, &origin)?,
+                metrics: m,
+                origin,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Parses a benchmarks-API response body: a JSON array of rows, or an
+/// `{"error": …}` object, which becomes an error naming `source_name`.
+pub fn api_objects(text: &str, source_name: &str) -> Result<Objects, CompareError> {
+    let value = parse_json(text, source_name)?;
+    if let Value::Object(m) = &value
+        && !m.contains_key("hardware")
+    {
+        let message = match m.get("error") {
+            Some(Value::String(s)) => format!("the API answered with an error: {s}"),
+            _ => "expected a JSON array of benchmark rows, found an object".into(),
+        };
+        return Err(CompareError::Api {
+            source_name: source_name.to_string(),
+            message,
+        });
+    }
+    let mut out = Vec::new();
+    flatten_into(value, source_name, &mut out)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn directory_walk_is_files_first_then_subdirs_bytewise() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("a/deeper")).expect("mkdir");
+        std::fs::create_dir_all(root.join("b")).expect("mkdir");
+        for (p, n) in [
+            ("z.json", 1),
+            ("a/y.json", 3),
+            ("a/x.json", 2),
+            ("a/deeper/w.json", 4),
+            ("b/v.json", 5),
+        ] {
+            std::fs::write(root.join(p), json!({"n": n}).to_string()).expect("write");
+        }
+        std::fs::write(root.join("notes.txt"), "x").expect("write");
+        let rows = load_objects(root).expect("load");
+        let ns: Vec<i64> = rows
+            .iter()
+            .map(|(m, _)| m["n"].as_i64().expect("n"))
+            .collect();
+        assert_eq!(ns, [1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn nested_arrays_are_flattened_and_scalars_rejected() {
+        let mut out = Vec::new();
+        flatten_into(json!([{"a": 1}, [{"a": 2}, {"a": 3}]]), "f.json", &mut out).expect("ok");
+        assert_eq!(out.len(), 3);
+        assert_eq!(out[2].1.to_string(), "f.json[2]");
+        let e = flatten_into(json!([{"a": 1}, 7]), "f.json", &mut Vec::new()).expect_err("7");
+        assert_eq!(
+            e.to_string(),
+            "f.json[1]: expected a JSON object (a result row), found a number"
+        );
+    }
+
+    #[test]
+    fn api_error_object_is_reported() {
+        let e = api_objects(r#"{"error":"Unknown model"}"#, "api.json").expect_err("error");
+        assert_eq!(
+            e.to_string(),
+            "api.json: the API answered with an error: Unknown model"
+        );
+    }
+
+    #[test]
+    fn invalid_json_names_file_line_and_column() {
+        let e = parse_json("[\n{\"a\": }", "x.json").expect_err("bad");
+        assert!(e.to_string().starts_with("x.json:2:7: invalid JSON"), "{e}");
+    }
+}

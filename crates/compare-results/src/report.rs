@@ -1,0 +1,585 @@
+//! Markdown rendering. The layout lives in minijinja templates under the
+//! workspace's `templates/` (`compare.md.j2`, `compare-reference.md.j2`),
+//! compiled into the binary; this module formats every cell (numbers,
+//! signs, colour markup) and hands the templates plain strings.
+
+use std::collections::BTreeMap;
+
+use minijinja::Environment;
+use serde_json::{Value, json};
+
+use crate::CompareError;
+use crate::chart;
+use crate::compare::{Cell, Class, Comparison, PointResult, Row};
+use crate::evals::EvalRow;
+use crate::key::{GroupKey, PointKey, Topology, metric_value, seq_label};
+use crate::metrics::MetricDef;
+
+const MAIN_TEMPLATE: &str = include_str!("../../../templates/compare.md.j2");
+const REFERENCE_TEMPLATE: &str = include_str!("../../../templates/compare-reference.md.j2");
+
+/// What the templates need besides the comparison.
+pub struct ReportInput<'a> {
+    pub baseline_label: &'a str,
+    pub comparison: &'a Comparison,
+    /// All new rows (the reference layout shows unmatched ones too).
+    pub new_rows: &'a [Row],
+    pub evals: &'a [EvalRow],
+    pub charts: bool,
+}
+
+/// `5 %`, `2.5 %`.
+fn pct_plain(fraction: f64) -> String {
+    let s = format!("{:.2}", fraction * 100.0);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s} %")
+}
+
+fn num(v: Option<f64>, def: &MetricDef) -> String {
+    v.map_or_else(
+        || "N/A".into(),
+        |v| format!("{:.*}", def.decimals, v * def.display_scale),
+    )
+}
+
+/// `+23.1%`, wrapped in the reference's colour markup when the change is
+/// beyond tolerance (`%` escaped inside the math).
+fn change(c: &Cell) -> Option<String> {
+    let r = c.rel_delta?;
+    let text = format!("{:+.1}%", r * 100.0);
+    Some(match c.class {
+        Some(Class::Improvement) => {
+            format!("$\\color{{green}}\\text{{{}}}$", text.replace('%', "\\%"))
+        }
+        Some(Class::Regression) => {
+            format!("$\\color{{red}}\\text{{{}}}$", text.replace('%', "\\%"))
+        }
+        _ => text,
+    })
+}
+
+fn cell_text(def: &MetricDef, c: &Cell) -> String {
+    let base = num(c.baseline, def);
+    let new = num(c.new, def);
+    match change(c) {
+        Some(ch) => format!("{base} → {new} ({ch})"),
+        None => format!("{base} → {new}"),
+    }
+}
+
+fn topo_columns(points: &[&PointResult]) -> (Vec<String>, Vec<&'static str>) {
+    let multi = points
+        .iter()
+        .any(|p| matches!(p.key.topology, Topology::Multi { .. }));
+    if multi {
+        let h = [
+            "P TP",
+            "P EP",
+            "P DPA",
+            "P workers",
+            "D TP",
+            "D EP",
+            "D DPA",
+            "D workers",
+            "Conc",
+        ];
+        let a = [
+            "---:", "---:", ":---:", "---:", "---:", "---:", ":---:", "---:", "---:",
+        ];
+        return (h.iter().map(|s| s.to_string()).collect(), a.to_vec());
+    }
+    let mut h: Vec<String> = vec!["TP".into(), "EP".into(), "DPA".into()];
+    let mut a = vec!["---:", "---:", ":---:"];
+    for (name, idx) in [("PP", 0), ("DCP", 1), ("PCP", 2)] {
+        if points
+            .iter()
+            .any(|p| extra_sizes(&p.key.topology)[idx] != 1)
+        {
+            h.push(name.into());
+            a.push("---:");
+        }
+    }
+    h.push("Conc".into());
+    a.push("---:");
+    (h, a)
+}
+
+fn extra_sizes(t: &Topology) -> [i64; 3] {
+    match t {
+        Topology::Single {
+            pp,
+            dcp_size,
+            pcp_size,
+            ..
+        } => [*pp, *dcp_size, *pcp_size],
+        Topology::Multi { .. } => [1, 1, 1],
+    }
+}
+
+fn topo_cells(k: &PointKey, header: &[String]) -> Vec<String> {
+    match &k.topology {
+        Topology::Single {
+            tp,
+            ep,
+            dp_attention,
+            pp,
+            dcp_size,
+            pcp_size,
+        } => {
+            let mut v = vec![tp.to_string(), ep.to_string(), dp_attention.to_string()];
+            for (name, val) in [("PP", pp), ("DCP", dcp_size), ("PCP", pcp_size)] {
+                if header.iter().any(|h| h == name) {
+                    v.push(val.to_string());
+                }
+            }
+            v.push(k.conc.to_string());
+            v
+        }
+        Topology::Multi {
+            prefill, decode, ..
+        } => vec![
+            prefill.tp.to_string(),
+            prefill.ep.to_string(),
+            prefill.dp_attention.to_string(),
+            prefill.num_workers.to_string(),
+            decode.tp.to_string(),
+            decode.ep.to_string(),
+            decode.dp_attention.to_string(),
+            decode.num_workers.to_string(),
+            k.conc.to_string(),
+        ],
+    }
+}
+
+fn point_ref(k: &PointKey) -> Value {
+    json!({"group": k.group.title(), "point": k.label()})
+}
+
+fn environment() -> Result<Environment<'static>, CompareError> {
+    let mut env = Environment::new();
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    env.set_keep_trailing_newline(true);
+    let err = |e: minijinja::Error| CompareError::Render {
+        what: "templates".into(),
+        cause: format!("{e:#}"),
+    };
+    env.add_template("compare.md.j2", MAIN_TEMPLATE)
+        .map_err(err)?;
+    env.add_template("compare-reference.md.j2", REFERENCE_TEMPLATE)
+        .map_err(err)?;
+    Ok(env)
+}
+
+fn render(name: &str, ctx: Value) -> Result<String, CompareError> {
+    let env = environment()?;
+    let tmpl = env.get_template(name).map_err(|e| CompareError::Render {
+        what: name.into(),
+        cause: format!("{e:#}"),
+    })?;
+    let mut out = tmpl
+        .render(minijinja::Value::from_serialize(&ctx))
+        .map_err(|e| CompareError::Render {
+            what: name.into(),
+            cause: format!("{e:#}"),
+        })?;
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+fn common(input: &ReportInput<'_>) -> serde_json::Map<String, Value> {
+    let c = input.comparison;
+    let mut m = serde_json::Map::new();
+    m.insert("baseline_label".into(), input.baseline_label.into());
+    m.insert("new_rows".into(), (!input.new_rows.is_empty()).into());
+    m.insert(
+        "verdict_text".into(),
+        if c.has_regressions() {
+            "Regressions"
+        } else {
+            "No regressions"
+        }
+        .into(),
+    );
+    m.insert("matched".into(), c.points.len().into());
+    m.insert("regressed".into(), c.regressed_points().into());
+    m.insert("strict".into(), c.strict.into());
+    let tol: Vec<String> = c
+        .metrics
+        .iter()
+        .zip(&c.tolerances)
+        .map(|(d, t)| format!("{} {}", d.short, pct_plain(*t)))
+        .collect();
+    m.insert("tolerance_text".into(), tol.join(", ").into());
+    m
+}
+
+/// The default report (`compare.md.j2`).
+pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
+    let c = input.comparison;
+    let mut ctx = common(input);
+    let regressions: Vec<Value> = c
+        .regressions
+        .iter()
+        .map(|r| {
+            let (def, cell) = c
+                .metrics
+                .iter()
+                .zip(
+                    c.points
+                        .iter()
+                        .find(|p| p.key == r.key)
+                        .map(|p| &p.cells[..])
+                        .unwrap_or(&[]),
+                )
+                .find(|(d, _)| d.key == r.metric)
+                .map_or((None, None), |(d, cell)| (Some(d), Some(cell)));
+            let change = match (def, cell) {
+                (Some(d), Some(cell)) => format!(
+                    "{:+.1}% ({} → {})",
+                    r.rel_delta * 100.0,
+                    num(cell.baseline, d),
+                    num(cell.new, d)
+                ),
+                _ => format!("{:+.1}%", r.rel_delta * 100.0),
+            };
+            json!({
+                "group": r.key.group.title(),
+                "point": r.key.label(),
+                "metric": def.map_or(r.metric, |d| d.label),
+                "change": change,
+                "tolerance": pct_plain(r.tolerance),
+            })
+        })
+        .collect();
+    ctx.insert("regressions".into(), regressions.into());
+
+    let charts: BTreeMap<&GroupKey, String> = if input.charts {
+        chart::series(c)
+            .iter()
+            .map(|s| (s.group, chart::mermaid(s)))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
+    let mut groups: BTreeMap<&GroupKey, Vec<&PointResult>> = BTreeMap::new();
+    for p in &c.points {
+        groups.entry(&p.key.group).or_default().push(p);
+    }
+    let groups: Vec<Value> = groups
+        .into_iter()
+        .map(|(g, pts)| {
+            let (mut header, mut align) = topo_columns(&pts);
+            let topo_header = header.clone();
+            header.extend(c.metrics.iter().map(|d| d.label.to_string()));
+            align.extend(c.metrics.iter().map(|_| "---"));
+            let rows: Vec<Vec<String>> = pts
+                .iter()
+                .map(|p| {
+                    let mut row = topo_cells(&p.key, &topo_header);
+                    row.extend(
+                        c.metrics
+                            .iter()
+                            .zip(&p.cells)
+                            .map(|(d, cell)| cell_text(d, cell)),
+                    );
+                    row
+                })
+                .collect();
+            json!({
+                "title": g.title(),
+                "header": header,
+                "align": align,
+                "rows": rows,
+                "mermaid": charts.get(g),
+            })
+        })
+        .collect();
+    ctx.insert("groups".into(), groups.into());
+    ctx.insert(
+        "unmatched_new".into(),
+        c.unmatched_new
+            .iter()
+            .map(point_ref)
+            .collect::<Vec<_>>()
+            .into(),
+    );
+    ctx.insert(
+        "unmatched_baseline".into(),
+        c.unmatched_baseline
+            .iter()
+            .map(point_ref)
+            .collect::<Vec<_>>()
+            .into(),
+    );
+    let dups: Vec<Value> = c
+        .duplicates
+        .iter()
+        .map(|d| {
+            json!({"side": d.side, "group": d.key.group.title(), "point": d.key.label(),
+                "source": d.origin.to_string()})
+        })
+        .collect();
+    ctx.insert("duplicates".into(), dups.into());
+    ctx.insert(
+        "eval_baseline".into(),
+        input.evals.iter().any(|e| e.baseline.is_some()).into(),
+    );
+    ctx.insert("evals".into(), eval_rows(input.evals).into());
+    render("compare.md.j2", Value::Object(ctx))
+}
+
+fn pct2(v: Option<f64>) -> String {
+    v.map_or_else(|| "N/A".into(), |v| format!("{:.2}%", v * 100.0))
+}
+
+fn eval_rows(evals: &[EvalRow]) -> Vec<Value> {
+    let mut sorted: Vec<&EvalRow> = evals.iter().collect();
+    sorted.sort_by(|a, b| (&a.key, &a.task).cmp(&(&b.key, &b.task)));
+    sorted
+        .into_iter()
+        .map(|e| {
+            let g = &e.key.group;
+            let (tp, ep) = match &e.key.topology {
+                Topology::Single { tp, ep, .. } => (tp.to_string(), ep.to_string()),
+                Topology::Multi {
+                    prefill, decode, ..
+                } => (
+                    format!("P{}/D{}", prefill.tp, decode.tp),
+                    format!("P{}/D{}", prefill.ep, decode.ep),
+                ),
+            };
+            let threshold = match (&e.threshold, e.pass()) {
+                (Some(t), Some(true)) => format!("✅ ≥ {}", pct_plain(t.value)),
+                (Some(t), Some(false)) => format!("❌ < {}", pct_plain(t.value)),
+                (Some(t), None) => format!("? {}", pct_plain(t.value)),
+                (None, _) => "–".into(),
+            };
+            let baseline = e.baseline.as_ref().map_or_else(
+                || "–".to_string(),
+                |b| {
+                    let mut s = pct2(b.em_strict);
+                    if let Some(se) = b.em_strict_se {
+                        s.push_str(&format!(" ±{:.2}%", se * 100.0));
+                    }
+                    if b.significant_drop {
+                        s.push_str(" ⚠️ significant drop");
+                    }
+                    s
+                },
+            );
+            json!({
+                "config": format!("{} {} {} {} {}", g.model, g.precision, g.hw, g.framework, seq_label(g.isl, g.osl)),
+                "tp": tp,
+                "ep": ep,
+                "conc": e.key.conc,
+                "task": e.task,
+                "em_strict": pct2(e.em_strict),
+                "se": e.em_strict_se.map_or_else(|| "N/A".into(), |se| format!("±{:.2}%", se * 100.0)),
+                "em_flexible": pct2(e.em_flexible),
+                "n_eff": e.raw.get("n_eff").filter(|v| !v.is_null()).map_or_else(String::new, |v| match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                }),
+                "threshold": threshold,
+                "baseline": baseline,
+            })
+        })
+        .collect()
+}
+
+/// The reference's hardware column: `-multinode`, `-trt` or `-disagg`
+/// removed once at the end, upper-cased.
+fn reference_hw(hw: &str) -> String {
+    let mut s = hw.to_string();
+    for suffix in ["-multinode", "-trt", "-disagg"] {
+        if let Some(stripped) = s.strip_suffix(suffix) {
+            s = stripped.to_string();
+            break;
+        }
+    }
+    s.to_uppercase()
+}
+
+fn raw_str(row: &Row, key: &str) -> String {
+    match row.metrics.get(key) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// The reference delta cell: display-unit delta with the metric's decimals,
+/// coloured by direction (no threshold), and the percentage.
+fn reference_delta(def: &MetricDef, base: Option<f64>, new: Option<f64>) -> String {
+    let (Some(b), Some(n)) = (base, new) else {
+        return "N/A".into();
+    };
+    if b == 0.0 {
+        return "N/A".into();
+    }
+    let (b, n) = (b * def.display_scale, n * def.display_scale);
+    let d = n - b;
+    let p = d / b * 100.0;
+    let ds = format!("{:+.*}", def.decimals, d);
+    let ps = format!("({p:+.1}%)");
+    let better = if def.higher_is_better {
+        d > 0.0
+    } else {
+        d < 0.0
+    };
+    let worse = if def.higher_is_better {
+        d < 0.0
+    } else {
+        d > 0.0
+    };
+    if better {
+        format!("$\\color{{green}}\\text{{{ds}}}$ {ps}")
+    } else if worse {
+        format!("$\\color{{red}}\\text{{{ds}}}$ {ps}")
+    } else {
+        format!("{ds} {ps}")
+    }
+}
+
+/// The reference layout (`compare-reference.md.j2`).
+pub fn reference_markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
+    let c = input.comparison;
+    let mut ctx = common(input);
+    let by_key: BTreeMap<&PointKey, &PointResult> = c.points.iter().map(|p| (&p.key, p)).collect();
+    let mut rows: Vec<&Row> = input.new_rows.iter().collect();
+    rows.sort_by(|a, b| {
+        let k = |r: &Row| {
+            (
+                raw_str(r, "infmax_model_prefix"),
+                reference_hw(&raw_str(r, "hw")),
+                raw_str(r, "framework").to_uppercase(),
+                r.key.group.isl,
+                r.key.group.osl,
+                r.key.conc,
+            )
+        };
+        k(a).cmp(&k(b))
+    });
+    let mut tables = Vec::new();
+    for multi in [false, true] {
+        let part: Vec<&&Row> = rows
+            .iter()
+            .filter(|r| r.key.group.is_multinode == multi)
+            .collect();
+        if part.is_empty() {
+            continue;
+        }
+        let mut header: Vec<String> = [
+            "Model",
+            "Served Model",
+            "Hardware",
+            "Framework",
+            "Precision",
+            "ISL",
+            "OSL",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if multi {
+            header.extend(["Prefill TP", "Prefill EP", "Decode TP", "Decode EP"].map(String::from));
+        } else {
+            header.extend(["TP", "EP", "DP Attention"].map(String::from));
+        }
+        header.push("Conc".into());
+        for d in &c.metrics {
+            header.push(d.label.to_string());
+            header.push(format!("{} Delta", d.label));
+        }
+        let align = vec!["---"; header.len()];
+        let table_rows: Vec<Vec<String>> = part
+            .iter()
+            .map(|r| {
+                let mut cells = vec![
+                    raw_str(r, "infmax_model_prefix"),
+                    raw_str(r, "model"),
+                    reference_hw(&raw_str(r, "hw")),
+                    raw_str(r, "framework").to_uppercase(),
+                    raw_str(r, "precision").to_uppercase(),
+                    r.key.group.isl.to_string(),
+                    r.key.group.osl.to_string(),
+                ];
+                if multi {
+                    for k in ["prefill_tp", "prefill_ep", "decode_tp", "decode_ep"] {
+                        cells.push(raw_str(r, k));
+                    }
+                } else {
+                    for k in ["tp", "ep", "dp_attention"] {
+                        cells.push(raw_str(r, k));
+                    }
+                }
+                cells.push(r.key.conc.to_string());
+                let point = by_key.get(&r.key);
+                for (i, d) in c.metrics.iter().enumerate() {
+                    let new = metric_value(r.metrics.get(d.key));
+                    let base = point.and_then(|p| p.cells[i].baseline);
+                    cells.push(num(new, d));
+                    cells.push(reference_delta(d, base, new));
+                }
+                cells
+            })
+            .collect();
+        tables.push(json!({
+            "title": if multi { "Multi-Node Comparison vs. Most Recent" } else { "Single-Node Comparison vs. Most Recent" },
+            "header": header,
+            "align": align,
+            "rows": table_rows,
+        }));
+    }
+    ctx.insert("tables".into(), tables.into());
+    render("compare-reference.md.j2", Value::Object(ctx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::MetricSet;
+
+    #[test]
+    fn change_cells_colour_only_beyond_tolerance() {
+        let def = &MetricSet::Default.defs()[0];
+        let mut c = Cell {
+            baseline: Some(1385.5),
+            new: Some(1705.0),
+            delta: Some(319.5),
+            rel_delta: Some(319.5 / 1385.5),
+            class: Some(Class::Improvement),
+        };
+        assert_eq!(
+            cell_text(def, &c),
+            "1385.5 → 1705.0 ($\\color{green}\\text{+23.1\\%}$)"
+        );
+        c.class = Some(Class::Neutral);
+        assert_eq!(cell_text(def, &c), "1385.5 → 1705.0 (+23.1%)");
+        c.baseline = None;
+        c.rel_delta = None;
+        assert_eq!(cell_text(def, &c), "N/A → 1705.0");
+    }
+
+    #[test]
+    fn reference_delta_matches_compare_results_py_format() {
+        let def = &MetricSet::Reference.defs()[1]; // TTFT median, ms, 4 decimals
+        assert_eq!(
+            reference_delta(def, Some(0.5), Some(0.4)),
+            "$\\color{green}\\text{-100.0000}$ (-20.0%)"
+        );
+        assert_eq!(reference_delta(def, Some(0.0), Some(0.4)), "N/A");
+        assert_eq!(reference_hw("b200-multinode"), "B200");
+        assert_eq!(reference_hw("b200-dgxc_03"), "B200-DGXC_03");
+    }
+
+    #[test]
+    fn tolerance_percentages_are_trimmed() {
+        assert_eq!(pct_plain(0.05), "5 %");
+        assert_eq!(pct_plain(0.025), "2.5 %");
+        assert_eq!(pct_plain(0.1), "10 %");
+    }
+}
