@@ -11,5 +11,7 @@ pub mod diff;
 pub mod git;
 pub mod matrix;
 pub mod pipeline;
+pub mod prepare_merge;
 pub mod pyrepr;
 pub mod stale;
+pub mod strict;
