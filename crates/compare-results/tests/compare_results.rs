@@ -1,0 +1,1013 @@
+//! End-to-end tests of the `compare-results` binary: the seed-compare
+//! acceptance fixture, self-made fixtures (snapshots of the markdown, an
+//! injected regression, unmatched and duplicate points, API baselines,
+//! `--baseline-url` against a loopback server, the SVG chart) and the
+//! PostgreSQL baseline against a real server started on loopback.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+// ---------------------------------------------------------------- helpers
+
+/// The binary with a scrubbed environment (no Actions, no DATABASE_URL, no
+/// action inputs) so the host cannot leak into a test.
+fn cmd() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_compare-results"));
+    c.env_clear();
+    for k in ["PATH", "HOME", "TMPDIR"] {
+        if let Some(v) = std::env::var_os(k) {
+            c.env(k, v);
+        }
+    }
+    c
+}
+
+fn run(c: &mut Command) -> Output {
+    c.output().expect("run compare-results")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).expect("read json")).expect("parse json")
+}
+
+/// `../shared` relative to the workspace root, or `SWEEPKIT_SHARED`.
+fn shared_dir() -> PathBuf {
+    match std::env::var_os("SWEEPKIT_SHARED") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+    }
+}
+
+/// The seed-compare fixture, or `None` (with a loud note) when the shared
+/// tree is absent outside CI; in CI its absence fails the test.
+fn seed_fixture() -> Option<PathBuf> {
+    let dir = shared_dir().join("conformance/fixtures/seed-compare");
+    if dir.join("expected.json").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "seed-compare fixture not found at {} (set SWEEPKIT_SHARED)",
+        dir.display()
+    );
+    eprintln!(
+        "!!! SKIPPED: seed-compare fixture not found at {}",
+        dir.display()
+    );
+    None
+}
+
+/// A complete agg row (the shape `collect-results process` writes).
+fn agg_row(hw: &str, tp: i64, conc: i64, tput: f64, tpot: f64, ttft: f64) -> Value {
+    json!({
+        "hw": hw, "conc": conc, "image": "img:1", "model": "org/Model-FP8",
+        "infmax_model_prefix": "dsr1", "framework": "sglang", "precision": "fp8",
+        "spec_decoding": "none", "disagg": false, "recipe_fingerprint": "",
+        "isl": 1024, "osl": 1024, "is_multinode": false, "tp": tp, "pp": 1, "dcp_size": 1,
+        "pcp_size": 1, "ep": 1, "dp_attention": "false",
+        "tput_per_gpu": tput, "output_tput_per_gpu": tput / 2.0, "input_tput_per_gpu": tput / 2.0,
+        "mean_ttft": ttft, "median_ttft": ttft, "p90_ttft": ttft * 1.5, "p99_ttft": ttft * 2.0,
+        "p99.9_ttft": ttft * 2.5, "mean_tpot": tpot, "mean_intvty": 1.0 / tpot,
+        "median_intvty": 1.0 / tpot, "p90_intvty": 0.9 / tpot, "p99_intvty": 0.8 / tpot,
+        "p99.9_intvty": 0.7 / tpot, "median_e2el": 10.0, "p90_e2el": 12.0, "p99_e2el": 14.0,
+        "p99.9_e2el": 15.0, "power_metric_schema_version": 2, "power_valid": 0
+    })
+}
+
+/// Self-made baseline and new runs: H100 TP8 at conc 4/8/16/32 and H200 TP4
+/// at conc 8/16; the new run lacks H100 conc 32 and adds H100 conc 64.
+fn small_runs() -> (Vec<Value>, Vec<Value>) {
+    let base = vec![
+        agg_row("h100-nv_01", 8, 4, 1000.0, 0.010, 0.200),
+        agg_row("h100-nv_01", 8, 8, 1800.0, 0.012, 0.250),
+        agg_row("h100-nv_02", 8, 16, 3000.0, 0.015, 0.300),
+        agg_row("h100-nv_02", 8, 32, 4500.0, 0.020, 0.400),
+        agg_row("h200", 4, 8, 2500.0, 0.011, 0.220),
+        agg_row("h200", 4, 16, 4000.0, 0.014, 0.280),
+    ];
+    let new = vec![
+        agg_row("h100-nv_03", 8, 4, 1040.0, 0.0098, 0.190),
+        agg_row("h100-nv_03", 8, 8, 1900.0, 0.0118, 0.240),
+        agg_row("h100-nv_03", 8, 16, 3050.0, 0.0151, 0.320),
+        agg_row("h100-nv_03", 8, 64, 6000.0, 0.030, 0.600),
+        agg_row("h200", 4, 8, 2600.0, 0.0105, 0.200),
+        agg_row("h200", 4, 16, 4100.0, 0.0139, 0.270),
+    ];
+    (base, new)
+}
+
+fn eval_row(conc: i64, strict: f64, se: f64, flex: f64) -> Value {
+    json!({
+        "is_multinode": false, "model_prefix": "dsr1", "model": "org/Model-FP8", "hw": "H100",
+        "framework": "sglang", "precision": "fp8", "spec_decoding": "none", "isl": 1024,
+        "osl": 1024, "tp": 8, "ep": 1, "prefill_tp": 8, "prefill_ep": 1, "prefill_num_workers": 1,
+        "decode_tp": 8, "decode_ep": 1, "decode_num_workers": 1, "conc": conc,
+        "dp_attention": "false", "prefill_dp_attention": "false", "decode_dp_attention": "false",
+        "task": "gsm8k", "em_strict": strict, "em_strict_se": se, "em_flexible": flex,
+        "em_flexible_se": 0.006, "n_eff": 1319, "source": "eval_results/x/results.json",
+        "score": strict, "score_name": "em_strict", "score_se": se
+    })
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new(base: &[Value], new: &[Value]) -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("base")).expect("mkdir");
+        std::fs::create_dir_all(dir.path().join("new")).expect("mkdir");
+        let f = Self { dir };
+        f.write("base/agg_bmk.json", &json!(base));
+        f.write("new/agg_bmk.json", &json!(new));
+        f
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn write(&self, rel: &str, v: &Value) {
+        std::fs::write(
+            self.path(rel),
+            serde_json::to_string_pretty(v).expect("json"),
+        )
+        .expect("write");
+    }
+
+    /// The standard invocation: new vs base, JSON report in the fixture.
+    fn compare(&self) -> Command {
+        let mut c = cmd();
+        c.arg("--new")
+            .arg(self.path("new/agg_bmk.json"))
+            .arg("--baseline")
+            .arg(self.path("base/agg_bmk.json"))
+            .arg("--baseline-label")
+            .arg("main")
+            .arg("--json")
+            .arg(self.path("out/compare.json"));
+        std::fs::create_dir_all(self.path("out")).expect("mkdir");
+        c
+    }
+}
+
+/// Relative changes (percent) of one metric column of a markdown table,
+/// keyed by (TP, conc).
+fn md_changes(md: &str, column: &str) -> Vec<((i64, i64), f64)> {
+    let mut header: Option<Vec<String>> = None;
+    let mut out = Vec::new();
+    for line in md.lines() {
+        if !line.starts_with('|') {
+            header = None;
+            continue;
+        }
+        let cells: Vec<String> = line
+            .trim_matches('|')
+            .split(" | ")
+            .map(|s| s.trim().to_string())
+            .collect();
+        let Some(h) = &header else {
+            header = Some(cells);
+            continue;
+        };
+        if cells[0].starts_with("---") || cells[0].starts_with(":--") {
+            continue;
+        }
+        let (Some(ti), Some(ci), Some(mi)) = (
+            h.iter().position(|c| c == "TP"),
+            h.iter().position(|c| c == "Conc"),
+            h.iter().position(|c| c == column),
+        ) else {
+            continue;
+        };
+        let cell = &cells[mi];
+        let open = cell.rfind('(').expect("a change in parentheses");
+        let num: String = cell[open..]
+            .chars()
+            .filter(|c| c.is_ascii_digit() || *c == '.' || *c == '-' || *c == '+')
+            .collect();
+        out.push((
+            (
+                cells[ti].parse().expect("tp"),
+                cells[ci].parse().expect("conc"),
+            ),
+            num.parse().expect("percent"),
+        ));
+    }
+    out
+}
+
+/// Checks that every key of `expected` is in `actual` with an equal value
+/// (recursively; arrays element by element). `match_key` may be a
+/// superset.
+fn assert_subset(expected: &Value, actual: &Value, path: &str) {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (k, ev) in e {
+                let av = a
+                    .get(k)
+                    .unwrap_or_else(|| panic!("{path}.{k}: missing in output"));
+                if k == "match_key" {
+                    let have: Vec<&Value> = av.as_array().expect("array").iter().collect();
+                    for f in ev.as_array().expect("array") {
+                        assert!(have.contains(&f), "{path}.match_key lacks {f}");
+                    }
+                    continue;
+                }
+                assert_subset(ev, av, &format!("{path}.{k}"));
+            }
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            assert_eq!(e.len(), a.len(), "{path}: length");
+            for (i, (ev, av)) in e.iter().zip(a).enumerate() {
+                assert_subset(ev, av, &format!("{path}[{i}]"));
+            }
+        }
+        _ => assert_eq!(expected, actual, "{path}"),
+    }
+}
+
+// ------------------------------------------------------- seed acceptance
+
+fn seed_run(dir: &Path, out: &Path) -> Output {
+    run(cmd()
+        .arg("--new")
+        .arg(dir.join("new/agg_bmk.json"))
+        .arg("--baseline")
+        .arg(dir.join("baseline/agg_bmk.json"))
+        .arg("--new-evals")
+        .arg(dir.join("new/agg_eval_all.json"))
+        .arg("--baseline-label")
+        .arg("sglang v0.5.14 (seed baseline)")
+        .arg("--json")
+        .arg(out.join("compare.json")))
+}
+
+#[test]
+fn seed_compare_json_matches_expected() {
+    let Some(dir) = seed_fixture() else { return };
+    let out = tempfile::tempdir().expect("tempdir");
+    let o = seed_run(&dir, out.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let expected = read_json(&dir.join("expected.json"));
+    let actual = read_json(&out.path().join("compare.json"));
+    assert_subset(&expected, &actual, "");
+    assert_eq!(actual["verdict"], "no_regressions");
+    assert_eq!(actual["schema_version"], 1);
+}
+
+#[test]
+fn seed_compare_markdown_reproduces_the_seed_table() {
+    let Some(dir) = seed_fixture() else { return };
+    let out = tempfile::tempdir().expect("tempdir");
+    let o = seed_run(&dir, out.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(md.contains("**Verdict: No regressions**"), "{md}");
+    // The published comparison's tput/GPU changes, TP4 conc 4 then TP2 conc 4..128.
+    let seed_tput = [
+        ((4, 4), 23.1),
+        ((2, 4), 13.6),
+        ((2, 8), 12.2),
+        ((2, 16), 14.6),
+        ((2, 32), 12.4),
+        ((2, 64), 9.5),
+        ((2, 128), 5.8),
+    ];
+    let got = md_changes(&md, "tput/GPU (tok/s)");
+    assert_eq!(got.len(), 7, "{md}");
+    for (key, seed) in seed_tput {
+        let (_, v) = got.iter().find(|(k, _)| *k == key).expect("point in table");
+        assert!(
+            (v - seed).abs() <= 0.1 + 1e-9,
+            "tput {key:?}: {v} vs seed {seed}"
+        );
+    }
+    // TPOT and TTFT: the seed's end points, and every row against expected.json.
+    let tpot = md_changes(&md, "mean TPOT (ms)");
+    let ttft = md_changes(&md, "mean TTFT (ms)");
+    let at =
+        |v: &[((i64, i64), f64)], k: (i64, i64)| v.iter().find(|(kk, _)| *kk == k).expect("row").1;
+    assert!((at(&tpot, (4, 4)) - -15.7).abs() <= 0.1 + 1e-9);
+    assert!((at(&tpot, (2, 128)) - -5.3).abs() <= 0.1 + 1e-9);
+    assert!((at(&ttft, (4, 4)) - -59.2).abs() <= 0.1 + 1e-9);
+    assert!((at(&ttft, (2, 128)) - -8.5).abs() <= 0.1 + 1e-9);
+    let expected = read_json(&dir.join("expected.json"));
+    for p in expected["points"].as_array().expect("points") {
+        let k = (
+            p["tp"].as_i64().expect("tp"),
+            p["conc"].as_i64().expect("conc"),
+        );
+        for (col, metric, table) in [("tpot", "mean_tpot", &tpot), ("ttft", "mean_ttft", &ttft)] {
+            let want = p["rel_delta"][metric].as_f64().expect("rel") * 100.0;
+            let got = at(table, k);
+            assert!(
+                (got - want).abs() <= 0.05 + 1e-9,
+                "{col} {k:?}: {got} vs {want}"
+            );
+        }
+    }
+    // The eval table carries the gsm8k figures.
+    for s in [
+        "96.82%", "±0.48%", "95.98%", "96.51%", "±0.51%", "95.38%", "1319",
+    ] {
+        assert!(md.contains(s), "eval table lacks {s}");
+    }
+    insta::assert_snapshot!("seed_compare_markdown", md);
+}
+
+#[test]
+fn seed_compare_svg_parses_and_has_both_series() {
+    let Some(dir) = seed_fixture() else { return };
+    let out = tempfile::tempdir().expect("tempdir");
+    let o = seed_run(&dir, out.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    check_svg(&out.path().join("compare.svg"), &["TP2 EP1", "TP4 EP1"]);
+}
+
+fn check_svg(path: &Path, topologies: &[&str]) {
+    let text = std::fs::read_to_string(path).expect("svg written next to the JSON");
+    let doc = roxmltree::Document::parse(&text).expect("SVG is well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let texts: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "text")
+        .filter_map(|n| n.text())
+        .collect();
+    for t in topologies {
+        for series in ["baseline", "new"] {
+            let label = format!("{series} {t}");
+            assert!(
+                texts.iter().any(|x| x.trim() == label),
+                "legend lacks '{label}': {texts:?}"
+            );
+        }
+    }
+    let lines = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "polyline")
+        .count();
+    assert!(
+        lines >= 2 * topologies.len(),
+        "expected a line per series, found {lines}"
+    );
+}
+
+// ------------------------------------------------------ self-made fixtures
+
+#[test]
+fn markdown_snapshot_with_unmatched_points_and_evals() {
+    let (base, new) = small_runs();
+    let f = Fixture::new(&base, &new);
+    f.write(
+        "new/agg_eval_all.json",
+        &json!([
+            eval_row(16, 0.95, 0.006, 0.94),
+            eval_row(8, 0.90, 0.008, 0.91)
+        ]),
+    );
+    f.write(
+        "base/agg_eval_all.json",
+        &json!([
+            eval_row(16, 0.955, 0.006, 0.94),
+            eval_row(8, 0.95, 0.006, 0.95)
+        ]),
+    );
+    std::fs::write(
+        f.path("thresholds.yaml"),
+        "default:\n  gsm8k: 0.90\nmodels:\n  dsr1:\n    gsm8k: 0.91\n",
+    )
+    .expect("write");
+    let o = run(f
+        .compare()
+        .arg("--new-evals")
+        .arg(f.path("new/agg_eval_all.json"))
+        .arg("--baseline-evals")
+        .arg(f.path("base/agg_eval_all.json"))
+        .arg("--thresholds")
+        .arg(f.path("thresholds.yaml")));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = stdout(&o);
+    insta::assert_snapshot!("small_markdown", md);
+    let j = read_json(&f.path("out/compare.json"));
+    assert_eq!(j["verdict"], "no_regressions");
+    assert_eq!(j["points"].as_array().expect("points").len(), 5);
+    assert_eq!(j["unmatched_new"][0]["conc"], 64);
+    assert_eq!(j["unmatched_baseline"][0]["conc"], 32);
+    assert_eq!(j["evals"][1]["pass"], false, "0.90 < dsr1's 0.91");
+    assert_eq!(j["evals"][1]["significant_drop"], true);
+    assert_eq!(j["evals"][0]["significant_drop"], false);
+    check_svg(&f.path("out/compare.svg"), &["TP8 EP1", "TP4 EP1"]);
+}
+
+#[test]
+fn injected_regression_is_reported_and_fails_with_the_flag() {
+    let (base, mut new) = small_runs();
+    // H100 TP8 conc 8: tput/GPU 1800 -> 1600 (-11.1 %), beyond the 5 % tolerance.
+    new[1] = agg_row("h100-nv_03", 8, 8, 1600.0, 0.0118, 0.240);
+    let f = Fixture::new(&base, &new);
+    let o = run(&mut f.compare());
+    assert_eq!(o.status.code(), Some(0), "no flag: report only");
+    let md = stdout(&o);
+    assert!(md.contains("**Verdict: Regressions**"), "{md}");
+    assert!(
+        md.contains("- dsr1 fp8 h100 sglang, 1k1k (spec: none), TP8 EP1, conc 8: tput/GPU (tok/s) -11.1% (1800.0 → 1600.0) (tolerance 5 %)"),
+        "{md}"
+    );
+    assert!(md.contains("$\\color{red}\\text{-11.1\\%}$"), "{md}");
+    let j = read_json(&f.path("out/compare.json"));
+    assert_eq!(j["verdict"], "regressions");
+    let regs = j["regressions"].as_array().expect("regressions");
+    assert!(!regs.is_empty());
+    assert!(
+        regs.iter()
+            .all(|r| r["conc"] == 8 && r["hw"] == "h100" && r["tp"] == 8)
+    );
+    assert!(regs.iter().any(|r| r["metric"] == "tput_per_gpu"));
+    let o = run(f.compare().arg("--fail-on-regression"));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // A wider tolerance absorbs it.
+    let o = run(f
+        .compare()
+        .arg("--fail-on-regression")
+        .arg("--tolerance")
+        .arg("tput_per_gpu=15%,output_tput_per_gpu=0.15"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn seed_injected_regression_lists_the_point() {
+    let Some(dir) = seed_fixture() else { return };
+    let mut rows = read_json(&dir.join("new/agg_bmk.json"));
+    for r in rows.as_array_mut().expect("rows") {
+        if r["tp"] == 2 && r["conc"] == 64 {
+            r["mean_ttft"] = json!(2.0); // baseline 1.5369 s: +30 %
+        }
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let new = tmp.path().join("agg_bmk.json");
+    std::fs::write(&new, rows.to_string()).expect("write");
+    let o = run(cmd()
+        .arg("--new")
+        .arg(&new)
+        .arg("--baseline")
+        .arg(dir.join("baseline/agg_bmk.json"))
+        .arg("--json")
+        .arg(tmp.path().join("c.json"))
+        .arg("--fail-on-regression"));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let j = read_json(&tmp.path().join("c.json"));
+    assert_eq!(j["verdict"], "regressions");
+    assert_eq!(j["regressions"].as_array().expect("list").len(), 1);
+    assert_eq!(j["regressions"][0]["metric"], "mean_ttft");
+    assert_eq!(j["regressions"][0]["conc"], 64);
+    assert!(stdout(&o).contains("TP2 EP1, conc 64: mean TTFT (ms) +30.1%"));
+}
+
+#[test]
+fn duplicates_keep_the_first_row_and_are_listed() {
+    let (base, mut new) = small_runs();
+    new.push(agg_row("h200", 4, 8, 10.0, 0.05, 5.0)); // a retried job, worse
+    let f = Fixture::new(&base, &new);
+    let o = run(&mut f.compare());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = read_json(&f.path("out/compare.json"));
+    assert_eq!(j["verdict"], "no_regressions", "the first row wins");
+    assert_eq!(j["duplicates"][0]["side"], "new");
+    assert_eq!(j["duplicates"][0]["conc"], 8);
+    assert!(stdout(&o).contains("### Duplicate rows (first one used)"));
+}
+
+#[test]
+fn directory_input_is_walked_and_agentic_rows_dropped() {
+    let (base, new) = small_runs();
+    let f = Fixture::new(&base, &new);
+    let d = f.path("newdir");
+    std::fs::create_dir_all(d.join("bmk_a")).expect("mkdir");
+    std::fs::create_dir_all(d.join("bmk_b")).expect("mkdir");
+    std::fs::write(d.join("bmk_a/agg_a.json"), new[0].to_string()).expect("write");
+    std::fs::write(d.join("bmk_b/agg_b.json"), json!([new[1]]).to_string()).expect("write");
+    std::fs::write(
+        d.join("bmk_b/agentic.json"),
+        json!({"scenario_type": "agentic-coding"}).to_string(),
+    )
+    .expect("write");
+    let o = run(cmd()
+        .arg(&d)
+        .arg("--baseline")
+        .arg(f.path("base/agg_bmk.json"))
+        .arg("--json")
+        .arg(f.path("d.json")));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = read_json(&f.path("d.json"));
+    assert_eq!(j["points"].as_array().expect("points").len(), 2);
+    assert_eq!(j["unmatched_baseline"].as_array().expect("list").len(), 4);
+}
+
+/// The same baseline as rows of the benchmarks API.
+fn api_rows(base: &[Value]) -> Value {
+    let rows: Vec<Value> = base
+        .iter()
+        .map(|r| {
+            let mut metrics = r.as_object().expect("row").clone();
+            for k in [
+                "hw",
+                "conc",
+                "image",
+                "model",
+                "infmax_model_prefix",
+                "framework",
+                "precision",
+                "spec_decoding",
+                "disagg",
+                "recipe_fingerprint",
+                "isl",
+                "osl",
+                "is_multinode",
+                "tp",
+                "ep",
+                "dp_attention",
+            ] {
+                metrics.remove(k);
+            }
+            json!({
+                "hardware": "h100", "framework": r["framework"], "model": "dsr1",
+                "precision": r["precision"], "spec_method": "none", "disagg": false,
+                "is_multinode": false, "prefill_tp": r["tp"], "prefill_ep": r["ep"],
+                "prefill_dp_attention": false, "prefill_num_workers": 0, "decode_tp": r["tp"],
+                "decode_ep": r["ep"], "decode_dp_attention": false, "decode_num_workers": 0,
+                "num_prefill_gpu": r["tp"], "num_decode_gpu": r["tp"], "isl": r["isl"],
+                "osl": r["osl"], "conc": r["conc"], "image": r["image"], "metrics": metrics,
+                "date": "2026-08-01", "run_url": null, "benchmark_type": "single_turn"
+            })
+        })
+        .collect();
+    Value::Array(rows)
+}
+
+#[test]
+fn api_response_file_is_a_baseline() {
+    let (base, new) = small_runs();
+    let h100: Vec<Value> = base.iter().take(4).cloned().collect();
+    let f = Fixture::new(&base, &new);
+    let mut api = api_rows(&h100);
+    api.as_array_mut()
+        .expect("rows")
+        .push(json!({"benchmark_type": "agentic_traces", "hardware": "h100", "metrics": {}}));
+    f.write("api.json", &api);
+    let o = run(cmd()
+        .arg("--new")
+        .arg(f.path("new/agg_bmk.json"))
+        .arg("--baseline")
+        .arg(f.path("api.json"))
+        .arg("--json")
+        .arg(f.path("api-out.json")));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = read_json(&f.path("api-out.json"));
+    assert_eq!(j["baseline"]["source"], "api");
+    assert_eq!(j["points"].as_array().expect("points").len(), 3);
+    assert_eq!(j["points"][0]["baseline"]["tput_per_gpu"], 1000.0);
+    assert_eq!(j["unmatched_baseline"][0]["conc"], 32);
+}
+
+/// Serves `responses` in order, one per connection, on a loopback port.
+fn serve(responses: Vec<(u16, String)>) -> (String, std::thread::JoinHandle<Vec<String>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!(
+        "http://127.0.0.1:{}/api/v1/benchmarks?model=DeepSeek-R1-0528&date=2026-08-01&exact=true",
+        listener.local_addr().expect("addr").port()
+    );
+    let handle = std::thread::spawn(move || {
+        let mut requests = Vec::new();
+        for (status, body) in responses {
+            let (mut s, _) = listener.accept().expect("accept");
+            let mut buf = [0u8; 4096];
+            let n = s.read(&mut buf).unwrap_or(0);
+            requests.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+            let resp = format!(
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = s.write_all(resp.as_bytes());
+        }
+        requests
+    });
+    (url, handle)
+}
+
+#[test]
+fn baseline_url_is_fetched_with_a_retry_on_server_error() {
+    let (base, new) = small_runs();
+    let f = Fixture::new(&base, &new);
+    let body = api_rows(&base[..4]).to_string();
+    let (url, server) = serve(vec![(503, "busy".into()), (200, body)]);
+    let o = run(cmd()
+        .arg("--new")
+        .arg(f.path("new/agg_bmk.json"))
+        .arg("--baseline-url")
+        .arg(&url)
+        .arg("--json")
+        .arg(f.path("url.json")));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let requests = server.join().expect("server");
+    assert_eq!(requests.len(), 2);
+    assert!(requests[1].starts_with(
+        "GET /api/v1/benchmarks?model=DeepSeek-R1-0528&date=2026-08-01&exact=true HTTP/1.1"
+    ));
+    let j = read_json(&f.path("url.json"));
+    assert_eq!(j["baseline"]["source"], "api");
+    assert_eq!(j["baseline"]["path"], url.as_str());
+    assert_eq!(j["points"].as_array().expect("points").len(), 3);
+}
+
+#[test]
+fn baseline_url_client_error_names_the_cause() {
+    let (base, new) = small_runs();
+    let f = Fixture::new(&base, &new);
+    let (url, server) = serve(vec![(400, r#"{"error":"Unknown model"}"#.into())]);
+    let o = run(cmd()
+        .arg("--new")
+        .arg(f.path("new/agg_bmk.json"))
+        .arg("--baseline-url")
+        .arg(&url));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(r#"HTTP 400: {"error":"Unknown model"}"#),
+        "{}",
+        stderr(&o)
+    );
+    server.join().expect("server");
+}
+
+#[test]
+fn reference_layout_has_the_thirteen_metric_table() {
+    let (base, new) = small_runs();
+    let f = Fixture::new(&base, &new);
+    let o = run(f.compare().arg("--metrics").arg("reference"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = stdout(&o);
+    insta::assert_snapshot!("reference_markdown", md);
+    assert!(md.starts_with("## Single-Node Comparison vs. Most Recent\n"));
+    let header = md.lines().nth(2).expect("header");
+    assert_eq!(header.matches(" Delta |").count(), 13, "{header}");
+}
+
+#[test]
+fn step_summary_gets_the_markdown() {
+    let (base, new) = small_runs();
+    let f = Fixture::new(&base, &new);
+    let summary = f.path("summary.md");
+    std::fs::write(&summary, "previous\n").expect("write");
+    let o = run(f
+        .compare()
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .arg("--markdown")
+        .arg(f.path("out/report.md")));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = stdout(&o);
+    let s = std::fs::read_to_string(&summary).expect("summary");
+    assert_eq!(s, format!("previous\n{md}"));
+    assert_eq!(
+        std::fs::read_to_string(f.path("out/report.md")).expect("md"),
+        md
+    );
+}
+
+#[test]
+fn input_errors_exit_2_with_file_and_cause() {
+    let (base, new) = small_runs();
+    let f = Fixture::new(&base, &new);
+    std::fs::write(f.path("bad.json"), "[\n  {\"hw\": }\n]").expect("write");
+    let o = run(cmd()
+        .arg("--new")
+        .arg(f.path("bad.json"))
+        .arg("--baseline")
+        .arg(f.path("base/agg_bmk.json")));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("bad.json:2:10: invalid JSON"),
+        "{}",
+        stderr(&o)
+    );
+
+    let mut rows = new.clone();
+    rows[2].as_object_mut().expect("row").remove("tp");
+    f.write("missing.json", &json!(rows));
+    let o = run(cmd()
+        .arg("--new")
+        .arg(f.path("missing.json"))
+        .arg("--baseline")
+        .arg(f.path("base/agg_bmk.json")));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("missing.json[2]: field 'tp' is missing"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = run(cmd().arg("--new").arg(f.path("new/agg_bmk.json")));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no baseline"), "{}", stderr(&o));
+    let o = run(f.compare().arg("--tolerance").arg("tput=5"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown metric 'tput'"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn empty_new_results_say_so_and_pass() {
+    let (base, _) = small_runs();
+    let f = Fixture::new(&base, &[]);
+    let o = run(&mut f.compare());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("No benchmark results found to compare."));
+}
+
+// ------------------------------------------------------------- PostgreSQL
+
+mod pg {
+    use super::*;
+
+    /// A PostgreSQL server on 127.0.0.1 in a temp dir, stopped on drop.
+    pub(super) struct Server {
+        pub(super) url: String,
+        bin: PathBuf,
+        data: PathBuf,
+        as_postgres: bool,
+        _dir: tempfile::TempDir,
+        port: u16,
+    }
+
+    fn bin_dir() -> Option<PathBuf> {
+        if let Ok(out) = Command::new("pg_config").arg("--bindir").output()
+            && out.status.success()
+        {
+            let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+            if p.join("initdb").is_file() && p.join("pg_ctl").is_file() {
+                return Some(p);
+            }
+        }
+        let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+            .ok()?
+            .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
+            .filter(|p| p.join("initdb").is_file() && p.join("pg_ctl").is_file())
+            .collect();
+        versions.sort();
+        versions.pop()
+    }
+
+    fn is_root() -> bool {
+        Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+    }
+
+    impl Server {
+        fn command(&self, prog: &str) -> Command {
+            let exe = self.bin.join(prog);
+            if self.as_postgres {
+                let mut c = Command::new("runuser");
+                c.args(["-u", "postgres", "--"]).arg(exe);
+                c
+            } else {
+                Command::new(exe)
+            }
+        }
+
+        /// Starts a server, or `None` (loudly) when PostgreSQL is not
+        /// installed and this is not CI; in CI that is a failure.
+        pub(super) fn start() -> Option<Self> {
+            let Some(bin) = bin_dir() else {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "PostgreSQL server binaries (initdb, pg_ctl) not found: scripts/setup installs Debian's postgresql package"
+                );
+                eprintln!("!!! SKIPPED: PostgreSQL (initdb/pg_ctl) is not installed");
+                return None;
+            };
+            let dir = tempfile::Builder::new()
+                .prefix("sweepkit-pg")
+                .tempdir()
+                .expect("tempdir");
+            let as_postgres = is_root();
+            if as_postgres {
+                // postgres refuses to run as root: hand the directory to the
+                // postgres system user.
+                let st = Command::new("chown")
+                    .args(["-R", "postgres:"])
+                    .arg(dir.path())
+                    .status()
+                    .expect("chown");
+                assert!(st.success(), "chown of the temp dir to postgres failed");
+            }
+            let port = TcpListener::bind("127.0.0.1:0")
+                .expect("bind")
+                .local_addr()
+                .expect("addr")
+                .port();
+            let data = dir.path().join("data");
+            let mut s = Self {
+                url: format!("postgres://postgres@127.0.0.1:{port}/postgres"),
+                bin,
+                data,
+                as_postgres,
+                _dir: dir,
+                port,
+            };
+            let out = s
+                .command("initdb")
+                .arg("-D")
+                .arg(&s.data)
+                .args(["-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
+                .output()
+                .expect("run initdb");
+            assert!(out.status.success(), "initdb failed: {}", stderr(&out));
+            let sock = s._dir.path().to_path_buf();
+            let opts = format!(
+                "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+                sock.display()
+            );
+            let out = s
+                .command("pg_ctl")
+                .arg("-D")
+                .arg(&s.data)
+                .args(["-o", &opts, "-l"])
+                .arg(sock.join("server.log"))
+                .args(["-w", "-t", "60", "start"])
+                .output()
+                .expect("run pg_ctl");
+            if !out.status.success() {
+                let log = std::fs::read_to_string(sock.join("server.log")).unwrap_or_default();
+                panic!("pg_ctl start failed: {}\n{log}", stderr(&out));
+            }
+            s.port = port;
+            Some(s)
+        }
+
+        pub(super) fn psql(&self, sql: &str) {
+            let out = self
+                .command("psql")
+                .args([
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    &self.port.to_string(),
+                    "-U",
+                    "postgres",
+                ])
+                .args(["-d", "postgres", "-v", "ON_ERROR_STOP=1", "-q", "-c", sql])
+                .output()
+                .expect("run psql");
+            assert!(out.status.success(), "psql failed: {}", stderr(&out));
+        }
+    }
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let _ = self
+                .command("pg_ctl")
+                .arg("-D")
+                .arg(&self.data)
+                .args(["-m", "immediate", "-w", "stop"])
+                .output();
+        }
+    }
+
+    /// The InferenceX tables the baseline query reads (a subset of the
+    /// app's schema, same column names and types).
+    pub(super) const SCHEMA: &str = "
+    create table configs (
+      id serial primary key,
+      hardware text not null, framework text not null, model text not null,
+      precision text not null, spec_method text not null,
+      disagg boolean not null default false, is_multinode boolean not null default false,
+      prefill_tp smallint not null, prefill_ep smallint not null default 1,
+      prefill_dp_attention boolean not null default false,
+      prefill_num_workers smallint not null default 0,
+      decode_tp smallint not null, decode_ep smallint not null default 1,
+      decode_dp_attention boolean not null default false,
+      decode_num_workers smallint not null default 0,
+      num_prefill_gpu smallint not null, num_decode_gpu smallint not null);
+    create table workflow_runs (
+      id bigserial primary key, github_run_id bigint not null,
+      run_attempt smallint not null default 0, name text not null,
+      head_branch text, created_at timestamptz not null, date date not null);
+    create table benchmark_results (
+      id bigserial primary key,
+      workflow_run_id bigint not null references workflow_runs(id),
+      config_id integer not null references configs(id),
+      benchmark_type text not null, date date not null,
+      isl integer not null, osl integer not null, conc integer not null,
+      image text, metrics jsonb not null, error text);
+    ";
+}
+
+#[test]
+fn postgres_baseline_uses_newest_main_error_free_row() {
+    let Some(server) = pg::Server::start() else {
+        return;
+    };
+    server.psql(pg::SCHEMA);
+    // One config (dsr1-fp8 on h100, TP8/EP1) and one at TP4 that must not match.
+    server.psql(
+        "insert into configs (hardware, framework, model, precision, spec_method, prefill_tp, prefill_ep, decode_tp, decode_ep, num_prefill_gpu, num_decode_gpu)
+         values ('h100','sglang','dsr1','fp8','none',8,1,8,1,8,8), ('h100','sglang','dsr1','fp8','none',4,1,4,1,4,4);
+         insert into workflow_runs (github_run_id, name, head_branch, created_at, date) values
+           (1,'sweep','main','2026-07-01','2026-07-01'),
+           (2,'sweep','main','2026-07-10','2026-07-10'),
+           (3,'sweep','feature','2026-07-20','2026-07-20'),
+           (4,'sweep','main','2026-07-25','2026-07-25');",
+    );
+    let insert = |run: i64, cfg: i64, date: &str, conc: i64, tput: f64, error: &str| {
+        let metrics = json!({"tput_per_gpu": tput, "output_tput_per_gpu": tput / 2.0,
+            "mean_tpot": 0.012, "mean_ttft": 0.25, "median_ttft": 0.25});
+        let error = if error.is_empty() {
+            "null".to_string()
+        } else {
+            format!("'{error}'")
+        };
+        server.psql(&format!(
+            "insert into benchmark_results (workflow_run_id, config_id, benchmark_type, date, isl, osl, conc, metrics, error)
+             values ({run}, {cfg}, 'single_turn', '{date}', 1024, 1024, {conc}, '{metrics}'::jsonb, {error});"
+        ));
+    };
+    insert(1, 1, "2026-07-01", 4, 900.0, ""); // old main row
+    insert(2, 1, "2026-07-10", 4, 1000.0, ""); // newest error-free main row: the baseline
+    insert(3, 1, "2026-07-20", 4, 5000.0, ""); // newer, but a feature branch
+    insert(4, 1, "2026-07-25", 4, 1.0, "server crashed"); // newer main, but failed
+    insert(2, 2, "2026-07-10", 4, 7777.0, ""); // other topology
+    insert(2, 1, "2026-07-10", 8, 1950.0, ""); // conc 8
+
+    let (_, new) = small_runs();
+    let f = Fixture::new(&[], &new);
+    let o = run(cmd()
+        .arg(f.path("new/agg_bmk.json"))
+        .env("DATABASE_URL", &server.url)
+        .arg("--json")
+        .arg(f.path("db.json"))
+        .arg("--fail-on-regression"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = read_json(&f.path("db.json"));
+    assert_eq!(j["baseline"]["source"], "database");
+    let points = j["points"].as_array().expect("points");
+    assert_eq!(points.len(), 2, "conc 4 and conc 8 of H100 TP8");
+    assert_eq!(points[0]["conc"], 4);
+    assert_eq!(points[0]["baseline"]["tput_per_gpu"], 1000.0);
+    assert_eq!(points[1]["baseline"]["tput_per_gpu"], 1950.0);
+    // The other new points have no baseline and are listed as such.
+    assert_eq!(j["unmatched_new"].as_array().expect("list").len(), 4);
+    assert!(
+        stderr(&o).contains("2 matched, 4 without a baseline"),
+        "{}",
+        stderr(&o)
+    );
+
+    // A regression against the database baseline fails with the flag.
+    insert(2, 1, "2026-07-10", 16, 9000.0, "");
+    let o = run(cmd()
+        .arg(f.path("new/agg_bmk.json"))
+        .env("DATABASE_URL", &server.url)
+        .arg("--fail-on-regression"));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("TP8 EP1, conc 16: tput/GPU (tok/s)"));
+}
+
+#[test]
+fn postgres_connection_failure_is_an_input_error_without_the_password() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let (_, new) = small_runs();
+    let f = Fixture::new(&[], &new);
+    let o = run(cmd()
+        .arg(f.path("new/agg_bmk.json"))
+        .arg("--database-url")
+        .arg(format!("postgres://u:hunter2@127.0.0.1:{port}/ix")));
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("connecting to postgres://u:***@127.0.0.1"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+}
