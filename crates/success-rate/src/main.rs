@@ -1,7 +1,106 @@
-//! `success-rate`: per-hardware job success counts of a workflow run.
+//! `success-rate`: per-hardware job success counts of a workflow run,
+//! written to `<stats_name>.json` (see the crate library for the rules).
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anyhow::{Context, Result, anyhow};
+use clap::Parser;
+use github_client::{Client, Config};
+use success_rate::{count, fetch_jobs, load_buckets, repo_path, to_json, to_markdown, to_table};
+use sweep_model::gha::{self, Level};
+
+/// Per-hardware success counts of every job attempt of a workflow run.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Cli {
+    /// Output base name: `run_stats` writes `run_stats.json`.
+    stats_name: String,
+    /// Runner configuration whose `cluster:` labels are the hardware buckets.
+    #[arg(
+        long,
+        env = "INPUT_RUNNER_CONFIG",
+        default_value = "configs/runners.yaml"
+    )]
+    runner_config: PathBuf,
+    /// Repository (`owner/name`).
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    repo: String,
+    /// Workflow run id.
+    #[arg(long, env = "GITHUB_RUN_ID")]
+    run_id: String,
+}
+
 fn main() -> ExitCode {
-    eprintln!("success-rate: not implemented yet");
-    ExitCode::from(2)
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let msg = format!("{e:#}");
+            gha::annotate(Level::Error, None, None, &msg);
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<()> {
+    let buckets = load_buckets(&cli.runner_config)?;
+    let run_id: u64 = cli.run_id.trim().parse().map_err(|_| {
+        anyhow!(
+            "GITHUB_RUN_ID / --run-id '{}' is not a run id (a positive integer)",
+            cli.run_id
+        )
+    })?;
+    let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
+    if config.token.is_none() {
+        return Err(anyhow!(
+            "GITHUB_TOKEN (or GH_TOKEN) is required: a token that can read the repository's Actions runs"
+        ));
+    }
+    let client = Client::new(config)?;
+    let out = PathBuf::from(format!("{}.json", cli.stats_name));
+
+    // Reference contract (fixture auth-failure-writes-null): a token that
+    // cannot even read /user gives a `null` file and exit 0, so the
+    // artifact step still finds its file; the warning says why.
+    match client.get("/user", &[]) {
+        Ok(user) => eprintln!(
+            "Authenticated as user: {}",
+            user.get("login").and_then(|v| v.as_str()).unwrap_or("?")
+        ),
+        Err(e) => {
+            let msg = format!(
+                "Authentication failed: {e}; writing null to {}",
+                out.display()
+            );
+            gha::annotate(Level::Warning, None, None, &msg);
+            eprintln!("warning: {msg}");
+            println!("No data to display");
+            write(&out, "null")?;
+            return Ok(());
+        }
+    }
+    let jobs = fetch_jobs(&client, &cli.repo, run_id).with_context(|| {
+        format!(
+            "listing the jobs of run {run_id} in {}",
+            repo_path(&cli.repo)
+        )
+    })?;
+    let stats = count(&jobs, &buckets);
+    println!("{}", to_table(&stats));
+    write(&out, &to_json(&stats))?;
+    gha::append_step_summary(&to_markdown(&stats, &run_id.to_string()))
+        .context("appending to GITHUB_STEP_SUMMARY")?;
+    eprintln!(
+        "wrote {} ({} jobs, {} buckets)",
+        out.display(),
+        jobs.len(),
+        buckets.len()
+    );
+    Ok(())
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    sweep_model::fsio::write_atomic(path, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
 }

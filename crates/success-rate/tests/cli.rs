@@ -1,0 +1,138 @@
+//! `success-rate` end to end against the loopback fake GitHub, with faults.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use fake_github::{FakeGitHub, Fault, Route};
+use serde_json::{Value, json};
+
+const REPO: &str = "acme/bench";
+const RUN: &str = "/repos/acme/bench/actions/runs/77";
+const JOBS: &str = "/repos/acme/bench/actions/runs/77/jobs";
+
+fn run(server: &FakeGitHub, dir: &Path) -> Output {
+    std::fs::create_dir_all(dir.join("configs")).expect("mkdir");
+    std::fs::write(
+        dir.join("configs/runners.yaml"),
+        "labels:\n  h100: [a]\n  cluster:h100-cw: [a]\n  cluster:b200-nb: [b]\n",
+    )
+    .expect("runners");
+    Command::new(env!("CARGO_BIN_EXE_success-rate"))
+        .arg("run_stats")
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("GITHUB_API_URL", server.base_url())
+        .env("GITHUB_TOKEN", "ghp_test")
+        .env("GITHUB_REPOSITORY", REPO)
+        .env("GITHUB_RUN_ID", "77")
+        .env("SWEEPKIT_GITHUB_RETRY_BASE_MS", "5")
+        .env("SWEEPKIT_GITHUB_RETRY_MAX_MS", "1500")
+        .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "4")
+        .output()
+        .expect("run success-rate")
+}
+
+fn server_with_jobs(n: usize) -> FakeGitHub {
+    let s = FakeGitHub::start().expect("server");
+    s.add_route(Route::json("GET", "/user", json!({"login": "ci"})));
+    s.add_route(Route::json(
+        "GET",
+        RUN,
+        json!({"id": 77, "name": "Run Sweep"}),
+    ));
+    // n jobs on h100-cw alternating success/failure, one skipped, one unmatched
+    let mut jobs: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({"name": format!("bench / p{i} | cluster:h100-cw c{i}"),
+                   "conclusion": if i % 2 == 0 { "success" } else { "failure" }})
+        })
+        .collect();
+    jobs.push(json!({"name": "bench b200-nb", "conclusion": "skipped"}));
+    jobs.push(json!({"name": "collect-results", "conclusion": "success"}));
+    s.add_route(Route::paginated(
+        "GET",
+        JOBS,
+        json!({"total_count": 0, "jobs": jobs}),
+        "object:jobs",
+    ));
+    s
+}
+
+fn stats(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("run_stats.json")).expect("run_stats.json");
+    assert!(!text.ends_with('\n'));
+    serde_json::from_str(&text).expect("json")
+}
+
+#[test]
+fn counts_over_pages_after_transient_faults() {
+    let s = server_with_jobs(150);
+    s.inject("GET", "/user", [Fault::Status(500)]);
+    s.inject("GET", RUN, [Fault::TooManyRequests { retry_after: 0 }]);
+    s.inject(
+        "GET",
+        JOBS,
+        [
+            Fault::Status(502),
+            Fault::SecondaryRateLimit {
+                retry_after: Some(0),
+            },
+        ],
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = run(&s, dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stats(dir.path()),
+        json!({"b200-nb": {"n_success": 0, "total": 0}, "h100-cw": {"n_success": 75, "total": 150}})
+    );
+    let jobs_reqs: Vec<_> = s
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == JOBS)
+        .collect();
+    assert!(
+        jobs_reqs
+            .iter()
+            .all(|r| r.query.get("filter").map(String::as_str) == Some("all"))
+    );
+    assert_eq!(jobs_reqs.len(), 4, "2 faults + 2 pages of 100");
+}
+
+#[test]
+fn clear_error_and_no_file_after_the_retry_budget() {
+    let s = server_with_jobs(3);
+    s.fail_always("GET", JOBS, Fault::Status(503));
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = run(&s, dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("GitHub API GET /repos/acme/bench/actions/runs/77/jobs?filter=all&per_page=100 failed: HTTP 503"),
+        "{err}"
+    );
+    assert!(err.contains("gave up after 4 attempts"), "{err}");
+    assert!(!dir.path().join("run_stats.json").exists());
+}
+
+#[test]
+fn bad_token_writes_null_and_exits_zero() {
+    let s = server_with_jobs(3);
+    s.add_route(
+        Route::json("GET", "/user", json!({"message": "Bad credentials"})).with_status(401),
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = run(&s, dir.path());
+    assert!(out.status.success());
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("run_stats.json")).expect("file"),
+        "null"
+    );
+    assert_eq!(s.count("GET", RUN), 0);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("No data to display"));
+}
