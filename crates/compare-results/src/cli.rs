@@ -27,33 +27,33 @@ pub struct Args {
     /// New results: an agg_bmk.json or a directory of result JSON files
     /// (the reference's positional <results_dir>).
     #[arg(value_name = "RESULTS")]
-    pub results: Option<PathBuf>,
+    pub results: Option<String>,
 
     /// New results (same as the positional argument).
-    #[arg(long, env = "INPUT_NEW", conflicts_with = "results")]
-    pub new: Option<PathBuf>,
+    #[arg(long, env = "INPUT_NEW")]
+    pub new: Option<String>,
 
     /// New evals: agg_eval_all.json.
     #[arg(long, env = "INPUT_NEW_EVALS")]
-    pub new_evals: Option<PathBuf>,
+    pub new_evals: Option<String>,
 
     /// Baseline results: an earlier agg_bmk.json (file or directory) or a
     /// saved benchmarks-API response.
     #[arg(long, env = "INPUT_BASELINE")]
-    pub baseline: Option<PathBuf>,
+    pub baseline: Option<String>,
 
     /// How to read --baseline / --baseline-url rows.
     #[arg(
         long,
         env = "INPUT_BASELINE_FORMAT",
-        value_enum,
+        value_parser = parse_format,
         default_value = "auto"
     )]
     pub baseline_format: BaselineFormat,
 
     /// Fetch the baseline from the benchmarks API, e.g.
     /// .../api/v1/benchmarks?model=Qwen-3.5-397B-A17B&date=2026-08-01&exact=true
-    #[arg(long, env = "INPUT_BASELINE_URL", conflicts_with = "baseline")]
+    #[arg(long, env = "INPUT_BASELINE_URL")]
     pub baseline_url: Option<String>,
 
     /// PostgreSQL database with the InferenceX schema; used when neither
@@ -63,11 +63,11 @@ pub struct Args {
 
     /// Baseline evals (agg_eval_all.json) to flag significant score drops.
     #[arg(long, env = "INPUT_BASELINE_EVALS")]
-    pub baseline_evals: Option<PathBuf>,
+    pub baseline_evals: Option<String>,
 
     /// Eval thresholds (validate-scores format, JSON or YAML).
     #[arg(long, env = "INPUT_THRESHOLDS")]
-    pub thresholds: Option<PathBuf>,
+    pub thresholds: Option<String>,
 
     /// Label of the baseline in the report heading.
     #[arg(long, env = "INPUT_BASELINE_LABEL")]
@@ -75,7 +75,7 @@ pub struct Args {
 
     /// Metric set: default (4), extended, or reference (the 13-metric
     /// compare_results.py table).
-    #[arg(long, env = "INPUT_METRICS", value_enum, default_value = "default")]
+    #[arg(long, env = "INPUT_METRICS", value_parser = parse_metrics, default_value = "default")]
     pub metrics: MetricSet,
 
     /// Per-metric tolerance, METRIC=FRACTION or METRIC=N% (repeatable or
@@ -86,7 +86,7 @@ pub struct Args {
     /// Policy file (JSON or YAML): {"tolerances": {metric: fraction},
     /// "strict": bool}; --tolerance and --strict override it.
     #[arg(long, env = "INPUT_POLICY")]
-    pub policy: Option<PathBuf>,
+    pub policy: Option<String>,
 
     /// A point regresses only on a throughput metric or on two latency
     /// metrics.
@@ -95,15 +95,15 @@ pub struct Args {
 
     /// Also write the markdown here.
     #[arg(long, env = "INPUT_MARKDOWN")]
-    pub markdown: Option<PathBuf>,
+    pub markdown: Option<String>,
 
     /// Write the JSON report here (an SVG chart is written next to it).
     #[arg(long, env = "INPUT_JSON")]
-    pub json: Option<PathBuf>,
+    pub json: Option<String>,
 
     /// Write the SVG chart here (default: the --json path with .svg).
     #[arg(long, env = "INPUT_SVG")]
-    pub svg: Option<PathBuf>,
+    pub svg: Option<String>,
 
     /// Leave the mermaid charts out of the markdown.
     #[arg(long, env = "INPUT_NO_CHART")]
@@ -116,6 +116,35 @@ pub struct Args {
     /// Timeout in seconds for --baseline-url.
     #[arg(long, env = "INPUT_TIMEOUT", default_value_t = 60)]
     pub timeout: u64,
+}
+
+/// Action inputs arrive as environment variables that are empty when not
+/// set; an empty value means "not given".
+fn given(v: &Option<String>) -> Option<PathBuf> {
+    v.as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+}
+
+fn parse_format(s: &str) -> Result<BaselineFormat, String> {
+    match s.trim() {
+        "" | "auto" => Ok(BaselineFormat::Auto),
+        "agg" => Ok(BaselineFormat::Agg),
+        "api" => Ok(BaselineFormat::Api),
+        other => Err(format!("'{other}': expected auto, agg or api")),
+    }
+}
+
+fn parse_metrics(s: &str) -> Result<MetricSet, String> {
+    match s.trim() {
+        "" | "default" => Ok(MetricSet::Default),
+        "extended" => Ok(MetricSet::Extended),
+        "reference" => Ok(MetricSet::Reference),
+        other => Err(format!(
+            "'{other}': expected default, extended or reference"
+        )),
+    }
 }
 
 /// What the run found.
@@ -171,7 +200,7 @@ fn policy(args: &Args) -> anyhow::Result<Policy> {
         Ok(())
     };
     let mut strict = false;
-    if let Some(path) = &args.policy {
+    if let Some(path) = &given(&args.policy) {
         let name = path.display().to_string();
         let v = read_structured(path)?;
         let Value::Object(m) = v else {
@@ -211,7 +240,10 @@ fn policy(args: &Args) -> anyhow::Result<Policy> {
 }
 
 fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
-    if let Some(path) = &args.baseline {
+    if given(&args.baseline).is_some() && given(&args.baseline_url).is_some() {
+        bail!("give one baseline: --baseline or --baseline-url, not both");
+    }
+    if let Some(path) = &given(&args.baseline) {
         let objects = load::load_objects(path)?;
         let rows = load::baseline_rows(objects, args.baseline_format)?;
         let api = matches!(args.baseline_format, BaselineFormat::Api)
@@ -228,7 +260,12 @@ fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
             rows,
         });
     }
-    if let Some(url) = &args.baseline_url {
+    if let Some(url) = args
+        .baseline_url
+        .as_deref()
+        .map(str::trim)
+        .filter(|u| !u.is_empty())
+    {
         let body = http::fetch(url, Duration::from_secs(args.timeout.max(1)))?;
         let objects = load::api_objects(&body, url)?;
         let rows = load::baseline_rows(objects, args.baseline_format)?;
@@ -238,7 +275,7 @@ fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
                 .baseline_label
                 .clone()
                 .unwrap_or_else(|| "InferenceX published results".into()),
-            path: Some(url.clone()),
+            path: Some(url.to_string()),
             rows,
         });
     }
@@ -290,11 +327,15 @@ pub fn report_json(
 
 /// Runs one comparison.
 pub fn run(args: &Args) -> anyhow::Result<Outcome> {
-    let Some(new_path) = args.new.as_ref().or(args.results.as_ref()) else {
+    let (new_arg, results_arg) = (given(&args.new), given(&args.results));
+    if new_arg.is_some() && results_arg.is_some() {
+        bail!("give the new results once: --new or the positional path, not both");
+    }
+    let Some(new_path) = new_arg.or(results_arg) else {
         bail!("no new results: give --new <agg_bmk.json|dir> (or the path as the first argument)");
     };
     let policy = policy(args)?;
-    let new_rows = load::agg_rows(load::load_objects(new_path)?)?;
+    let new_rows = load::agg_rows(load::load_objects(&new_path)?)?;
     eprintln!(
         "compare-results: loaded {} benchmark results from {}",
         new_rows.len(),
@@ -302,14 +343,8 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     );
     let baseline = if new_rows.is_empty() {
         Baseline {
-            source: if args.baseline.is_some() {
-                "agg"
-            } else if args.baseline_url.is_some() {
-                "api"
-            } else {
-                "database"
-            },
-            path: args.baseline.as_ref().map(|p| p.display().to_string()),
+            source: "none",
+            path: given(&args.baseline).map(|p| p.display().to_string()),
             label: args
                 .baseline_label
                 .clone()
@@ -320,18 +355,18 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         load_baseline(args, &new_rows)?
     };
 
-    let thresholds = match &args.thresholds {
+    let thresholds = match &given(&args.thresholds) {
         Some(p) => Some(Thresholds::from_value(
             &read_structured(p)?,
             &p.display().to_string(),
         )?),
         None => None,
     };
-    let mut eval_rows = match &args.new_evals {
+    let mut eval_rows = match &given(&args.new_evals) {
         Some(p) => load_evals(p, thresholds.as_ref())?,
         None => Vec::new(),
     };
-    if let Some(p) = &args.baseline_evals {
+    if let Some(p) = &given(&args.baseline_evals) {
         let base = load_evals(p, None)?;
         evals::attach_baseline(&mut eval_rows, &base);
     }
@@ -354,11 +389,12 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         _ => report::markdown(&input)?,
     };
 
-    if let Some(p) = &args.markdown {
+    if let Some(p) = &given(&args.markdown) {
         sweep_model::fsio::write_atomic(p, markdown.as_bytes())
             .with_context(|| format!("writing {}", p.display()))?;
     }
-    if let Some(p) = &args.json {
+    let json_path = given(&args.json);
+    if let Some(p) = &json_path {
         let doc = report_json(
             &comparison,
             baseline.source,
@@ -372,10 +408,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         sweep_model::fsio::write_atomic(p, &bytes)
             .with_context(|| format!("writing {}", p.display()))?;
     }
-    let svg_path = args
-        .svg
-        .clone()
-        .or_else(|| args.json.as_ref().map(|p| p.with_extension("svg")));
+    let svg_path = given(&args.svg).or_else(|| json_path.as_ref().map(|p| p.with_extension("svg")));
     if let Some(p) = svg_path {
         match chart::svg(&comparison).map_err(|e| anyhow::anyhow!("drawing the chart: {e}"))? {
             Some(svg) => sweep_model::fsio::write_atomic(&p, svg.as_bytes())

@@ -1011,3 +1011,45 @@ fn postgres_connection_failure_is_an_input_error_without_the_password() {
     );
     assert!(!err.contains("hunter2"), "{err}");
 }
+
+#[test]
+fn action_inputs_arrive_as_environment_with_empty_values() {
+    let (base, new) = small_runs();
+    let f = Fixture::new(&base, &new);
+    let summary = f.path("summary.md");
+    std::fs::create_dir_all(f.path("out")).expect("mkdir");
+    let mut c = cmd();
+    c.current_dir(f.path("out"))
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("INPUT_NEW", f.path("new/agg_bmk.json"))
+        .env("INPUT_BASELINE", f.path("base/agg_bmk.json"));
+    for k in [
+        "INPUT_BASELINE_URL",
+        "INPUT_BASELINE_FORMAT",
+        "INPUT_NEW_EVALS",
+        "INPUT_BASELINE_EVALS",
+        "INPUT_THRESHOLDS",
+        "INPUT_POLICY",
+        "INPUT_METRICS",
+        "INPUT_TOLERANCES",
+    ] {
+        c.env(k, "");
+    }
+    c.env("INPUT_FAIL_ON_REGRESSION", "false")
+        .env("INPUT_MARKDOWN", "compare.md")
+        .env("INPUT_JSON", "compare.json");
+    let o = run(&mut c);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(f.path("out/compare.md").is_file());
+    assert_eq!(
+        read_json(&f.path("out/compare.json"))["verdict"],
+        "no_regressions"
+    );
+    assert!(f.path("out/compare.svg").is_file());
+    assert!(
+        std::fs::read_to_string(&summary)
+            .expect("summary")
+            .contains("**Verdict: No regressions**")
+    );
+}
