@@ -1,7 +1,206 @@
-//! `collect-results`: normalise, aggregate and check benchmark and eval results.
+//! `collect-results`: normalise, aggregate and check benchmark and eval
+//! results. Thin CLI over the `collect_results` library.
+//!
+//! Exit codes: 0 ok; 1 input rejected, a check failed (`validate-scores`,
+//! `REQUIRE_POWER` without valid power) or an output could not be written;
+//! 2 usage error.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand};
+use collect_results::{aggregate, evals, process, summary, validate};
+use sweep_model::gha::{self, Level};
+
+#[derive(Parser)]
+#[command(
+    name = "collect-results",
+    version,
+    about = "Normalise, aggregate and check benchmark and eval results"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Normalise `<RESULT_FILENAME>.json` into `agg_<RESULT_FILENAME>.json`
+    /// plus `power_validation_<RESULT_FILENAME>.json` (configured by the
+    /// benchmark template's environment variables).
+    Process,
+    /// Collect every `*.json` under RESULTS_DIR into `agg_<EXP_NAME>.json`.
+    Aggregate {
+        results_dir: String,
+        exp_name: String,
+    },
+    /// Collect lm-eval results under ROOT into `agg_eval_<EXP_NAME>.json`
+    /// and print a markdown summary.
+    Evals {
+        root: String,
+        exp_name: String,
+        /// `hw` sorts the printed tables by hardware first; anything else by model prefix.
+        sort_by: Option<String>,
+    },
+    /// Check eval scores in the working directory against thresholds.
+    #[command(infer_long_args = true)]
+    ValidateScores {
+        /// Fallback minimum score when no threshold matches.
+        #[arg(long, default_value = "0.85", value_parser = parse_py_float)]
+        min_score: f64,
+        /// Thresholds file (YAML or JSON): `default.<task>`, `models.<prefix>.<task>`.
+        #[arg(long)]
+        thresholds: Option<PathBuf>,
+        /// `meta_env.json` used for the model prefix and the batch manifest.
+        #[arg(long, default_value = "meta_env.json")]
+        meta_env: String,
+        /// Model prefix (default: meta_env.json, then $MODEL_PREFIX).
+        #[arg(long)]
+        model_prefix: Option<String>,
+        /// Only metrics whose name starts with this are checked.
+        #[arg(long, default_value = "exact_match,", allow_hyphen_values = true)]
+        metric_prefix: String,
+        /// Glob for the result files.
+        #[arg(long, default_value = "results*.json")]
+        results_glob: String,
+        /// Space-separated concurrencies the workflow requested.
+        #[arg(long, allow_hyphen_values = true)]
+        expected_concs: Option<String>,
+    },
+}
+
+fn parse_py_float(s: &str) -> Result<f64, String> {
+    collect_results::pyconv::parse_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
+}
+
+/// Prints an error (and its annotation inside Actions) and returns exit 1.
+fn fail(context: &str, err: &dyn std::fmt::Display) -> ExitCode {
+    let msg = format!("{context}: {err:#}");
+    eprintln!("error: {msg}");
+    gha::annotate(Level::Error, None, None, &msg);
+    ExitCode::from(1)
+}
+
+fn step_summary(md: &str) {
+    if gha::in_actions()
+        && let Err(e) = gha::append_step_summary(md)
+    {
+        eprintln!("warning: cannot append to $GITHUB_STEP_SUMMARY: {e}");
+    }
+}
+
+fn cwd() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+}
+
+fn env_lookup(name: &str) -> Option<String> {
+    std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+}
+
+fn run_process() -> ExitCode {
+    let dir = cwd();
+    match process::run(&env_lookup, &dir) {
+        Ok(out) => {
+            for m in &out.power.messages {
+                eprintln!("{m}");
+            }
+            match serde_json::to_string_pretty(&out.row) {
+                Ok(s) => println!("{s}"),
+                Err(e) => return fail("process", &e),
+            }
+            if out.power.fail_exit && !out.power.valid {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => fail("process", &e),
+    }
+}
+
+fn run_aggregate(results_dir: &str, exp_name: &str) -> ExitCode {
+    let dir = cwd();
+    match aggregate::run(&dir.join(results_dir), exp_name, &dir) {
+        Ok(report) => {
+            eprintln!("{}", summary::aggregate_line(&report, results_dir));
+            step_summary(&summary::aggregate_markdown(&report, results_dir));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail("aggregate", &e),
+    }
+}
+
+fn run_evals(root: &str, exp_name: &str, sort_by: Option<&str>) -> ExitCode {
+    let dir = cwd();
+    match evals::run(root, exp_name, &dir, &dir) {
+        Ok(report) => {
+            print!(
+                "{}",
+                evals::render_markdown(&report.rows, sort_by.unwrap_or("model_prefix"))
+            );
+            let _ = std::io::stdout().flush();
+            eprintln!("{}", summary::evals_line(&report));
+            step_summary(&summary::evals_markdown(&report, root));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail("evals", &e),
+    }
+}
+
+fn run_validate(opts: validate::ValidateOptions, dir: &Path) -> ExitCode {
+    let outcome = validate::run(&opts, dir);
+    for (stream, line) in &outcome.lines {
+        match stream {
+            validate::Stream::Out => {
+                println!("{line}");
+                let _ = std::io::stdout().flush();
+            }
+            validate::Stream::Err => eprintln!("{line}"),
+        }
+    }
+    ExitCode::from(outcome.exit)
+}
+
 fn main() -> ExitCode {
-    eprintln!("collect-results: not implemented yet");
-    ExitCode::from(2)
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Process => run_process(),
+        Command::Aggregate {
+            results_dir,
+            exp_name,
+        } => run_aggregate(&results_dir, &exp_name),
+        Command::Evals {
+            root,
+            exp_name,
+            sort_by,
+        } => run_evals(&root, &exp_name, sort_by.as_deref()),
+        Command::ValidateScores {
+            min_score,
+            thresholds,
+            meta_env,
+            model_prefix,
+            metric_prefix,
+            results_glob,
+            expected_concs,
+        } => run_validate(
+            validate::ValidateOptions {
+                min_score,
+                thresholds,
+                meta_env,
+                model_prefix,
+                metric_prefix,
+                results_glob,
+                expected_concs,
+                env_model_prefix: env_lookup("MODEL_PREFIX"),
+            },
+            &cwd(),
+        ),
+    }
 }

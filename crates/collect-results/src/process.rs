@@ -1,0 +1,538 @@
+//! `collect-results process`: one raw benchmark_serving result plus the
+//! benchmark template's environment become one normalised row
+//! (`agg_<RESULT_FILENAME>.json`) and its power-validation sidecar
+//! (spec `results.md` §2–3).
+//!
+//! Every check runs before anything is written, in the reference's order, so
+//! the first failure is the one reported and no output file appears.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+use sweep_model::results::{
+    BenchmarkRow, ComponentMetadata, MultiNodeTopology, SingleNodeTopology, Topology,
+};
+
+use crate::power::{self, PowerOutcome};
+use crate::pyconv::{parse_int, py_path, value_to_float, value_to_int};
+
+/// Why `process` rejected its input.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    #[error("Missing required environment variables: {}", .0.join(", "))]
+    MissingVars(Vec<String>),
+    #[error("environment variable {var}={value:?} is not an integer")]
+    BadInt { var: String, value: String },
+    #[error("cannot read benchmark result {file}: {source}")]
+    Read {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("benchmark result {file} is not valid JSON: {source}")]
+    Json {
+        file: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("benchmark result {file}: {msg}")]
+    Field { file: String, msg: String },
+    #[error("{var} must contain valid JSON")]
+    RouterJson { var: String },
+    #[error("{var} must contain exactly 'name' and 'version'")]
+    RouterKeys { var: String },
+    #[error("{var} name and version must be non-empty strings")]
+    RouterValues { var: String },
+    #[error("PREFILL_HARDWARE and DECODE_HARDWARE must be specified together.")]
+    PartialRoleHardware,
+    #[error("Multinode PP, DCP, and PCP sizes must be positive integers.")]
+    MultinodeSizes,
+    #[error("Multinode results require at least one GPU.")]
+    NoGpu,
+    #[error("Multinode results require at least one prefill GPU.")]
+    NoPrefillGpu,
+    #[error("Disaggregated mode requires multinode setup.")]
+    DisaggWithoutMultinode,
+    #[error("PP_SIZE, DCP_SIZE, and PCP_SIZE must be positive integers.")]
+    SingleNodeSizes,
+    #[error("TP * PP_SIZE * PCP_SIZE is {0}: cannot compute throughput per GPU (division by zero)")]
+    ZeroGpus(i64),
+    #[error("cannot write {file}: {source}")]
+    Write {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What `process` produced.
+#[derive(Debug)]
+pub struct ProcessOutput {
+    /// The final aggregate row (after the power step), as written.
+    pub row: Map<String, Value>,
+    pub agg_path: PathBuf,
+    pub sidecar_path: PathBuf,
+    /// Power verdict; `failed_exit` says whether the run must exit 1
+    /// (`REQUIRE_POWER` on and power invalid).
+    pub power: PowerOutcome,
+}
+
+/// Environment lookup (injected so tests need not touch the process env).
+pub type EnvFn<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+const BASE_VARS: &[&str] = &[
+    "RUNNER_TYPE",
+    "FRAMEWORK",
+    "PRECISION",
+    "SPEC_DECODING",
+    "RESULT_FILENAME",
+    "ISL",
+    "OSL",
+    "DISAGG",
+    "MODEL_PREFIX",
+    "IMAGE",
+];
+const SINGLE_NODE_VARS: &[&str] = &["TP", "EP_SIZE", "DP_ATTENTION"];
+const MULTI_NODE_VARS: &[&str] = &[
+    "PREFILL_GPUS",
+    "DECODE_GPUS",
+    "PREFILL_NUM_WORKERS",
+    "PREFILL_TP",
+    "PREFILL_EP",
+    "PREFILL_DP_ATTN",
+    "DECODE_NUM_WORKERS",
+    "DECODE_TP",
+    "DECODE_EP",
+    "DECODE_DP_ATTN",
+];
+
+/// Values of a group of required variables, or the list of missing ones.
+fn required(env: EnvFn<'_>, names: &[&str]) -> Result<Vec<String>, ProcessError> {
+    let mut values = Vec::with_capacity(names.len());
+    let mut missing = Vec::new();
+    for name in names {
+        match env(name) {
+            Some(v) => values.push(v),
+            None => missing.push((*name).to_owned()),
+        }
+    }
+    if missing.is_empty() {
+        Ok(values)
+    } else {
+        Err(ProcessError::MissingVars(missing))
+    }
+}
+
+fn int_var(var: &str, value: &str) -> Result<i64, ProcessError> {
+    parse_int(value).ok_or_else(|| ProcessError::BadInt {
+        var: var.to_owned(),
+        value: value.to_owned(),
+    })
+}
+
+/// Optional integer variable with a default of 1.
+fn size_var(env: EnvFn<'_>, var: &str) -> Result<i64, ProcessError> {
+    match env(var) {
+        Some(v) => int_var(var, &v),
+        None => Ok(1),
+    }
+}
+
+/// `ROUTER_METADATA`-style strict `{name, version}` metadata.
+fn component_metadata(
+    env: EnvFn<'_>,
+    var: &str,
+) -> Result<Option<ComponentMetadata>, ProcessError> {
+    let raw = match env(var) {
+        None => return Ok(None),
+        Some(r) if r.is_empty() || r == "null" => return Ok(None),
+        Some(r) => r,
+    };
+    let value: Value = serde_json::from_str(&raw).map_err(|_| ProcessError::RouterJson {
+        var: var.to_owned(),
+    })?;
+    let keys_ok = value
+        .as_object()
+        .is_some_and(|o| o.len() == 2 && o.contains_key("name") && o.contains_key("version"));
+    if !keys_ok {
+        return Err(ProcessError::RouterKeys {
+            var: var.to_owned(),
+        });
+    }
+    let get = |k: &str| {
+        value
+            .get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    match (get("name"), get("version")) {
+        (Some(name), Some(version)) => Ok(Some(ComponentMetadata { name, version })),
+        _ => Err(ProcessError::RouterValues {
+            var: var.to_owned(),
+        }),
+    }
+}
+
+fn is_true(v: &str) -> bool {
+    v.to_lowercase() == "true"
+}
+
+/// Reads the raw result object, naming the file on every failure.
+fn read_result(path: &Path, display: &str) -> Result<Map<String, Value>, ProcessError> {
+    let bytes = std::fs::read(path).map_err(|source| ProcessError::Read {
+        file: display.to_owned(),
+        source,
+    })?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|source| ProcessError::Json {
+        file: display.to_owned(),
+        source,
+    })?;
+    match value {
+        Value::Object(m) => Ok(m),
+        other => Err(ProcessError::Field {
+            file: display.to_owned(),
+            msg: format!(
+                "expected a JSON object, found {}",
+                sweep_model::results::json_type_name(&other)
+            ),
+        }),
+    }
+}
+
+/// Runs `process` in `dir` (the job workspace) with `env`. Writes both
+/// output files only when every check passed.
+pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
+    let base = required(env, BASE_VARS)?;
+    let [
+        hw,
+        framework,
+        precision,
+        spec_decoding,
+        result_filename,
+        isl,
+        osl,
+        disagg,
+        prefix,
+        image,
+    ] = <[String; 10]>::try_from(base).map_err(|_| ProcessError::MissingVars(Vec::new()))?;
+    let disagg = is_true(&disagg);
+    let recipe_fingerprint = env("RECIPE_FINGERPRINT").unwrap_or_default();
+
+    let bench_name = format!("{result_filename}.json");
+    let bmk = read_result(&dir.join(&bench_name), &bench_name)?;
+    let field_err = |msg: String| ProcessError::Field {
+        file: bench_name.clone(),
+        msg,
+    };
+
+    let conc_v = bmk
+        .get("max_concurrency")
+        .ok_or_else(|| field_err("required field 'max_concurrency' is missing".into()))?;
+    let conc = value_to_int(conc_v).ok_or_else(|| {
+        field_err(format!(
+            "field 'max_concurrency' must be an integer, found {conc_v}"
+        ))
+    })?;
+    let model_v = bmk
+        .get("model_id")
+        .ok_or_else(|| field_err("required field 'model_id' is missing".into()))?;
+    let model = model_v
+        .as_str()
+        .ok_or_else(|| {
+            field_err(format!(
+                "field 'model_id' must be a string, found {model_v}"
+            ))
+        })?
+        .to_owned();
+    let isl = int_var("ISL", &isl)?;
+    let osl = int_var("OSL", &osl)?;
+
+    let router = component_metadata(env, "ROUTER_METADATA")?;
+    let kv_p2p_transfer = env("KV_P2P_TRANSFER").filter(|v| !v.is_empty());
+    let is_multinode = env("IS_MULTINODE").is_some_and(|v| is_true(&v));
+
+    // Throughputs are read lazily in the reference (inside the topology
+    // dict), i.e. after every topology check; keep that order.
+    let throughput = |key: &str| -> Result<f64, ProcessError> {
+        let v = bmk
+            .get(key)
+            .ok_or_else(|| field_err(format!("required field '{key}' is missing")))?;
+        value_to_float(v)
+            .ok_or_else(|| field_err(format!("field '{key}' must be a number, found {v}")))
+    };
+
+    let (topology, tput, out_tput, in_tput, expected_gpus, gpu_split);
+    if is_multinode {
+        let mn = required(env, MULTI_NODE_VARS)?;
+        let prefill_hw = env("PREFILL_HARDWARE").unwrap_or_default();
+        let decode_hw = env("DECODE_HARDWARE").unwrap_or_default();
+        if prefill_hw.is_empty() != decode_hw.is_empty() {
+            return Err(ProcessError::PartialRoleHardware);
+        }
+        let prefill_gpus = int_var("PREFILL_GPUS", &mn[0])?;
+        let decode_gpus = int_var("DECODE_GPUS", &mn[1])?;
+        let prefill_num_workers = int_var("PREFILL_NUM_WORKERS", &mn[2])?;
+        let prefill_tp = int_var("PREFILL_TP", &mn[3])?;
+        let prefill_pp = size_var(env, "PREFILL_PP_SIZE")?;
+        let prefill_dcp = size_var(env, "PREFILL_DCP_SIZE")?;
+        let prefill_pcp = size_var(env, "PREFILL_PCP_SIZE")?;
+        let prefill_ep = int_var("PREFILL_EP", &mn[4])?;
+        let decode_num_workers = int_var("DECODE_NUM_WORKERS", &mn[6])?;
+        let decode_tp = int_var("DECODE_TP", &mn[7])?;
+        let decode_pp = size_var(env, "DECODE_PP_SIZE")?;
+        let decode_dcp = size_var(env, "DECODE_DCP_SIZE")?;
+        let decode_pcp = size_var(env, "DECODE_PCP_SIZE")?;
+        let decode_ep = int_var("DECODE_EP", &mn[8])?;
+        if [
+            prefill_pp,
+            prefill_dcp,
+            prefill_pcp,
+            decode_pp,
+            decode_dcp,
+            decode_pcp,
+        ]
+        .iter()
+        .any(|&v| v <= 0)
+        {
+            return Err(ProcessError::MultinodeSizes);
+        }
+        let total = prefill_gpus + decode_gpus;
+        if total <= 0 {
+            return Err(ProcessError::NoGpu);
+        }
+        if prefill_gpus <= 0 {
+            return Err(ProcessError::NoPrefillGpu);
+        }
+        let has_decode = decode_gpus > 0;
+        let out_den = if has_decode { decode_gpus } else { total };
+        let t = throughput("total_token_throughput")?;
+        let o = throughput("output_throughput")?;
+        tput = t / total as f64;
+        out_tput = o / out_den as f64;
+        in_tput = (t - o) / prefill_gpus as f64;
+        let role_hw = (!prefill_hw.is_empty()).then_some((prefill_hw, decode_hw));
+        topology = Topology::MultiNode(MultiNodeTopology {
+            prefill_tp,
+            prefill_pp,
+            prefill_dcp_size: prefill_dcp,
+            prefill_pcp_size: prefill_pcp,
+            prefill_ep,
+            prefill_dp_attention: mn[5].clone(),
+            prefill_num_workers,
+            decode_tp: if has_decode { decode_tp } else { 0 },
+            decode_pp: if has_decode { decode_pp } else { 1 },
+            decode_dcp_size: if has_decode { decode_dcp } else { 1 },
+            decode_pcp_size: if has_decode { decode_pcp } else { 1 },
+            decode_ep: if has_decode { decode_ep } else { 0 },
+            decode_dp_attention: mn[9].clone(),
+            decode_num_workers,
+            num_prefill_gpu: prefill_gpus,
+            num_decode_gpu: decode_gpus,
+            prefill_hw: role_hw.as_ref().map(|(p, _)| p.clone()),
+            decode_hw: role_hw.map(|(_, d)| d),
+        });
+        expected_gpus = total;
+        gpu_split = Some((prefill_gpus, decode_gpus));
+    } else {
+        if disagg {
+            return Err(ProcessError::DisaggWithoutMultinode);
+        }
+        let sn = required(env, SINGLE_NODE_VARS)?;
+        let tp = int_var("TP", &sn[0])?;
+        let ep = int_var("EP_SIZE", &sn[1])?;
+        let pp = size_var(env, "PP_SIZE")?;
+        let dcp_size = size_var(env, "DCP_SIZE")?;
+        let pcp_size = size_var(env, "PCP_SIZE")?;
+        if pp <= 0 || dcp_size <= 0 || pcp_size <= 0 {
+            return Err(ProcessError::SingleNodeSizes);
+        }
+        let topo = SingleNodeTopology {
+            tp,
+            pp,
+            dcp_size,
+            pcp_size,
+            ep,
+            dp_attention: sn[2].clone(),
+        };
+        let n = topo.gpu_count();
+        let t = throughput("total_token_throughput")?;
+        if n == 0 {
+            return Err(ProcessError::ZeroGpus(n));
+        }
+        let o = throughput("output_throughput")?;
+        tput = t / n as f64;
+        out_tput = o / n as f64;
+        in_tput = (t - o) / n as f64;
+        topology = Topology::SingleNode(topo);
+        expected_gpus = n;
+        gpu_split = None;
+    }
+
+    let row = BenchmarkRow {
+        hw,
+        conc,
+        image,
+        model,
+        infmax_model_prefix: prefix,
+        framework,
+        precision,
+        spec_decoding,
+        disagg,
+        recipe_fingerprint,
+        isl,
+        osl,
+        router,
+        kv_p2p_transfer,
+        topology,
+        tput_per_gpu: tput,
+        output_tput_per_gpu: out_tput,
+        input_tput_per_gpu: in_tput,
+        metrics: Map::new(),
+    };
+    let mut data = row.to_map();
+    convert_latencies(&bmk, &mut data).map_err(field_err)?;
+
+    // Power step (v1: the no-telemetry contract; see power.rs).
+    let power_env = power::PowerEnv {
+        require_power: env("REQUIRE_POWER")
+            .is_some_and(|v| matches!(v.to_lowercase().as_str(), "1" | "true" | "yes")),
+        gpu_metrics_csv: env("GPU_METRICS_CSV"),
+        power_artifact_dir: env("POWER_ARTIFACT_DIR").unwrap_or_else(|| "LOGS/power".into()),
+        power_producer_sha: env("POWER_PRODUCER_SHA").filter(|v| !v.is_empty()),
+    };
+    let bench_result = py_path(&bench_name);
+    let sidecar_name = py_path(&format!("power_validation_{result_filename}.json"));
+    let (power, sidecar) = power::evaluate(
+        &power_env,
+        dir,
+        &bmk,
+        &bench_result,
+        &sidecar_name,
+        expected_gpus,
+        gpu_split,
+        &mut data,
+    );
+
+    let agg_path = dir.join(format!("agg_{result_filename}.json"));
+    let sidecar_path = dir.join(&sidecar_name);
+    write_pair(
+        &agg_path,
+        &Value::Object(data.clone()),
+        &sidecar_path,
+        &sidecar,
+    )?;
+    Ok(ProcessOutput {
+        row: data,
+        agg_path,
+        sidecar_path,
+        power,
+    })
+}
+
+/// Writes the aggregate, then the sidecar; if the second write fails the
+/// first file is removed again so an error never leaves a half result.
+fn write_pair(
+    agg_path: &Path,
+    agg: &Value,
+    sidecar_path: &Path,
+    sidecar: &Value,
+) -> Result<(), ProcessError> {
+    let write = |p: &Path, v: &Value| {
+        sweep_model::fsio::write_json_atomic(p, v, true).map_err(|source| ProcessError::Write {
+            file: p.display().to_string(),
+            source,
+        })
+    };
+    let agg_existed = agg_path.exists();
+    write(agg_path, agg)?;
+    if let Err(e) = write(sidecar_path, sidecar) {
+        if !agg_existed {
+            let _ = std::fs::remove_file(agg_path);
+        }
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Latency and interactivity conversion (§2.4), applied in the input's key
+/// order with Python dict semantics: an existing key keeps its position and
+/// takes the new value.
+pub fn convert_latencies(
+    bmk: &Map<String, Value>,
+    data: &mut Map<String, Value>,
+) -> Result<(), String> {
+    for (key, value) in bmk {
+        let ends_ms = key.ends_with("ms");
+        let has_tpot = key.contains("tpot");
+        if !ends_ms && !has_tpot {
+            continue;
+        }
+        let v = value_to_float(value)
+            .ok_or_else(|| format!("field '{key}' must be a number, found {value}"))?;
+        let base = key.replace("_ms", "");
+        if ends_ms {
+            data.insert(base.clone(), finite(key, v / 1000.0)?);
+        }
+        if has_tpot {
+            if v == 0.0 {
+                return Err(format!(
+                    "field '{key}' is 0: cannot derive interactivity (1000 / {key})"
+                ));
+            }
+            data.insert(base.replace("tpot", "intvty"), finite(key, 1000.0 / v)?);
+        }
+    }
+    Ok(())
+}
+
+fn finite(key: &str, x: f64) -> Result<Value, String> {
+    serde_json::Number::from_f64(x)
+        .map(Value::Number)
+        .ok_or_else(|| format!("field '{key}' gives a non-finite value, which JSON cannot hold"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn latency_keys_become_seconds_and_tpot_keys_interactivity() {
+        let bmk = json!({"mean_tpot_ms": 5.0, "p99.9_ttft_ms": 1500, "median_tpot": 0.02,
+                         "std_tpot_ms": "2.5", "other": 1});
+        let mut data = Map::new();
+        convert_latencies(bmk.as_object().expect("obj"), &mut data).expect("ok");
+        assert_eq!(
+            Value::Object(data),
+            json!({"mean_tpot": 0.005, "mean_intvty": 200.0, "p99.9_ttft": 1.5,
+                   "median_intvty": 50000.0, "std_tpot": 0.0025, "std_intvty": 400.0})
+        );
+    }
+
+    #[test]
+    fn derived_key_overwrites_in_place() {
+        let bmk = json!({"conc_ms": 2000});
+        let mut data = Map::new();
+        data.insert("conc".into(), json!(64));
+        data.insert("z".into(), json!(1));
+        convert_latencies(bmk.as_object().expect("obj"), &mut data).expect("ok");
+        assert_eq!(
+            serde_json::to_string(&data).expect("s"),
+            r#"{"conc":2.0,"z":1}"#
+        );
+    }
+
+    #[test]
+    fn bad_latency_values_are_named() {
+        for (bmk, needle) in [
+            (json!({"mean_ttft_ms": null}), "mean_ttft_ms"),
+            (json!({"mean_tpot_ms": 0}), "is 0"),
+            (json!({"x_ms": "fast"}), "x_ms"),
+        ] {
+            let err = convert_latencies(bmk.as_object().expect("obj"), &mut Map::new())
+                .expect_err("must fail");
+            assert!(err.contains(needle), "{err}");
+        }
+    }
+}

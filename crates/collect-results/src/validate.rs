@@ -1,0 +1,599 @@
+//! `collect-results validate-scores`: checks lm-eval scores in the job
+//! workspace against per-model and per-task thresholds, and checks that a
+//! batched eval produced every requested concurrency (spec `results.md` §6).
+//!
+//! Output lines go to stdout (`PASS`, informational) or stderr (`FAIL`,
+//! `WARN`) exactly as the reference splits them; the function returns them
+//! instead of printing so tests can assert on both streams.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::evals::conc_suffix;
+use crate::pyconv::{float_repr, py_str};
+
+/// Options of `validate-scores` (the reference's flags).
+#[derive(Debug, Clone)]
+pub struct ValidateOptions {
+    pub min_score: f64,
+    pub thresholds: Option<PathBuf>,
+    pub meta_env: String,
+    pub model_prefix: Option<String>,
+    pub metric_prefix: String,
+    pub results_glob: String,
+    pub expected_concs: Option<String>,
+    /// `MODEL_PREFIX` from the environment (last-resort prefix).
+    pub env_model_prefix: Option<String>,
+}
+
+/// Which stream a line belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Out,
+    Err,
+}
+
+/// Everything `validate-scores` says, and its exit code (0 or 1).
+#[derive(Debug, Clone, Default)]
+pub struct ValidateOutcome {
+    pub lines: Vec<(Stream, String)>,
+    pub exit: u8,
+    pub checked: usize,
+    pub failed: bool,
+}
+
+impl ValidateOutcome {
+    fn out(&mut self, s: String) {
+        self.lines.push((Stream::Out, s));
+    }
+    fn err(&mut self, s: String) {
+        self.lines.push((Stream::Err, s));
+    }
+}
+
+/// Threshold tables: `default.<task>` and `models.<prefix>.<task>`.
+#[derive(Debug, Clone, Default)]
+struct Thresholds {
+    default: Map<String, Value>,
+    models: Map<String, Value>,
+}
+
+fn load_thresholds(path: &Path) -> Result<Thresholds, String> {
+    let doc = sweep_model::yaml::load_file(path).map_err(|e| format!("invalid YAML: {e}"))?;
+    let Value::Object(cfg) = doc.into_value() else {
+        return Err("thresholds config must be a mapping".to_owned());
+    };
+    let table = |v: Option<&Value>| v.and_then(Value::as_object).cloned().unwrap_or_default();
+    if !cfg.contains_key("default") && !cfg.contains_key("models") {
+        // Legacy flat format: the whole mapping is the per-task default.
+        return Ok(Thresholds {
+            default: cfg,
+            models: Map::new(),
+        });
+    }
+    Ok(Thresholds {
+        default: table(cfg.get("default")),
+        models: table(cfg.get("models")),
+    })
+}
+
+/// Reads `meta_env.json`; the error text mimics Python's exception text.
+fn read_meta(path: &str, cwd: &Path) -> Result<Value, String> {
+    let bytes = std::fs::read(cwd.join(path)).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => format!("[Errno 2] No such file or directory: '{path}'"),
+        _ => format!("{e}: '{path}'"),
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("invalid JSON: {e}"))
+}
+
+fn detect_prefix(opts: &ValidateOptions, cwd: &Path) -> Option<String> {
+    if let Some(p) = opts.model_prefix.as_ref().filter(|p| !p.is_empty()) {
+        return Some(p.clone());
+    }
+    if let Ok(Value::Object(meta)) = read_meta(&opts.meta_env, cwd) {
+        match meta.get("infmax_model_prefix") {
+            Some(Value::String(s)) if !s.is_empty() && s != "unknown" => return Some(s.clone()),
+            Some(v @ (Value::Number(_) | Value::Bool(true))) => return Some(py_str(v)),
+            _ => {}
+        }
+    }
+    opts.env_model_prefix
+        .clone()
+        .filter(|p| !p.is_empty() && p != "unknown")
+}
+
+/// `fnmatch.fnmatchcase`: `*`, `?`, `[seq]`, `[!seq]`.
+pub fn fnmatch(pattern: &str, name: &str) -> bool {
+    fn rec(p: &[char], n: &[char]) -> bool {
+        match p.first() {
+            None => n.is_empty(),
+            Some('*') => (0..=n.len()).any(|i| rec(&p[1..], &n[i..])),
+            Some('?') => !n.is_empty() && rec(&p[1..], &n[1..]),
+            Some('[') => {
+                let close = p.iter().skip(2).position(|&c| c == ']').map(|i| i + 2);
+                match (close, n.first()) {
+                    (Some(end), Some(&c)) => {
+                        let (neg, set) = match p[1] {
+                            '!' => (true, &p[2..end]),
+                            _ => (false, &p[1..end]),
+                        };
+                        let mut hit = false;
+                        let mut i = 0;
+                        while i < set.len() {
+                            if i + 2 < set.len() && set[i + 1] == '-' {
+                                hit |= set[i] <= c && c <= set[i + 2];
+                                i += 3;
+                            } else {
+                                hit |= set[i] == c;
+                                i += 1;
+                            }
+                        }
+                        hit != neg && rec(&p[end + 1..], &n[1..])
+                    }
+                    (None, Some(&c)) => c == '[' && rec(&p[1..], &n[1..]),
+                    (_, None) => false,
+                }
+            }
+            Some(&c) => n.first() == Some(&c) && rec(&p[1..], &n[1..]),
+        }
+    }
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    rec(&p, &n)
+}
+
+/// `sorted(glob.glob(pattern))` for a pattern whose wildcards are in the
+/// last path component; hidden names only match a pattern starting with `.`.
+pub fn glob_sorted(pattern: &str, cwd: &Path) -> Vec<String> {
+    let (dir, file_pat) = match pattern.rsplit_once('/') {
+        Some((d, f)) => (Some(d), f),
+        None => (None, pattern),
+    };
+    let base = match dir {
+        Some("") => PathBuf::from("/"),
+        Some(d) => cwd.join(d),
+        None => cwd.to_path_buf(),
+    };
+    let Ok(entries) = std::fs::read_dir(&base) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| (!n.starts_with('.') || file_pat.starts_with('.')) && fnmatch(file_pat, n))
+        .map(|n| match dir {
+            Some(d) => format!("{d}/{n}"),
+            None => n,
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// A Python int-like JSON value (ints and booleans, not floats).
+fn py_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Bool(b) => Some(i64::from(*b)),
+        Value::Number(n) if !n.is_f64() => n.as_i64(),
+        _ => None,
+    }
+}
+
+fn join_sorted(set: &BTreeSet<i64>) -> String {
+    set.iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The batch-manifest checks (§6 step 5). Returns the error messages.
+fn batch_manifest_errors(
+    meta_path: &str,
+    cwd: &Path,
+    result_files: &[String],
+    expected: Option<&[i64]>,
+) -> Vec<String> {
+    let meta = match read_meta(meta_path, cwd) {
+        Ok(Value::Object(m)) => m,
+        other => {
+            let why = match other {
+                Err(e) => e,
+                Ok(_) => "not a JSON object".to_owned(),
+            };
+            if expected.is_some()
+                || result_files
+                    .iter()
+                    .any(|f| conc_suffix(file_name(f)).is_some())
+            {
+                return vec![format!(
+                    "batched eval result files exist but {meta_path} is unavailable or invalid: {why}"
+                )];
+            }
+            return Vec::new();
+        }
+    };
+    if let (Some(exp), false) = (expected, meta.contains_key("eval_concs")) {
+        if exp.len() > 1 {
+            return vec![
+                "workflow requested multiple concurrencies but batched eval metadata is missing"
+                    .to_owned(),
+            ];
+        }
+        let mut errors = Vec::new();
+        let conc_matches = match meta.get("conc") {
+            Some(Value::Number(n)) => n.as_f64() == Some(exp[0] as f64),
+            Some(Value::Bool(b)) => i64::from(*b) == exp[0],
+            _ => false,
+        };
+        if !conc_matches {
+            errors.push("eval metadata concurrency does not match workflow request".to_owned());
+        }
+        if result_files.len() != 1 {
+            errors.push("eval must produce exactly one result file".to_owned());
+        }
+        return errors;
+    }
+    if !meta.contains_key("eval_concs") {
+        return Vec::new();
+    }
+    let lists: Vec<Option<&Vec<Value>>> =
+        ["eval_concs", "completed_eval_concs", "failed_eval_concs"]
+            .iter()
+            .map(|k| meta.get(*k).and_then(Value::as_array))
+            .collect();
+    let (Some(meta_expected), Some(completed), Some(failed)) = (lists[0], lists[1], lists[2])
+    else {
+        return vec![
+            "batched eval metadata must contain list-valued concurrency fields".to_owned(),
+        ];
+    };
+    let ints = |l: &Vec<Value>| -> Option<Vec<i64>> {
+        l.iter().map(|v| py_int(v).filter(|&n| n > 0)).collect()
+    };
+    let (Some(meta_expected), Some(completed), Some(failed)) =
+        (ints(meta_expected), ints(completed), ints(failed))
+    else {
+        return vec!["batched eval metadata contains an invalid concurrency".to_owned()];
+    };
+    let mut errors = Vec::new();
+    let meta_set: BTreeSet<i64> = meta_expected.iter().copied().collect();
+    let expected_set: BTreeSet<i64> = expected.unwrap_or(&meta_expected).iter().copied().collect();
+    let completed_set: BTreeSet<i64> = completed.iter().copied().collect();
+    let failed_set: BTreeSet<i64> = failed.iter().copied().collect();
+    if meta_set.len() != meta_expected.len() {
+        errors.push("batched eval metadata contains duplicate expected concurrencies".to_owned());
+    }
+    if completed_set.len() != completed.len() {
+        errors.push("batched eval metadata contains duplicate completed concurrencies".to_owned());
+    }
+    if expected.is_some() && meta_set != expected_set {
+        errors.push("batched eval metadata does not match workflow concurrencies".to_owned());
+    }
+    if !failed_set.is_empty() {
+        errors.push(format!(
+            "batched eval failed for concurrency: {}",
+            join_sorted(&failed_set)
+        ));
+    }
+    if completed_set != expected_set {
+        let missing: BTreeSet<i64> = expected_set.difference(&completed_set).copied().collect();
+        let unexpected: BTreeSet<i64> = completed_set.difference(&expected_set).copied().collect();
+        if !missing.is_empty() {
+            errors.push(format!(
+                "batched eval is missing completed concurrency: {}",
+                join_sorted(&missing)
+            ));
+        }
+        if !unexpected.is_empty() {
+            errors.push(format!(
+                "batched eval completed unexpected concurrency: {}",
+                join_sorted(&unexpected)
+            ));
+        }
+    }
+    let mut actual = BTreeSet::new();
+    for f in result_files {
+        match conc_suffix(file_name(f)) {
+            Some(n) => {
+                actual.insert(n);
+            }
+            None => errors.push(format!(
+                "batched eval result lacks a concurrency suffix: {f}"
+            )),
+        }
+    }
+    let missing: BTreeSet<i64> = expected_set.difference(&actual).copied().collect();
+    let unexpected: BTreeSet<i64> = actual.difference(&expected_set).copied().collect();
+    if !missing.is_empty() {
+        errors.push(format!(
+            "batched eval is missing result files for concurrency: {}",
+            join_sorted(&missing)
+        ));
+    }
+    if !unexpected.is_empty() {
+        errors.push(format!(
+            "batched eval has unexpected result files for concurrency: {}",
+            join_sorted(&unexpected)
+        ));
+    }
+    errors
+}
+
+/// A threshold value as a number, and its Python `str()`.
+fn threshold_number(v: &Value) -> Option<(f64, String)> {
+    match v {
+        Value::Number(n) if n.is_f64() => n.as_f64().map(|f| (f, float_repr(f))),
+        Value::Number(n) => n.as_f64().map(|f| (f, n.to_string())),
+        Value::Bool(b) => Some((f64::from(u8::from(*b)), py_str(v))),
+        _ => None,
+    }
+}
+
+/// Runs the validation in `cwd`.
+pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
+    let mut o = ValidateOutcome::default();
+
+    let expected: Option<Vec<i64>> = match &opts.expected_concs {
+        None => None,
+        Some(raw) => {
+            let parsed: Option<Vec<i64>> = raw
+                .split_whitespace()
+                .map(crate::pyconv::parse_int)
+                .collect();
+            let parsed = parsed.unwrap_or_default();
+            let unique: BTreeSet<i64> = parsed.iter().copied().collect();
+            if parsed.is_empty() || parsed.iter().any(|&v| v <= 0) || unique.len() != parsed.len() {
+                o.err("FAIL: expected concurrencies must be unique positive integers".to_owned());
+                o.exit = 1;
+                o.failed = true;
+                return o;
+            }
+            Some(parsed)
+        }
+    };
+
+    let mut thresholds = Thresholds::default();
+    if let Some(path) = &opts.thresholds {
+        match load_thresholds(&cwd.join(path)) {
+            Ok(t) => {
+                thresholds = t;
+                o.out(format!("Loaded thresholds from {}", path.display()));
+            }
+            Err(e) => o.err(format!(
+                "WARN: could not load thresholds from {}: {e}",
+                path.display()
+            )),
+        }
+    }
+
+    let prefix = detect_prefix(opts, cwd);
+    match &prefix {
+        Some(p) if thresholds.models.contains_key(p) => {
+            o.out(format!("Model prefix: {p} (per-model thresholds apply)"));
+        }
+        Some(p) => o.out(format!(
+            "Model prefix: {p} (no per-model override; using global default)"
+        )),
+        None => o.out("Model prefix: <unknown> (using global default thresholds)".to_owned()),
+    }
+
+    let result_files = glob_sorted(&opts.results_glob, cwd);
+    let manifest_errors =
+        batch_manifest_errors(&opts.meta_env, cwd, &result_files, expected.as_deref());
+    for e in &manifest_errors {
+        o.err(format!("FAIL: {e}"));
+        o.failed = true;
+    }
+    if manifest_errors.is_empty() {
+        match read_meta(&opts.meta_env, cwd) {
+            Ok(Value::Object(m)) if m.contains_key("eval_concs") => {
+                o.out("PASS: batched eval produced every requested concurrency".to_owned());
+            }
+            Ok(_) => {}
+            Err(e) => o.err(format!(
+                "WARN: could not inspect eval metadata for batched concurrency status: {e}"
+            )),
+        }
+    }
+
+    for f in &result_files {
+        let label = conc_suffix(file_name(f)).map_or_else(String::new, |n| format!("[conc={n}] "));
+        let data = match std::fs::read(cwd.join(f))
+            .map_err(|e| e.to_string())
+            .and_then(|b| {
+                serde_json::from_slice::<Value>(&b).map_err(|e| format!("invalid JSON: {e}"))
+            }) {
+            Ok(d) => d,
+            Err(e) => {
+                o.err(format!("FAIL: {f}: cannot read result file: {e}"));
+                o.failed = true;
+                continue;
+            }
+        };
+        let results = match data.get("results") {
+            None => continue,
+            Some(Value::Object(r)) => r,
+            Some(_) => {
+                o.err(format!("FAIL: {f}: 'results' must be a JSON object"));
+                o.failed = true;
+                continue;
+            }
+        };
+        for (task, metrics) in results {
+            let (threshold, source) = match prefix
+                .as_ref()
+                .and_then(|p| thresholds.models.get(p))
+                .and_then(Value::as_object)
+                .and_then(|m| m.get(task))
+            {
+                Some(v) => (
+                    Some(v.clone()),
+                    format!("models.{}", prefix.as_deref().unwrap_or("")),
+                ),
+                None => match thresholds.default.get(task) {
+                    Some(v) => (Some(v.clone()), "default".to_owned()),
+                    None => (None, "min-score".to_owned()),
+                },
+            };
+            let (min, min_text) = match threshold.as_ref() {
+                None => (opts.min_score, float_repr(opts.min_score)),
+                Some(v) => match threshold_number(v) {
+                    Some(t) => t,
+                    None => {
+                        o.err(format!(
+                            "FAIL: {label}{task}: threshold from {source} must be a number, found {v}"
+                        ));
+                        o.failed = true;
+                        continue;
+                    }
+                },
+            };
+            let Some(metrics) = metrics.as_object() else {
+                continue;
+            };
+            for (name, val) in metrics {
+                if !name.starts_with(&opts.metric_prefix) || name.contains("stderr") {
+                    continue;
+                }
+                let x = match val {
+                    Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+                    Value::Bool(b) => f64::from(u8::from(*b)),
+                    _ => continue,
+                };
+                o.checked += 1;
+                if x < min {
+                    o.err(format!(
+                        "FAIL: {label}{task} {name} = {x:.4} (< {min_text} from {source})"
+                    ));
+                    o.failed = true;
+                } else {
+                    o.out(format!(
+                        "PASS: {label}{task} {name} = {x:.4} (>= {min_text} from {source})"
+                    ));
+                }
+            }
+        }
+    }
+    if o.checked == 0 {
+        o.err(format!(
+            "WARN: no metrics matched prefix '{}'",
+            opts.metric_prefix
+        ));
+    }
+    o.exit = u8::from(o.failed || o.checked == 0);
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> ValidateOptions {
+        ValidateOptions {
+            min_score: 0.85,
+            thresholds: None,
+            meta_env: "meta_env.json".into(),
+            model_prefix: None,
+            metric_prefix: "exact_match,".into(),
+            results_glob: "results*.json".into(),
+            expected_concs: None,
+            env_model_prefix: None,
+        }
+    }
+
+    fn text(o: &ValidateOutcome) -> String {
+        o.lines
+            .iter()
+            .map(|(_, l)| l.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn fnmatch_basics() {
+        assert!(fnmatch("results*.json", "results_2026.json"));
+        assert!(fnmatch("results*.json", "results.json"));
+        assert!(!fnmatch("results*.json", "xresults.json"));
+        assert!(fnmatch("r?[0-9].json", "ra5.json"));
+        assert!(!fnmatch("r[!a]", "ra"));
+    }
+
+    #[test]
+    fn model_threshold_beats_default_and_flat_file_is_default() {
+        let d = tempfile::tempdir().expect("tmp");
+        std::fs::write(
+            d.path().join("t.yaml"),
+            "default:\n  gsm8k: 0.90\nmodels:\n  glm5:\n    gsm8k: 0.94\n",
+        )
+        .expect("w");
+        std::fs::write(d.path().join("flat.yaml"), "gsm8k: 0.5\n").expect("w");
+        std::fs::write(
+            d.path().join("results_a.json"),
+            r#"{"results":{"gsm8k":{"exact_match,strict-match":0.93,"exact_match_stderr,strict-match":0.01,"acc":0.1}}}"#,
+        )
+        .expect("w");
+        let mut op = opts();
+        op.thresholds = Some("t.yaml".into());
+        op.model_prefix = Some("glm5".into());
+        let o = run(&op, d.path());
+        assert_eq!(o.exit, 1);
+        assert!(
+            text(&o).contains(
+                "FAIL: gsm8k exact_match,strict-match = 0.9300 (< 0.94 from models.glm5)"
+            )
+        );
+        assert_eq!(o.checked, 1);
+        op.thresholds = Some("flat.yaml".into());
+        let o = run(&op, d.path());
+        assert_eq!(o.exit, 0, "{}", text(&o));
+        assert!(text(&o).contains("(>= 0.5 from default)"));
+    }
+
+    #[test]
+    fn batched_manifest_reports_failed_and_missing() {
+        let d = tempfile::tempdir().expect("tmp");
+        std::fs::write(
+            d.path().join("meta_env.json"),
+            r#"{"eval_concs":[4,16],"completed_eval_concs":[4],"failed_eval_concs":[16]}"#,
+        )
+        .expect("w");
+        std::fs::write(
+            d.path().join("results_conc4.json"),
+            r#"{"results":{"gsm8k":{"exact_match,x":0.99}}}"#,
+        )
+        .expect("w");
+        let o = run(&opts(), d.path());
+        let t = text(&o);
+        assert!(
+            t.contains("FAIL: batched eval failed for concurrency: 16"),
+            "{t}"
+        );
+        assert!(
+            t.contains("batched eval is missing result files for concurrency: 16"),
+            "{t}"
+        );
+        assert!(
+            t.contains("PASS: [conc=4] gsm8k exact_match,x = 0.9900 (>= 0.85 from min-score)"),
+            "{t}"
+        );
+        assert_eq!(o.exit, 1);
+    }
+
+    #[test]
+    fn invalid_expected_concs_fail_fast() {
+        let d = tempfile::tempdir().expect("tmp");
+        for bad in ["4 4", "", "0", "x"] {
+            let mut op = opts();
+            op.expected_concs = Some(bad.into());
+            let o = run(&op, d.path());
+            assert_eq!(o.exit, 1);
+            assert!(text(&o).contains("unique positive integers"));
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! End-to-end tests of the `collect-results` binary: each test runs it in a
+//! fresh temp dir with a scrubbed environment.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+/// A temp working dir plus a command builder with a clean environment.
+struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Self {
+        Sandbox {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+    fn write(&self, rel: &str, contents: &str) -> PathBuf {
+        let p = self.path().join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&p, contents).expect("write");
+        p
+    }
+    fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_collect-results"));
+        cmd.args(args).current_dir(self.path()).env_clear();
+        if let Some(path) = std::env::var_os("PATH") {
+            cmd.env("PATH", path);
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().expect("run binary")
+    }
+    /// Names of the files in the working dir, sorted.
+    fn files(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(self.path())
+            .expect("read_dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+const RESULT: &str = "dsr1_1k1k_fp8_sglang_tp8_conc4_b200-x_01";
+
+fn single_node_env() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("RUNNER_TYPE", "b200"),
+        ("FRAMEWORK", "sglang"),
+        ("PRECISION", "fp8"),
+        ("SPEC_DECODING", "none"),
+        ("RESULT_FILENAME", RESULT),
+        ("ISL", "1024"),
+        ("OSL", "1024"),
+        ("DISAGG", "false"),
+        ("MODEL_PREFIX", "dsr1"),
+        ("IMAGE", "lmsysorg/sglang:v1"),
+        ("TP", "8"),
+        ("EP_SIZE", "1"),
+        ("DP_ATTENTION", "false"),
+    ]
+}
+
+fn raw_result() -> Value {
+    json!({
+        "model_id": "deepseek-ai/DeepSeek-R1", "max_concurrency": 4,
+        "benchmark_start_time_unix": 1000.0, "benchmark_end_time_unix": 1100.0, "duration": 100.0,
+        "completed": 40, "total_input_tokens": 40000, "total_output_tokens": 40000,
+        "output_throughput": 400.0, "total_token_throughput": 800.0,
+        "mean_ttft_ms": 250.0, "mean_tpot_ms": 10.0
+    })
+}
+
+#[test]
+fn process_writes_row_and_sidecar_and_prints_the_row() {
+    let sb = Sandbox::new();
+    sb.write(&format!("{RESULT}.json"), &raw_result().to_string());
+    let out = sb.run(&["process"], &single_node_env());
+    assert!(out.status.success(), "{}", text(&out));
+    let agg: Value = serde_json::from_slice(
+        &std::fs::read(sb.path().join(format!("agg_{RESULT}.json"))).expect("agg"),
+    )
+    .expect("json");
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("stdout is the row");
+    assert_eq!(agg, printed);
+    assert_eq!(agg["tput_per_gpu"], json!(100.0));
+    assert_eq!(agg["input_tput_per_gpu"], json!(50.0));
+    assert_eq!(agg["mean_ttft"], json!(0.25));
+    assert_eq!(agg["mean_intvty"], json!(100.0));
+    assert_eq!(agg["power_valid"], json!(0));
+    let side: Value = serde_json::from_slice(
+        &std::fs::read(sb.path().join(format!("power_validation_{RESULT}.json"))).expect("side"),
+    )
+    .expect("json");
+    assert_eq!(side["reasons"], json!(["telemetry_file_missing"]));
+    assert_eq!(side["expected_gpu_count"], json!(8));
+    // The row reads back through the shared model type.
+    let row: sweep_model::results::BenchmarkRow = serde_json::from_value(agg).expect("typed row");
+    assert_eq!(row.conc, 4);
+}
+
+/// (raw result, extra environment, expected message part).
+type ErrorCase = (Value, Vec<(&'static str, &'static str)>, &'static str);
+
+#[test]
+fn process_errors_leave_no_output_files() {
+    let cases: Vec<ErrorCase> = vec![
+        (
+            {
+                let mut r = raw_result();
+                r.as_object_mut()
+                    .expect("obj")
+                    .remove("total_token_throughput");
+                r
+            },
+            vec![],
+            "total_token_throughput",
+        ),
+        (
+            {
+                let mut r = raw_result();
+                r["p99_itl_ms"] = json!("n/a");
+                r
+            },
+            vec![],
+            "p99_itl_ms",
+        ),
+        (
+            raw_result(),
+            vec![("ROUTER_METADATA", "{\"name\": \"x\"}")],
+            "ROUTER_METADATA",
+        ),
+        (
+            raw_result(),
+            vec![("PP_SIZE", "0")],
+            "PP_SIZE, DCP_SIZE, and PCP_SIZE",
+        ),
+        (raw_result(), vec![("TP", "eight")], "TP=\"eight\""),
+    ];
+    for (raw, extra_env, needle) in cases {
+        let sb = Sandbox::new();
+        sb.write(&format!("{RESULT}.json"), &raw.to_string());
+        let mut env = single_node_env();
+        env.retain(|(k, _)| !extra_env.iter().any(|(e, _)| e == k));
+        env.extend(extra_env);
+        let out = sb.run(&["process"], &env);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        assert!(text(&out).contains(needle), "{needle}: {}", text(&out));
+        assert_eq!(
+            sb.files(),
+            vec![format!("{RESULT}.json")],
+            "no partial output for {needle}"
+        );
+    }
+}
+
+#[test]
+fn process_missing_file_and_invalid_json_are_named() {
+    let sb = Sandbox::new();
+    let out = sb.run(&["process"], &single_node_env());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains(&format!("{RESULT}.json")));
+    sb.write(&format!("{RESULT}.json"), "{\"model_id\": ");
+    let out = sb.run(&["process"], &single_node_env());
+    assert!(text(&out).contains("not valid JSON"), "{}", text(&out));
+    assert_eq!(sb.files(), vec![format!("{RESULT}.json")]);
+}
+
+#[test]
+fn require_power_fails_after_writing_both_files() {
+    let sb = Sandbox::new();
+    sb.write(&format!("{RESULT}.json"), &raw_result().to_string());
+    let mut env = single_node_env();
+    env.push(("REQUIRE_POWER", "Yes"));
+    let out = sb.run(&["process"], &env);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("Power validation failed: telemetry_file_missing"));
+    assert_eq!(sb.files().len(), 3);
+}
+
+#[test]
+fn aggregate_error_leaves_no_output_and_keeps_an_older_file() {
+    let sb = Sandbox::new();
+    sb.write("results/a/agg_1.json", "{\"x\": 1}");
+    sb.write("results/b/agg_2.json", "{\"x\": ");
+    let out = sb.run(&["aggregate", "results", "bmk"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("results/b/agg_2.json"),
+        "{}",
+        text(&out)
+    );
+    assert!(text(&out).contains("invalid JSON"));
+    assert_eq!(sb.files(), vec!["results"]);
+
+    // An earlier aggregate is left untouched by a failed run.
+    sb.write("agg_bmk.json", "[\"old\"]");
+    let out = sb.run(&["aggregate", "results", "bmk"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        std::fs::read_to_string(sb.path().join("agg_bmk.json")).expect("read"),
+        "[\"old\"]"
+    );
+    assert_eq!(sb.files(), vec!["agg_bmk.json", "results"]);
+}
+
+#[test]
+fn aggregate_prints_summary_and_writes_step_summary_in_actions() {
+    let sb = Sandbox::new();
+    sb.write(
+        "results/bmk_x/agg_x.json",
+        r#"{"infmax_model_prefix":"dsr1","hw":"b200","framework":"sglang","precision":"fp8","is_multinode":false}"#,
+    );
+    sb.write("results/bmk_x/notes.txt", "hi");
+    let summary = sb.path().join("summary.md");
+    let summary_s = summary.to_string_lossy().into_owned();
+    let out = sb.run(
+        &["aggregate", "results", "bmk"],
+        &[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_STEP_SUMMARY", &summary_s),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.stdout.is_empty(), "aggregate prints nothing on stdout");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("read 1 file, wrote 1 row to agg_bmk.json; skipped 1 (1 not *.json)"),
+        "{err}"
+    );
+    let md = std::fs::read_to_string(&summary).expect("summary");
+    assert!(
+        md.contains("| dsr1 | b200 | sglang | fp8 | single-node | 1 | 0 |"),
+        "{md}"
+    );
+
+    // Outside Actions the step summary is left alone.
+    std::fs::remove_file(&summary).expect("rm");
+    let out = sb.run(
+        &["aggregate", "results", "bmk"],
+        &[("GITHUB_STEP_SUMMARY", &summary_s)],
+    );
+    assert!(out.status.success());
+    assert!(!summary.exists());
+}
+
+#[test]
+fn evals_summary_line_counts_skips() {
+    let sb = Sandbox::new();
+    sb.write(
+        "ev/eval_a/meta_env.json",
+        r#"{"hw":"b200","framework":"SGLang","precision":"FP8","infmax_model_prefix":"dsr1","tp":8,"conc":4}"#,
+    );
+    sb.write(
+        "ev/eval_a/results_1.json",
+        r#"{"lm_eval_version":"0.4","results":{"gsm8k":{"exact_match,strict-match":0.95,"exact_match_stderr,strict-match":0.01}},
+            "configs":{"gsm8k":{"filter_list":[{"name":"strict-match"}]}},"n-samples":{"gsm8k":{"effective":1319}},"model_name":"m"}"#,
+    );
+    sb.write("ev/eval_a/other.json", "{\"a\":1}");
+    sb.write("ev/eval_a/broken.json", "{");
+    let summary = sb.path().join("summary.md");
+    let summary_s = summary.to_string_lossy().into_owned();
+    let out = sb.run(
+        &["evals", "ev", "all"],
+        &[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_STEP_SUMMARY", &summary_s),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("1 eval set, read 1 result file, wrote 1 row to agg_eval_all.json; skipped 2 files (1 unparseable, 1 not lm-eval results)"),
+        "{err}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("| dsr1           | B200       | SGLANG"),
+        "{stdout}"
+    );
+    let rows: Vec<sweep_model::results::EvalRow> =
+        serde_json::from_slice(&std::fs::read(sb.path().join("agg_eval_all.json")).expect("agg"))
+            .expect("rows");
+    assert_eq!(rows[0].source, "ev/eval_a/results_1.json");
+    assert_eq!(rows[0].score_f64(), Some(0.95));
+    assert!(
+        std::fs::read_to_string(&summary)
+            .expect("md")
+            .contains("| `ev` | 1 | 1 | 1 |")
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let sb = Sandbox::new();
+    let out = sb.run(&["evals", "only-root"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).to_lowercase().contains("usage"));
+    assert!(sb.files().is_empty());
+}
+
+#[test]
+fn validate_scores_uses_model_prefix_from_env() {
+    let sb = Sandbox::new();
+    sb.write(
+        "t.yaml",
+        "default:\n  gsm8k: 0.9\nmodels:\n  qwen3.5:\n    gsm8k: 0.94\n",
+    );
+    sb.write(
+        "results_1.json",
+        r#"{"results":{"gsm8k":{"exact_match,strict-match":0.92}}}"#,
+    );
+    let out = sb.run(
+        &["validate-scores", "--thresholds", "t.yaml"],
+        &[("MODEL_PREFIX", "qwen3.5")],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out)
+            .contains("FAIL: gsm8k exact_match,strict-match = 0.9200 (< 0.94 from models.qwen3.5)")
+    );
+    let out = sb.run(&["validate-scores", "--thresh", "t.yaml"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("(>= 0.9 from default)"));
+}
