@@ -102,6 +102,15 @@ fn nice_ceiling(v: f64) -> f64 {
     10.0 * mag
 }
 
+/// (baseline, new) colours per topology: a light and a dark shade of one hue.
+const PAIRS: &[(RGBColor, RGBColor)] = &[
+    (RGBColor(158, 202, 225), RGBColor(33, 113, 181)),
+    (RGBColor(253, 174, 107), RGBColor(217, 72, 1)),
+    (RGBColor(161, 217, 155), RGBColor(35, 139, 69)),
+    (RGBColor(188, 189, 220), RGBColor(106, 81, 163)),
+    (RGBColor(189, 189, 189), RGBColor(82, 82, 82)),
+];
+
 const PANEL_W: u32 = 900;
 const PANEL_H: u32 = 420;
 
@@ -155,6 +164,8 @@ fn draw_panel<DB: DrawingBackend>(
         .x_desc("concurrency")
         .y_desc("tput/GPU (tok/s)")
         .x_label_formatter(&|x| format!("{}", x.round()))
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .light_line_style(RGBColor(240, 240, 240))
         .draw()
         .map_err(|e| e.to_string())?;
 
@@ -166,8 +177,9 @@ fn draw_panel<DB: DrawingBackend>(
         let pts: Vec<_> = g.points.iter().filter(|p| p.0 == *topo).collect();
         let base: Vec<(f64, f64)> = pts.iter().map(|p| (p.1 as f64, p.2)).collect();
         let new: Vec<(f64, f64)> = pts.iter().map(|p| (p.1 as f64, p.3)).collect();
-        let base_style = Palette99::pick(2 * i).mix(0.9).stroke_width(2);
-        let new_style = Palette99::pick(2 * i + 1).mix(0.9).stroke_width(3);
+        let (base_colour, new_colour) = PAIRS[i % PAIRS.len()];
+        let base_style = base_colour.stroke_width(2);
+        let new_style = new_colour.stroke_width(3);
         let label = topo.label();
         chart
             .draw_series(LineSeries::new(base.clone(), base_style))
