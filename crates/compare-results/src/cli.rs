@@ -456,4 +456,36 @@ mod tests {
             Some(&0.15)
         );
     }
+
+    #[test]
+    fn policy_file_in_yaml_with_flag_overrides() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("policy.yaml");
+        std::fs::write(
+            &p,
+            "tolerances:\n  mean_ttft: 15%\n  tput_per_gpu: 0.02\nstrict: yes\n",
+        )
+        .expect("write");
+        let path = p.display().to_string();
+        let args = Args::parse_from([
+            "compare-results",
+            "--policy",
+            &path,
+            "--tolerance",
+            "tput_per_gpu=0.03",
+            "x",
+        ]);
+        let policy = policy(&args).expect("policy");
+        assert!(policy.strict, "YAML 1.1 'yes' is true");
+        assert_eq!(policy.tolerances.get("mean_ttft"), Some(&0.15));
+        assert_eq!(policy.tolerances.get("tput_per_gpu"), Some(&0.03));
+        std::fs::write(&p, "tolerances:\n  mean_ttft: lots\n").expect("write");
+        let e = policy_err(&path);
+        assert!(e.contains("key 'tolerances.mean_ttft'"), "{e}");
+    }
+
+    fn policy_err(path: &str) -> String {
+        let args = Args::parse_from(["compare-results", "--policy", path, "x"]);
+        format!("{:#}", policy(&args).expect_err("bad policy"))
+    }
 }

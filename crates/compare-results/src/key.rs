@@ -622,4 +622,30 @@ mod tests {
         let e = key_from_api(api.as_object().expect("obj"), &origin()).expect_err("no conc");
         assert_eq!(e.to_string(), "agg_bmk.json[3]: key 'conc': missing");
     }
+
+    #[test]
+    fn multi_node_rows_key_on_both_roles() {
+        let agg = json!({"hw": "gb200-multinode-slurm_2", "infmax_model_prefix": "dsr1-fp4",
+            "framework": "dynamo-trtllm", "model": "m", "precision": "NVFP4", "spec_decoding": "",
+            "disagg": true, "isl": 1024, "osl": 8192, "is_multinode": true, "prefill_tp": 4,
+            "prefill_ep": 4, "prefill_dp_attention": "true", "prefill_num_workers": 2,
+            "decode_tp": 8, "decode_ep": 8, "decode_dp_attention": "false", "decode_num_workers": 1,
+            "num_prefill_gpu": 8, "num_decode_gpu": 8, "conc": 512,
+            "tput_per_gpu": 1.0, "output_tput_per_gpu": 1.0, "input_tput_per_gpu": 1.0});
+        let k = key_from_agg(agg.as_object().expect("obj"), &origin()).expect("key");
+        assert_eq!(k.group.hw, "gb200");
+        assert_eq!(k.group.model, "dsr1");
+        assert_eq!(k.group.framework, "dynamo-trt");
+        assert_eq!(k.group.precision, "fp4");
+        assert_eq!(k.group.spec, "none");
+        assert_eq!(k.label(), "P TP4/EP4 DPA ×2, D TP8/EP8 ×1, conc 512");
+        assert_eq!(
+            k.group.title(),
+            "dsr1 fp4 gb200 dynamo-trt, 1k8k (spec: none), multi-node disaggregated"
+        );
+        let f = k.to_fields();
+        assert_eq!(f["prefill_dp_attention"], "true");
+        assert_eq!(f["num_decode_gpu"], 8);
+        assert!(!f.contains_key("tp"));
+    }
 }
