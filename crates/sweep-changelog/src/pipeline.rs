@@ -66,8 +66,8 @@ pub struct TestConfig<'a> {
 pub trait Generator {
     /// Loaded and validated master configs.
     type Masters;
-    /// Loaded and validated runner config.
-    type Runners;
+    /// Master configs plus runner config, ready to generate.
+    type Loaded;
 
     /// Loads, merges and validates master configs given as (path, text) in
     /// order. Errors carry the loader/validator message.
@@ -75,12 +75,17 @@ pub trait Generator {
     /// The merged raw mapping (file order), for key resolution and the
     /// append-only scope comparison.
     fn raw_masters<'a>(&self, masters: &'a Self::Masters) -> &'a Map<String, Value>;
-    fn load_runners(&self, path: &str, text: &str) -> Result<Self::Runners, String>;
+    /// Adds the runner config (path, text) to validated masters.
+    fn with_runners(
+        &self,
+        masters: Self::Masters,
+        path: &str,
+        text: &str,
+    ) -> Result<Self::Loaded, String>;
     /// The rows of one `test-config` call, as the generator emits them.
     fn test_config(
         &self,
-        masters: &Self::Masters,
-        runners: &Self::Runners,
+        loaded: &Self::Loaded,
         call: &TestConfig<'_>,
     ) -> Result<Vec<Value>, String>;
 }
@@ -308,24 +313,30 @@ pub fn wildcard(pattern: &str, text: &str) -> bool {
     true
 }
 
-/// Lazily loaded head runner config: only generation needs it, and its
-/// errors must not pre-empt earlier steps.
-struct LazyRunners<'g, G: Generator> {
-    generator: &'g G,
-    repo: &'g Repo,
-    loaded: Option<G::Runners>,
+/// The head inputs: masters until the first generator call, then masters
+/// plus the runner config. The runner file is read lazily so that its
+/// errors never pre-empt the earlier steps (as in the reference, where only
+/// the generator reads it).
+enum Head<G: Generator> {
+    Pending(G::Masters),
+    Ready(G::Loaded),
+    Failed,
 }
 
-impl<G: Generator> LazyRunners<'_, G> {
-    fn get(&mut self) -> Result<&G::Runners, String> {
-        if self.loaded.is_none() {
-            let text = read_worktree(self.repo, RUNNER_CONFIG)?
+impl<G: Generator> Head<G> {
+    fn get(&mut self, generator: &G, repo: &Repo) -> Result<&G::Loaded, String> {
+        if let Head::Pending(_) = self {
+            let Head::Pending(masters) = std::mem::replace(self, Head::Failed) else {
+                return Err("internal: head inputs already consumed".into());
+            };
+            let text = read_worktree(repo, RUNNER_CONFIG)?
                 .ok_or_else(|| format!("Runner config file '{RUNNER_CONFIG}' does not exist."))?;
-            self.loaded = Some(self.generator.load_runners(RUNNER_CONFIG, &text)?);
+            *self = Head::Ready(generator.with_runners(masters, RUNNER_CONFIG, &text)?);
         }
-        self.loaded
-            .as_ref()
-            .ok_or_else(|| "runner config could not be loaded".to_string())
+        match self {
+            Head::Ready(loaded) => Ok(loaded),
+            _ => Err("internal: head inputs could not be loaded".into()),
+        }
     }
 }
 
@@ -414,15 +425,11 @@ pub fn generate<G: Generator>(
     } else {
         None
     };
+    let mut head: Head<G> = Head::Pending(masters);
 
     // all-evals entries first; stable otherwise.
     resolved.sort_by_key(|(e, _)| !e.all_evals);
 
-    let mut runners = LazyRunners {
-        generator,
-        repo,
-        loaded: None,
-    };
     let mut bench_seen: HashMap<String, Vec<&'static str>> = HashMap::new();
     let mut eval_seen: HashMap<String, Vec<&'static str>> = HashMap::new();
     let mut bench: Vec<Value> = Vec::new();
@@ -440,10 +447,9 @@ pub fn generate<G: Generator>(
                     evals_only: false,
                     all_evals: false,
                 };
-                let runners_ref = runners.get()?;
-                let mut rows = generator.test_config(&masters, runners_ref, &call)?;
-                if let Some((base_masters, base_runners)) = &base {
-                    let base_rows = generator.test_config(base_masters, base_runners, &call)?;
+                let mut rows = generator.test_config(head.get(generator, repo)?, &call)?;
+                if let Some(base_loaded) = &base {
+                    let base_rows = generator.test_config(base_loaded, &call)?;
                     rows = append_only::delta(&base_rows, &rows)?;
                 }
                 bench.extend(rows);
@@ -460,8 +466,7 @@ pub fn generate<G: Generator>(
                 evals_only: true,
                 all_evals: expand_all,
             };
-            let runners_ref = runners.get()?;
-            let rows = generator.test_config(&masters, runners_ref, &call)?;
+            let rows = generator.test_config(head.get(generator, repo)?, &call)?;
             evals.extend(filter_prefill_ep(rows, entry.eval_min_prefill_ep));
         }
     }
@@ -492,7 +497,7 @@ fn load_base<G: Generator>(
     opts: &Options,
     head_raw: &Map<String, Value>,
     resolved: &[(&ChangelogEntry, Vec<String>)],
-) -> Result<(G::Masters, G::Runners), Rejection> {
+) -> Result<G::Loaded, Rejection> {
     let wanted = [MASTER_CONFIGS[0], MASTER_CONFIGS[1], RUNNER_CONFIG];
     let present = repo
         .ls_tree(&opts.base_ref, &wanted)
@@ -550,8 +555,7 @@ fn load_base<G: Generator>(
     }
     append_only::validate_scope(base_raw, head_raw, &selected)?;
     let runners_text = show(RUNNER_CONFIG)?.unwrap_or_default();
-    let base_runners = generator.load_runners(RUNNER_CONFIG, &runners_text)?;
-    Ok((base_masters, base_runners))
+    Ok(generator.with_runners(base_masters, RUNNER_CONFIG, &runners_text)?)
 }
 
 #[cfg(test)]
