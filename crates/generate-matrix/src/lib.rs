@@ -2,3 +2,7 @@
 
 pub mod canary;
 pub mod policy;
+pub mod decimal;
+pub mod evals;
+pub mod generate;
+pub mod priority;

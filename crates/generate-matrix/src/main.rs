@@ -1,7 +1,349 @@
-//! `generate-matrix`: expand master configs into the benchmark job matrix.
+//! `generate-matrix`: expand InferenceX master configs into the benchmark job
+//! matrix (a drop-in for `utils/matrix_logic/generate_sweep_configs.py` and
+//! `utils/ci_priority.py`). Thin CLI over the `generate_matrix` library.
+//!
+//! Exit codes: 0 success, 1 invalid input (config, runner file, policy,
+//! generation), 2 usage error. Nothing is written to stdout on failure.
+
+use std::io::Read as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-fn main() -> ExitCode {
-    eprintln!("generate-matrix: not implemented yet");
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use generate_matrix::generate::{
+    CommonOptions, EvalMode, FullSweepOptions, GenError, LoadedConfigs, ScenarioType,
+    TestConfigOptions, generate_full_sweep, generate_test_config,
+};
+use generate_matrix::priority;
+use serde_json::Value;
+use sweep_model::gha;
+
+#[derive(Parser)]
+#[command(
+    name = "generate-matrix",
+    version,
+    about = "Expand benchmark master configs into the CI job matrix (JSON on stdout)",
+    long_about = "Expand InferenceX-style master configs (configs/*-master.yaml) and configs/runners.yaml \
+into the JSON list of benchmark jobs that the sweep workflow fans out to GPU runners.\n\n\
+Configs are validated strictly before anything is generated; an error names the file, the config key, \
+the field path and the YAML line. Exit status: 0 ok, 1 invalid input, 2 usage error.",
+    args_override_self = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Expand every config entry (with optional filters) into matrix rows.
+    #[command(
+        after_help = "Example:\n  generate-matrix full-sweep --config-files configs/amd-master.yaml configs/nvidia-master.yaml \\\n    --runner-config configs/runners.yaml --seq-lens 1k1k --max-conc 64 --single-node"
+    )]
+    FullSweep(FullSweepArgs),
+    /// Expand only the named config keys (exact keys or shell-style globs).
+    #[command(
+        after_help = "Example:\n  generate-matrix test-config --config-files configs/nvidia-master.yaml \\\n    --config-keys 'dsr1-fp4-*' --conc 4 64 --no-evals"
+    )]
+    TestConfig(TestConfigArgs),
+    /// Annotate a matrix (JSON on stdin or --input) with CI priority and queue tokens.
+    Priority(PriorityArgs),
+    /// Decide what a GitHub event sweeps (label/trigger policy of workflow.md §3) as JSON and step outputs.
+    SweepPolicy(generate_matrix::policy::PolicyArgs),
+    /// Split a search-space config into the canary row and the remaining config (workflow.md §5).
+    Canary(generate_matrix::canary::CanaryArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum SeqLen {
+    #[value(name = "1k1k")]
+    OneKOneK,
+    #[value(name = "8k1k")]
+    EightKOneK,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Scenario {
+    #[value(name = "fixed-seq-len")]
+    FixedSeqLen,
+    #[value(name = "agentic-coding")]
+    AgenticCoding,
+}
+
+#[derive(Args)]
+struct CommonArgs {
+    /// Master config files, merged in the given order.
+    #[arg(long, num_args = 1.., required = true, value_name = "FILE")]
+    config_files: Vec<PathBuf>,
+    /// Runner file: labels → node names, plus hardware records.
+    #[arg(long, default_value = "configs/runners.yaml", value_name = "FILE")]
+    runner_config: PathBuf,
+    /// Skip eval selection: fixed rows get run-eval=false, agentic rows no run-eval.
+    #[arg(long, conflicts_with_all = ["evals_only", "all_evals"])]
+    no_evals: bool,
+    /// Keep only eval rows (agentic rows included), each with eval-only=true.
+    #[arg(long)]
+    evals_only: bool,
+    /// Every 8k1k fixed row and agentic row as an eval, multi-node rows merged per topology; implies eval-only output.
+    #[arg(long)]
+    all_evals: bool,
+    /// Expand rows to runner nodes whose name contains this substring.
+    #[arg(long, value_name = "SUBSTRING")]
+    runner_node_filter: Option<String>,
+    /// Only expand these scenario kinds.
+    #[arg(long, num_args = 1.., value_enum)]
+    scenario_type: Option<Vec<Scenario>>,
+    /// Only fixed-seq-len blocks with these (isl, osl): 1k1k = 1024/1024, 8k1k = 8192/1024.
+    #[arg(long, num_args = 1.., value_enum)]
+    seq_lens: Option<Vec<SeqLen>>,
+}
+
+impl CommonArgs {
+    fn options(&self) -> CommonOptions {
+        CommonOptions {
+            runner_node_filter: self.runner_node_filter.clone(),
+            scenario_types: self.scenario_type.as_ref().map(|v| {
+                v.iter()
+                    .map(|s| match s {
+                        Scenario::FixedSeqLen => ScenarioType::FixedSeqLen,
+                        Scenario::AgenticCoding => ScenarioType::AgenticCoding,
+                    })
+                    .collect()
+            }),
+            seq_lens: self.seq_lens.as_ref().map(|v| {
+                v.iter()
+                    .map(|s| match s {
+                        SeqLen::OneKOneK => (1024, 1024),
+                        SeqLen::EightKOneK => (8192, 1024),
+                    })
+                    .collect()
+            }),
+            evals: if self.no_evals {
+                EvalMode::NoEvals
+            } else if self.all_evals {
+                EvalMode::AllEvals
+            } else if self.evals_only {
+                EvalMode::EvalsOnly
+            } else {
+                EvalMode::Default
+            },
+        }
+    }
+}
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+struct FullSweepArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Keep entries whose config key starts with any of these.
+    #[arg(long, num_args = 1.., value_name = "PREFIX")]
+    model_prefix: Option<Vec<String>>,
+    /// Keep entries whose precision is one of these.
+    #[arg(long, num_args = 1..)]
+    precision: Option<Vec<String>>,
+    /// Keep entries whose framework is one of these.
+    #[arg(long, num_args = 1..)]
+    framework: Option<Vec<String>>,
+    /// Keep entries whose runner label is one of these (each must be a label in the runner file).
+    #[arg(long, num_args = 1.., value_name = "LABEL")]
+    runner_type: Option<Vec<String>>,
+    /// Multiplier between concurrency values of a range (> 1).
+    #[arg(long, default_value_t = 2)]
+    step_size: i64,
+    /// Lower concurrency bound (moves a range's start; filters lists).
+    #[arg(long)]
+    min_conc: Option<i64>,
+    /// Upper concurrency bound (moves a range's end; filters lists, keeping max-conc if nothing is left).
+    #[arg(long)]
+    max_conc: Option<i64>,
+    /// Single-node fixed rows: drop search-space entries with tp above this.
+    #[arg(long)]
+    max_tp: Option<i64>,
+    /// Single-node fixed rows: clamp ep to this.
+    #[arg(long)]
+    max_ep: Option<i64>,
+    /// Generate single-node rows (default: both kinds).
+    #[arg(long)]
+    single_node: bool,
+    /// Generate multi-node rows (default: both kinds).
+    #[arg(long)]
+    multi_node: bool,
+}
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+struct TestConfigArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Config keys or glob patterns (`*`, `?`, `[abc]`, `[!abc]`); matches in config order.
+    #[arg(long, num_args = 1.., required = true, value_name = "KEY")]
+    config_keys: Vec<String>,
+    /// Keep only these concurrency values (intersection, in config order).
+    #[arg(long, num_args = 1..)]
+    conc: Option<Vec<i64>>,
+}
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+struct PriorityArgs {
+    /// Priority policy (YAML).
+    #[arg(long, default_value = "configs/ci-priority.yaml", value_name = "FILE")]
+    policy: PathBuf,
+    /// CI event name (push, pull_request, schedule, …).
+    #[arg(long, default_value = "")]
+    event_name: String,
+    /// JSON array of PR label names.
+    #[arg(long, default_value = "[]")]
+    labels_json: String,
+    /// Namespace mixed into queue tokens.
+    #[arg(long, default_value = "local")]
+    queue_namespace: String,
+    /// PR number (enables skip-queue-pr with the skip-queue label).
+    #[arg(long)]
+    pr_number: Option<i64>,
+    /// JSON array of classifier criteria (criteria mode); empty or null = normal mode.
+    #[arg(long, default_value = "")]
+    criteria_json: String,
+    /// Read the matrix JSON from this file instead of stdin.
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+}
+
+fn usage_error(msg: &str) -> ExitCode {
+    eprintln!("generate-matrix: error: {msg}");
     ExitCode::from(2)
+}
+
+fn report(e: &GenError) -> ExitCode {
+    eprintln!("generate-matrix: error: {e}");
+    if let GenError::Config(c) = e {
+        let file = c.file.display().to_string();
+        gha::annotate(gha::Level::Error, Some(&file), c.line, &e.to_string());
+    }
+    ExitCode::from(1)
+}
+
+fn print_json(v: &Value) -> ExitCode {
+    match serde_json::to_string(v) {
+        Ok(s) => {
+            println!("{s}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("generate-matrix: error: cannot serialise output: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn rows_out(rows: Vec<serde_json::Map<String, Value>>) -> ExitCode {
+    print_json(&Value::Array(rows.into_iter().map(Value::Object).collect()))
+}
+
+fn load(common: &CommonArgs) -> Result<LoadedConfigs, GenError> {
+    let loaded = LoadedConfigs::load(&common.config_files, &common.runner_config)?;
+    for w in &loaded.masters.warnings {
+        eprintln!("{w}");
+    }
+    Ok(loaded)
+}
+
+fn full_sweep(a: &FullSweepArgs) -> ExitCode {
+    if a.step_size <= 1 {
+        return usage_error(&format!(
+            "--step-size must be greater than 1, got {}",
+            a.step_size
+        ));
+    }
+    if let (Some(min), Some(max)) = (a.min_conc, a.max_conc)
+        && min > max
+    {
+        return usage_error(&format!("--min-conc ({min}) must be <= --max-conc ({max})"));
+    }
+    let both = a.single_node == a.multi_node;
+    let opts = FullSweepOptions {
+        common: a.common.options(),
+        model_prefix: a.model_prefix.clone(),
+        precision: a.precision.clone(),
+        framework: a.framework.clone(),
+        runner_type: a.runner_type.clone(),
+        step_size: a.step_size,
+        min_conc: a.min_conc,
+        max_conc: a.max_conc,
+        max_tp: a.max_tp,
+        max_ep: a.max_ep,
+        single_node: both || a.single_node,
+        multi_node: both || a.multi_node,
+    };
+    match load(&a.common).and_then(|l| generate_full_sweep(&l, &opts)) {
+        Ok(rows) => rows_out(rows),
+        Err(e) => report(&e),
+    }
+}
+
+fn test_config(a: &TestConfigArgs) -> ExitCode {
+    let opts = TestConfigOptions {
+        common: a.common.options(),
+        config_keys: a.config_keys.clone(),
+        conc: a.conc.clone(),
+    };
+    match load(&a.common).and_then(|l| generate_test_config(&l, &opts)) {
+        Ok(rows) => rows_out(rows),
+        Err(e) => report(&e),
+    }
+}
+
+fn run_priority(a: &PriorityArgs) -> Result<Value, String> {
+    let policy = priority::Policy::load(&a.policy).map_err(|e| e.to_string())?;
+    let labels = priority::parse_string_array(&a.labels_json, "--labels-json")
+        .map_err(|e| e.to_string())?
+        .unwrap_or_default();
+    let criteria = priority::parse_string_array(&a.criteria_json, "--criteria-json")
+        .map_err(|e| e.to_string())?;
+    let text = match &a.input {
+        Some(p) => {
+            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?
+        }
+        None => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| format!("cannot read stdin: {e}"))?;
+            s
+        }
+    };
+    let payload: Value =
+        serde_json::from_str(&text).map_err(|e| format!("matrix input is not valid JSON: {e}"))?;
+    let ctx = priority::Context {
+        event_name: a.event_name.clone(),
+        labels,
+        queue_namespace: a.queue_namespace.clone(),
+        pr_number: a.pr_number,
+        criteria,
+    };
+    priority::annotate(&payload, &policy, &ctx).map_err(|e| e.to_string())
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    match &cli.command {
+        Command::FullSweep(a) => full_sweep(a),
+        Command::TestConfig(a) => test_config(a),
+        Command::Priority(a) => match run_priority(a) {
+            Ok(v) => print_json(&v),
+            Err(e) => {
+                eprintln!("generate-matrix priority: error: {e}");
+                ExitCode::from(1)
+            }
+        },
+        Command::SweepPolicy(a) => generate_matrix::policy::run_cli(a),
+        Command::Canary(a) => generate_matrix::canary::run_cli(a),
+    }
 }

@@ -1,0 +1,341 @@
+//! Eval selection (spec matrix.md §10): default marking, agentic marking,
+//! `--all-evals` merging and eval-only filtering, applied to generated rows.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+use sweep_model::rows::{RowKind, validate_row};
+
+use crate::generate::{EvalMode, GenError, Row};
+
+/// Smallest concurrency that can be an eval target (fixed and MN rows).
+pub const MIN_EVAL_CONC: i64 = 16;
+
+/// Fields left out of the topology key of a multi-node row.
+const NON_TOPOLOGY: [&str; 6] = [
+    "conc",
+    "run-eval",
+    "eval-only",
+    "eval-conc",
+    "eval-all-concs",
+    "exp-name",
+];
+
+/// Canonical JSON (object keys sorted) for value comparisons.
+#[must_use]
+pub fn canonical(v: &Value) -> String {
+    fn walk(v: &Value, out: &mut String) {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                out.push('{');
+                for (i, k) in keys.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String((*k).clone()).to_string());
+                    out.push(':');
+                    if let Some(x) = m.get(*k) {
+                        walk(x, out);
+                    }
+                }
+                out.push('}');
+            }
+            Value::Array(a) => {
+                out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    walk(x, out);
+                }
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut s = String::new();
+    walk(v, &mut s);
+    s
+}
+
+fn topology_key(row: &Row) -> String {
+    let mut m = Map::new();
+    for (k, v) in row {
+        if !NON_TOPOLOGY.contains(&k.as_str()) {
+            m.insert(k.clone(), v.clone());
+        }
+    }
+    canonical(&Value::Object(m))
+}
+
+fn is_8k1k(row: &Row) -> bool {
+    row.get("isl").and_then(Value::as_i64) == Some(8192)
+        && row.get("osl").and_then(Value::as_i64) == Some(1024)
+}
+
+fn conc_list(row: &Row) -> Vec<i64> {
+    match row.get("conc") {
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_i64).collect(),
+        Some(v) => v.as_i64().into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+fn field(row: &Row, k: &str) -> String {
+    row.get(k).map(canonical).unwrap_or_default()
+}
+
+/// Marks eval rows (§10.1, and §10.2 when `agentic`); returns the marks and
+/// the `eval-conc` to set per row.
+fn mark(rows: &[Row], agentic: bool) -> (Vec<bool>, Vec<Option<i64>>) {
+    let n = rows.len();
+    let mut marked = vec![false; n];
+    let mut eval_conc = vec![None; n];
+    // SN-fixed 8k1k: group, upper median and max of distinct eligible concs.
+    let mut sn_groups: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut sn_order: Vec<String> = Vec::new();
+    // MN (fixed 8k1k, and agentic when asked): best score per topology.
+    let mut mn_best: HashMap<(bool, String), (i64, usize)> = HashMap::new();
+    // SN-agentic: max conc per (model, runner, framework, precision).
+    let mut sa_best: HashMap<String, (i64, usize)> = HashMap::new();
+    for (i, row) in rows.iter().enumerate() {
+        let kind = RowKind::of(row);
+        match kind {
+            RowKind::SnFixed
+                if is_8k1k(row)
+                    && row
+                        .get("conc")
+                        .and_then(Value::as_i64)
+                        .is_some_and(|c| c >= MIN_EVAL_CONC) =>
+            {
+                let key = [
+                    "model",
+                    "runner",
+                    "framework",
+                    "precision",
+                    "isl",
+                    "osl",
+                    "spec-decoding",
+                    "dp-attn",
+                ]
+                .iter()
+                .map(|k| field(row, k))
+                .collect::<Vec<_>>()
+                .join("\u{1}");
+                let g = sn_groups.entry(key.clone()).or_default();
+                if g.is_empty() {
+                    sn_order.push(key);
+                }
+                g.push(i);
+            }
+            RowKind::MnFixed | RowKind::MnAgentic
+                if (kind == RowKind::MnFixed && is_8k1k(row))
+                    || (kind == RowKind::MnAgentic && agentic) =>
+            {
+                let Some(score) = conc_list(row)
+                    .into_iter()
+                    .filter(|c| *c >= MIN_EVAL_CONC)
+                    .max()
+                else {
+                    continue;
+                };
+                let key = (kind == RowKind::MnAgentic, topology_key(row));
+                match mn_best.get(&key) {
+                    Some((best, _)) if *best >= score => {}
+                    _ => {
+                        mn_best.insert(key, (score, i));
+                    }
+                }
+            }
+            RowKind::SnAgentic if agentic => {
+                let Some(c) = row.get("conc").and_then(Value::as_i64) else {
+                    continue;
+                };
+                let key = ["model", "runner", "framework", "precision"]
+                    .iter()
+                    .map(|k| field(row, k))
+                    .collect::<Vec<_>>()
+                    .join("\u{1}");
+                match sa_best.get(&key) {
+                    Some((best, _)) if *best >= c => {}
+                    _ => {
+                        sa_best.insert(key, (c, i));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for key in sn_order {
+        let idxs = &sn_groups[&key];
+        let mut distinct: Vec<i64> = idxs
+            .iter()
+            .filter_map(|i| rows[*i].get("conc").and_then(Value::as_i64))
+            .collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let (Some(max), Some(median)) = (
+            distinct.last().copied(),
+            distinct.get(distinct.len() / 2).copied(),
+        ) else {
+            continue;
+        };
+        for i in idxs {
+            let c = rows[*i].get("conc").and_then(Value::as_i64);
+            if c == Some(max) || c == Some(median) {
+                marked[*i] = true;
+            }
+        }
+    }
+    for (score, i) in mn_best.into_values() {
+        marked[i] = true;
+        eval_conc[i] = Some(score);
+    }
+    for (_, i) in sa_best.into_values() {
+        marked[i] = true;
+    }
+    (marked, eval_conc)
+}
+
+fn sorted_distinct(mut v: Vec<i64>) -> Vec<i64> {
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// `--all-evals` expansion (§10.3).
+fn expand_all(rows: Vec<Row>) -> Vec<Row> {
+    let mut out: Vec<Row> = Vec::with_capacity(rows.len());
+    let mut merged: HashMap<(bool, String), usize> = HashMap::new();
+    for mut row in rows {
+        let kind = RowKind::of(&row);
+        match kind {
+            RowKind::SnAgentic => {
+                row.insert("run-eval".into(), true.into());
+                out.push(row);
+            }
+            RowKind::MnAgentic | RowKind::MnFixed
+                if kind == RowKind::MnAgentic || is_8k1k(&row) =>
+            {
+                let agentic = kind == RowKind::MnAgentic;
+                let key = (agentic, topology_key(&row));
+                if let Some(&at) = merged.get(&key) {
+                    let kept = &mut out[at];
+                    let mut union = conc_list(kept);
+                    union.extend(conc_list(&row));
+                    let union = sorted_distinct(union);
+                    if agentic && let Some(m) = union.last() {
+                        kept.insert("eval-conc".into(), (*m).into());
+                    }
+                    kept.insert("conc".into(), union.into());
+                } else {
+                    let concs = sorted_distinct(conc_list(&row));
+                    row.insert("run-eval".into(), true.into());
+                    if agentic {
+                        if let Some(m) = concs.last() {
+                            row.insert("eval-conc".into(), (*m).into());
+                        }
+                    } else {
+                        row.remove("eval-conc");
+                        row.insert("eval-all-concs".into(), true.into());
+                    }
+                    row.insert("conc".into(), concs.into());
+                    merged.insert(key, out.len());
+                    out.push(row);
+                }
+            }
+            RowKind::SnFixed if is_8k1k(&row) => {
+                row.insert("run-eval".into(), true.into());
+                out.push(row);
+            }
+            _ => out.push(row),
+        }
+    }
+    out
+}
+
+/// Applies eval selection per mode, then re-validates every final row.
+///
+/// # Errors
+/// A final row that fails its schema (cannot happen for valid configs).
+pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenError> {
+    if mode != EvalMode::NoEvals {
+        let agentic = matches!(mode, EvalMode::EvalsOnly | EvalMode::AllEvals);
+        let (marked, eval_conc) = mark(&rows, agentic);
+        for (i, row) in rows.iter_mut().enumerate() {
+            if let Some(c) = eval_conc[i] {
+                row.insert("eval-conc".into(), c.into());
+            }
+            row.insert("run-eval".into(), marked[i].into());
+        }
+        if mode == EvalMode::AllEvals {
+            rows = expand_all(rows);
+        }
+        if agentic {
+            rows.retain(|r| r.get("run-eval") == Some(&Value::Bool(true)));
+            for r in &mut rows {
+                r.insert("eval-only".into(), true.into());
+            }
+        }
+    }
+    for r in &rows {
+        if let Err(e) = validate_row(r) {
+            return Err(GenError::Generate(format!(
+                "generated matrix row failed validation: {e}\nrow: {}",
+                Value::Object(r.clone())
+            )));
+        }
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn sn(conc: i64, tp: i64) -> Row {
+        json!({"image":"i","model":"m","model-prefix":"p","precision":"fp8","framework":"f","runner":"r",
+            "isl":8192,"osl":1024,"tp":tp,"pp":1,"dcp-size":1,"pcp-size":1,"conc":conc,"max-model-len":9472,
+            "ep":1,"dp-attn":false,"spec-decoding":"none","exp-name":"p_8k1k","disagg":false,"run-eval":false})
+        .as_object()
+        .unwrap()
+        .clone()
+    }
+
+    #[test]
+    fn sn_upper_median_and_max() {
+        let rows: Vec<Row> = [4, 16, 32, 64, 100, 128, 256]
+            .iter()
+            .map(|c| sn(*c, 8))
+            .chain([sn(100, 4)])
+            .collect();
+        let out = apply_evals(rows, EvalMode::Default).unwrap();
+        let marked: Vec<i64> = out
+            .iter()
+            .filter(|r| r["run-eval"] == json!(true))
+            .map(|r| r["conc"].as_i64().unwrap())
+            .collect();
+        assert_eq!(marked, vec![100, 256, 100]);
+        let only = apply_evals(out, EvalMode::EvalsOnly).unwrap();
+        assert_eq!(only.len(), 3);
+        assert!(only.iter().all(|r| r["eval-only"] == json!(true)));
+    }
+
+    #[test]
+    fn no_evals_leaves_rows() {
+        let out = apply_evals(vec![sn(4, 8)], EvalMode::NoEvals).unwrap();
+        assert_eq!(out[0]["run-eval"], json!(false));
+    }
+
+    #[test]
+    fn canonical_sorts_keys() {
+        assert_eq!(
+            canonical(&json!({"b":1,"a":{"d":[1,2],"c":null}})),
+            r#"{"a":{"c":null,"d":[1,2]},"b":1}"#
+        );
+    }
+}

@@ -1,0 +1,969 @@
+//! Expansion of validated master configs into matrix rows (spec matrix.md
+//! §7–§9) for `full-sweep` and `test-config`.
+//!
+//! Library use (e.g. the changelog processor, which calls the generator
+//! several times per run): load once, generate many times —
+//!
+//! ```no_run
+//! # use generate_matrix::generate::*;
+//! # use std::path::{Path, PathBuf};
+//! let loaded = LoadedConfigs::load(
+//!     &[PathBuf::from("configs/amd-master.yaml"), PathBuf::from("configs/nvidia-master.yaml")],
+//!     Path::new("configs/runners.yaml"),
+//! )?;
+//! let rows = generate_test_config(&loaded, &TestConfigOptions {
+//!     config_keys: vec!["dsr1-fp8-mi300x-sglang".into()],
+//!     common: CommonOptions { evals: EvalMode::NoEvals, ..CommonOptions::default() },
+//!     conc: None,
+//! })?;
+//! # Ok::<(), GenError>(())
+//! ```
+//!
+//! Both generators return the final rows: built, validated (§8.5), with
+//! eval selection (§10) applied according to [`CommonOptions::evals`].
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+use sweep_model::config::{
+    AgenticBlock, AgenticSearch, ConfigEntry, ConfigError, FixedSearch, MasterConfigs, Worker,
+};
+use sweep_model::rows::validate_row;
+use sweep_model::runners::Runners;
+
+use crate::evals::apply_evals;
+
+/// One matrix row (a JSON object, fields in the reference's order).
+pub type Row = Map<String, Value>;
+
+/// A generation failure.
+#[derive(Debug, thiserror::Error)]
+pub enum GenError {
+    /// A config or runner file is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The configs are valid but rows cannot be generated.
+    #[error("{0}")]
+    Generate(String),
+}
+
+/// Master configs plus runner file, loaded and validated once.
+#[derive(Debug, Clone)]
+pub struct LoadedConfigs {
+    /// The merged, validated master configs.
+    pub masters: MasterConfigs,
+    /// The validated runner file.
+    pub runners: Runners,
+}
+
+impl LoadedConfigs {
+    /// Loads master configs (in order) then the runner file (spec §2.6).
+    ///
+    /// # Errors
+    /// The first load or validation error.
+    pub fn load(config_files: &[PathBuf], runner_file: &Path) -> Result<Self, ConfigError> {
+        let masters = MasterConfigs::load(config_files)?;
+        let runners = Runners::load(runner_file)?;
+        Ok(LoadedConfigs { masters, runners })
+    }
+}
+
+/// Eval selection mode (§10.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EvalMode {
+    /// Mark default eval rows; output all rows.
+    #[default]
+    Default,
+    /// `--no-evals`: no marking at all.
+    NoEvals,
+    /// `--evals-only`: only marked rows (agentic included).
+    EvalsOnly,
+    /// `--all-evals` (with or without `--evals-only`).
+    AllEvals,
+}
+
+/// The two scenario kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScenarioType {
+    /// `fixed-seq-len`.
+    FixedSeqLen,
+    /// `agentic-coding`.
+    AgenticCoding,
+}
+
+/// Options shared by both subcommands.
+#[derive(Debug, Clone, Default)]
+pub struct CommonOptions {
+    /// `--runner-node-filter`.
+    pub runner_node_filter: Option<String>,
+    /// `--scenario-type` (None = all).
+    pub scenario_types: Option<Vec<ScenarioType>>,
+    /// `--seq-lens` as (isl, osl) pairs (None = all).
+    pub seq_lens: Option<Vec<(i64, i64)>>,
+    /// Eval selection.
+    pub evals: EvalMode,
+}
+
+/// `full-sweep` options (§2.3).
+#[derive(Debug, Clone)]
+pub struct FullSweepOptions {
+    /// Shared options.
+    pub common: CommonOptions,
+    /// `--model-prefix`: config-key prefixes.
+    pub model_prefix: Option<Vec<String>>,
+    /// `--precision`.
+    pub precision: Option<Vec<String>>,
+    /// `--framework`.
+    pub framework: Option<Vec<String>>,
+    /// `--runner-type`.
+    pub runner_type: Option<Vec<String>>,
+    /// `--step-size` (> 1).
+    pub step_size: i64,
+    /// `--min-conc`.
+    pub min_conc: Option<i64>,
+    /// `--max-conc`.
+    pub max_conc: Option<i64>,
+    /// `--max-tp`.
+    pub max_tp: Option<i64>,
+    /// `--max-ep`.
+    pub max_ep: Option<i64>,
+    /// Generate single-node rows.
+    pub single_node: bool,
+    /// Generate multi-node rows.
+    pub multi_node: bool,
+}
+
+impl Default for FullSweepOptions {
+    fn default() -> Self {
+        FullSweepOptions {
+            common: CommonOptions::default(),
+            model_prefix: None,
+            precision: None,
+            framework: None,
+            runner_type: None,
+            step_size: 2,
+            min_conc: None,
+            max_conc: None,
+            max_tp: None,
+            max_ep: None,
+            single_node: true,
+            multi_node: true,
+        }
+    }
+}
+
+/// `test-config` options (§2.4).
+#[derive(Debug, Clone, Default)]
+pub struct TestConfigOptions {
+    /// Shared options.
+    pub common: CommonOptions,
+    /// `--config-keys`: exact keys or glob patterns (with `*` or `?`).
+    pub config_keys: Vec<String>,
+    /// `--conc`.
+    pub conc: Option<Vec<i64>>,
+}
+
+/// How concurrency values are chosen and filtered.
+enum ConcMode<'a> {
+    Full(&'a FullSweepOptions),
+    Test(Option<&'a [i64]>),
+}
+
+fn gen_err(msg: impl Into<String>) -> GenError {
+    GenError::Generate(msg.into())
+}
+
+/// `full-sweep` (§7.2) followed by eval selection (§10).
+///
+/// # Errors
+/// `--runner-type` value that is not a label, DRAM-budget failures, shape
+/// mismatches, or a generated row that fails validation.
+pub fn generate_full_sweep(
+    loaded: &LoadedConfigs,
+    opts: &FullSweepOptions,
+) -> Result<Vec<Row>, GenError> {
+    if let Some(types) = &opts.runner_type {
+        let bad: Vec<&str> = types
+            .iter()
+            .filter(|t| !loaded.runners.labels.contains_key(t.as_str()))
+            .map(String::as_str)
+            .collect();
+        if !bad.is_empty() {
+            let valid: Vec<&str> = loaded.runners.labels.keys().map(String::as_str).collect();
+            return Err(gen_err(format!(
+                "invalid --runner-type value(s): {} (labels in {}: {})",
+                bad.join(", "),
+                loaded.runners.file.display(),
+                valid.join(", ")
+            )));
+        }
+    }
+    let mut rows = Vec::new();
+    for entry in &loaded.masters.entries {
+        if let Some(p) = &opts.model_prefix
+            && !p.iter().any(|p| entry.key.starts_with(p.as_str()))
+        {
+            continue;
+        }
+        if !matches_opt(&opts.precision, &entry.precision)
+            || !matches_opt(&opts.framework, &entry.framework)
+            || !matches_opt(&opts.runner_type, &entry.runner)
+        {
+            continue;
+        }
+        let runner_values: Vec<String> = match &opts.common.runner_node_filter {
+            None => vec![entry.runner.clone()],
+            Some(f) => loaded
+                .runners
+                .nodes(&entry.runner)
+                .iter()
+                .filter(|n| n.contains(f.as_str()))
+                .cloned()
+                .collect(),
+        };
+        if runner_values.is_empty() {
+            continue;
+        }
+        if (entry.multinode && !opts.multi_node) || (!entry.multinode && !opts.single_node) {
+            continue;
+        }
+        gen_entry(
+            loaded,
+            entry,
+            &runner_values,
+            &opts.common,
+            &ConcMode::Full(opts),
+            &mut rows,
+        )?;
+    }
+    apply_evals(rows, opts.common.evals)
+}
+
+/// `test-config` (§7.3) followed by eval selection (§10).
+///
+/// # Errors
+/// An unknown key or a pattern matching nothing, plus the generation errors
+/// of [`generate_full_sweep`].
+pub fn generate_test_config(
+    loaded: &LoadedConfigs,
+    opts: &TestConfigOptions,
+) -> Result<Vec<Row>, GenError> {
+    let keys = resolve_keys(&loaded.masters, &opts.config_keys)?;
+    let mut rows = Vec::new();
+    for key in keys {
+        let Some(entry) = loaded.masters.get(key) else {
+            continue;
+        };
+        let runner_values: Vec<String> = match &opts.common.runner_node_filter {
+            None => vec![entry.runner.clone()],
+            Some(f) => {
+                let mut out: Vec<String> = Vec::new();
+                let cands =
+                    std::iter::once(&entry.runner).chain(loaded.runners.nodes(&entry.runner));
+                for c in cands {
+                    if c.contains(f.as_str()) && !out.contains(c) {
+                        out.push(c.clone());
+                    }
+                }
+                out
+            }
+        };
+        if runner_values.is_empty() {
+            continue;
+        }
+        gen_entry(
+            loaded,
+            entry,
+            &runner_values,
+            &opts.common,
+            &ConcMode::Test(opts.conc.as_deref()),
+            &mut rows,
+        )?;
+    }
+    apply_evals(rows, opts.common.evals)
+}
+
+/// Resolves `--config-keys` (§7.3.1): globs in merged order, exact keys,
+/// later duplicates removed.
+///
+/// # Errors
+/// A pattern that matches nothing or a key that does not exist.
+pub fn resolve_keys<'a>(
+    masters: &'a MasterConfigs,
+    wanted: &[String],
+) -> Result<Vec<&'a str>, GenError> {
+    let mut out: Vec<&str> = Vec::new();
+    let mut seen = HashSet::new();
+    for w in wanted {
+        if w.contains('*') || w.contains('?') {
+            let matched: Vec<&str> = masters.keys().filter(|k| glob_match(w, k)).collect();
+            if matched.is_empty() {
+                return Err(gen_err(format!("No config keys matched the pattern '{w}'")));
+            }
+            for k in matched {
+                if seen.insert(k) {
+                    out.push(k);
+                }
+            }
+        } else {
+            let Some(e) = masters.get(w) else {
+                return Err(gen_err(format!(
+                    "Config key '{w}' does not exist in the master configs"
+                )));
+            };
+            if seen.insert(e.key.as_str()) {
+                out.push(e.key.as_str());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Shell-style glob as Python's `fnmatch.fnmatchcase`: `*`, `?`, `[seq]`, `[!seq]`.
+#[must_use]
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    glob_at(&p, &t)
+}
+
+fn glob_at(p: &[char], t: &[char]) -> bool {
+    let Some(&first) = p.first() else {
+        return t.is_empty();
+    };
+    match first {
+        '*' => (0..=t.len()).any(|i| glob_at(&p[1..], &t[i..])),
+        '?' => !t.is_empty() && glob_at(&p[1..], &t[1..]),
+        '[' => match class_end(p) {
+            Some(end) => {
+                let Some(&c) = t.first() else { return false };
+                class_matches(&p[1..end], c) && glob_at(&p[end + 1..], &t[1..])
+            }
+            None => t.first() == Some(&'[') && glob_at(&p[1..], &t[1..]),
+        },
+        c => t.first() == Some(&c) && glob_at(&p[1..], &t[1..]),
+    }
+}
+
+/// Index of the `]` closing a class that starts at `p[0] == '['`.
+fn class_end(p: &[char]) -> Option<usize> {
+    let mut i = 1;
+    if p.get(i) == Some(&'!') {
+        i += 1;
+    }
+    if p.get(i) == Some(&']') {
+        i += 1;
+    }
+    while i < p.len() {
+        if p[i] == ']' {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+fn class_matches(body: &[char], c: char) -> bool {
+    let (neg, body) = match body.first() {
+        Some('!') => (true, &body[1..]),
+        _ => (false, body),
+    };
+    let mut i = 0;
+    let mut hit = false;
+    while i < body.len() {
+        if i + 2 < body.len() && body[i + 1] == '-' {
+            if body[i] <= c && c <= body[i + 2] {
+                hit = true;
+            }
+            i += 3;
+        } else {
+            if body[i] == c {
+                hit = true;
+            }
+            i += 1;
+        }
+    }
+    hit != neg
+}
+
+fn matches_opt(filter: &Option<Vec<String>>, value: &str) -> bool {
+    filter.as_ref().is_none_or(|f| f.iter().any(|x| x == value))
+}
+
+/// Sequence-length name (§7.1).
+#[must_use]
+pub fn seq_name(isl: i64, osl: i64) -> String {
+    match (isl, osl) {
+        (1024, 1024) => "1k1k".into(),
+        (8192, 1024) => "8k1k".into(),
+        _ => format!("{isl}_{osl}"),
+    }
+}
+
+fn want_scenario(common: &CommonOptions, t: ScenarioType) -> bool {
+    common
+        .scenario_types
+        .as_ref()
+        .is_none_or(|s| s.contains(&t))
+}
+
+/// Component metadata of a row (§7.1): the search-space key wins when present.
+fn scoped(search: Option<&Value>, top: Option<&Value>) -> Option<Value> {
+    match search {
+        Some(v) => (!v.is_null()).then(|| v.clone()),
+        None => top.filter(|v| !v.is_null()).cloned(),
+    }
+}
+
+fn base_row(entry: &ConfigEntry, runner: &str) -> Row {
+    let mut r = Map::new();
+    r.insert("image".into(), entry.image.clone().into());
+    r.insert("model".into(), entry.model.clone().into());
+    r.insert("model-prefix".into(), entry.model_prefix.clone().into());
+    r.insert("precision".into(), entry.precision.clone().into());
+    r.insert("framework".into(), entry.framework.clone().into());
+    r.insert("runner".into(), runner.into());
+    r
+}
+
+fn push_row(rows: &mut Vec<Row>, row: Row) -> Result<(), GenError> {
+    if let Err(e) = validate_row(&row) {
+        return Err(gen_err(format!(
+            "generated matrix row failed validation: {e}\nrow: {}",
+            Value::Object(row)
+        )));
+    }
+    rows.push(row);
+    Ok(())
+}
+
+fn gen_entry(
+    loaded: &LoadedConfigs,
+    entry: &ConfigEntry,
+    runners: &[String],
+    common: &CommonOptions,
+    mode: &ConcMode<'_>,
+    rows: &mut Vec<Row>,
+) -> Result<(), GenError> {
+    if want_scenario(common, ScenarioType::FixedSeqLen) {
+        for block in &entry.fixed {
+            if let Some(sl) = &common.seq_lens
+                && !sl.contains(&(block.isl, block.osl))
+            {
+                continue;
+            }
+            let exp_name = format!("{}_{}", entry.model_prefix, seq_name(block.isl, block.osl));
+            let max_model_len = block.isl + block.osl + 256;
+            for s in &block.search_space {
+                match s {
+                    FixedSearch::Single(s) => {
+                        let mut ep = s.ep;
+                        let concs = match mode {
+                            ConcMode::Full(o) => {
+                                if let Some(m) = o.max_tp
+                                    && (m <= 0 || s.tp > m)
+                                {
+                                    continue;
+                                }
+                                if let Some(m) = o.max_ep {
+                                    if m <= 0 {
+                                        continue;
+                                    }
+                                    if let Some(e) = ep
+                                        && e > m
+                                    {
+                                        ep = Some(m);
+                                    }
+                                }
+                                match sn_full_concs(&s.conc, o) {
+                                    Some(c) => c,
+                                    None => continue,
+                                }
+                            }
+                            ConcMode::Test(filter) => {
+                                match test_filter(s.conc.values_list_if_present(2), *filter) {
+                                    Some(c) => c,
+                                    None => continue,
+                                }
+                            }
+                        };
+                        for c in concs {
+                            for r in runners {
+                                let mut row = base_row(entry, r);
+                                row.insert("isl".into(), block.isl.into());
+                                row.insert("osl".into(), block.osl.into());
+                                row.insert("tp".into(), s.tp.into());
+                                row.insert("pp".into(), s.pp.into());
+                                row.insert("dcp-size".into(), s.dcp_size.into());
+                                row.insert("pcp-size".into(), s.pcp_size.into());
+                                row.insert("conc".into(), c.into());
+                                row.insert("max-model-len".into(), max_model_len.into());
+                                row.insert("ep".into(), ep.unwrap_or(1).into());
+                                row.insert("dp-attn".into(), s.dp_attn.unwrap_or(false).into());
+                                row.insert("spec-decoding".into(), s.spec_decoding.clone().into());
+                                row.insert("exp-name".into(), exp_name.clone().into());
+                                row.insert("disagg".into(), entry.disagg.into());
+                                row.insert("run-eval".into(), false.into());
+                                if let Some(v) = scoped(s.router.as_ref(), entry.router.as_ref()) {
+                                    row.insert("router".into(), v);
+                                }
+                                push_row(rows, row)?;
+                            }
+                        }
+                    }
+                    FixedSearch::Multi(s) => {
+                        let concs = match mode {
+                            ConcMode::Full(o) => match mn_full_concs(s.conc.values(o.step_size), o)
+                            {
+                                Some(c) => c,
+                                None => continue,
+                            },
+                            ConcMode::Test(filter) => {
+                                match test_filter(s.conc.values_list_if_present(2), *filter) {
+                                    Some(c) => c,
+                                    None => continue,
+                                }
+                            }
+                        };
+                        for r in runners {
+                            let mut row = base_row(entry, r);
+                            row.insert("isl".into(), block.isl.into());
+                            row.insert("osl".into(), block.osl.into());
+                            row.insert("spec-decoding".into(), s.spec_decoding.clone().into());
+                            row.insert(
+                                "prefill".into(),
+                                Value::Object(s.prefill.row_value.clone()),
+                            );
+                            row.insert("decode".into(), Value::Object(s.decode.row_value.clone()));
+                            row.insert("conc".into(), concs.clone().into());
+                            row.insert("max-model-len".into(), max_model_len.into());
+                            row.insert("exp-name".into(), exp_name.clone().into());
+                            row.insert("disagg".into(), entry.disagg.into());
+                            row.insert("run-eval".into(), false.into());
+                            if let Some(v) = scoped(s.router.as_ref(), entry.router.as_ref()) {
+                                row.insert("router".into(), v);
+                            }
+                            if let Some(v) =
+                                scoped(s.kv_p2p_transfer.as_ref(), entry.kv_p2p_transfer.as_ref())
+                            {
+                                row.insert("kv-p2p-transfer".into(), v);
+                            }
+                            push_row(rows, row)?;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if want_scenario(common, ScenarioType::AgenticCoding) {
+        for block in &entry.agentic {
+            for s in &block.search_space {
+                gen_agentic(loaded, entry, block, s, runners, mode, rows)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// SN fixed concurrency in `full-sweep` (§7.2.3 step 4); `None` = skip the entry.
+fn sn_full_concs(conc: &sweep_model::config::Conc, o: &FullSweepOptions) -> Option<Vec<i64>> {
+    match &conc.list {
+        Some(list) if !list.is_empty() => {
+            let mut v = list.clone();
+            if let Some(min) = o.min_conc {
+                if min <= 0 {
+                    return None;
+                }
+                v.retain(|c| *c >= min);
+                if v.is_empty() {
+                    return None;
+                }
+            }
+            if let Some(max) = o.max_conc {
+                if max <= 0 {
+                    return None;
+                }
+                v.retain(|c| *c <= max);
+                if v.is_empty() {
+                    v = vec![max];
+                }
+            }
+            Some(v)
+        }
+        _ => {
+            let (mut start, mut end) = (conc.start?, conc.end?);
+            if let Some(min) = o.min_conc {
+                if min <= 0 || end < min {
+                    return None;
+                }
+                start = start.max(min);
+            }
+            if let Some(max) = o.max_conc {
+                if max <= 0 {
+                    return None;
+                }
+                if start > max {
+                    start = max;
+                    end = max;
+                } else {
+                    end = end.min(max);
+                }
+            }
+            Some(sweep_model::config::expand_range(start, end, o.step_size))
+        }
+    }
+}
+
+/// MN fixed concurrency filter in `full-sweep` (§7.2.3 MN steps 3–4).
+fn mn_full_concs(mut v: Vec<i64>, o: &FullSweepOptions) -> Option<Vec<i64>> {
+    if let Some(min) = o.min_conc {
+        if min <= 0 {
+            return None;
+        }
+        v.retain(|c| *c >= min);
+        if v.is_empty() {
+            return None;
+        }
+    }
+    if let Some(max) = o.max_conc {
+        v.retain(|c| *c <= max);
+        if v.is_empty() {
+            if max > 0 {
+                v = vec![max];
+            } else {
+                return None;
+            }
+        }
+    }
+    Some(v)
+}
+
+/// `--conc` intersection in config order; `None` = skip the entry.
+fn test_filter(mut v: Vec<i64>, filter: Option<&[i64]>) -> Option<Vec<i64>> {
+    if let Some(f) = filter {
+        v.retain(|c| f.contains(c));
+        if v.is_empty() {
+            return None;
+        }
+    }
+    Some(v)
+}
+
+fn worker_tag(prefix: char, w: &Worker) -> String {
+    let mut s = format!("{prefix}{}x{}", w.num_worker, w.tp);
+    if w.ep != 1 {
+        s.push_str(&format!("ep{}", w.ep));
+    }
+    if w.dp_attn {
+        s.push_str("dpa");
+    }
+    s
+}
+
+fn gen_agentic(
+    loaded: &LoadedConfigs,
+    entry: &ConfigEntry,
+    block: &AgenticBlock,
+    s: &AgenticSearch,
+    runners: &[String],
+    mode: &ConcMode<'_>,
+    rows: &mut Vec<Row>,
+) -> Result<(), GenError> {
+    let shape_err = |what: &str| {
+        gen_err(format!(
+            "config '{}': an agentic search-space entry is {what}, which does not match multinode={}",
+            entry.key, entry.multinode
+        ))
+    };
+    let kv_offloading: Option<String> = match &s.kv_offloading {
+        None => Some("none".into()),
+        Some(v) => v.clone(),
+    };
+    let kv_for_row = if entry.multinode {
+        kv_offloading.clone()
+    } else {
+        // Validation guarantees it for single-node-shaped entries.
+        s.kv_offloading.clone().flatten()
+    };
+    if entry.multinode && (s.prefill.is_none() || s.decode.is_none()) {
+        return Err(shape_err("single-node shaped (no prefill/decode)"));
+    }
+    if !entry.multinode && s.tp.is_none() {
+        return Err(shape_err("multi-node shaped (no tp)"));
+    }
+    let dram = dram_budget(loaded, entry, block, s)?;
+    let step = match mode {
+        ConcMode::Full(o) => o.step_size,
+        ConcMode::Test(_) => 2,
+    };
+    let mut concs = s.conc.values(step);
+    match mode {
+        ConcMode::Full(o) => {
+            if let Some(min) = o.min_conc {
+                concs.retain(|c| *c >= min);
+            }
+            if let Some(max) = o.max_conc {
+                concs.retain(|c| *c <= max);
+            }
+        }
+        ConcMode::Test(Some(f)) => concs.retain(|c| f.contains(c)),
+        ConcMode::Test(None) => {}
+    }
+    if concs.is_empty() {
+        return Ok(());
+    }
+    let kv_name = kv_for_row.clone().unwrap_or_else(|| "none".into());
+    let kv_suffix = if kv_name == "none" {
+        "kvnone".to_string()
+    } else {
+        let backend = s
+            .kv_offload_backend
+            .as_ref()
+            .and_then(|b| b.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        format!("kv{kv_name}-{backend}")
+    };
+    let router = scoped(s.router.as_ref(), entry.router.as_ref());
+    let p2p = scoped(s.kv_p2p_transfer.as_ref(), entry.kv_p2p_transfer.as_ref());
+    let finish = |row: &mut Row| {
+        if let Some(b) = &s.kv_offload_backend {
+            row.insert("kv-offload-backend".into(), b.clone());
+        }
+        if let Some(r) = &router {
+            row.insert("router".into(), r.clone());
+        }
+    };
+    if let (true, Some(p), Some(d)) = (entry.multinode, &s.prefill, &s.decode) {
+        for r in runners {
+            for c in &concs {
+                let mut exp = format!(
+                    "{}_{}_{}_conc{c}",
+                    entry.model_prefix,
+                    worker_tag('p', p),
+                    worker_tag('d', d)
+                );
+                if kv_name != "none" {
+                    exp.push('_');
+                    exp.push_str(&kv_suffix);
+                }
+                let mut row = base_row(entry, r);
+                row.insert("spec-decoding".into(), s.spec_decoding.clone().into());
+                row.insert("prefill".into(), Value::Object(p.row_value.clone()));
+                row.insert("decode".into(), Value::Object(d.row_value.clone()));
+                row.insert("conc".into(), vec![*c].into());
+                row.insert(
+                    "kv-offloading".into(),
+                    kv_for_row.clone().map_or(Value::Null, Value::from),
+                );
+                row.insert("total-cpu-dram-gb".into(), dram.into());
+                row.insert("duration".into(), 3600.into());
+                row.insert("exp-name".into(), exp.into());
+                row.insert("disagg".into(), entry.disagg.into());
+                row.insert("scenario-type".into(), "agentic-coding".into());
+                finish(&mut row);
+                if let Some(v) = &p2p {
+                    row.insert("kv-p2p-transfer".into(), v.clone());
+                }
+                push_row(rows, row)?;
+            }
+        }
+    } else {
+        let tp = s.tp.unwrap_or_default();
+        for c in &concs {
+            let mut exp = format!("{}_tp{tp}_conc{c}_{kv_suffix}", entry.model_prefix);
+            if s.spec_decoding != "none" {
+                exp.push_str(&format!("_spec-{}", s.spec_decoding));
+            }
+            for r in runners {
+                let mut row = base_row(entry, r);
+                row.insert("tp".into(), tp.into());
+                row.insert("pp".into(), s.pp.into());
+                row.insert("dcp-size".into(), s.dcp_size.into());
+                row.insert("pcp-size".into(), s.pcp_size.into());
+                row.insert("ep".into(), s.ep.unwrap_or(1).into());
+                row.insert("dp-attn".into(), s.dp_attn.unwrap_or(false).into());
+                row.insert("spec-decoding".into(), s.spec_decoding.clone().into());
+                row.insert("conc".into(), (*c).into());
+                row.insert("kv-offloading".into(), kv_name.clone().into());
+                row.insert("total-cpu-dram-gb".into(), dram.into());
+                row.insert("duration".into(), 3600.into());
+                row.insert("exp-name".into(), exp.clone().into());
+                row.insert("scenario-type".into(), "agentic-coding".into());
+                finish(&mut row);
+                push_row(rows, row)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Available DRAM cap in MiB (≈ 3 TB).
+const DRAM_CAP_MIB: i64 = 2_861_022;
+
+/// `total-cpu-dram-gb` (§7.4), exact integer arithmetic.
+fn dram_budget(
+    loaded: &LoadedConfigs,
+    entry: &ConfigEntry,
+    block: &AgenticBlock,
+    s: &AgenticSearch,
+) -> Result<i64, GenError> {
+    if !matches!(&s.kv_offloading, Some(Some(k)) if k == "dram") {
+        return Ok(0);
+    }
+    let label = &entry.runner;
+    let Some(hw) = loaded.runners.hardware.get(label) else {
+        let avail: Vec<&str> = loaded.runners.hardware.keys().map(String::as_str).collect();
+        return Err(gen_err(format!(
+            "config '{}': runner '{label}' has no hardware record with 'available-cpu-dram-mib' in {} (needed for kv-offloading: dram); hardware records: [{}]",
+            entry.key,
+            loaded.runners.file.display(),
+            avail.join(", ")
+        )));
+    };
+    let avail = i128::from(hw.available_cpu_dram_mib.min(DRAM_CAP_MIB));
+    let gpn = i128::from(hw.gpus_per_node);
+    let util = block
+        .dram_utilization
+        .as_ref()
+        .and_then(|v| crate::decimal::Decimal::parse(&v.to_string()))
+        .ok_or_else(|| {
+            gen_err(format!(
+                "config '{}': kv-offloading: dram needs 'dram-utilization' in its agentic block",
+                entry.key
+            ))
+        })?;
+    let g: i128 = if let Some(p) = &s.prefill {
+        let r = i128::from(p.tp) * i128::from(p.pp) * i128::from(p.pcp_size);
+        if r <= 0 {
+            return Err(gen_err(format!(
+                "config '{}': prefill GPU count {r} is not positive",
+                entry.key
+            )));
+        }
+        if r > gpn {
+            if r % gpn != 0 {
+                return Err(gen_err(format!(
+                    "config '{}': prefill GPU count {r} is not a multiple of gpus-per-node ({gpn}) of '{label}'",
+                    entry.key
+                )));
+            }
+            gpn
+        } else {
+            if gpn % r != 0 {
+                return Err(gen_err(format!(
+                    "config '{}': gpus-per-node ({gpn}) of '{label}' is not a multiple of the prefill GPU count {r}",
+                    entry.key
+                )));
+            }
+            r
+        }
+    } else {
+        let g = i128::from(s.tp.unwrap_or(0)) * i128::from(s.pp) * i128::from(s.pcp_size);
+        if g > gpn {
+            return Err(gen_err(format!(
+                "config '{}': GPU count {g} exceeds gpus-per-node ({gpn}) of runner '{label}'",
+                entry.key
+            )));
+        }
+        g
+    };
+    let num = avail * 1_048_576 * util.mantissa * g;
+    let den = gpn * 1_000_000_000 * 10i128.pow(util.scale);
+    Ok(i64::try_from(num.div_euclid(den)).unwrap_or(i64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn globbing() {
+        assert!(glob_match("dsr1-*", "dsr1-fp4-b200"));
+        assert!(!glob_match("dsr1-*", "xdsr1-fp4"));
+        assert!(glob_match("a?c", "abc"));
+        assert!(glob_match("[ab]x", "bx"));
+        assert!(!glob_match("[!ab]x", "bx"));
+        assert!(glob_match("[a-c]*", "cat"));
+        assert!(glob_match("x[", "x["));
+        assert!(glob_match("*", ""));
+    }
+
+    #[test]
+    fn seq_names() {
+        assert_eq!(seq_name(1024, 1024), "1k1k");
+        assert_eq!(seq_name(8192, 1024), "8k1k");
+        assert_eq!(seq_name(2048, 256), "2048_256");
+    }
+
+    fn fo() -> FullSweepOptions {
+        FullSweepOptions::default()
+    }
+
+    #[test]
+    fn sn_conc_min_max_rules() {
+        let range = sweep_model::config::Conc {
+            start: Some(4),
+            end: Some(64),
+            list: None,
+        };
+        let o = FullSweepOptions {
+            min_conc: Some(10),
+            ..fo()
+        };
+        assert_eq!(sn_full_concs(&range, &o), Some(vec![10, 20, 40, 64]));
+        let o = FullSweepOptions {
+            max_conc: Some(50),
+            ..fo()
+        };
+        assert_eq!(sn_full_concs(&range, &o), Some(vec![4, 8, 16, 32, 50]));
+        let o = FullSweepOptions {
+            max_conc: Some(2),
+            ..fo()
+        };
+        assert_eq!(sn_full_concs(&range, &o), Some(vec![2]));
+        let o = FullSweepOptions {
+            min_conc: Some(0),
+            ..fo()
+        };
+        assert_eq!(sn_full_concs(&range, &o), None);
+        let list = sweep_model::config::Conc {
+            start: None,
+            end: None,
+            list: Some(vec![8, 1, 32]),
+        };
+        let o = FullSweepOptions {
+            max_conc: Some(4),
+            ..fo()
+        };
+        assert_eq!(sn_full_concs(&list, &o), Some(vec![1]));
+        let o = FullSweepOptions {
+            max_conc: Some(0),
+            ..fo()
+        };
+        assert_eq!(sn_full_concs(&list, &o), None);
+        let o = FullSweepOptions {
+            min_conc: Some(100),
+            ..fo()
+        };
+        assert_eq!(sn_full_concs(&list, &o), None);
+    }
+
+    #[test]
+    fn mn_conc_rules() {
+        let o = FullSweepOptions {
+            max_conc: Some(3),
+            ..fo()
+        };
+        assert_eq!(mn_full_concs(vec![8, 16], &o), Some(vec![3]));
+        let o = FullSweepOptions {
+            max_conc: Some(0),
+            ..fo()
+        };
+        assert_eq!(mn_full_concs(vec![8, 16], &o), None);
+        assert_eq!(test_filter(vec![4, 8, 4], Some(&[4])), Some(vec![4, 4]));
+        assert_eq!(test_filter(vec![4, 8], Some(&[5])), None);
+    }
+}

@@ -1,0 +1,632 @@
+//! `generate-matrix priority` (spec matrix.md §12): annotate every job of a
+//! matrix payload with a CI priority score (exact decimals, half-up to three
+//! places) and a deterministic queue token (SHA-256 over namespace, JSON path
+//! and the job's canonical JSON, Python `json.dumps(sort_keys=True)` style).
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use sweep_model::yaml;
+
+use crate::decimal::Decimal;
+
+/// A priority failure (bad policy, bad flags, unknown criteria).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct PriorityError(pub String);
+
+fn perr(m: impl Into<String>) -> PriorityError {
+    PriorityError(m.into())
+}
+
+/// Run-time context from the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// `--event-name`.
+    pub event_name: String,
+    /// `--labels-json`, parsed.
+    pub labels: HashSet<String>,
+    /// `--queue-namespace`.
+    pub queue_namespace: String,
+    /// `--pr-number`.
+    pub pr_number: Option<i64>,
+    /// `--criteria-json`, parsed (None = normal mode).
+    pub criteria: Option<HashSet<String>>,
+}
+
+/// The validated policy file.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    raw: Map<String, Value>,
+    base: Decimal,
+}
+
+fn num(v: &Value, what: &str) -> Result<Decimal, PriorityError> {
+    let text = match v {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.clone(),
+        other => {
+            return Err(perr(format!(
+                "policy value {what} must be a number, got {other}"
+            )));
+        }
+    };
+    Decimal::parse(&text)
+        .ok_or_else(|| perr(format!("policy value {what} is not a number: {text}")))
+}
+
+impl Policy {
+    /// Loads a policy file (YAML).
+    ///
+    /// # Errors
+    /// Unreadable file, bad YAML, wrong `version`, missing required parts.
+    pub fn load(path: &Path) -> Result<Self, PriorityError> {
+        let doc = yaml::load_file(path).map_err(|e| perr(e.to_string()))?;
+        Self::from_value(doc.into_value(), &path.display().to_string())
+    }
+
+    /// Validates a parsed policy; `name` is used in messages.
+    ///
+    /// # Errors
+    /// As [`Policy::load`].
+    pub fn from_value(v: Value, name: &str) -> Result<Self, PriorityError> {
+        let Value::Object(raw) = v else {
+            return Err(perr(format!(
+                "{name}: the CI priority policy must be a mapping"
+            )));
+        };
+        match raw.get("version") {
+            Some(Value::Number(n)) if n.as_i64() == Some(1) || n.as_f64() == Some(1.0) => {}
+            other => {
+                let shown = other.map_or_else(|| "None".to_string(), Value::to_string);
+                return Err(perr(format!(
+                    "{name}: unsupported CI priority policy version: {shown} (expected version: 1)"
+                )));
+            }
+        }
+        let base = num(
+            raw.get("base-score")
+                .ok_or_else(|| perr(format!("{name}: 'base-score' is required")))?,
+            "base-score",
+        )?;
+        if !raw.get("adjustments").is_some_and(Value::is_object) {
+            return Err(perr(format!("{name}: 'adjustments' must be a mapping")));
+        }
+        let Some(Value::Object(labels)) = raw.get("labels") else {
+            return Err(perr(format!("{name}: 'labels' must be a mapping")));
+        };
+        let Some(Value::Object(pw)) = labels.get("patchwork") else {
+            return Err(perr(format!("{name}: 'labels.patchwork' is required")));
+        };
+        if !pw.get("names").is_some_and(Value::is_array) || !pw.contains_key("score") {
+            return Err(perr(format!(
+                "{name}: 'labels.patchwork' needs 'names' and 'score'"
+            )));
+        }
+        Ok(Policy { raw, base })
+    }
+
+    fn adjustments(&self) -> &Map<String, Value> {
+        static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+        match self.raw.get("adjustments") {
+            Some(Value::Object(m)) => m,
+            _ => EMPTY.get_or_init(Map::new),
+        }
+    }
+
+    fn adj_map(&self, name: &str) -> Option<&Map<String, Value>> {
+        self.adjustments().get(name).and_then(Value::as_object)
+    }
+
+    fn label_section(&self, name: &str) -> Option<&Map<String, Value>> {
+        self.raw
+            .get("labels")
+            .and_then(|l| l.get(name))
+            .and_then(Value::as_object)
+    }
+
+    fn names(section: Option<&Map<String, Value>>, key: &str) -> HashSet<String> {
+        section
+            .and_then(|s| s.get(key))
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn supported(&self) -> HashSet<String> {
+        let mut s: HashSet<String> = [
+            "multi-node",
+            "agentic",
+            "eval-only",
+            "checklist-complete",
+            "patchwork",
+        ]
+        .iter()
+        .map(|x| (*x).to_string())
+        .collect();
+        for sec in [
+            "precision",
+            "spec-decoding",
+            "framework-prefix",
+            "model-prefix",
+        ] {
+            if let Some(m) = self.adj_map(sec) {
+                s.extend(m.keys().cloned());
+            }
+        }
+        s
+    }
+}
+
+/// Python's `str()` of a JSON value, as the reference applies to job fields.
+fn py_str(v: Option<&Value>) -> String {
+    match v {
+        None => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) => "None".into(),
+        Some(Value::Bool(true)) => "True".into(),
+        Some(Value::Bool(false)) => "False".into(),
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .filter(|_| n.is_f64())
+            .map_or_else(|| n.to_string(), py_float),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn prefix_match(value: &str, prefix: &str) -> bool {
+    value == prefix || value.starts_with(&format!("{prefix}-"))
+}
+
+/// The priority score of one job, rounded to three places.
+///
+/// # Errors
+/// Unknown criteria (criteria mode) or a non-numeric policy value.
+pub fn score(
+    job: &Map<String, Value>,
+    policy: &Policy,
+    ctx: &Context,
+) -> Result<Decimal, PriorityError> {
+    let patch = policy.label_section("patchwork");
+    let patch_names = Policy::names(patch, "names");
+    let waive = Policy::names(patch, "waived-by");
+    let crit = ctx.criteria.as_ref();
+    let patch_hit = crit.is_some_and(|c| c.contains("patchwork"))
+        || ctx.labels.iter().any(|l| patch_names.contains(l));
+    if patch_hit && !ctx.labels.iter().any(|l| waive.contains(l)) {
+        let s = patch.and_then(|p| p.get("score")).unwrap_or(&Value::Null);
+        return Ok(num(s, "labels.patchwork.score")?.round_half_up(3));
+    }
+    let synthetic;
+    let job = if let Some(c) = crit {
+        let supported = policy.supported();
+        let mut unknown: Vec<&String> = c.iter().filter(|x| !supported.contains(*x)).collect();
+        if !unknown.is_empty() {
+            unknown.sort();
+            let list: Vec<String> = unknown.iter().map(|u| format!("'{u}'")).collect();
+            return Err(perr(format!(
+                "Unknown CI priority criteria: [{}]",
+                list.join(", ")
+            )));
+        }
+        let precision = py_str(job.get("precision"));
+        let spec = py_str(job.get("spec-decoding"));
+        let framework = py_str(job.get("framework"));
+        let model_prefix = py_str(job.get("model-prefix"));
+        let any_prefix = |sec: &str, v: &str| {
+            policy
+                .adj_map(sec)
+                .is_some_and(|m| m.keys().any(|k| c.contains(k) && prefix_match(v, k)))
+        };
+        let mut m = Map::new();
+        m.insert(
+            "prefill".into(),
+            if c.contains("multi-node") && job.get("prefill").is_some_and(|p| !p.is_null()) {
+                Value::Object(Map::new())
+            } else {
+                Value::Null
+            },
+        );
+        let agentic = c.contains("agentic")
+            && job.get("scenario-type").and_then(Value::as_str) == Some("agentic-coding");
+        m.insert(
+            "scenario-type".into(),
+            (if agentic { "agentic-coding" } else { "" }).into(),
+        );
+        m.insert(
+            "eval-only".into(),
+            (c.contains("eval-only") && job.get("eval-only") == Some(&Value::Bool(true))).into(),
+        );
+        m.insert(
+            "precision".into(),
+            (if c.contains(&precision) {
+                precision
+            } else {
+                String::new()
+            })
+            .into(),
+        );
+        m.insert(
+            "spec-decoding".into(),
+            (if c.contains(&spec) {
+                spec
+            } else {
+                String::new()
+            })
+            .into(),
+        );
+        let fw_ok = any_prefix("framework-prefix", &framework);
+        m.insert(
+            "framework".into(),
+            (if fw_ok { framework } else { String::new() }).into(),
+        );
+        let mp_ok = any_prefix("model-prefix", &model_prefix);
+        m.insert(
+            "model-prefix".into(),
+            (if mp_ok { model_prefix } else { String::new() }).into(),
+        );
+        synthetic = m;
+        &synthetic
+    } else {
+        job
+    };
+    let adj = policy.adjustments();
+    let mut total = policy.base;
+    let add = |total: &mut Decimal, v: Option<&Value>, what: &str| -> Result<(), PriorityError> {
+        if let Some(v) = v {
+            *total = total
+                .checked_add(num(v, what)?)
+                .ok_or_else(|| perr("priority score overflow"))?;
+        }
+        Ok(())
+    };
+    add(
+        &mut total,
+        policy.adj_map("event").and_then(|m| m.get(&ctx.event_name)),
+        "adjustments.event",
+    )?;
+    if job.get("prefill").is_some_and(|p| !p.is_null()) {
+        add(&mut total, adj.get("multi-node"), "adjustments.multi-node")?;
+    }
+    if job.get("scenario-type").and_then(Value::as_str) == Some("agentic-coding") {
+        add(&mut total, adj.get("agentic"), "adjustments.agentic")?;
+    }
+    if job.get("eval-only") == Some(&Value::Bool(true)) {
+        add(&mut total, adj.get("eval-only"), "adjustments.eval-only")?;
+    }
+    for (sec, field) in [
+        ("precision", "precision"),
+        ("spec-decoding", "spec-decoding"),
+    ] {
+        let key = py_str(job.get(field));
+        add(
+            &mut total,
+            policy.adj_map(sec).and_then(|m| m.get(&key)),
+            sec,
+        )?;
+    }
+    let framework = py_str(job.get("framework"));
+    if let Some(m) = policy.adj_map("framework-prefix") {
+        let hit = m
+            .iter()
+            .find(|(k, _)| prefix_match(&framework, k))
+            .map(|(_, v)| v);
+        add(&mut total, hit, "adjustments.framework-prefix")?;
+    }
+    let mp = py_str(job.get("model-prefix"));
+    add(
+        &mut total,
+        policy.adj_map("model-prefix").and_then(|m| m.get(&mp)),
+        "adjustments.model-prefix",
+    )?;
+    let checklist = policy.label_section("checklist-complete");
+    let check_names = Policy::names(checklist, "names");
+    if crit.is_some_and(|c| c.contains("checklist-complete"))
+        || ctx.labels.iter().any(|l| check_names.contains(l))
+    {
+        add(
+            &mut total,
+            checklist.and_then(|c| c.get("adjustment")),
+            "labels.checklist-complete.adjustment",
+        )?;
+    }
+    Ok(total.round_half_up(3))
+}
+
+/// Python `repr(float)`.
+#[must_use]
+pub fn py_float(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
+    }
+    let sci = format!("{:e}", f.abs());
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
+    let sign = if f < 0.0 { "-" } else { "" };
+    if (-4..16).contains(&exp) {
+        let body = if exp >= 0 {
+            let e = usize::try_from(exp).unwrap_or(0);
+            if digits.len() <= e + 1 {
+                format!("{digits}{}.0", "0".repeat(e + 1 - digits.len()))
+            } else {
+                format!("{}.{}", &digits[..=e], &digits[e + 1..])
+            }
+        } else {
+            let z = usize::try_from(-exp - 1).unwrap_or(0);
+            format!("0.{}{digits}", "0".repeat(z))
+        };
+        format!("{sign}{body}")
+    } else {
+        let m = if digits.len() > 1 {
+            format!("{}.{}", &digits[..1], &digits[1..])
+        } else {
+            digits
+        };
+        let es = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{m}e{es}{:02}", exp.abs())
+    }
+}
+
+/// Python `json.dumps(v, sort_keys=True, separators=(",", ":"))`.
+#[must_use]
+pub fn canonical_json(v: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(v, &mut out);
+    out
+}
+
+fn write_str(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if c.is_ascii() && (c as u32) >= 0x20 => out.push(c),
+            c => {
+                let mut buf = [0u16; 2];
+                for u in c.encode_utf16(&mut buf) {
+                    let _ = write!(out, "\\u{u:04x}");
+                }
+            }
+        }
+    }
+    out.push('"');
+}
+
+fn write_canonical(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            if n.is_f64() {
+                out.push_str(&py_float(n.as_f64().unwrap_or(0.0)));
+            } else {
+                out.push_str(&n.to_string());
+            }
+        }
+        Value::String(s) => write_str(s, out),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(x, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_str(k, out);
+                out.push(':');
+                if let Some(x) = m.get(*k) {
+                    write_canonical(x, out);
+                }
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Queue token: first 32 hex chars of SHA-256(`ns:path:canonical-json`).
+#[must_use]
+pub fn queue_token(job: &Value, namespace: &str, path: &[String]) -> String {
+    let material = format!("{namespace}:{}:{}", path.join("/"), canonical_json(job));
+    let digest = Sha256::digest(material.as_bytes());
+    let mut hex = String::with_capacity(64);
+    for b in digest {
+        let _ = write!(hex, "{b:02x}");
+    }
+    hex.truncate(32);
+    hex
+}
+
+/// Annotates every job in `payload` (§12.3), returning the new payload.
+///
+/// # Errors
+/// See [`score`].
+pub fn annotate(payload: &Value, policy: &Policy, ctx: &Context) -> Result<Value, PriorityError> {
+    let mut path = Vec::new();
+    walk(payload, policy, ctx, &mut path)
+}
+
+fn walk(
+    v: &Value,
+    policy: &Policy,
+    ctx: &Context,
+    path: &mut Vec<String>,
+) -> Result<Value, PriorityError> {
+    match v {
+        Value::Array(a) => {
+            let mut out = Vec::with_capacity(a.len());
+            for (i, x) in a.iter().enumerate() {
+                path.push(i.to_string());
+                out.push(walk(x, policy, ctx, path)?);
+                path.pop();
+            }
+            Ok(Value::Array(out))
+        }
+        Value::Object(m) => {
+            let mut out = Map::new();
+            for (k, x) in m {
+                path.push(k.clone());
+                out.insert(k.clone(), walk(x, policy, ctx, path)?);
+                path.pop();
+            }
+            if m.contains_key("runner") && m.contains_key("framework") {
+                let s = score(m, policy, ctx)?;
+                out.insert("priority".into(), s.to_string().into());
+                out.insert(
+                    "queue-token".into(),
+                    queue_token(v, &ctx.queue_namespace, path).into(),
+                );
+                if let Some(pr) = ctx.pr_number {
+                    let skip = policy
+                        .label_section("skip-queue")
+                        .and_then(|s| s.get("name"))
+                        .and_then(Value::as_str)
+                        .ok_or_else(|| perr("policy 'labels.skip-queue.name' is required when --pr-number is given"))?;
+                    if ctx.labels.contains(skip) {
+                        out.insert("skip-queue-pr".into(), pr.into());
+                    }
+                }
+            }
+            Ok(Value::Object(out))
+        }
+        other => Ok(other.clone()),
+    }
+}
+
+/// Parses `--labels-json` / `--criteria-json`: empty or `null` → `None`.
+///
+/// # Errors
+/// Invalid JSON, or not an array of strings (message names `flag`).
+pub fn parse_string_array(raw: &str, flag: &str) -> Result<Option<HashSet<String>>, PriorityError> {
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    let v: Value =
+        serde_json::from_str(raw).map_err(|e| perr(format!("{flag}: invalid JSON: {e}")))?;
+    match v {
+        Value::Null => Ok(None),
+        Value::Array(a) => a
+            .into_iter()
+            .map(|x| match x {
+                Value::String(s) => Ok(s),
+                _ => Err(perr(format!("{flag} must be a JSON array of strings"))),
+            })
+            .collect::<Result<HashSet<_>, _>>()
+            .map(Some),
+        _ => Err(perr(format!("{flag} must be a JSON array of strings"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn python_float_repr() {
+        assert_eq!(py_float(1.0), "1.0");
+        assert_eq!(py_float(2.78), "2.78");
+        assert_eq!(py_float(100.0), "100.0");
+        assert_eq!(py_float(1e-7), "1e-07");
+        assert_eq!(py_float(1e16), "1e+16");
+        assert_eq!(py_float(1.5e-5), "1.5e-05");
+        assert_eq!(py_float(0.0001), "0.0001");
+        assert_eq!(py_float(-0.5), "-0.5");
+    }
+
+    #[test]
+    fn canonical_and_token() {
+        let job = json!({"runner":"a","framework":"trt"});
+        assert_eq!(canonical_json(&job), r#"{"framework":"trt","runner":"a"}"#);
+        assert_eq!(canonical_json(&json!("é/😀")), r#""\u00e9/\ud83d\ude00""#);
+        let t = queue_token(&job, "local", &["0".into()]);
+        assert_eq!(t.len(), 32);
+        assert_ne!(t, queue_token(&job, "local", &["1".into()]));
+    }
+
+    fn policy() -> Policy {
+        Policy::from_value(
+            json!({"version":1,"base-score":1.0,"adjustments":{"event":{"push":0.0005},
+                "framework-prefix":{"dynamo":2,"dynamo-sglang":5},"model-prefix":{"dsr1":1}},
+                "labels":{"patchwork":{"names":["pw"],"score":-3}}}),
+            "p",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn scores() {
+        let p = policy();
+        let ctx = Context {
+            event_name: "push".into(),
+            ..Context::default()
+        };
+        let job = json!({"runner":"r","framework":"dynamo-sglang","model-prefix":"dsr1-long"});
+        let s = score(job.as_object().unwrap(), &p, &ctx).unwrap();
+        assert_eq!(s.to_string(), "3.001");
+        let ctx = Context {
+            labels: ["pw".to_string()].into(),
+            ..Context::default()
+        };
+        assert_eq!(
+            score(job.as_object().unwrap(), &p, &ctx)
+                .unwrap()
+                .to_string(),
+            "-3.000"
+        );
+        let ctx = Context {
+            criteria: Some(["bogus".to_string()].into()),
+            ..Context::default()
+        };
+        assert!(
+            score(job.as_object().unwrap(), &p, &ctx)
+                .unwrap_err()
+                .0
+                .contains("bogus")
+        );
+    }
+
+    #[test]
+    fn version_checked() {
+        let e = Policy::from_value(json!({"version":2}), "p").unwrap_err();
+        assert!(e.0.contains("version"));
+    }
+}
