@@ -1,0 +1,398 @@
+//! CLI tests of `generate-matrix` on small configs written by the tests:
+//! error reports (file, config key, field path, line), exit codes, row
+//! order and the main flags.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+const RUNNERS: &str = "labels:\n  h200:\n    - h200-cw_00\n    - h200-nb_01\n  cluster:h200-cw:\n    - h200-cw_00\nhardware:\n  cluster:h200-cw:\n    available-cpu-dram-mib: 1_998_848\n    gpus-per-node: 8\n";
+
+/// One single-node entry; `{SS}` is replaced by the search-space item.
+const SN: &str = "tiny-fp8:\n  image: img:v1\n  model: org/Tiny\n  model-prefix: tiny\n  precision: fp8\n  framework: sglang\n  runner: h200\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - {SS}\n";
+
+struct Case {
+    dir: tempfile::TempDir,
+}
+
+impl Case {
+    fn new(master: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("master.yaml"), master).unwrap();
+        std::fs::write(dir.path().join("runners.yaml"), RUNNERS).unwrap();
+        Case { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_generate-matrix"));
+        cmd.args(args.iter().map(|a| {
+            a.replace("{master}", self.path("master.yaml").to_str().unwrap())
+                .replace("{runners}", self.path("runners.yaml").to_str().unwrap())
+        }));
+        cmd.env_remove("GITHUB_ACTIONS");
+        cmd.current_dir(self.dir.path());
+        cmd.output().unwrap()
+    }
+
+    fn full_sweep(&self, extra: &[&str]) -> Output {
+        let mut args = vec![
+            "full-sweep",
+            "--config-files",
+            "{master}",
+            "--runner-config",
+            "{runners}",
+        ];
+        args.extend_from_slice(extra);
+        self.run(&args)
+    }
+}
+
+fn sn(search_space: &str) -> String {
+    SN.replace("{SS}", search_space)
+}
+
+/// Asserts a validation failure: exit 1, empty stdout, and stderr naming
+/// the file, the config key, the field path and the line.
+fn assert_config_error(case: &Case, out: &Output, key: &str, path: &str, line: usize, cause: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(out.stdout.is_empty(), "stdout must be empty on failure");
+    let file = case.path("master.yaml");
+    let loc = format!("{}:{line}:", file.display());
+    assert!(stderr.contains(&loc), "missing {loc} in: {stderr}");
+    assert!(stderr.contains(&format!("config '{key}'")), "{stderr}");
+    assert!(stderr.contains(&format!("field '{path}'")), "{stderr}");
+    assert!(
+        stderr.contains(cause),
+        "missing cause {cause:?} in: {stderr}"
+    );
+}
+
+fn stdout_json(out: &Output) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn error_unknown_field() {
+    let c = Case::new(&sn("{ tp: 8, tp-size: 8, conc-start: 4, conc-end: 64 }"));
+    let out = c.full_sweep(&[]);
+    assert_config_error(
+        &c,
+        &out,
+        "tiny-fp8",
+        "scenarios.fixed-seq-len.0.search-space.0.tp-size",
+        14,
+        "extra field 'tp-size'",
+    );
+}
+
+#[test]
+fn error_wrong_type() {
+    let c = Case::new(&sn("{ tp: \"8\", conc-start: 4, conc-end: 64 }"));
+    let out = c.full_sweep(&[]);
+    assert_config_error(
+        &c,
+        &out,
+        "tiny-fp8",
+        "scenarios.fixed-seq-len.0.search-space.0.tp",
+        14,
+        "must be an integer",
+    );
+}
+
+#[test]
+fn error_missing_required_field() {
+    let c = Case::new(
+        &sn("{ tp: 8, conc-start: 4, conc-end: 64 }").replace("  model-prefix: tiny\n", ""),
+    );
+    let out = c.full_sweep(&[]);
+    assert_config_error(
+        &c,
+        &out,
+        "tiny-fp8",
+        "model-prefix",
+        1,
+        "'model-prefix' is required",
+    );
+}
+
+#[test]
+fn error_conc_list_and_range() {
+    let c = Case::new(&sn(
+        "{ tp: 8, conc-start: 4, conc-end: 64, conc-list: [1, 2] }",
+    ));
+    let out = c.full_sweep(&[]);
+    assert_config_error(
+        &c,
+        &out,
+        "tiny-fp8",
+        "scenarios.fixed-seq-len.0.search-space.0",
+        14,
+        "conc-list",
+    );
+}
+
+#[test]
+fn error_conc_start_above_end_in_block_style() {
+    let ss = "tp: 8\n        conc-start: 128\n        conc-end: 64";
+    let c = Case::new(&sn(ss));
+    let out = c.full_sweep(&[]);
+    assert_config_error(
+        &c,
+        &out,
+        "tiny-fp8",
+        "scenarios.fixed-seq-len.0.search-space.0.conc-start",
+        15,
+        "'conc-start' (128) must be <= 'conc-end' (64)",
+    );
+}
+
+#[test]
+fn error_dcp_not_divisor() {
+    let c = Case::new(&sn("{ tp: 8, dcp-size: 3, conc-start: 4, conc-end: 64 }"));
+    let out = c.full_sweep(&[]);
+    assert_config_error(
+        &c,
+        &out,
+        "tiny-fp8",
+        "scenarios.fixed-seq-len.0.search-space.0.dcp-size",
+        14,
+        "divisible by 'dcp-size'",
+    );
+}
+
+#[test]
+fn error_bad_spec_decoding() {
+    let c = Case::new(&sn(
+        "{ tp: 8, spec-decoding: eagle, conc-start: 4, conc-end: 64 }",
+    ));
+    let out = c.full_sweep(&[]);
+    assert_config_error(
+        &c,
+        &out,
+        "tiny-fp8",
+        "scenarios.fixed-seq-len.0.search-space.0.spec-decoding",
+        14,
+        "'spec-decoding' must be one of",
+    );
+}
+
+#[test]
+fn error_invalid_yaml_names_file_and_line() {
+    let c = Case::new("a:\n  b: [1, 2\nc: 3\n");
+    let out = c.full_sweep(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&c.path("master.yaml").display().to_string()),
+        "{stderr}"
+    );
+    assert!(stderr.contains("invalid YAML"), "{stderr}");
+}
+
+#[test]
+fn error_runner_file_names_label_and_line() {
+    let c = Case::new(&sn("{ tp: 8, conc-start: 4, conc-end: 64 }"));
+    std::fs::write(c.path("runners.yaml"), "labels:\n  h200: []\n").unwrap();
+    let out = c.full_sweep(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let loc = format!("{}:2:", c.path("runners.yaml").display());
+    assert!(
+        stderr.contains(&loc) && stderr.contains("'h200' cannot be an empty list"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_before_reading_files() {
+    let c = Case::new("not: [valid");
+    for (args, word) in [
+        (vec!["--step-size", "1"], "step-size"),
+        (vec!["--min-conc", "64", "--max-conc", "8"], "min-conc"),
+        (vec!["--no-evals", "--all-evals"], "all-evals"),
+        (vec!["--seq-lens", "2k2k"], "2k2k"),
+    ] {
+        let out = c.full_sweep(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(word), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty());
+    }
+    let out = c.run(&[
+        "test-config",
+        "--config-files",
+        "{master}",
+        "--max-tp",
+        "4",
+        "--config-keys",
+        "x",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn full_sweep_rows_in_order_with_defaults() {
+    let c = Case::new(&sn("{ tp: 8, conc-start: 4, conc-end: 20 }"));
+    let rows = stdout_json(&c.full_sweep(&["--no-evals"]));
+    let concs: Vec<i64> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["conc"].as_i64().unwrap())
+        .collect();
+    assert_eq!(concs, vec![4, 8, 16, 20]);
+    assert_eq!(
+        rows[0],
+        json!({"image":"img:v1","model":"org/Tiny","model-prefix":"tiny","precision":"fp8","framework":"sglang",
+            "runner":"h200","isl":1024,"osl":1024,"tp":8,"pp":1,"dcp-size":1,"pcp-size":1,"conc":4,
+            "max-model-len":2304,"ep":1,"dp-attn":false,"spec-decoding":"none","exp-name":"tiny_1k1k",
+            "disagg":false,"run-eval":false})
+    );
+    // Node filter: one row per matching node, conc outer, node inner.
+    let rows = stdout_json(&c.full_sweep(&[
+        "--no-evals",
+        "--runner-node-filter",
+        "h200",
+        "--max-conc",
+        "8",
+    ]));
+    let pairs: Vec<(i64, String)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["conc"].as_i64().unwrap(),
+                r["runner"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        vec![
+            (4, "h200-cw_00".into()),
+            (4, "h200-nb_01".into()),
+            (8, "h200-cw_00".into()),
+            (8, "h200-nb_01".into())
+        ]
+    );
+}
+
+#[test]
+fn eval_marking_on_8k1k() {
+    let c = Case::new(
+        &sn("{ tp: 8, conc-list: [4, 16, 32, 64, 128] }").replace("isl: 1024", "isl: 8192"),
+    );
+    let rows = stdout_json(&c.full_sweep(&["--evals-only"]));
+    let concs: Vec<i64> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["conc"].as_i64().unwrap())
+        .collect();
+    // distinct eligible {16, 32, 64, 128}: upper median 64 and max 128.
+    assert_eq!(concs, vec![64, 128]);
+    assert!(
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["eval-only"] == json!(true))
+    );
+}
+
+#[test]
+fn test_config_globs_and_conc() {
+    let two = format!(
+        "{}{}",
+        sn("{ tp: 8, conc-start: 4, conc-end: 64 }"),
+        sn("{ tp: 4, conc-list: [64, 8, 4] }").replace("tiny-fp8:", "tiny-fp4:")
+    );
+    let c = Case::new(&two);
+    let out = c.run(&[
+        "test-config",
+        "--config-files",
+        "{master}",
+        "--runner-config",
+        "{runners}",
+        "--config-keys",
+        "tiny-fp[48]*",
+        "tiny-fp8",
+        "--conc",
+        "64",
+        "4",
+        "--no-evals",
+    ]);
+    let rows = stdout_json(&out);
+    let got: Vec<(i64, i64)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["tp"].as_i64().unwrap(), r["conc"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(got, vec![(8, 4), (8, 64), (4, 64), (4, 4)]);
+    let out = c.run(&[
+        "test-config",
+        "--config-files",
+        "{master}",
+        "--runner-config",
+        "{runners}",
+        "--config-keys",
+        "nope-*",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope-*"));
+}
+
+#[test]
+fn priority_annotates_jobs() {
+    let c = Case::new("");
+    std::fs::write(
+        c.path("policy.yaml"),
+        "version: 1\nbase-score: 1\nadjustments:\n  multi-node: 0.5\nlabels:\n  patchwork: {names: [pw], score: 0}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        c.path("in.json"),
+        r#"[{"runner":"a","framework":"f","prefill":{}}, {"x":1}]"#,
+    )
+    .unwrap();
+    let p = c.path("policy.yaml");
+    let i = c.path("in.json");
+    let out = c.run(&[
+        "priority",
+        "--policy",
+        p.to_str().unwrap(),
+        "--input",
+        i.to_str().unwrap(),
+    ]);
+    let v = stdout_json(&out);
+    assert_eq!(v[0]["priority"], json!("1.500"));
+    assert_eq!(v[0]["queue-token"].as_str().unwrap().len(), 32);
+    assert_eq!(v[1], json!({"x":1}));
+}
+
+#[test]
+fn help_documents_subcommands() {
+    let out = Command::new(env!("CARGO_BIN_EXE_generate-matrix"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&out.stdout);
+    for w in ["full-sweep", "test-config", "priority"] {
+        assert!(s.contains(w), "{s}");
+    }
+}
