@@ -8,7 +8,9 @@
 //! are not matched, as in the reference. Two differences: the hardware and
 //! framework are the normalised keys (so runner names such as
 //! `b200-dgxc_03` match), and ties on the date break by the newest row id.
-//! Connections are plain TCP or a Unix socket (no TLS).
+//! TLS follows the URL's `sslmode` (`prefer` by default: TLS when the
+//! server offers it, else plain; `require`: TLS only; `disable`), with the
+//! server certificate verified against the Mozilla root store.
 
 use std::collections::HashSet;
 
@@ -70,8 +72,24 @@ pub fn baselines(url: &str, new: &[Row]) -> Result<Vec<Row>, CompareError> {
     rt.block_on(query_all(url, new))
 }
 
+/// A TLS connector over rustls with the ring provider and the Mozilla roots
+/// (chosen explicitly, so no process-wide provider has to be installed).
+fn tls() -> Result<tokio_postgres_rustls::MakeRustlsConnect, CompareError> {
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| CompareError::Db(format!("TLS set-up: {e}")))?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
+}
+
 async fn query_all(url: &str, new: &[Row]) -> Result<Vec<Row>, CompareError> {
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+    let (client, connection) = tokio_postgres::connect(url, tls()?)
         .await
         .map_err(|e| CompareError::Db(format!("connecting to {}: {e}", redact(url))))?;
     let conn = tokio::spawn(connection);

@@ -988,6 +988,13 @@ fn postgres_baseline_uses_newest_main_error_free_row() {
         .arg("--fail-on-regression"));
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stdout(&o).contains("TP8 EP1, conc 16: tput/GPU (tok/s)"));
+
+    // sslmode=require goes through the TLS connector; this server has no TLS.
+    let o = run(cmd()
+        .arg(f.path("new/agg_bmk.json"))
+        .env("DATABASE_URL", format!("{}?sslmode=require", server.url)));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("TLS"), "{}", stderr(&o));
 }
 
 #[test]
