@@ -803,11 +803,17 @@ mod pg {
                 eprintln!("!!! SKIPPED: PostgreSQL (initdb/pg_ctl) is not installed");
                 return None;
             };
-            let dir = tempfile::Builder::new()
-                .prefix("sweepkit-pg")
-                .tempdir()
-                .expect("tempdir");
             let as_postgres = is_root();
+            // As root the server runs as `postgres`, which must reach the
+            // directory: /tmp rather than a TMPDIR that may sit under /root.
+            let mut builder = tempfile::Builder::new();
+            builder.prefix("sweepkit-pg");
+            let dir = if as_postgres {
+                builder.tempdir_in("/tmp")
+            } else {
+                builder.tempdir()
+            }
+            .expect("tempdir");
             if as_postgres {
                 // postgres refuses to run as root: hand the directory to the
                 // postgres system user.
