@@ -245,6 +245,17 @@ fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
     }
     if let Some(path) = &given(&args.baseline) {
         let objects = load::load_objects(path)?;
+        // A saved error answer of the API (`{"error": "Unknown model"}`).
+        if let [(only, _)] = objects.as_slice()
+            && let Some(Value::String(msg)) = only.get("error")
+            && !only.contains_key("hw")
+            && !only.contains_key("hardware")
+        {
+            bail!(
+                "{}: the saved API response is an error: {msg}",
+                path.display()
+            );
+        }
         let rows = load::baseline_rows(objects, args.baseline_format)?;
         let api = matches!(args.baseline_format, BaselineFormat::Api)
             || (matches!(args.baseline_format, BaselineFormat::Auto)

@@ -1066,3 +1066,72 @@ fn action_inputs_arrive_as_environment_with_empty_values() {
             .contains("**Verdict: No regressions**")
     );
 }
+
+fn multinode_row(conc: i64, tput: f64) -> Value {
+    let mut r = agg_row("gb200-multinode-slurm", 1, conc, tput, 0.02, 1.0);
+    let o = r.as_object_mut().expect("row");
+    for k in ["tp", "pp", "dcp_size", "pcp_size", "ep", "dp_attention"] {
+        o.remove(k);
+    }
+    for (k, v) in [
+        ("is_multinode", json!(true)),
+        ("disagg", json!(true)),
+        ("framework", json!("dynamo-trt")),
+        ("prefill_tp", json!(4)),
+        ("prefill_ep", json!(4)),
+        ("prefill_dp_attention", json!("true")),
+        ("prefill_num_workers", json!(2)),
+        ("decode_tp", json!(8)),
+        ("decode_ep", json!(8)),
+        ("decode_dp_attention", json!("false")),
+        ("decode_num_workers", json!(1)),
+        ("num_prefill_gpu", json!(8)),
+        ("num_decode_gpu", json!(8)),
+    ] {
+        o.insert(k.into(), v);
+    }
+    r
+}
+
+#[test]
+fn multi_node_points_get_prefill_and_decode_columns() {
+    let base = vec![multinode_row(256, 500.0), multinode_row(512, 800.0)];
+    let new = vec![multinode_row(256, 520.0), multinode_row(512, 700.0)];
+    let f = Fixture::new(&base, &new);
+    let o = run(&mut f.compare());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(
+        md.contains("### dsr1 fp8 gb200 dynamo-trt, 1k1k (spec: none), multi-node disaggregated"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| P TP | P EP | P DPA | P workers | D TP | D EP | D DPA | D workers | Conc |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 4 | 4 | true | 2 | 8 | 8 | false | 1 | 512 | 800.0 → 700.0 ("),
+        "{md}"
+    );
+    let j = read_json(&f.path("out/compare.json"));
+    assert_eq!(j["regressions"][0]["prefill_num_workers"], 2);
+    assert_eq!(j["regressions"][0]["conc"], 512);
+}
+
+#[test]
+fn saved_api_error_answer_is_reported() {
+    let (base, new) = small_runs();
+    let f = Fixture::new(&base, &new);
+    f.write("api-error.json", &json!({"error": "Unknown model"}));
+    let o = run(cmd()
+        .arg("--new")
+        .arg(f.path("new/agg_bmk.json"))
+        .arg("--baseline")
+        .arg(f.path("api-error.json")));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("the saved API response is an error: Unknown model"),
+        "{}",
+        stderr(&o)
+    );
+}
