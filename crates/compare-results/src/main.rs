@@ -13,7 +13,11 @@ fn main() -> ExitCode {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             let msg = format!("{e:#}");
-            sweep_model::gha::annotate(sweep_model::gha::Level::Error, None, None, &msg);
+            if sweep_model::gha::in_actions() {
+                // stderr: the action discards stdout (the markdown).
+                let level = sweep_model::gha::Level::Error;
+                eprintln!("{}", sweep_model::gha::annotation(level, None, None, &msg));
+            }
             eprintln!("compare-results: error: {msg}");
             ExitCode::from(2)
         }

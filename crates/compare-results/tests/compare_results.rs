@@ -437,8 +437,16 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
             .all(|r| r["conc"] == 8 && r["hw"] == "h100" && r["tp"] == 8)
     );
     assert!(regs.iter().any(|r| r["metric"] == "tput_per_gpu"));
-    let o = run(f.compare().arg("--fail-on-regression"));
+    let o = run(f
+        .compare()
+        .arg("--fail-on-regression")
+        .env("GITHUB_ACTIONS", "true"));
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("::error::regression: dsr1 fp8 h100 sglang, 1k1k (spec: none), TP8 EP1, conc 8: tput_per_gpu -11.1%25 (tolerance 5.0%25)"),
+        "{}",
+        stderr(&o)
+    );
     // A wider tolerance absorbs it.
     let o = run(f
         .compare()
