@@ -35,6 +35,8 @@ pub fn series(c: &Comparison) -> Vec<GroupSeries<'_>> {
         .filter_map(|(group, pts)| {
             let points: Vec<_> = pts
                 .iter()
+                // A log axis needs positive concurrencies.
+                .filter(|p| p.key.conc > 0)
                 .filter_map(|p| {
                     let cell = &p.cells[idx];
                     Some((&p.key.topology, p.key.conc, cell.baseline?, cell.new?))
