@@ -1,7 +1,8 @@
-//! `check-changelog`: gate perf-changelog.yaml changes between two git refs.
+//! `check-changelog`: gate perf-changelog.yaml changes between two git refs
+//! (exit 0 accepted, 1 rejected, 2 usage).
+use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    eprintln!("check-changelog: not implemented yet");
-    ExitCode::from(2)
+    check_changelog::run(check_changelog::Cli::parse())
 }

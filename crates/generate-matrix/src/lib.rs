@@ -1,6 +1,7 @@
 //! Library behind the `generate-matrix` binary: expand master configs into the benchmark job matrix.
 
 pub mod canary;
+pub mod changelog;
 pub mod policy;
 pub mod decimal;
 pub mod evals;

@@ -46,6 +46,8 @@ enum Command {
         after_help = "Example:\n  generate-matrix test-config --config-files configs/nvidia-master.yaml \\\n    --config-keys 'dsr1-fp4-*' --conc 4 64 --no-evals"
     )]
     TestConfig(TestConfigArgs),
+    /// Turn the perf-changelog entries added between two git refs into the bucketed sweep matrix.
+    Changelog(generate_matrix::changelog::ChangelogArgs),
     /// Annotate a matrix (JSON on stdin or --input) with CI priority and queue tokens.
     Priority(PriorityArgs),
     /// Decide what a GitHub event sweeps (label/trigger policy of workflow.md §3) as JSON and step outputs.
@@ -336,6 +338,7 @@ fn main() -> ExitCode {
     match &cli.command {
         Command::FullSweep(a) => full_sweep(a),
         Command::TestConfig(a) => test_config(a),
+        Command::Changelog(a) => generate_matrix::changelog::run(a),
         Command::Priority(a) => match run_priority(a) {
             Ok(v) => print_json(&v),
             Err(e) => {

@@ -1,0 +1,536 @@
+//! End-to-end tests: throwaway git repositories in a temp dir, the real
+//! `check-changelog` binary and the in-process `generate-matrix changelog`
+//! pipeline. Configs are small hand-written ones.
+#![allow(clippy::unwrap_used)] // tests fail loudly by design
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use sweep_changelog::git::Repo;
+use sweep_changelog::pipeline::Options;
+
+const AMD: &str = "\
+alpha-fp8-mi355x-sglang:
+  image: example/sglang:v1
+  model: example-org/Alpha
+  model-prefix: alpha
+  precision: fp8
+  framework: sglang
+  runner: mi355x
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-list: [4, 16] }
+";
+
+const NVIDIA: &str = "\
+beta-fp4-h200-vllm:
+  image: example/vllm:v2
+  model: example-org/Beta
+  model-prefix: beta
+  precision: fp4
+  framework: vllm
+  runner: h200
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - { tp: 4, conc-list: [8] }
+";
+
+const RUNNERS: &str = "\
+labels:
+  h200:
+    - h200-a_00
+  mi355x:
+    - mi355x-a_00
+";
+
+const LINK: &str = "https://github.com/SemiAnalysisAI/InferenceX/pull/";
+
+fn entry(key: &str, link: &str) -> String {
+    format!("- config-keys:\n    - {key}\n  description:\n    - change {key}\n  pr-link: {link}\n")
+}
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+}
+
+impl Fixture {
+    /// A repository on `main` with configs and a one-entry changelog.
+    fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("repo");
+        std::fs::create_dir_all(dir.join("configs")).unwrap();
+        let f = Fixture { _tmp: tmp, dir };
+        f.git(&["init", "-q", "-b", "main"]);
+        f.git(&["config", "user.email", "t@example.invalid"]);
+        f.git(&["config", "user.name", "t"]);
+        f.write("configs/amd-master.yaml", AMD);
+        f.write("configs/nvidia-master.yaml", NVIDIA);
+        f.write("configs/runners.yaml", RUNNERS);
+        f.write(
+            "perf-changelog.yaml",
+            &entry("beta-fp4-h200-vllm", &format!("{LINK}1")),
+        );
+        f.commit("base");
+        f
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(&self.dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    fn write(&self, path: &str, text: &str) {
+        std::fs::write(self.dir.join(path), text).unwrap();
+    }
+
+    fn read(&self, path: &str) -> String {
+        std::fs::read_to_string(self.dir.join(path)).unwrap()
+    }
+
+    fn append(&self, text: &str) {
+        let old = self.read("perf-changelog.yaml");
+        self.write("perf-changelog.yaml", &format!("{old}{text}"));
+    }
+
+    fn commit(&self, msg: &str) -> String {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", msg]);
+        self.git(&["rev-parse", "HEAD"])
+    }
+
+    fn check(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_check-changelog"));
+        cmd.args(args).current_dir(&self.dir);
+        for (k, _) in std::env::vars() {
+            if k.starts_with("INPUT_") || k.starts_with("GITHUB_") {
+                cmd.env_remove(k);
+            }
+        }
+        cmd.envs(env.iter().copied());
+        cmd.output().unwrap()
+    }
+
+    fn generate(&self, base: &str, head: &str) -> Result<Value, String> {
+        let opts = Options {
+            base_ref: base.into(),
+            head_ref: head.into(),
+            changelog_file: "perf-changelog.yaml".into(),
+            ..Options::default()
+        };
+        generate_matrix::changelog::generate(&Repo::new(&self.dir), &opts).map_err(|r| r.message)
+    }
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn appended_entry_is_accepted_and_generates_the_matrix() {
+    let f = Fixture::new();
+    let base = f.git(&["rev-parse", "HEAD"]);
+    f.append(&format!(
+        "\n{}",
+        entry("alpha-fp8-mi355x-sglang", &format!("{LINK}2"))
+    ));
+    let head = f.commit("add alpha");
+    let out = f.check(&["--base-ref", &base, "--head-ref", &head], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out)
+            .contains("Validated perf-changelog.yaml: final newline present and matrix generated")
+    );
+
+    let m = f.generate(&base, &head).unwrap();
+    let rows = m["single_node"]["1k1k"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "one row per concurrency");
+    assert_eq!(rows[0]["conc"], 4);
+    assert_eq!(rows[0]["recipe-fingerprint"], rows[1]["recipe-fingerprint"]);
+    assert_eq!(rows[0]["eval-only"], false);
+    assert_eq!(
+        m["changelog_metadata"]["entries"][0]["config-keys"][0],
+        "alpha-fp8-mi355x-sglang"
+    );
+    assert_eq!(m["changelog_metadata"]["entries"][0]["append-only"], false);
+    assert_eq!(m["changelog_metadata"]["base_ref"], base.as_str());
+}
+
+#[test]
+fn genuine_deletion_gives_the_deletion_error() {
+    let f = Fixture::new();
+    let base = f.git(&["rev-parse", "HEAD"]);
+    let text = f
+        .read("perf-changelog.yaml")
+        .replace(&format!("{LINK}1"), &format!("{LINK}9"));
+    f.write(
+        "perf-changelog.yaml",
+        &format!("{text}\n{}", entry("alpha-fp8-mi355x-sglang", "XXX")),
+    );
+    let head = f.commit("rewrite a link");
+    let out = f.check(&["--base-ref", &base, "--head-ref", &head], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("rejected the diff"), "{err}");
+    assert!(
+        err.contains(&format!("Deletions are not allowed in perf-changelog.yaml. Only additions to the changelog are permitted. Found deleted line:   pr-link: {LINK}1")),
+        "{err}"
+    );
+    assert!(!err.contains("behind"), "{err}");
+}
+
+#[test]
+fn stale_branch_is_diagnosed_and_catch_up_fixes_it() {
+    let f = Fixture::new();
+    f.git(&["checkout", "-q", "-b", "pr"]);
+    f.append(&format!("\n{}", entry("alpha-fp8-mi355x-sglang", "XXX")));
+    let pr_head = f.commit("PR entry");
+    f.git(&["checkout", "-q", "main"]);
+    f.append(&format!(
+        "\n{}",
+        entry("beta-fp4-h200-vllm", &format!("{LINK}3"))
+    ));
+    f.commit("main gains an entry after the PR branched");
+    f.git(&["checkout", "-q", "pr"]);
+
+    let out = f.check(&["--base-ref", "main", "--head-ref", &pr_head], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("your branch is behind main: 1 entries were appended there since you branched; rebase, or run `check-changelog prepare-merge`"),
+        "{err}"
+    );
+    assert!(err.contains("Deletions are not allowed"), "{err}");
+
+    let out = f.check(
+        &[
+            "prepare-merge",
+            "catch-up",
+            "--base-ref",
+            "main",
+            "--pr-number",
+            "12",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim(),
+        "Prepared perf-changelog.yaml for PR #12"
+    );
+    let text = f.read("perf-changelog.yaml");
+    assert!(
+        text.ends_with(&format!(
+            "\n\n{}",
+            entry("alpha-fp8-mi355x-sglang", &format!("{LINK}12"))
+        )),
+        "{text}"
+    );
+    let fixed = f.commit("catch up with main");
+    let out = f.check(
+        &[
+            "--base-ref",
+            "main",
+            "--head-ref",
+            &fixed,
+            "--strict",
+            "--pr-number",
+            "12",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let m = f.generate("main", &fixed).unwrap();
+    assert_eq!(m["single_node"]["1k1k"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn unknown_ref_says_how_to_fix_the_checkout() {
+    let f = Fixture::new();
+    let out = f.check(&["--base-ref", "origin/nope", "--head-ref", "HEAD"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("unknown git revision 'origin/nope'"), "{err}");
+    assert!(err.contains("fetch-depth: 0"), "{err}");
+}
+
+#[test]
+fn shallow_clone_without_the_base_names_fetch_depth() {
+    let f = Fixture::new();
+    let base = f.git(&["rev-parse", "HEAD"]);
+    f.append(&format!(
+        "\n{}",
+        entry("alpha-fp8-mi355x-sglang", &format!("{LINK}2"))
+    ));
+    f.commit("add alpha");
+    let shallow = f.dir.parent().unwrap().join("shallow");
+    let url = format!("file://{}", f.dir.display());
+    let st = Command::new("git")
+        .args([
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &url,
+            shallow.to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let out = Command::new(env!("CARGO_BIN_EXE_check-changelog"))
+        .args(["--base-ref", &base, "--head-ref", "HEAD"])
+        .current_dir(&shallow)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("shallow clone"), "{err}");
+    assert!(err.contains("fetch-depth: 0"), "{err}");
+}
+
+#[test]
+fn rejections_are_annotated_in_github_actions() {
+    let f = Fixture::new();
+    let base = f.git(&["rev-parse", "HEAD"]);
+    // Line 6 is the blank separator; the new entry starts on line 7.
+    f.append("\n- config-keys:\n    - alpha-fp8-mi355x-sglang\n  description:\n    - no link\n");
+    let head = f.commit("entry without pr-link");
+    let out = f.check(
+        &["--base-ref", &base, "--head-ref", &head],
+        &[("GITHUB_ACTIONS", "true")],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let so = stdout(&out);
+    assert!(
+        so.starts_with("::error file=perf-changelog.yaml,line=7::"),
+        "{so}"
+    );
+    assert!(so.contains("pr-link%0A  Field required"), "{so}");
+    // Outside Actions: no workflow command.
+    let out = f.check(&["--base-ref", &base, "--head-ref", &head], &[]);
+    assert!(stdout(&out).is_empty());
+}
+
+#[test]
+fn missing_final_newline_is_rejected() {
+    let f = Fixture::new();
+    let base = f.git(&["rev-parse", "HEAD"]);
+    let e = entry("alpha-fp8-mi355x-sglang", &format!("{LINK}2"));
+    f.append(&format!("\n{}", e.trim_end()));
+    let head = f.commit("no newline");
+    let out = f.check(
+        &["--base-ref", &base, "--head-ref", &head],
+        &[("GITHUB_ACTIONS", "true")],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains(&format!(
+        "perf-changelog.yaml at {head} does not end with a newline"
+    )));
+    assert!(stdout(&out).contains("line=11::"), "{}", stdout(&out));
+    // generate-matrix changelog does not apply this rule.
+    assert!(f.generate(&base, &head).is_ok());
+}
+
+/// Each byte-level violation: accepted by default (as the reference CLI),
+/// rejected with --strict naming the line.
+#[test]
+fn strict_rejects_each_byte_level_violation_with_its_line() {
+    let good = entry("alpha-fp8-mi355x-sglang", &format!("{LINK}2"));
+    let cases: Vec<(&str, String, &str, usize)> = vec![
+        (
+            "crlf",
+            format!("\n{}", good.replace('\n', "\r\n")),
+            "contains CR characters",
+            7,
+        ),
+        (
+            "tab in a quoted scalar",
+            format!(
+                "\n{}",
+                good.replace("change alpha-fp8-mi355x-sglang", "\"tab\there\"")
+            ),
+            "contains tabs",
+            10,
+        ),
+        (
+            "duplicate key",
+            format!("\n{good}  pr-link: {LINK}2\n"),
+            "found duplicate key 'pr-link'",
+            12,
+        ),
+        (
+            "no separator",
+            good.clone(),
+            "separated from history by one empty line",
+            6,
+        ),
+        (
+            "two separators",
+            format!("\n\n{good}"),
+            "separated from history by one empty line",
+            6,
+        ),
+        (
+            "placeholder link on main",
+            format!("\n{}", entry("alpha-fp8-mi355x-sglang", "XXX")),
+            "new main-branch entry has invalid pr-link: 'XXX'",
+            11,
+        ),
+    ];
+    for (name, addition, needle, line) in cases {
+        let f = Fixture::new();
+        let base = f.git(&["rev-parse", "HEAD"]);
+        f.append(&addition);
+        let head = f.commit(name);
+        let out = f.check(&["--base-ref", &base, "--head-ref", &head], &[]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: default mode accepts: {}",
+            stderr(&out)
+        );
+        let out = f.check(
+            &["--base-ref", &base, "--head-ref", &head, "--strict"],
+            &[("GITHUB_ACTIONS", "true")],
+        );
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let err = stderr(&out);
+        assert!(err.contains(needle), "{name}: {err}");
+        let so = stdout(&out);
+        assert!(
+            so.contains(&format!("::error file=perf-changelog.yaml,line={line}::")),
+            "{name}: {so}"
+        );
+    }
+}
+
+#[test]
+fn strict_accepts_a_placeholder_on_a_pr_run() {
+    let f = Fixture::new();
+    let base = f.git(&["rev-parse", "HEAD"]);
+    f.append(&format!("\n{}", entry("alpha-fp8-mi355x-sglang", "XXX")));
+    let head = f.commit("placeholder");
+    let args = [
+        "--base-ref",
+        &base,
+        "--head-ref",
+        &head,
+        "--strict",
+        "--pr-number",
+        "5",
+    ];
+    let out = f.check(&args, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn canonicalize_rewrites_the_placeholder() {
+    let f = Fixture::new();
+    let base = f.git(&["rev-parse", "HEAD"]);
+    f.append(&format!("\n{}", entry("alpha-fp8-mi355x-sglang", "XXX")));
+    f.commit("placeholder");
+    let args = [
+        "prepare-merge",
+        "canonicalize",
+        "--base-ref",
+        &base,
+        "--pr-number",
+        "77",
+    ];
+    let out = f.check(&args, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        f.read("perf-changelog.yaml")
+            .ends_with(&format!("  pr-link: {LINK}77\n"))
+    );
+    let out = f.check(&args, &[]);
+    assert_eq!(
+        stdout(&out).trim(),
+        "perf-changelog.yaml already prepared for PR #77"
+    );
+}
+
+#[test]
+fn append_only_emits_only_the_new_points() {
+    let f = Fixture::new();
+    let base = f.git(&["rev-parse", "HEAD"]);
+    f.write(
+        "configs/amd-master.yaml",
+        &AMD.replace("[4, 16]", "[4, 16, 64]"),
+    );
+    f.append(&format!(
+        "\n{}  append-only: true\n",
+        entry("alpha-fp8-mi355x-sglang", &format!("{LINK}2"))
+    ));
+    let head = f.commit("append a point");
+    let m = f.generate(&base, &head).unwrap();
+    let rows = m["single_node"]["1k1k"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["conc"], 64);
+    assert_eq!(
+        m["evals"],
+        serde_json::json!([]),
+        "append-only runs no evals"
+    );
+    // Changing a config the entry does not select is refused.
+    f.write(
+        "configs/nvidia-master.yaml",
+        &NVIDIA.replace("[8]", "[8, 16]"),
+    );
+    let head2 = f.commit("touch another config");
+    let err = f.generate(&base, &head2).unwrap_err();
+    assert_eq!(
+        err,
+        "append-only PR changed configs not selected by its changelog entry: ['beta-fp4-h200-vllm']"
+    );
+}
+
+#[test]
+fn working_tree_configs_win_over_the_head_ref() {
+    let f = Fixture::new();
+    let base = f.git(&["rev-parse", "HEAD"]);
+    f.append(&format!(
+        "\n{}",
+        entry("alpha-fp8-mi355x-sglang", &format!("{LINK}2"))
+    ));
+    let head = f.commit("add alpha");
+    f.write("configs/amd-master.yaml", &AMD.replace("[4, 16]", "[2]"));
+    let m = f.generate(&base, &head).unwrap();
+    let rows = m["single_node"]["1k1k"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["conc"], 2);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let f = Fixture::new();
+    let out = f.check(&["--head-ref", "HEAD"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = f.check(
+        &["--base-ref", "HEAD", "--head-ref", "HEAD", "--bogus"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}

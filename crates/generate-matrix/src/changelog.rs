@@ -1,0 +1,215 @@
+//! `generate-matrix changelog`: the perf-changelog diff → bucketed sweep
+//! matrix (spec changelog.md §2–10). The pipeline lives in
+//! `sweep_changelog::pipeline`; this module plugs this crate's generator
+//! into it (master configs validated once per run, not once per call) and
+//! holds the subcommand's flags and exit codes.
+
+use crate::generate::{
+    CommonOptions, EvalMode, LoadedConfigs, ScenarioType, TestConfigOptions, generate_test_config,
+};
+use clap::Args;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use sweep_changelog::git::Repo;
+use sweep_changelog::pipeline::{self, Generator, Options, Rejection, TestConfig};
+use sweep_model::config::{ConfigError, MasterConfigs};
+use sweep_model::gha::{self, Level};
+use sweep_model::runners::Runners;
+use sweep_model::yaml;
+
+/// Flags of `generate-matrix changelog`.
+#[derive(Debug, Clone, Args)]
+pub struct ChangelogArgs {
+    /// Older revision of the diff.
+    #[arg(long, env = "INPUT_BASE_REF")]
+    pub base_ref: String,
+    /// Newer revision of the diff.
+    #[arg(long, env = "INPUT_HEAD_REF")]
+    pub head_ref: String,
+    /// Changelog path (a git pathspec, relative to the repository root).
+    #[arg(long, env = "INPUT_CHANGELOG_FILE")]
+    pub changelog_file: String,
+    /// Keep one (the lowest) concurrency per recipe.
+    #[arg(long, env = "INPUT_TRIM_CONC")]
+    pub trim_conc: bool,
+    /// Expand every entry's eval selection, keep throughput.
+    #[arg(long, env = "INPUT_ALL_EVALS")]
+    pub all_evals: bool,
+    /// Suppress throughput for every entry (default eval subset).
+    #[arg(long, env = "INPUT_EVALS_ONLY")]
+    pub evals_only: bool,
+}
+
+impl ChangelogArgs {
+    /// The pipeline options these flags stand for.
+    pub fn options(&self) -> Options {
+        Options {
+            base_ref: self.base_ref.clone(),
+            head_ref: self.head_ref.clone(),
+            changelog_file: self.changelog_file.clone(),
+            trim_conc: self.trim_conc,
+            all_evals: self.all_evals,
+            evals_only: self.evals_only,
+        }
+    }
+}
+
+/// This crate's generator behind the pipeline's [`Generator`] trait.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MatrixGenerator;
+
+/// Validated master configs plus their merged raw mapping.
+#[derive(Debug)]
+pub struct Masters {
+    configs: MasterConfigs,
+    raw: Map<String, Value>,
+}
+
+/// The loader's message; an entry that fails validation is introduced the
+/// way the reference does ("Master config entry '<key>' failed validation").
+fn config_error(e: &ConfigError) -> String {
+    match &e.key {
+        Some(key)
+            if !e.cause.contains("Duplicate config keys")
+                && !e.cause.contains("reserved for wildcard") =>
+        {
+            format!("Master config entry '{key}' failed validation: {e}")
+        }
+        _ => e.to_string(),
+    }
+}
+
+impl Generator for MatrixGenerator {
+    type Masters = Masters;
+    type Loaded = LoadedConfigs;
+
+    fn load_masters(&self, files: &[(String, String)]) -> Result<Masters, String> {
+        let mut docs = Vec::with_capacity(files.len());
+        for (path, text) in files {
+            let doc = yaml::parse_str(text).map_err(|mut e| {
+                e.path = Some(PathBuf::from(path));
+                config_error(&ConfigError::from(e))
+            })?;
+            docs.push((PathBuf::from(path), doc));
+        }
+        let configs = MasterConfigs::from_docs(docs).map_err(|e| config_error(&e))?;
+        let raw = configs
+            .entries
+            .iter()
+            .map(|e| (e.key.clone(), e.raw.clone()))
+            .collect();
+        Ok(Masters { configs, raw })
+    }
+
+    fn raw_masters<'a>(&self, masters: &'a Masters) -> &'a Map<String, Value> {
+        &masters.raw
+    }
+
+    fn with_runners(
+        &self,
+        masters: Masters,
+        path: &str,
+        text: &str,
+    ) -> Result<LoadedConfigs, String> {
+        let p = Path::new(path);
+        let doc = yaml::parse_str(text).map_err(|mut e| {
+            e.path = Some(p.to_path_buf());
+            config_error(&ConfigError::from(e))
+        })?;
+        let runners = Runners::from_doc(p, &doc).map_err(|e| config_error(&e))?;
+        Ok(LoadedConfigs {
+            masters: masters.configs,
+            runners,
+        })
+    }
+
+    fn test_config(
+        &self,
+        loaded: &LoadedConfigs,
+        call: &TestConfig<'_>,
+    ) -> Result<Vec<Value>, String> {
+        let evals = if call.no_evals {
+            EvalMode::NoEvals
+        } else if call.all_evals {
+            EvalMode::AllEvals
+        } else if call.evals_only {
+            EvalMode::EvalsOnly
+        } else {
+            EvalMode::Default
+        };
+        let scenario_types = call.scenario_types.as_ref().map(|types| {
+            types
+                .iter()
+                .map(|t| {
+                    if *t == "agentic-coding" {
+                        ScenarioType::AgenticCoding
+                    } else {
+                        ScenarioType::FixedSeqLen
+                    }
+                })
+                .collect()
+        });
+        let opts = TestConfigOptions {
+            common: CommonOptions {
+                scenario_types,
+                evals,
+                ..CommonOptions::default()
+            },
+            config_keys: call.keys.to_vec(),
+            conc: None,
+        };
+        generate_test_config(loaded, &opts)
+            .map(|rows| rows.into_iter().map(Value::Object).collect())
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Runs the pipeline in `repo` with this crate's generator.
+pub fn generate(repo: &Repo, opts: &Options) -> Result<Value, Rejection> {
+    pipeline::run(&MatrixGenerator, repo, opts)
+}
+
+/// The changelog path as GitHub annotations want it (relative to the
+/// repository root).
+pub fn annotation_path(repo: &Repo, changelog_file: &str) -> String {
+    let p = Path::new(changelog_file);
+    if p.is_absolute() {
+        let root = std::fs::canonicalize(repo.dir()).unwrap_or_else(|_| repo.dir().to_path_buf());
+        if let Ok(rel) = p
+            .strip_prefix(&root)
+            .or_else(|_| p.strip_prefix(repo.dir()))
+        {
+            return rel.display().to_string();
+        }
+    }
+    changelog_file.trim_start_matches("./").to_string()
+}
+
+/// Prints a rejection (and its annotation when in GitHub Actions).
+pub fn report(repo: &Repo, changelog_file: &str, prefix: &str, r: &Rejection) {
+    eprintln!("{prefix}{}", r.message);
+    let file = annotation_path(repo, changelog_file);
+    gha::annotate(Level::Error, Some(&file), r.line, &r.message);
+}
+
+/// `generate-matrix changelog`: 0 with the matrix on stdout, 1 on rejection.
+pub fn run(args: &ChangelogArgs) -> ExitCode {
+    let repo = Repo::new(".");
+    match generate(&repo, &args.options()) {
+        Ok(v) => match serde_json::to_string(&v) {
+            Ok(s) => {
+                println!("{s}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: cannot serialise the matrix: {e}");
+                ExitCode::from(1)
+            }
+        },
+        Err(r) => {
+            report(&repo, &args.changelog_file, "error: ", &r);
+            ExitCode::from(1)
+        }
+    }
+}
