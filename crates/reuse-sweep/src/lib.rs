@@ -1,1 +1,11 @@
-//! Library behind the `reuse-sweep` binary: the /reuse-sweep-run protocol: find and validate a reusable PR sweep.
+//! Library behind the `reuse-sweep` binary: the `/reuse-sweep-run` protocol.
+//!
+//! * [`find`]: decide whether a push-to-main run reuses an approved PR
+//!   sweep (or a PR `synchronize` run skips its own sweep), fail closed.
+//! * [`validate`]: offline checks of a downloaded artifact directory before
+//!   reused results are ingested.
+//! * [`command`]: recognising the comment command.
+
+pub mod command;
+pub mod find;
+pub mod validate;

@@ -1,7 +1,171 @@
-//! `reuse-sweep`: the /reuse-sweep-run protocol: find and validate a reusable PR sweep.
+//! `reuse-sweep`: the `/reuse-sweep-run` protocol.
+//!
+//! * `find` — the reference's `find_reusable_sweep_run.py` (same flags,
+//!   outputs and fail-closed rules): exit 0 with the eight outputs, exit 1
+//!   with `error: <message>` when the protocol refuses or GitHub cannot
+//!   answer (the reference's exit code for every error).
+//! * `validate-artifacts` — the reference's
+//!   `validate_reusable_sweep_artifacts.py`: exit 0 valid, 1 invalid.
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand};
+use github_client::{Client, Config};
+use reuse_sweep::find::{FindArgs, Finder};
+use sweep_model::gha::{self, Level};
+
+#[derive(Parser, Debug)]
+#[command(
+    version,
+    about = "The /reuse-sweep-run protocol: find and validate a reusable PR sweep"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Decide whether this run reuses an approved pull-request sweep.
+    Find(FindCli),
+    /// Check a downloaded artifact directory of a reusable sweep (collapses
+    /// re-run eval duplicates in place first).
+    ValidateArtifacts {
+        /// Directory whose sub-directories are artifacts (`gh run download` layout).
+        #[arg(long, env = "INPUT_ARTIFACTS_DIR")]
+        artifacts_dir: PathBuf,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct FindCli {
+    /// Repository (`owner/name`).
+    #[arg(long, env = "INPUT_REPO")]
+    repo: String,
+    /// The commit of this run (merge commit on main, head SHA on a PR).
+    #[arg(long, env = "INPUT_COMMIT_SHA")]
+    commit_sha: String,
+    /// `github.event_name`.
+    #[arg(long, env = "INPUT_EVENT_NAME")]
+    event_name: String,
+    /// `github.event.action` (PR events).
+    #[arg(long, env = "INPUT_EVENT_ACTION", default_value = "")]
+    event_action: String,
+    /// PR number (required for `pull_request` `synchronize`).
+    #[arg(long, env = "INPUT_PR_NUMBER", allow_negative_numbers = true)]
+    pr_number: Option<i64>,
+    /// `github.ref`.
+    #[arg(long = "ref", env = "INPUT_REF")]
+    git_ref: String,
+    /// Workflow file of PR sweeps.
+    #[arg(long, env = "INPUT_WORKFLOW_ID", default_value = "run-sweep.yml")]
+    workflow_id: String,
+    /// Comma-separated labels that make a PR a full sweep; reuse needs one.
+    #[arg(
+        long,
+        env = "INPUT_FULL_SWEEP_LABEL",
+        default_value = "full-sweep-enabled,non-canary-full-sweep-enabled,full-sweep-fail-fast,full-sweep-fail-fast-no-canary"
+    )]
+    full_sweep_label: String,
+    /// Comma-separated labels whose sweeps cannot be reused.
+    #[arg(
+        long,
+        env = "INPUT_REUSE_INCOMPATIBLE_LABEL",
+        default_value = "evals-only,agentx-fast"
+    )]
+    reuse_incompatible_label: String,
+    /// The comment command.
+    #[arg(
+        long,
+        env = "INPUT_PINNED_RUN_COMMAND",
+        default_value = "/reuse-sweep-run"
+    )]
+    pinned_run_command: String,
+    /// Comma-separated `author_association` values whose commands count.
+    #[arg(
+        long,
+        env = "INPUT_ALLOWED_AUTHOR_ASSOCIATIONS",
+        default_value = "OWNER,MEMBER,COLLABORATOR"
+    )]
+    allowed_author_associations: String,
+    /// File the outputs are appended to.
+    #[arg(long, env = "GITHUB_OUTPUT")]
+    github_output: Option<PathBuf>,
+}
+
 fn main() -> ExitCode {
-    eprintln!("reuse-sweep: not implemented yet");
-    ExitCode::from(2)
+    match Cli::parse().cmd {
+        Cmd::Find(f) => find(f),
+        Cmd::ValidateArtifacts { artifacts_dir } => validate(&artifacts_dir),
+    }
+}
+
+fn fail(msg: &str) -> ExitCode {
+    gha::annotate(Level::Error, None, None, msg);
+    eprintln!("error: {msg}");
+    ExitCode::from(1)
+}
+
+fn find(cli: FindCli) -> ExitCode {
+    // Checked before anything else, in every mode (reference behaviour).
+    let config = Config::from_env(&["GH_TOKEN", "GITHUB_TOKEN"]);
+    if config.token.is_none() {
+        return fail("GH_TOKEN or GITHUB_TOKEN is required");
+    }
+    let client = match Client::new(config) {
+        Ok(c) => c,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let args = FindArgs {
+        repo: cli.repo,
+        commit_sha: cli.commit_sha,
+        event_name: cli.event_name,
+        event_action: cli.event_action,
+        pr_number: cli.pr_number,
+        git_ref: cli.git_ref,
+        workflow_id: cli.workflow_id,
+        full_sweep_labels: cli.full_sweep_label,
+        reuse_incompatible_labels: cli.reuse_incompatible_label,
+        pinned_run_command: cli.pinned_run_command,
+        allowed_author_associations: cli.allowed_author_associations,
+    };
+    let outcome = match Finder::new(&client, &args).run() {
+        Ok(o) => o,
+        Err(e) => return fail(&e.to_string()),
+    };
+    if let Some(path) = cli
+        .github_output
+        .as_ref()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        for (k, v) in outcome.pairs() {
+            if let Err(e) = gha::write_output(path, k, &v) {
+                return fail(&format!("writing {}: {e}", path.display()));
+            }
+        }
+    }
+    println!("{}", outcome.to_json());
+    let verdict = if outcome.enabled {
+        format!("reusing run {}", outcome.source_run_id)
+    } else {
+        "no reuse".to_string()
+    };
+    let _ = gha::append_step_summary(&format!(
+        "### Sweep reuse: {verdict}\n\n{}\n",
+        outcome.reason
+    ));
+    ExitCode::SUCCESS
+}
+
+fn validate(dir: &std::path::Path) -> ExitCode {
+    match reuse_sweep::validate::run(dir) {
+        Ok(report) => {
+            println!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(1)
+        }
+    }
 }

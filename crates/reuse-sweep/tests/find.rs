@@ -1,0 +1,246 @@
+//! `reuse-sweep find` end to end against the loopback fake GitHub, with
+//! transient faults and the fail-closed rules.
+
+use std::collections::BTreeMap;
+use std::process::{Command, Output};
+
+use fake_github::{FakeGitHub, Fault, Route};
+use serde_json::{Value, json};
+
+const SHA: &str = "aaaa000000000000000000000000000000000001";
+const HEAD: &str = "bbbb000000000000000000000000000000000002";
+const R: &str = "/repos/acme/bench";
+
+fn comment(assoc: &str, at: &str, body: &str) -> Value {
+    json!({"author_association": assoc, "created_at": at, "body": body})
+}
+
+/// A merged PR #7 with `labels`, a pinned run 555 on HEAD, and `comments`.
+fn server(labels: &[&str], comments: Vec<Value>) -> FakeGitHub {
+    let s = FakeGitHub::start().expect("server");
+    s.add_route(Route::json(
+        "GET",
+        &format!("{R}/commits/{SHA}/pulls"),
+        json!([{"number": 7}]),
+    ));
+    s.add_route(Route::paginated(
+        "GET",
+        &format!("{R}/issues/7/comments"),
+        json!(comments),
+        "array",
+    ));
+    let labels: Vec<Value> = labels.iter().map(|l| json!({"name": l})).collect();
+    s.add_route(Route::json(
+        "GET",
+        &format!("{R}/pulls/7"),
+        json!({"number": 7, "labels": labels, "merged_at": "2026-08-22T14:05:31Z", "head": {"ref": "feat/x"}}),
+    ));
+    s.add_route(Route::json(
+        "GET",
+        &format!("{R}/actions/runs/555"),
+        json!({"id": 555, "event": "pull_request", "status": "completed", "conclusion": "success",
+               "path": ".github/workflows/run-sweep.yml", "head_sha": HEAD, "run_attempt": 3,
+               "html_url": "https://github.com/acme/bench/actions/runs/555"}),
+    ));
+    s.add_route(Route::paginated(
+        "GET",
+        &format!("{R}/pulls/7/commits"),
+        json!([{"sha": HEAD}]),
+        "array",
+    ));
+    s.add_route(Route::paginated(
+        "GET",
+        &format!("{R}/actions/runs/555/artifacts"),
+        json!({"artifacts": [{"name": "results_bmk", "expired": false}]}),
+        "object:artifacts",
+    ));
+    s
+}
+
+fn find(s: &FakeGitHub, dir: &std::path::Path) -> (Output, BTreeMap<String, String>) {
+    let out_file = dir.join("github_output");
+    let out = Command::new(env!("CARGO_BIN_EXE_reuse-sweep"))
+        .args([
+            "find",
+            "--repo",
+            "acme/bench",
+            "--commit-sha",
+            SHA,
+            "--event-name",
+            "push",
+        ])
+        .args(["--ref", "refs/heads/main", "--github-output"])
+        .arg(&out_file)
+        .env_clear()
+        .env("GITHUB_API_URL", s.base_url())
+        .env("GH_TOKEN", "ghs_test")
+        .env("SWEEPKIT_GITHUB_RETRY_BASE_MS", "5")
+        .env("SWEEPKIT_GITHUB_RETRY_MAX_MS", "1500")
+        .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "3")
+        .output()
+        .expect("run reuse-sweep");
+    let text = std::fs::read_to_string(&out_file).unwrap_or_default();
+    let pairs = text
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    (out, pairs)
+}
+
+#[test]
+fn newest_maintainer_pin_over_paginated_comments_survives_faults() {
+    let mut comments: Vec<Value> = (0..140)
+        .map(|i| {
+            comment(
+                "NONE",
+                &format!("2026-08-20T10:{:02}:{:02}Z", i / 60, i % 60),
+                "bot noise",
+            )
+        })
+        .collect();
+    comments.push(comment(
+        "MEMBER",
+        "2026-08-21T09:00:00Z",
+        "/reuse-sweep-run 111",
+    ));
+    comments.push(comment(
+        "OWNER",
+        "2026-08-21T10:00:00Z",
+        "ok\n/reuse-sweep-run 555\n",
+    ));
+    comments.push(comment(
+        "CONTRIBUTOR",
+        "2026-08-21T11:00:00Z",
+        "/reuse-sweep-run 999",
+    ));
+    let s = server(&["full-sweep-enabled"], comments);
+    s.inject(
+        "GET",
+        &format!("{R}/issues/7/comments"),
+        [Fault::Status(502)],
+    );
+    s.inject(
+        "GET",
+        &format!("{R}/actions/runs/555"),
+        [Fault::TooManyRequests { retry_after: 0 }],
+    );
+    s.inject(
+        "GET",
+        &format!("{R}/pulls/7"),
+        [Fault::SecondaryRateLimit {
+            retry_after: Some(0),
+        }],
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    let (out, pairs) = find(&s, dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(pairs["reuse-enabled"], "true");
+    assert_eq!(pairs["reuse-source-run-id"], "555");
+    assert_eq!(pairs["reuse-source-run-attempt"], "3");
+    assert_eq!(pairs["reuse-source-pr-number"], "7");
+    assert_eq!(pairs["reuse-source-head-sha"], HEAD);
+    assert_eq!(pairs.len(), 8);
+    let stdout: Value = serde_json::from_slice(&out.stdout).expect("stdout json");
+    assert_eq!(stdout["reuse-enabled"], "true");
+}
+
+#[test]
+fn fails_closed_with_clear_error_after_the_retry_budget() {
+    let s = server(
+        &["full-sweep-enabled"],
+        vec![comment(
+            "OWNER",
+            "2026-08-21T10:00:00Z",
+            "/reuse-sweep-run 555",
+        )],
+    );
+    s.fail_always(
+        "GET",
+        &format!("{R}/actions/runs/555/artifacts"),
+        Fault::Status(500),
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    let (out, pairs) = find(&s, dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("error: GitHub API GET /repos/acme/bench/actions/runs/555/artifacts?per_page=100 failed: HTTP 500"),
+        "{err}"
+    );
+    assert!(err.contains("gave up after 3 attempts"), "{err}");
+    assert!(pairs.is_empty(), "nothing written on error: {pairs:?}");
+}
+
+#[test]
+fn incompatible_label_refuses_before_any_run_lookup() {
+    let s = server(
+        &["full-sweep-enabled", "evals-only"],
+        vec![comment("OWNER", "2026-08-21T10:00:00Z", "/reuse-sweep-run")],
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    let (out, pairs) = find(&s, dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "error: PR #7 has /reuse-sweep-run authorization but uses reuse-incompatible label(s): evals-only."
+    );
+    assert!(pairs.is_empty());
+    assert_eq!(s.count("GET", &format!("{R}/actions/runs/555")), 0);
+}
+
+#[test]
+fn commands_from_non_maintainers_do_not_authorise() {
+    let s = server(
+        &["full-sweep-enabled"],
+        vec![
+            comment(
+                "CONTRIBUTOR",
+                "2026-08-21T10:00:00Z",
+                "/reuse-sweep-run 555",
+            ),
+            comment(
+                "OWNER",
+                "2026-08-21T11:00:00Z",
+                "please /reuse-sweep-run 555",
+            ),
+        ],
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    let (out, pairs) = find(&s, dir.path());
+    assert!(out.status.success());
+    assert_eq!(pairs["reuse-enabled"], "false");
+    assert_eq!(pairs["reuse-source-pr-number"], "7");
+    assert_eq!(
+        pairs["reuse-reason"],
+        "PR #7 has no /reuse-sweep-run authorization"
+    );
+}
+
+#[test]
+fn missing_token_is_an_error_in_every_mode() {
+    let out = Command::new(env!("CARGO_BIN_EXE_reuse-sweep"))
+        .args([
+            "find",
+            "--repo",
+            "a/b",
+            "--commit-sha",
+            "x",
+            "--event-name",
+            "pull_request",
+            "--ref",
+            "r",
+        ])
+        .env_clear()
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "error: GH_TOKEN or GITHUB_TOKEN is required"
+    );
+}
