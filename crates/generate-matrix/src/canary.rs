@@ -71,10 +71,10 @@ pub fn select(ssc: &Value) -> Result<CanarySplit, CanaryError> {
 
     let mut single_out = single;
     for (b, mut list) in BUCKETS.into_iter().zip(lists) {
-        if let Some(c) = &canary {
-            if let Some(i) = list.iter().position(|r| jq_cmp(r, c) == Ordering::Equal) {
-                list.remove(i);
-            }
+        if let Some(c) = &canary
+            && let Some(i) = list.iter().position(|r| jq_cmp(r, c) == Ordering::Equal)
+        {
+            list.remove(i);
         }
         single_out.insert(b.to_string(), Value::Array(list));
     }

@@ -286,10 +286,10 @@ pub fn parse_labels(text: &str) -> Result<Vec<String>, String> {
 /// event payload (`$GITHUB_EVENT_PATH`), so the action needs no expressions.
 pub fn fill_from_event(input: &mut PolicyInput, event: &serde_json::Value, given: &Given) {
     let s = |v: &serde_json::Value| v.as_str().map(str::to_string);
-    if !given.action {
-        if let Some(a) = event.get("action").and_then(s) {
-            input.action = a;
-        }
+    if !given.action
+        && let Some(a) = event.get("action").and_then(s)
+    {
+        input.action = a;
     }
     if !given.label {
         input.label = event.pointer("/label/name").and_then(s);
@@ -309,10 +309,10 @@ pub fn fill_from_event(input: &mut PolicyInput, event: &serde_json::Value, given
         if !given.head_repo {
             input.head_repo = pr.pointer("/head/repo/full_name").and_then(s);
         }
-    } else if !given.head_commit_message {
-        if let Some(m) = event.pointer("/head_commit/message").and_then(s) {
-            input.head_commit_message = m;
-        }
+    } else if !given.head_commit_message
+        && let Some(m) = event.pointer("/head_commit/message").and_then(s)
+    {
+        input.head_commit_message = m;
     }
 }
 

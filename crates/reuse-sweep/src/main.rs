@@ -27,7 +27,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Decide whether this run reuses an approved pull-request sweep.
-    Find(FindCli),
+    Find(Box<FindCli>),
     /// Check a downloaded artifact directory of a reusable sweep (collapses
     /// re-run eval duplicates in place first).
     ValidateArtifacts {
@@ -95,7 +95,7 @@ struct FindCli {
 
 fn main() -> ExitCode {
     match Cli::parse().cmd {
-        Cmd::Find(f) => find(f),
+        Cmd::Find(f) => find(*f),
         Cmd::ValidateArtifacts { artifacts_dir } => validate(&artifacts_dir),
     }
 }

@@ -1,0 +1,329 @@
+//! Structural checks of the workflows and composite actions that linters do
+//! not make: no expression inside `run:`, `shell: bash` everywhere, every
+//! `uses:` pinned, the job graph of workflow.md §2 present, every policy
+//! output the workflow reads produced by `sweep-policy`, every action input
+//! the steps read declared, and the example caller within 30 lines.
+
+#![allow(clippy::unwrap_used)] // test code: a panic is the failure report
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn load(rel: &str) -> Value {
+    sweep_model::yaml::load_file(&root().join(rel))
+        .unwrap_or_else(|e| panic!("{rel}: {e}"))
+        .into_value()
+}
+
+/// The `on:` mapping (YAML 1.1 reads the bare key `on` as the boolean true).
+fn on(doc: &Value) -> &Value {
+    doc.get("on").or_else(|| doc.get("true")).unwrap()
+}
+
+fn action_files() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(root().join("actions"))
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path().join("action.yml");
+            p.is_file().then(|| {
+                format!(
+                    "actions/{}/action.yml",
+                    p.parent().unwrap().file_name().unwrap().to_string_lossy()
+                )
+            })
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+const WORKFLOWS: [&str; 3] = [
+    ".github/workflows/run-sweep.yml",
+    ".github/workflows/ci.yml",
+    "examples/run-sweep.yml",
+];
+
+/// Every step of a workflow (all jobs) or of a composite action.
+fn steps(doc: &Value) -> Vec<Value> {
+    if let Some(s) = doc.pointer("/runs/steps").and_then(Value::as_array) {
+        return s.clone();
+    }
+    doc.get("jobs")
+        .and_then(Value::as_object)
+        .map(|jobs| {
+            jobs.values()
+                .filter_map(|j| j.get("steps").and_then(Value::as_array))
+                .flatten()
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn no_expression_inside_run_and_bash_everywhere() {
+    let mut files = action_files();
+    files.extend(WORKFLOWS.iter().map(|s| s.to_string()));
+    let mut runs = 0;
+    for f in &files {
+        for step in steps(&load(f)) {
+            if let Some(run) = step.get("run").and_then(Value::as_str) {
+                runs += 1;
+                assert!(
+                    !run.contains("${{"),
+                    "{f}: step {:?} interpolates an expression into run:",
+                    step.get("name")
+                );
+                assert_eq!(
+                    step.get("shell").and_then(Value::as_str),
+                    Some("bash"),
+                    "{f}: step {:?} lacks shell: bash",
+                    step.get("name")
+                );
+            }
+        }
+    }
+    assert!(runs > 20, "only {runs} run steps found: the walk is broken");
+}
+
+#[test]
+fn every_uses_is_local_or_pinned_by_full_sha_with_a_version_comment() {
+    let mut files = action_files();
+    files.extend(WORKFLOWS.iter().map(|s| s.to_string()));
+    let mut pinned = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(root().join(f)).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let t = line.trim_start().trim_start_matches("- ");
+            let Some(target) = t.strip_prefix("uses:") else {
+                continue;
+            };
+            let target = target.trim();
+            if target.starts_with("./") {
+                continue;
+            }
+            let (spec, comment) = target.split_once(" # ").unwrap_or((target, ""));
+            let sha = spec.rsplit_once('@').map(|(_, r)| r).unwrap_or("");
+            assert!(
+                sha.len() == 40 && sha.chars().all(|c| c.is_ascii_hexdigit()),
+                "{f}:{}: `{spec}` is not pinned by a full commit SHA",
+                n + 1
+            );
+            assert!(
+                comment.starts_with('v'),
+                "{f}:{}: `{spec}` has no `# vX.Y.Z` comment",
+                n + 1
+            );
+            pinned += 1;
+        }
+    }
+    assert!(pinned > 30, "only {pinned} pinned uses found");
+}
+
+#[test]
+fn run_sweep_has_the_job_graph_of_workflow_md_section_2() {
+    let wf = load(".github/workflows/run-sweep.yml");
+    let jobs = wf["jobs"].as_object().unwrap();
+    for id in [
+        "check-changelog",
+        "reuse-sweep-gate",
+        "setup",
+        "canary-select",
+        "canary-sweep",
+        "sweep-multi-node-1k1k",
+        "sweep-multi-node-8k1k",
+        "sweep-single-node-1k1k",
+        "sweep-single-node-8k1k",
+        "sweep-agentic",
+        "sweep-multi-node-agentic",
+        "sweep-evals",
+        "sweep-agentic-evals",
+        "sweep-multi-node-evals",
+        "sweep-multi-node-agentic-evals",
+        "collect-results",
+        "collect-evals",
+        "upload-changelog-metadata",
+        "calc-success-rate",
+        "compare-results",
+        "trigger-ingest",
+        "trigger-agentic-ingest",
+        "comment-unofficial-run-visualizer",
+    ] {
+        assert!(jobs.contains_key(id), "run-sweep.yml lacks job {id}");
+    }
+    assert!(
+        on(&wf).get("workflow_call").is_some(),
+        "run-sweep.yml must be callable"
+    );
+    assert_eq!(
+        wf["permissions"],
+        serde_json::json!({}),
+        "top-level permissions: {{}}"
+    );
+    for (id, job) in jobs {
+        assert!(
+            job.get("permissions").is_some(),
+            "job {id} grants no explicit permissions"
+        );
+        let needs: BTreeSet<&str> = match job.get("needs") {
+            Some(Value::String(s)) => [s.as_str()].into(),
+            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+            _ => BTreeSet::new(),
+        };
+        for n in &needs {
+            assert!(jobs.contains_key(*n), "job {id} needs unknown job {n}");
+        }
+        // A job may only read needs.<x>.… of jobs it needs.
+        let text = job.to_string();
+        for (i, _) in text.match_indices("needs.") {
+            let rest = &text[i + 6..];
+            let dep: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            assert!(
+                needs.contains(dep.as_str()),
+                "job {id} reads needs.{dep} without needing it"
+            );
+        }
+    }
+    // Fan-out runs on the row's runner with the caller's launch command.
+    let fan = &jobs["sweep-single-node-8k1k"];
+    assert_eq!(fan["runs-on"], "${{ matrix.config.runner }}");
+    assert!(fan.to_string().contains("LAUNCH_COMMAND"));
+}
+
+#[test]
+fn policy_outputs_read_by_the_workflow_are_produced_by_sweep_policy() {
+    let keys: BTreeSet<String> = generate_matrix::policy::decide(&Default::default())
+        .outputs()
+        .into_iter()
+        .map(|(k, _)| k.to_string())
+        .collect();
+    let action = load("actions/sweep-policy/action.yml");
+    let declared: BTreeSet<String> = action["outputs"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(
+        declared, keys,
+        "actions/sweep-policy outputs must be exactly the tool's decisions"
+    );
+
+    let wf = load(".github/workflows/run-sweep.yml");
+    let policy_outputs = wf
+        .pointer("/jobs/policy/outputs")
+        .and_then(Value::as_object)
+        .unwrap();
+    for (k, v) in policy_outputs {
+        assert!(
+            keys.contains(k),
+            "policy job output {k} is not a sweep-policy decision"
+        );
+        assert_eq!(
+            v.as_str().unwrap(),
+            format!("${{{{ steps.policy.outputs.{k} }}}}")
+        );
+    }
+    let text = wf.to_string();
+    let mut read = 0;
+    for (i, _) in text.match_indices("needs.policy.outputs.") {
+        let key: String = text[i + 21..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        assert!(
+            policy_outputs.contains_key(&key),
+            "workflow reads needs.policy.outputs.{key}, which the policy job does not export"
+        );
+        read += 1;
+    }
+    assert!(read > 10);
+}
+
+#[test]
+fn actions_read_only_declared_inputs_and_pass_them_through_env() {
+    for f in action_files() {
+        let a = load(&f);
+        let declared: BTreeSet<String> = a
+            .get("inputs")
+            .and_then(Value::as_object)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        let text = a["runs"].to_string();
+        for (i, _) in text.match_indices("inputs.") {
+            let key: String = text[i + 7..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            assert!(declared.contains(&key), "{f}: reads undeclared input {key}");
+        }
+        for (name, input) in a
+            .get("inputs")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            assert!(
+                input.get("description").is_some(),
+                "{f}: input {name} has no description"
+            );
+            assert!(
+                text.contains(&format!("inputs.{name} ")),
+                "{f}: input {name} is never used"
+            );
+        }
+        assert_eq!(
+            a.pointer("/runs/using").and_then(Value::as_str),
+            Some("composite"),
+            "{f}"
+        );
+    }
+}
+
+#[test]
+fn example_caller_is_short_and_calls_run_sweep_by_sha() {
+    let text = std::fs::read_to_string(root().join("examples/run-sweep.yml")).unwrap();
+    assert!(
+        text.lines().count() <= 30,
+        "example caller has {} lines",
+        text.lines().count()
+    );
+    let wf = load("examples/run-sweep.yml");
+    let uses = wf
+        .pointer("/jobs/sweep/uses")
+        .and_then(Value::as_str)
+        .unwrap();
+    assert!(uses.starts_with("sweepkit/sweepkit/.github/workflows/run-sweep.yml@"));
+    // Secrets are passed by name, never inherited.
+    assert!(wf.pointer("/jobs/sweep/secrets").unwrap().is_object());
+    // Every secret and input it passes is declared by the reusable workflow.
+    let callee = load(".github/workflows/run-sweep.yml");
+    for kind in ["secrets", "with"] {
+        let declared_at = if kind == "with" { "inputs" } else { "secrets" };
+        for k in wf
+            .pointer(&format!("/jobs/sweep/{kind}"))
+            .and_then(Value::as_object)
+            .unwrap()
+            .keys()
+        {
+            assert!(
+                on(&callee)
+                    .pointer(&format!("/workflow_call/{declared_at}/{k}"))
+                    .is_some(),
+                "example passes {kind}.{k}, which run-sweep.yml does not declare"
+            );
+        }
+    }
+}
