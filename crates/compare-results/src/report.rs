@@ -257,8 +257,10 @@ pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
     ctx.insert("regressions".into(), regressions.into());
 
     let charts: BTreeMap<&GroupKey, String> = if input.charts {
+        // xychart-beta does not render a single point; leave those out.
         chart::series(c)
             .iter()
+            .filter(|s| s.points.len() >= 2)
             .map(|s| (s.group, chart::mermaid(s)))
             .collect()
     } else {
