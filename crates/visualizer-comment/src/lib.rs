@@ -1,1 +1,246 @@
-//! Library behind the `visualizer-comment` binary: one sticky PR comment with the results and dashboard links.
+//! Library behind the `visualizer-comment` binary: one sticky pull-request
+//! comment with the unofficial-run visualizer links (the reference's two
+//! lines, same URLs) and optional extra markdown sections (compare report,
+//! eval table, success rates).
+//!
+//! Sticky: the comment starts with a hidden marker line. The PR's comments
+//! are listed (every page) and the first one that starts with the marker
+//! and was written by the expected author is updated in place; a comment is
+//! created only when there is none. A create that may have been applied
+//! (5xx or a broken connection after sending) is never repeated blindly: the
+//! comments are listed again and an existing sticky comment is updated.
+//!
+//! A token without write access (fork pull requests) is not a failure: the
+//! caller gets [`Outcome::ReadOnly`] with GitHub's reason and writes the body
+//! to the job summary instead.
+
+use github_client::{Client, Error, encode};
+use serde_json::{Value, json};
+
+/// GitHub's limit on a comment body, in characters.
+pub const BODY_LIMIT: usize = 65_536;
+
+/// Default visualizer site.
+pub const DEFAULT_VISUALIZER_URL: &str = "https://inferencex.semianalysis.com";
+
+/// Default marker (one per tool and purpose).
+pub const DEFAULT_MARKER: &str = "sweepkit:visualizer-comment";
+
+/// What to post.
+#[derive(Debug, Clone)]
+pub struct Post {
+    /// `owner/name`.
+    pub repo: String,
+    pub pr_number: u64,
+    /// Marker name; the body starts with `<!-- {marker} -->`.
+    pub marker: String,
+    /// Login whose marked comments may be updated.
+    pub author: String,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Created {
+        id: u64,
+        url: String,
+    },
+    Updated {
+        id: u64,
+        url: String,
+    },
+    Unchanged {
+        id: u64,
+        url: String,
+    },
+    /// The token may not write here; `reason` quotes GitHub.
+    ReadOnly {
+        reason: String,
+    },
+}
+
+/// The hidden first line.
+pub fn marker_line(marker: &str) -> String {
+    format!("<!-- {marker} -->")
+}
+
+/// The reference's two visualizer lines, joined by `\n`.
+pub fn visualizer_lines(base_url: &str, run_id: &str) -> String {
+    let base = base_url.trim_end_matches('/');
+    format!(
+        "see unofficial run visualizer at {base}/inference?unofficialRun={run_id}\n\
+         see unofficial run visualizer at {base}/evaluation?unofficialRun={run_id}"
+    )
+}
+
+/// The full body: marker, links, then each non-empty section after a blank
+/// line, capped at [`BODY_LIMIT`] with a visible notice. Returns the body
+/// and whether it was truncated.
+pub fn render_body(marker: &str, links: &str, sections: &[String], notice: &str) -> (String, bool) {
+    let mut body = format!("{}\n{links}", marker_line(marker));
+    for s in sections {
+        let s = s.trim_matches('\n');
+        if !s.trim().is_empty() {
+            body.push_str("\n\n");
+            body.push_str(s);
+        }
+    }
+    if body.chars().count() <= BODY_LIMIT {
+        return (body, false);
+    }
+    let tail = format!("\n\n---\n> [!NOTE]\n> {notice}");
+    let keep = BODY_LIMIT.saturating_sub(tail.chars().count());
+    let mut head: String = body.chars().take(keep).collect();
+    // Cut at a line end so no table row or link is left half-written.
+    if let Some(i) = head.rfind('\n') {
+        head.truncate(i);
+    }
+    head.push_str(&tail);
+    (head, true)
+}
+
+fn is_read_only(e: &Error) -> bool {
+    match e {
+        Error::Http {
+            status, message, ..
+        } => {
+            matches!(status, 401 | 403 | 404)
+                && !message.to_ascii_lowercase().contains("rate limit")
+        }
+        _ => false,
+    }
+}
+
+fn sticky(comments: &[Value], post: &Post) -> Option<(u64, String, String)> {
+    let line = marker_line(&post.marker);
+    comments.iter().find_map(|c| {
+        let body = c.get("body").and_then(Value::as_str)?;
+        let login = c.pointer("/user/login").and_then(Value::as_str)?;
+        if !body.starts_with(&line) || login != post.author {
+            return None;
+        }
+        Some((
+            c.get("id").and_then(Value::as_u64)?,
+            body.to_string(),
+            url_of(c),
+        ))
+    })
+}
+
+fn url_of(c: &Value) -> String {
+    c.get("html_url")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Creates or updates the sticky comment.
+pub fn publish(client: &Client, post: &Post, body: &str) -> Result<Outcome, Error> {
+    let repo = post
+        .repo
+        .split('/')
+        .map(encode)
+        .collect::<Vec<_>>()
+        .join("/");
+    let list_path = format!("/repos/{repo}/issues/{}/comments", post.pr_number);
+    let wrap = |r: Result<Outcome, Error>| match r {
+        Err(e) if is_read_only(&e) => Ok(Outcome::ReadOnly {
+            reason: e.to_string(),
+        }),
+        other => other,
+    };
+    // At most two rounds: a create that may have been applied is followed
+    // by one fresh lookup, never by a second blind create.
+    for round in 0..2 {
+        let comments = match client.get_all(&list_path, &[], None) {
+            Ok(c) => c,
+            Err(e) => return wrap(Err(e)),
+        };
+        if let Some((id, old, url)) = sticky(&comments, post) {
+            if old == body {
+                return Ok(Outcome::Unchanged { id, url });
+            }
+            let patched = client.patch(
+                &format!("/repos/{repo}/issues/comments/{id}"),
+                &json!({ "body": body }),
+            );
+            return wrap(patched.map(|c| Outcome::Updated {
+                id,
+                url: Some(url_of(&c)).filter(|u| !u.is_empty()).unwrap_or(url),
+            }));
+        }
+        if round == 1 {
+            break;
+        }
+        match client.post(&list_path, &json!({ "body": body })) {
+            Ok(c) => {
+                return Ok(Outcome::Created {
+                    id: c.get("id").and_then(Value::as_u64).unwrap_or_default(),
+                    url: url_of(&c),
+                });
+            }
+            Err(e @ Error::Ambiguous { .. }) => {
+                eprintln!("warning: {e}; checking whether the comment exists");
+            }
+            Err(e) => return wrap(Err(e)),
+        }
+    }
+    // The create may have been applied but the comment is not listed:
+    // report it rather than risk a duplicate.
+    Err(Error::Ambiguous {
+        method: "POST".into(),
+        endpoint: list_path,
+        detail: "the comment was not found after an uncertain create".into(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn body_has_marker_reference_lines_and_sections() {
+        let links = visualizer_lines("https://inferencex.semianalysis.com/", "32991847205");
+        assert_eq!(
+            links,
+            "see unofficial run visualizer at https://inferencex.semianalysis.com/inference?unofficialRun=32991847205\n\
+             see unofficial run visualizer at https://inferencex.semianalysis.com/evaluation?unofficialRun=32991847205"
+        );
+        let (body, cut) = render_body(
+            "m",
+            &links,
+            &["\n## Compare\n| a |\n".into(), "  \n".into()],
+            "n",
+        );
+        assert!(!cut);
+        assert_eq!(body, format!("<!-- m -->\n{links}\n\n## Compare\n| a |"));
+    }
+
+    #[test]
+    fn long_bodies_are_capped_with_a_visible_notice() {
+        let big: String = (0..20_000).map(|i| format!("| row {i} |\n")).collect();
+        let (body, cut) = render_body("m", "links", &[big], "Truncated; see the job summary.");
+        assert!(cut);
+        assert!(body.chars().count() <= BODY_LIMIT);
+        assert!(body.ends_with("> Truncated; see the job summary."));
+        let before_notice = body.split("\n\n---\n").next().unwrap_or_default();
+        assert!(before_notice.ends_with(" |"), "cut at a line end");
+    }
+
+    #[test]
+    fn sticky_needs_marker_at_start_and_the_author() {
+        let post = Post {
+            repo: "o/r".into(),
+            pr_number: 1,
+            marker: "m".into(),
+            author: "github-actions[bot]".into(),
+        };
+        let c = |id: u64, login: &str, body: &str| json!({"id": id, "user": {"login": login}, "body": body, "html_url": format!("u{id}")});
+        let comments = vec![
+            c(1, "mallory", "<!-- m -->\nfake"),
+            c(2, "github-actions[bot]", "quote: <!-- m -->"),
+            c(3, "github-actions[bot]", "<!-- m -->\nreal"),
+        ];
+        assert_eq!(sticky(&comments, &post).map(|s| s.0), Some(3));
+    }
+}

@@ -1,7 +1,143 @@
-//! `visualizer-comment`: one sticky PR comment with the results and dashboard links.
+//! `visualizer-comment`: one sticky PR comment with the unofficial-run
+//! visualizer links and optional extra markdown sections.
+//!
+//! Exit codes: 0 the comment is created/updated/unchanged, or the token is
+//! read-only (fork PR: warning + body in the job summary); 2 the tool could
+//! not do its job (bad inputs, GitHub failing after retries).
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::{Context, Result, anyhow};
+use clap::Parser;
+use github_client::{Client, Config};
+use sweep_model::gha::{self, Level};
+use visualizer_comment::{
+    DEFAULT_MARKER, DEFAULT_VISUALIZER_URL, Outcome, Post, publish, render_body, visualizer_lines,
+};
+
+/// Post (or update) the sticky visualizer comment on a pull request.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Cli {
+    /// Repository (`owner/name`).
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    repo: String,
+    /// Pull request number.
+    #[arg(long, env = "INPUT_PR_NUMBER")]
+    pr_number: u64,
+    /// Workflow run id (not the attempt).
+    #[arg(long, env = "GITHUB_RUN_ID")]
+    run_id: u64,
+    /// Markdown file appended as a section (repeatable; order kept). A
+    /// missing or empty file is skipped with a warning.
+    #[arg(long = "section", env = "INPUT_SECTIONS", value_delimiter = '\n')]
+    sections: Vec<PathBuf>,
+    /// Hidden marker naming this comment (one per tool and purpose).
+    #[arg(long, env = "INPUT_MARKER", default_value = DEFAULT_MARKER)]
+    marker: String,
+    /// Login whose marked comment is updated (the token's identity).
+    #[arg(
+        long,
+        env = "INPUT_COMMENT_AUTHOR",
+        default_value = "github-actions[bot]"
+    )]
+    comment_author: String,
+    /// Visualizer site.
+    #[arg(long, env = "INPUT_VISUALIZER_URL", default_value = DEFAULT_VISUALIZER_URL)]
+    visualizer_url: String,
+    /// Print the body to stdout instead of posting it.
+    #[arg(long)]
+    dry_run: bool,
+}
+
 fn main() -> ExitCode {
-    eprintln!("visualizer-comment: not implemented yet");
-    ExitCode::from(2)
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let msg = format!("{e:#}");
+            gha::annotate(Level::Error, None, None, &msg);
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<()> {
+    let mut sections = Vec::new();
+    for path in cli.sections.iter().filter(|p| !p.as_os_str().is_empty()) {
+        match std::fs::read_to_string(path) {
+            Ok(text) if !text.trim().is_empty() => sections.push(text),
+            Ok(_) => eprintln!("warning: section {} is empty; skipped", path.display()),
+            Err(e) => {
+                let msg = format!("section {} cannot be read ({e}); skipped", path.display());
+                gha::annotate(
+                    Level::Warning,
+                    Some(&path.display().to_string()),
+                    None,
+                    &msg,
+                );
+                eprintln!("warning: {msg}");
+            }
+        }
+    }
+    let server = std::env::var("GITHUB_SERVER_URL")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "https://github.com".into());
+    let run_url = format!(
+        "{}/{}/actions/runs/{}",
+        server.trim_end_matches('/'),
+        cli.repo,
+        cli.run_id
+    );
+    let notice = format!(
+        "This comment was cut to fit GitHub's 65,536-character limit; the full report is in the job summary of [run {}]({run_url}).",
+        cli.run_id
+    );
+    let links = visualizer_lines(&cli.visualizer_url, &cli.run_id.to_string());
+    let (body, truncated) = render_body(&cli.marker, &links, &sections, &notice);
+    if cli.dry_run {
+        println!("{body}");
+        return Ok(());
+    }
+    let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
+    if config.token.is_none() {
+        return Err(anyhow!(
+            "GITHUB_TOKEN (or GH_TOKEN) is required: a token with `pull-requests: write` on {}",
+            cli.repo
+        ));
+    }
+    let client = Client::new(config)?;
+    let post = Post {
+        repo: cli.repo.clone(),
+        pr_number: cli.pr_number,
+        marker: cli.marker.clone(),
+        author: cli.comment_author.clone(),
+    };
+    let full_report = || {
+        let (full, _) = render_body(&cli.marker, &links, &sections, "");
+        gha::append_step_summary(&full).context("writing the job summary")
+    };
+    match publish(&client, &post, &body)
+        .with_context(|| format!("commenting on PR #{}", cli.pr_number))?
+    {
+        Outcome::Created { url, .. } => println!("created comment {url}"),
+        Outcome::Updated { url, .. } => println!("updated comment {url}"),
+        Outcome::Unchanged { url, .. } => println!("comment {url} is already up to date"),
+        Outcome::ReadOnly { reason } => {
+            let msg = format!(
+                "cannot comment on PR #{}: {reason}. Fork pull requests get a read-only token; the comment is in the job summary instead.",
+                cli.pr_number
+            );
+            gha::annotate(Level::Warning, None, None, &msg);
+            eprintln!("warning: {msg}");
+            full_report()?;
+            return Ok(());
+        }
+    }
+    if truncated {
+        full_report()?;
+    }
+    Ok(())
 }

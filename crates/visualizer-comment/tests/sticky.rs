@@ -1,0 +1,189 @@
+//! `visualizer-comment` end to end against the loopback fake GitHub: one
+//! sticky comment, updated in place, never duplicated, through faults.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use fake_github::{FakeGitHub, Fault, Route};
+use serde_json::{Value, json};
+
+const REPO: &str = "acme/bench";
+const LIST: &str = "/repos/acme/bench/issues/42/comments";
+
+fn run(s: &FakeGitHub, dir: &Path, sections: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_visualizer-comment"));
+    cmd.args(["--pr-number", "42"])
+        .env_clear()
+        .env("GITHUB_API_URL", s.base_url())
+        .env("GITHUB_TOKEN", "ghs_test")
+        .env("GITHUB_REPOSITORY", REPO)
+        .env("GITHUB_RUN_ID", "32991847205")
+        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+        .env("SWEEPKIT_GITHUB_RETRY_BASE_MS", "5")
+        .env("SWEEPKIT_GITHUB_RETRY_MAX_MS", "1500")
+        .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "3");
+    for (i, text) in sections.iter().enumerate() {
+        let p = dir.join(format!("section{i}.md"));
+        std::fs::write(&p, text).expect("section");
+        cmd.arg("--section").arg(p);
+    }
+    cmd.output().expect("run visualizer-comment")
+}
+
+fn ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn ours(s: &FakeGitHub) -> Vec<Value> {
+    s.comments(REPO, 42)
+        .into_iter()
+        .filter(|c| {
+            c["body"]
+                .as_str()
+                .is_some_and(|b| b.starts_with("<!-- sweepkit:visualizer-comment -->"))
+        })
+        .collect()
+}
+
+fn noise(n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| json!({"id": i + 1, "user": {"login": "someone"}, "body": format!("comment {i}")}))
+        .collect()
+}
+
+#[test]
+fn running_twice_leaves_one_comment_updated() {
+    let s = FakeGitHub::start().expect("server");
+    s.with_comments(REPO, 42, noise(3));
+    let dir = tempfile::tempdir().expect("tmp");
+    ok(&run(&s, dir.path(), &["## Compare\nfirst"]));
+    ok(&run(&s, dir.path(), &["## Compare\nsecond"]));
+    let mine = ours(&s);
+    assert_eq!(mine.len(), 1);
+    let body = mine[0]["body"].as_str().unwrap_or_default();
+    assert_eq!(
+        body,
+        "<!-- sweepkit:visualizer-comment -->\n\
+         see unofficial run visualizer at https://inferencex.semianalysis.com/inference?unofficialRun=32991847205\n\
+         see unofficial run visualizer at https://inferencex.semianalysis.com/evaluation?unofficialRun=32991847205\n\n\
+         ## Compare\nsecond"
+    );
+    assert_eq!(s.count("POST", LIST), 1);
+    assert_eq!(s.comments(REPO, 42).len(), 4);
+}
+
+#[test]
+fn existing_sticky_comment_on_page_two_is_updated_not_duplicated() {
+    let s = FakeGitHub::start().expect("server");
+    let mut comments = noise(130);
+    comments.insert(
+        120,
+        json!({"id": 9001, "user": {"login": "github-actions[bot]"},
+               "body": "<!-- sweepkit:visualizer-comment -->\nold run"}),
+    );
+    s.with_comments(REPO, 42, comments);
+    s.inject(
+        "GET",
+        LIST,
+        [
+            Fault::Status(500),
+            Fault::TooManyRequests { retry_after: 0 },
+        ],
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = run(&s, dir.path(), &[]);
+    ok(&out);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("updated comment"));
+    assert_eq!(s.count("POST", LIST), 0);
+    assert_eq!(
+        s.count("PATCH", "/repos/acme/bench/issues/comments/9001"),
+        1
+    );
+    let mine = ours(&s);
+    assert_eq!(mine.len(), 1);
+    assert!(
+        mine[0]["body"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("unofficialRun=32991847205")
+    );
+}
+
+#[test]
+fn uncertain_create_is_reconciled_without_a_duplicate() {
+    let s = FakeGitHub::start().expect("server");
+    s.with_comments(REPO, 42, noise(2));
+    // GitHub created the comment but the client saw a 502.
+    s.inject("POST", LIST, [Fault::AppliedThenStatus(502)]);
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = run(&s, dir.path(), &[]);
+    ok(&out);
+    assert_eq!(s.count("POST", LIST), 1, "the POST is never repeated");
+    assert_eq!(ours(&s).len(), 1);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("already up to date"));
+}
+
+#[test]
+fn marker_in_someone_elses_comment_is_not_hijacked() {
+    let s = FakeGitHub::start().expect("server");
+    s.with_comments(
+        REPO,
+        42,
+        vec![json!({"id": 5, "user": {"login": "mallory"}, "body": "<!-- sweepkit:visualizer-comment -->\nfake"})],
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    ok(&run(&s, dir.path(), &[]));
+    assert_eq!(s.count("PATCH", "/repos/acme/bench/issues/comments/5"), 0);
+    assert_eq!(s.count("POST", LIST), 1);
+}
+
+#[test]
+fn read_only_token_degrades_to_the_job_summary() {
+    let s = FakeGitHub::start().expect("server");
+    s.add_route(Route::paginated("GET", LIST, json!([]), "array"));
+    s.add_route(
+        Route::json(
+            "POST",
+            LIST,
+            json!({"message": "Resource not accessible by integration", "status": "403"}),
+        )
+        .with_status(403),
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = run(&s, dir.path(), &["| eval | score |"]);
+    ok(&out);
+    assert_eq!(s.count("POST", LIST), 1, "a 403 is not retried");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("HTTP 403: Resource not accessible by integration"),
+        "{err}"
+    );
+    assert!(err.contains("read-only token"), "{err}");
+    let summary = std::fs::read_to_string(dir.path().join("summary.md")).expect("summary");
+    assert!(summary.contains("evaluation?unofficialRun=32991847205"));
+    assert!(summary.contains("| eval | score |"));
+}
+
+#[test]
+fn clear_error_after_the_retry_budget() {
+    let s = FakeGitHub::start().expect("server");
+    s.with_comments(REPO, 42, vec![]);
+    s.fail_always("GET", LIST, Fault::Status(502));
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = run(&s, dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("commenting on PR #42"), "{err}");
+    assert!(
+        err.contains(
+            "GitHub API GET /repos/acme/bench/issues/42/comments?per_page=100 failed: HTTP 502"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("gave up after 3 attempts"), "{err}");
+    assert_eq!(s.count("POST", LIST), 0);
+}
