@@ -42,19 +42,17 @@ fn num(v: Option<f64>, def: &MetricDef) -> String {
     )
 }
 
-/// `+23.1%`, wrapped in the reference's colour markup when the change is
-/// beyond tolerance (`%` escaped inside the math).
+/// `+23.1%`; beyond tolerance the number is wrapped in the reference's
+/// colour markup and the `%` stays outside the math (`%` starts a comment
+/// in TeX, and GitHub's markdown would eat a `\%` escape):
+/// `$\color{green}\text{+23.1}$ %`.
 fn change(c: &Cell) -> Option<String> {
     let r = c.rel_delta?;
-    let text = format!("{:+.1}%", r * 100.0);
+    let number = format!("{:+.1}", r * 100.0);
     Some(match c.class {
-        Some(Class::Improvement) => {
-            format!("$\\color{{green}}\\text{{{}}}$", text.replace('%', "\\%"))
-        }
-        Some(Class::Regression) => {
-            format!("$\\color{{red}}\\text{{{}}}$", text.replace('%', "\\%"))
-        }
-        _ => text,
+        Some(Class::Improvement) => format!("$\\color{{green}}\\text{{{number}}}$ %"),
+        Some(Class::Regression) => format!("$\\color{{red}}\\text{{{number}}}$ %"),
+        _ => format!("{number}%"),
     })
 }
 
@@ -557,7 +555,7 @@ mod tests {
         };
         assert_eq!(
             cell_text(def, &c),
-            "1385.5 → 1705.0 ($\\color{green}\\text{+23.1\\%}$)"
+            "1385.5 → 1705.0 ($\\color{green}\\text{+23.1}$ %)"
         );
         c.class = Some(Class::Neutral);
         assert_eq!(cell_text(def, &c), "1385.5 → 1705.0 (+23.1%)");

@@ -427,7 +427,7 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
         md.contains("- dsr1 fp8 h100 sglang, 1k1k (spec: none), TP8 EP1, conc 8: tput/GPU (tok/s) -11.1% (1800.0 → 1600.0) (tolerance 5 %)"),
         "{md}"
     );
-    assert!(md.contains("$\\color{red}\\text{-11.1\\%}$"), "{md}");
+    assert!(md.contains("($\\color{red}\\text{-11.1}$ %)"), "{md}");
     let j = read_json(&f.path("out/compare.json"));
     assert_eq!(j["verdict"], "regressions");
     let regs = j["regressions"].as_array().expect("regressions");
