@@ -190,22 +190,27 @@ struct TestConfigArgs {
 #[command(allow_negative_numbers = true)]
 struct PriorityArgs {
     /// Priority policy (YAML).
-    #[arg(long, default_value = "configs/ci-priority.yaml", value_name = "FILE")]
+    #[arg(
+        long,
+        env = "INPUT_POLICY",
+        default_value = "configs/ci-priority.yaml",
+        value_name = "FILE"
+    )]
     policy: PathBuf,
     /// CI event name (push, pull_request, schedule, …).
-    #[arg(long, default_value = "")]
+    #[arg(long, env = "INPUT_EVENT_NAME", default_value = "")]
     event_name: String,
     /// JSON array of PR label names.
-    #[arg(long, default_value = "[]")]
+    #[arg(long, env = "INPUT_LABELS_JSON", default_value = "[]")]
     labels_json: String,
     /// Namespace mixed into queue tokens.
-    #[arg(long, default_value = "local")]
+    #[arg(long, env = "INPUT_QUEUE_NAMESPACE", default_value = "local")]
     queue_namespace: String,
     /// PR number (enables skip-queue-pr with the skip-queue label).
-    #[arg(long)]
+    #[arg(long, env = "INPUT_PR_NUMBER")]
     pr_number: Option<i64>,
     /// JSON array of classifier criteria (criteria mode); empty or null = normal mode.
-    #[arg(long, default_value = "")]
+    #[arg(long, env = "INPUT_CRITERIA_JSON", default_value = "")]
     criteria_json: String,
     /// Read the matrix JSON from this file instead of stdin.
     #[arg(long, value_name = "FILE")]
