@@ -51,9 +51,9 @@ struct FindCli {
     /// `github.event.action` (PR events).
     #[arg(long, env = "INPUT_EVENT_ACTION", default_value = "")]
     event_action: String,
-    /// PR number (required for `pull_request` `synchronize`).
+    /// PR number (required for `pull_request` `synchronize`); empty = none.
     #[arg(long, env = "INPUT_PR_NUMBER", allow_negative_numbers = true)]
-    pr_number: Option<i64>,
+    pr_number: Option<String>,
     /// `github.ref`.
     #[arg(long = "ref", env = "INPUT_REF")]
     git_ref: String,
@@ -116,12 +116,22 @@ fn find(cli: FindCli) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(&e.to_string()),
     };
+    let pr_number = match cli.pr_number.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(v) => match v.parse::<i64>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                eprintln!("error: --pr-number / INPUT_PR_NUMBER '{v}' is not an integer");
+                return ExitCode::from(2);
+            }
+        },
+    };
     let args = FindArgs {
         repo: cli.repo,
         commit_sha: cli.commit_sha,
         event_name: cli.event_name,
         event_action: cli.event_action,
-        pr_number: cli.pr_number,
+        pr_number,
         git_ref: cli.git_ref,
         workflow_id: cli.workflow_id,
         full_sweep_labels: cli.full_sweep_label,
@@ -144,16 +154,9 @@ fn find(cli: FindCli) -> ExitCode {
             }
         }
     }
+    // stdout is the JSON object only (the action pipes it to jq for the
+    // job summary).
     println!("{}", outcome.to_json());
-    let verdict = if outcome.enabled {
-        format!("reusing run {}", outcome.source_run_id)
-    } else {
-        "no reuse".to_string()
-    };
-    let _ = gha::append_step_summary(&format!(
-        "### Sweep reuse: {verdict}\n\n{}\n",
-        outcome.reason
-    ));
     ExitCode::SUCCESS
 }
 

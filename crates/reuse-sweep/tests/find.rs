@@ -244,3 +244,35 @@ fn missing_token_is_an_error_in_every_mode() {
         "error: GH_TOKEN or GITHUB_TOKEN is required"
     );
 }
+
+#[test]
+fn empty_pr_number_from_the_action_means_none() {
+    let out = Command::new(env!("CARGO_BIN_EXE_reuse-sweep"))
+        .args([
+            "find",
+            "--repo",
+            "a/b",
+            "--commit-sha",
+            "x",
+            "--event-name",
+            "pull_request",
+            "--ref",
+            "r",
+        ])
+        .env_clear()
+        .env("GH_TOKEN", "t")
+        .env("INPUT_PR_NUMBER", "")
+        .env("INPUT_EVENT_ACTION", "")
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        v["reuse-reason"],
+        "pull_request action unknown is not synchronize"
+    );
+}

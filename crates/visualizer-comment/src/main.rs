@@ -30,7 +30,7 @@ struct Cli {
     run_id: u64,
     /// Markdown file appended as a section (repeatable; order kept). A
     /// missing or empty file is skipped with a warning.
-    #[arg(long = "section", env = "INPUT_SECTIONS", value_delimiter = '\n')]
+    #[arg(long = "section")]
     sections: Vec<PathBuf>,
     /// Hidden marker naming this comment (one per tool and purpose).
     #[arg(long, env = "INPUT_MARKER", default_value = DEFAULT_MARKER)]
@@ -119,12 +119,21 @@ fn run(cli: &Cli) -> Result<()> {
         let (full, _) = render_body(&cli.marker, &links, &sections, "");
         gha::append_step_summary(&full).context("writing the job summary")
     };
-    match publish(&client, &post, &body)
-        .with_context(|| format!("commenting on PR #{}", cli.pr_number))?
-    {
-        Outcome::Created { url, .. } => println!("created comment {url}"),
-        Outcome::Updated { url, .. } => println!("updated comment {url}"),
-        Outcome::Unchanged { url, .. } => println!("comment {url} is already up to date"),
+    let outcome = publish(&client, &post, &body)
+        .with_context(|| format!("commenting on PR #{}", cli.pr_number))?;
+    let url = match outcome {
+        Outcome::Created { url, .. } => {
+            println!("created comment {url}");
+            url
+        }
+        Outcome::Updated { url, .. } => {
+            println!("updated comment {url}");
+            url
+        }
+        Outcome::Unchanged { url, .. } => {
+            println!("comment {url} is already up to date");
+            url
+        }
         Outcome::ReadOnly { reason } => {
             let msg = format!(
                 "cannot comment on PR #{}: {reason}. Fork pull requests get a read-only token; the comment is in the job summary instead.",
@@ -135,6 +144,10 @@ fn run(cli: &Cli) -> Result<()> {
             full_report()?;
             return Ok(());
         }
+    };
+    if let Some(out) = std::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()) {
+        gha::write_output(std::path::Path::new(&out), "comment-url", &url)
+            .context("writing the comment-url output")?;
     }
     if truncated {
         full_report()?;

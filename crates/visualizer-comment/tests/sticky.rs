@@ -19,6 +19,7 @@ fn run(s: &FakeGitHub, dir: &Path, sections: &[&str]) -> Output {
         .env("GITHUB_REPOSITORY", REPO)
         .env("GITHUB_RUN_ID", "32991847205")
         .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+        .env("GITHUB_OUTPUT", dir.join("output"))
         .env("SWEEPKIT_GITHUB_RETRY_BASE_MS", "5")
         .env("SWEEPKIT_GITHUB_RETRY_MAX_MS", "1500")
         .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "3");
@@ -74,6 +75,16 @@ fn running_twice_leaves_one_comment_updated() {
     );
     assert_eq!(s.count("POST", LIST), 1);
     assert_eq!(s.comments(REPO, 42).len(), 4);
+    let id = mine[0]["id"].as_u64().unwrap_or_default();
+    let outputs = std::fs::read_to_string(dir.path().join("output")).expect("outputs");
+    assert_eq!(
+        outputs
+            .matches(&format!(
+                "comment-url=https://github.com/pull#issuecomment-{id}\n"
+            ))
+            .count(),
+        2
+    );
 }
 
 #[test]
