@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 use sweep_model::config::{
     AgenticBlock, AgenticSearch, ConfigEntry, ConfigError, FixedSearch, MasterConfigs, Worker,
 };
-use sweep_model::rows::validate_row;
+use sweep_model::rows::validate_value;
 use sweep_model::runners::Runners;
 
 use crate::evals::apply_evals;
@@ -427,14 +427,17 @@ fn base_row(entry: &ConfigEntry, runner: &str) -> Row {
     r
 }
 
-fn push_row(rows: &mut Vec<Row>, row: Row) -> Result<(), GenError> {
-    if let Err(e) = validate_row(&row) {
+/// Validates a row as it is built (§8.5) and appends it; no copy is made.
+pub(crate) fn push_row(rows: &mut Vec<Row>, row: Row) -> Result<(), GenError> {
+    let v = Value::Object(row);
+    if let Err(e) = validate_value(&v) {
         return Err(gen_err(format!(
-            "generated matrix row failed validation: {e}\nrow: {}",
-            Value::Object(row)
+            "generated matrix row failed validation: {e}\nrow: {v}"
         )));
     }
-    rows.push(row);
+    if let Value::Object(row) = v {
+        rows.push(row);
+    }
     Ok(())
 }
 

@@ -2,8 +2,8 @@
 
 pub mod canary;
 pub mod changelog;
-pub mod policy;
 pub mod decimal;
 pub mod evals;
 pub mod generate;
+pub mod policy;
 pub mod priority;

@@ -340,9 +340,9 @@ impl MasterConfigs {
     /// As [`MasterConfigs::load`], minus the I/O.
     pub fn from_docs(docs: Vec<(PathBuf, YamlDoc)>) -> Result<Self, ConfigError> {
         let mut out = MasterConfigs::default();
-        let mut pending: Vec<(usize, String)> = Vec::new();
+        let mut pending: Vec<(usize, String, Value)> = Vec::new();
         let mut loaded: Vec<(PathBuf, YamlDoc)> = Vec::new();
-        for (fi, (path, doc)) in docs.into_iter().enumerate() {
+        for (fi, (path, mut doc)) in docs.into_iter().enumerate() {
             let Value::Object(map) = doc.value() else {
                 return Err(ConfigError::file(
                     &path,
@@ -376,7 +376,6 @@ impl MasterConfigs {
                     dups.push(k.clone());
                 }
                 out.index.insert(k.clone(), usize::MAX);
-                pending.push((fi, k.clone()));
             }
             if !dups.is_empty() {
                 return Err(ConfigError {
@@ -391,17 +390,20 @@ impl MasterConfigs {
                     ),
                 });
             }
+            if let Value::Object(map) = doc.take_value() {
+                pending.extend(map.into_iter().map(|(k, v)| (fi, k, v)));
+            }
             loaded.push((path, doc));
         }
-        for (fi, key) in pending {
+        out.entries.reserve(pending.len());
+        for (fi, key, raw) in pending {
             let (path, doc) = &loaded[fi];
-            let raw = doc.value().get(&key).cloned().unwrap_or(Value::Null);
             let v = Validator {
                 file: path,
                 key: &key,
                 doc,
             };
-            let entry = v.entry(&raw)?;
+            let entry = v.entry(raw)?;
             out.index.insert(key, out.entries.len());
             out.entries.push(entry);
         }
@@ -1092,9 +1094,9 @@ impl Validator<'_> {
         }
     }
 
-    fn entry(&self, raw: &Value) -> Result<ConfigEntry, ConfigError> {
+    fn entry(&self, raw: Value) -> Result<ConfigEntry, ConfigError> {
         let root: P = Vec::new();
-        let m = self.mapping(raw, &root)?;
+        let m = self.mapping(&raw, &root)?;
         let multinode = match m.get("multinode") {
             None => {
                 return Err(self.err(&push(&root, "multinode"), "field 'multinode' is required"));
@@ -1325,7 +1327,7 @@ impl Validator<'_> {
             kv_p2p_transfer,
             fixed,
             agentic,
-            raw: raw.clone(),
+            raw,
         })
     }
 }

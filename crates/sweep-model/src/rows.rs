@@ -299,16 +299,27 @@ fn check_kv(offloading: &str, backend: Option<&Component>) -> Result<(), String>
 }
 
 /// Validates one generated row against the schema of its kind (§8.5).
+/// Convenience wrapper over [`validate_value`] (clones the row).
 ///
 /// # Errors
 /// A message naming the offending field.
 pub fn validate_row(row: &Map<String, Value>) -> Result<RowKind, String> {
+    validate_value(&Value::Object(row.clone()))
+}
+
+/// Validates one generated row (a JSON object) without copying it.
+///
+/// # Errors
+/// A message naming the offending field, or "not an object".
+pub fn validate_value(v: &Value) -> Result<RowKind, String> {
+    let Some(row) = v.as_object() else {
+        return Err("a matrix row must be a JSON object".into());
+    };
     let kind = RowKind::of(row);
-    let v = Value::Object(row.clone());
     let e = |x: serde_json::Error| x.to_string();
     match kind {
         RowKind::SnFixed => {
-            let r: SnFixedRow = serde_json::from_value(v).map_err(e)?;
+            let r = SnFixedRow::deserialize(v).map_err(e)?;
             check_spec(&r.spec_decoding)?;
             check_topology(r.tp, r.pp, r.dcp_size, r.pcp_size, "")?;
             check_component(r.router.as_ref(), "router", true)?;
@@ -318,7 +329,7 @@ pub fn validate_row(row: &Map<String, Value>) -> Result<RowKind, String> {
             }
         }
         RowKind::MnFixed => {
-            let r: MnFixedRow = serde_json::from_value(v).map_err(e)?;
+            let r = MnFixedRow::deserialize(v).map_err(e)?;
             check_spec(&r.spec_decoding)?;
             check_workers(&r.prefill, &r.decode)?;
             check_component(r.router.as_ref(), "router", true)?;
@@ -328,7 +339,7 @@ pub fn validate_row(row: &Map<String, Value>) -> Result<RowKind, String> {
             }
         }
         RowKind::SnAgentic => {
-            let r: SnAgenticRow = serde_json::from_value(v).map_err(e)?;
+            let r = SnAgenticRow::deserialize(v).map_err(e)?;
             check_spec(&r.spec_decoding)?;
             check_topology(r.tp, r.pp, r.dcp_size, r.pcp_size, "")?;
             check_component(r.router.as_ref(), "router", true)?;
@@ -340,7 +351,7 @@ pub fn validate_row(row: &Map<String, Value>) -> Result<RowKind, String> {
             }
         }
         RowKind::MnAgentic => {
-            let r: MnAgenticRow = serde_json::from_value(v).map_err(e)?;
+            let r = MnAgenticRow::deserialize(v).map_err(e)?;
             check_spec(&r.spec_decoding)?;
             check_workers(&r.prefill, &r.decode)?;
             check_component(r.router.as_ref(), "router", true)?;

@@ -168,6 +168,11 @@ impl YamlDoc {
         self.value
     }
 
+    /// Moves the value out, leaving `null`; line lookups keep working.
+    pub fn take_value(&mut self) -> Value {
+        std::mem::take(&mut self.value)
+    }
+
     /// 1-based line of the node at `path`. A mapping entry's line is the line
     /// of its key; a sequence item's is the line where the item starts. When
     /// the exact path does not exist, the line of the nearest existing
