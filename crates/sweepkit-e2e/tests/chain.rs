@@ -1,0 +1,920 @@
+//! End-to-end: the sweep chain of `run-sweep.yml`, step by step, on a
+//! throwaway git repository. Every tool runs through its composite action:
+//! the `run:` scripts of `actions/<tool>/action.yml` are executed by bash
+//! with the step `env:` the runner would build from the action's inputs
+//! (a small evaluator for the `${{ inputs.* }}` / `${{ github.* }}` /
+//! `${{ steps.*.outputs.* }}` forms the actions use), `$GITHUB_OUTPUT`,
+//! `$GITHUB_STEP_SUMMARY` and `$GITHUB_ACTION_PATH`. Every step's artifact
+//! is printed.
+//!
+//! The binaries come from `target/release` (built by `scripts/check` before
+//! the tests) or `$SWEEPKIT_BIN_DIR`; `actions/setup/install.sh ensure`
+//! finds them there through `SWEEPKIT_BIN_DIR`.
+
+#![allow(clippy::unwrap_used)] // test code: a panic is the failure report
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+const REPO: &str = "example/bench";
+const RUN_ID: &str = "4242000001";
+const PR: u64 = 2;
+
+/// Writes straight to the process's stderr: libtest captures `print!`, not
+/// this, so the artifacts show in `cargo test` output of a passing run.
+fn show(title: &str, body: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "\n== e2e step: {title}");
+    let lines: Vec<&str> = body.lines().collect();
+    for l in lines.iter().take(40) {
+        let _ = writeln!(err, "   {l}");
+    }
+    if lines.len() > 40 {
+        let _ = writeln!(err, "   … ({} more lines)", lines.len() - 40);
+    }
+}
+
+fn show_file(title: &str, path: &Path) {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{title}: artifact {} missing: {e}", path.display()));
+    show(
+        &format!("{title} → {}", path.file_name().unwrap().to_string_lossy()),
+        &text,
+    );
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn bin_dir() -> PathBuf {
+    let dir = std::env::var_os("SWEEPKIT_BIN_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/release"));
+    for tool in [
+        "check-changelog",
+        "generate-matrix",
+        "collect-results",
+        "compare-results",
+        "success-rate",
+        "visualizer-comment",
+    ] {
+        assert!(
+            dir.join(tool).is_file(),
+            "{} is missing: build the tools first (`cargo build --workspace --release`, as scripts/check does) or set SWEEPKIT_BIN_DIR",
+            dir.join(tool).display()
+        );
+    }
+    dir
+}
+
+/// What the runner knows about the run: `github.*` values and the
+/// environment every step sees (runner variables, job `env:`).
+struct Runner {
+    github: Vec<(String, String)>,
+    env: Vec<(String, String)>,
+    summary: PathBuf,
+    temp: PathBuf,
+}
+
+/// Outputs of one action run.
+struct ActionRun {
+    outputs: serde_json::Map<String, Value>,
+    stdout: String,
+}
+
+impl Runner {
+    fn lookup(
+        &self,
+        key: &str,
+        inputs: &[(&str, &str)],
+        action: &Value,
+        steps: &serde_json::Map<String, Value>,
+    ) -> String {
+        if let Some(name) = key.strip_prefix("inputs.") {
+            if let Some((_, v)) = inputs.iter().find(|(k, _)| *k == name) {
+                return (*v).to_string();
+            }
+            let default = action["inputs"][name]
+                .get("default")
+                .map(s)
+                .unwrap_or_else(|| panic!("input {name} not given and without default"));
+            return self.eval(&default, inputs, action, steps);
+        }
+        if let Some(rest) = key.strip_prefix("steps.") {
+            let (id, out) = rest.split_once(".outputs.").unwrap();
+            return steps
+                .get(id)
+                .and_then(|o| o.get(out))
+                .map(s)
+                .unwrap_or_default();
+        }
+        if key.starts_with("github.") {
+            return self
+                .github
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default();
+        }
+        panic!("expression `{key}` is not supported by the test runner")
+    }
+
+    /// Substitutes every `${{ … }}` (plain context lookups only).
+    fn eval(
+        &self,
+        text: &str,
+        inputs: &[(&str, &str)],
+        action: &Value,
+        steps: &serde_json::Map<String, Value>,
+    ) -> String {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(i) = rest.find("${{") {
+            out.push_str(&rest[..i]);
+            let j = rest[i..].find("}}").unwrap() + i;
+            out.push_str(&self.lookup(rest[i + 3..j].trim(), inputs, action, steps));
+            rest = &rest[j + 2..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// Runs `actions/<name>/action.yml`'s `run:` steps in `cwd` with `inputs`
+    /// and the extra job environment `job_env`.
+    fn action(
+        &self,
+        name: &str,
+        inputs: &[(&str, &str)],
+        cwd: &Path,
+        job_env: &[(String, String)],
+    ) -> ActionRun {
+        let dir = workspace_root().join("actions").join(name);
+        let action = sweep_model::yaml::load_file(&dir.join("action.yml"))
+            .unwrap()
+            .into_value();
+        for (k, _) in inputs {
+            assert!(
+                action["inputs"].get(*k).is_some(),
+                "actions/{name} has no input {k}"
+            );
+        }
+        let mut steps = serde_json::Map::new();
+        let mut stdout = String::new();
+        // $GITHUB_PATH additions apply to the following steps, as on a runner.
+        let path_file = self.temp.join(format!("{name}.path"));
+        std::fs::write(&path_file, "").unwrap();
+        for (n, step) in action["runs"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            let Some(script) = step.get("run").and_then(Value::as_str) else {
+                continue; // `uses:` steps (actions/cache) have no local effect here
+            };
+            if let Some(cond) = step.get("if").and_then(Value::as_str) {
+                panic!("actions/{name} step {n}: `if: {cond}` is not supported by the test runner");
+            }
+            let out_file = self.temp.join(format!("{name}-{n}.out"));
+            std::fs::write(&out_file, "").unwrap();
+            let wd = step
+                .get("working-directory")
+                .and_then(Value::as_str)
+                .map(|w| self.eval(w, inputs, &action, &steps))
+                .map(|w| cwd.join(w))
+                .unwrap_or_else(|| cwd.to_path_buf());
+            let script_file = self.temp.join(format!("{name}-{n}.sh"));
+            std::fs::write(&script_file, script).unwrap();
+            let mut c = Command::new("bash");
+            c.args(["--noprofile", "--norc", "-eo", "pipefail"])
+                .arg(&script_file);
+            c.current_dir(&wd).env_clear();
+            for k in ["HOME", "TMPDIR", "LANG"] {
+                if let Some(v) = std::env::var_os(k) {
+                    c.env(k, v);
+                }
+            }
+            let mut path: Vec<String> = std::fs::read_to_string(&path_file)
+                .unwrap()
+                .lines()
+                .rev()
+                .map(str::to_string)
+                .collect();
+            path.push(std::env::var("PATH").unwrap_or_default());
+            c.env("PATH", path.join(":")).env("GITHUB_PATH", &path_file);
+            for (k, v) in self.env.iter().chain(job_env) {
+                c.env(k, v);
+            }
+            c.env("GITHUB_ACTION_PATH", &dir)
+                .env("GITHUB_OUTPUT", &out_file)
+                .env("GITHUB_STEP_SUMMARY", &self.summary)
+                .env("RUNNER_TEMP", &self.temp)
+                .env("SWEEPKIT_BIN_DIR", bin_dir());
+            if let Some(env) = step.get("env").and_then(Value::as_object) {
+                for (k, v) in env {
+                    c.env(k, self.eval(&s(v), inputs, &action, &steps));
+                }
+            }
+            let out = c.output().unwrap();
+            stdout.push_str(&ok(
+                &out,
+                &format!("actions/{name} step {n} ({:?})", step.get("name")),
+            ));
+            if let Some(id) = step.get("id").and_then(Value::as_str) {
+                steps.insert(id.to_string(), Value::Object(outputs(&out_file)));
+            }
+        }
+        let mut result = serde_json::Map::new();
+        for (k, o) in action
+            .get("outputs")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            result.insert(
+                k.clone(),
+                Value::String(self.eval(&s(&o["value"]), inputs, &action, &steps)),
+            );
+        }
+        ActionRun {
+            outputs: result,
+            stdout,
+        }
+    }
+}
+
+fn ok(out: &Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn git(repo: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=e2e",
+            "-c",
+            "user.email=e2e@example.invalid",
+        ])
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(repo)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+}
+
+/// `key=value` lines (and `key<<DELIM` heredocs) of a `$GITHUB_OUTPUT` file.
+fn outputs(path: &Path) -> serde_json::Map<String, Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut map = serde_json::Map::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if let Some((k, delim)) = line.split_once("<<") {
+            let mut v = Vec::new();
+            for l in lines.by_ref() {
+                if l == delim {
+                    break;
+                }
+                v.push(l);
+            }
+            map.insert(k.to_string(), Value::String(v.join("\n")));
+        } else if let Some((k, v)) = line.split_once('=') {
+            map.insert(k.to_string(), Value::String(v.to_string()));
+        }
+    }
+    map
+}
+
+/// The throwaway repository: configs and a base changelog, then the PR's
+/// changelog commit. Returns (base sha, head sha).
+fn make_repo(repo: &Path) -> (String, String) {
+    std::fs::create_dir_all(repo.join("configs")).unwrap();
+    for f in ["nvidia-master.yaml", "amd-master.yaml", "runners.yaml"] {
+        std::fs::copy(data(&format!("configs/{f}")), repo.join("configs").join(f)).unwrap();
+    }
+    std::fs::copy(
+        data("perf-changelog.base.yaml"),
+        repo.join("perf-changelog.yaml"),
+    )
+    .unwrap();
+    git(repo, &["init", "-q"]);
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-q", "-m", "base: configs and changelog"]);
+    let base = git(repo, &["rev-parse", "HEAD"]);
+    let mut log = std::fs::read_to_string(repo.join("perf-changelog.yaml")).unwrap();
+    log.push_str(&std::fs::read_to_string(data("perf-changelog.added.yaml")).unwrap());
+    std::fs::write(repo.join("perf-changelog.yaml"), log).unwrap();
+    git(
+        repo,
+        &[
+            "commit",
+            "-q",
+            "-am",
+            "perf-changelog: bump tiny-fp8-h200-sglang",
+        ],
+    );
+    let head = git(repo, &["rev-parse", "HEAD"]);
+    (base, head)
+}
+
+fn s(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// The single-node benchmark environment run-sweep.yml exports for a row
+/// (family `fixed`/`canary`), plus RESULT_FILENAME as its launch step builds it.
+fn bench_env(row: &Value, runner_name: &str) -> Vec<(String, String)> {
+    let g = |k: &str| s(row.get(k).unwrap_or(&Value::Null));
+    let or1 = |k: &str| {
+        let v = g(k);
+        if v.is_empty() { "1".to_string() } else { v }
+    };
+    let mut name = format!(
+        "{}_{}_{}_tp{}-pp{}-dcp{}-pcp{}-ep{}-dpa{}_disagg-{}_spec-{}_conc{}_{}",
+        g("exp-name"),
+        g("precision"),
+        g("framework"),
+        g("tp"),
+        or1("pp"),
+        or1("dcp-size"),
+        or1("pcp-size"),
+        g("ep"),
+        g("dp-attn"),
+        g("disagg"),
+        g("spec-decoding"),
+        g("conc"),
+        runner_name
+    );
+    let fp = g("recipe-fingerprint");
+    if !fp.is_empty() {
+        name = format!("{name}_recipe-{}", &fp[..16.min(fp.len())]);
+    }
+    vec![
+        ("RUNNER_TYPE".into(), g("runner")),
+        ("RUNNER_NAME".into(), runner_name.into()),
+        ("EXP_NAME".into(), g("exp-name")),
+        ("RECIPE_FINGERPRINT".into(), fp),
+        ("MODEL".into(), g("model")),
+        ("MODEL_PREFIX".into(), g("model-prefix")),
+        ("IMAGE".into(), g("image")),
+        ("FRAMEWORK".into(), g("framework")),
+        ("PRECISION".into(), g("precision")),
+        ("ISL".into(), g("isl")),
+        ("OSL".into(), g("osl")),
+        ("MAX_MODEL_LEN".into(), g("max-model-len")),
+        ("TP".into(), g("tp")),
+        ("PP_SIZE".into(), or1("pp")),
+        ("DCP_SIZE".into(), or1("dcp-size")),
+        ("PCP_SIZE".into(), or1("pcp-size")),
+        ("EP_SIZE".into(), g("ep")),
+        ("DP_ATTENTION".into(), g("dp-attn")),
+        ("CONC".into(), g("conc")),
+        ("SPEC_DECODING".into(), g("spec-decoding")),
+        ("DISAGG".into(), g("disagg")),
+        ("RESULT_FILENAME".into(), name),
+    ]
+}
+
+/// A recorded-style benchmark_serving output for a row: throughput grows
+/// with concurrency, latencies too.
+fn raw_result(row: &Value) -> Value {
+    let conc = row["conc"].as_f64().unwrap();
+    let tp = row["tp"].as_f64().unwrap();
+    let total = 900.0 * tp * conc.sqrt();
+    json!({
+        "date": "20260101-000000",
+        "backend": "sglang",
+        "model_id": row["model"],
+        "tokenizer_id": row["model"],
+        "num_prompts": conc * 10.0,
+        "max_concurrency": row["conc"],
+        "request_throughput": conc / 10.0,
+        "total_token_throughput": total,
+        "output_throughput": total * 0.45,
+        "mean_ttft_ms": 120.0 + conc * 3.0,
+        "median_ttft_ms": 110.0 + conc * 3.0,
+        "p99_ttft_ms": 300.0 + conc * 5.0,
+        "mean_tpot_ms": 8.0 + conc * 0.2,
+        "median_tpot_ms": 7.5 + conc * 0.2,
+        "p99_tpot_ms": 15.0 + conc * 0.4,
+        "mean_itl_ms": 8.0 + conc * 0.2,
+        "mean_e2el_ms": 9000.0 + conc * 100.0
+    })
+}
+
+#[test]
+fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let work = tmp.path().join("work");
+    let temp = tmp.path().join("runner-temp");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(&temp).unwrap();
+    let summary = work.join("step_summary.md");
+
+    // 1. A PR that adds a changelog entry.
+    let (base, head) = make_repo(&repo);
+    show(
+        "changelog commit",
+        &git(&repo, &["show", "--stat", "--format=%H %s", "HEAD"]),
+    );
+    let msg = git(&repo, &["log", "-1", "--format=%B", &head]);
+
+    // The PR `labeled` event as the runner presents it.
+    let event = json!({
+        "action": "labeled",
+        "label": {"name": "full-sweep-enabled"},
+        "pull_request": {
+            "number": PR, "draft": false,
+            "labels": [{"name": "full-sweep-enabled"}],
+            "head": {"sha": head, "repo": {"full_name": REPO}}
+        }
+    });
+    let event_path = work.join("event.json");
+    std::fs::write(&event_path, event.to_string()).unwrap();
+    let runner = Runner {
+        github: vec![
+            ("github.event_name".into(), "pull_request".into()),
+            ("github.repository".into(), REPO.into()),
+            ("github.ref".into(), "refs/pull/2/merge".into()),
+            ("github.run_id".into(), RUN_ID.into()),
+            ("github.run_attempt".into(), "1".into()),
+            ("github.event.pull_request.head.sha".into(), head.clone()),
+        ],
+        env: vec![
+            ("GITHUB_ACTIONS".into(), "true".into()),
+            ("GITHUB_EVENT_NAME".into(), "pull_request".into()),
+            (
+                "GITHUB_EVENT_PATH".into(),
+                event_path.to_str().unwrap().into(),
+            ),
+            ("GITHUB_REPOSITORY".into(), REPO.into()),
+            ("GITHUB_REF".into(), "refs/pull/2/merge".into()),
+            ("GITHUB_RUN_ID".into(), RUN_ID.into()),
+        ],
+        summary: summary.clone(),
+        temp: temp.clone(),
+    };
+
+    // 2. policy job: actions/sweep-policy.
+    let policy = runner.action(
+        "sweep-policy",
+        &[
+            ("head-commit-message", msg.as_str()),
+            ("allow-conflict", "true"),
+        ],
+        &work,
+        &[],
+    );
+    show(
+        "actions/sweep-policy (outputs)",
+        &serde_json::to_string_pretty(&policy.outputs).unwrap(),
+    );
+    for (k, want) in [
+        ("run-check-changelog", "true"),
+        ("run-setup", "true"),
+        ("canary", "true"),
+        ("run-reuse-gate", "false"),
+        ("fail-fast", "false"),
+        ("trim-conc", "false"),
+        ("comment", "true"),
+    ] {
+        assert_eq!(
+            policy.outputs.get(k),
+            Some(&json!(want)),
+            "policy output {k}"
+        );
+    }
+
+    // 3. check-changelog job: actions/check-changelog.
+    let repo_s = repo.to_str().unwrap();
+    let run = runner.action(
+        "check-changelog",
+        &[
+            ("base-ref", base.as_str()),
+            ("head-ref", head.as_str()),
+            ("all-evals", "false"),
+            ("evals-only", "false"),
+            ("working-directory", repo_s),
+        ],
+        &work,
+        &[],
+    );
+    show("actions/check-changelog", &run.stdout);
+
+    // 4. setup job: actions/generate-matrix (changelog + priority).
+    let gm = runner.action(
+        "generate-matrix",
+        &[
+            ("command", "changelog"),
+            ("base-ref", base.as_str()),
+            ("head-ref", head.as_str()),
+            ("trim-conc", "false"),
+            ("all-evals", "false"),
+            ("evals-only", "false"),
+            ("priority", "true"),
+            (
+                "priority-policy",
+                data("configs/ci-priority.yaml").to_str().unwrap(),
+            ),
+            ("labels-json", r#"["full-sweep-enabled"]"#),
+            ("pr-number", "2"),
+            ("working-directory", repo_s),
+        ],
+        &work,
+        &[],
+    );
+    let ssc_text = s(&gm.outputs["search-space-config"]);
+    let ssc: Value = serde_json::from_str(&ssc_text).unwrap();
+    show_file(
+        "actions/generate-matrix (search-space-config)",
+        Path::new(&s(&gm.outputs["config-file"])),
+    );
+    let sn = &ssc["single_node"];
+    let rows_1k = sn["1k1k"].as_array().cloned().unwrap_or_default();
+    let rows_8k = sn["8k1k"].as_array().cloned().unwrap_or_default();
+    assert!(
+        !rows_1k.is_empty() && !rows_8k.is_empty(),
+        "1k1k and 8k1k rows: {ssc_text}"
+    );
+    assert!(
+        rows_1k
+            .iter()
+            .chain(&rows_8k)
+            .all(|r| r["model-prefix"] == "tiny" && r["runner"] == "h200"),
+        "only the changelog's config key is swept"
+    );
+    assert!(
+        rows_1k
+            .iter()
+            .all(|r| r.get("priority").is_some() && r.get("queue-token").is_some()),
+        "rows carry priority and queue token"
+    );
+    assert_eq!(ssc["changelog_metadata"]["head_ref"], json!(head));
+
+    // 5. canary-select job: actions/canary.
+    let cs = runner.action(
+        "canary",
+        &[("search-space-config", ssc_text.as_str())],
+        &work,
+        &[],
+    );
+    show(
+        "actions/canary (outputs)",
+        &serde_json::to_string_pretty(&cs.outputs).unwrap(),
+    );
+    let canary: Vec<Value> = serde_json::from_str(&s(&cs.outputs["canary-config"])).unwrap();
+    let remaining: Value =
+        serde_json::from_str(&s(&cs.outputs["remaining-search-space-config"])).unwrap();
+    assert_eq!(canary.len(), 1);
+    let min_conc = rows_1k
+        .iter()
+        .chain(&rows_8k)
+        .filter(|r| r["run-eval"] != json!(true))
+        .filter_map(|r| r["conc"].as_u64())
+        .min()
+        .unwrap();
+    assert_eq!(canary[0]["conc"].as_u64(), Some(min_conc));
+    let remaining_rows = |b: &str| {
+        remaining["single_node"][b]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        remaining_rows("1k1k").len() + remaining_rows("8k1k").len() + 1,
+        rows_1k.len() + rows_8k.len()
+    );
+
+    // 6. GPU jobs: the canary, then the remaining rows (the canary
+    //    succeeded). Each leaves its raw benchmark_serving file, then runs
+    //    actions/collect-results `process` with the template environment.
+    let nodes = ["h200-cw_00", "h200-nb_00"];
+    let mut jobs: Vec<(String, Value)> = vec![("canary /".into(), canary[0].clone())];
+    for r in remaining_rows("1k1k") {
+        jobs.push(("single-node 1k1k /".into(), r));
+    }
+    for r in remaining_rows("8k1k") {
+        jobs.push(("single-node 8k1k /".into(), r));
+    }
+    let results = work.join("results");
+    let mut job_names = Vec::new();
+    for (i, (family, row)) in jobs.iter().enumerate() {
+        let node = nodes[i % nodes.len()];
+        let env = bench_env(row, node);
+        let name = env
+            .iter()
+            .find(|(k, _)| k == "RESULT_FILENAME")
+            .unwrap()
+            .1
+            .clone();
+        let job_dir = work.join(format!("job{i}"));
+        std::fs::create_dir_all(&job_dir).unwrap();
+        std::fs::write(
+            job_dir.join(format!("{name}.json")),
+            raw_result(row).to_string(),
+        )
+        .unwrap();
+        let run = runner.action(
+            "collect-results",
+            &[
+                ("command", "process"),
+                ("working-directory", job_dir.to_str().unwrap()),
+            ],
+            &work,
+            &env,
+        );
+        let agg = job_dir.join(s(&run.outputs["file"]));
+        assert_eq!(agg, job_dir.join(format!("agg_{name}.json")));
+        let processed: Value =
+            serde_json::from_str(&std::fs::read_to_string(&agg).unwrap()).unwrap();
+        assert_eq!(processed["conc"], row["conc"]);
+        assert_eq!(processed["hw"], row["runner"]);
+        let gpus = row["tp"].as_f64().unwrap();
+        let raw_total = raw_result(row)["total_token_throughput"].as_f64().unwrap();
+        assert!((processed["tput_per_gpu"].as_f64().unwrap() - raw_total / gpus).abs() < 1e-6);
+        if i < 2 {
+            show_file(
+                &format!("actions/collect-results process [{family}] (bmk_ artifact)"),
+                &agg,
+            );
+        }
+        // upload-artifact bmk_<name> + download-artifact pattern bmk_* layout.
+        let art = results.join(format!("bmk_{name}"));
+        std::fs::create_dir_all(&art).unwrap();
+        std::fs::copy(&agg, art.join(format!("agg_{name}.json"))).unwrap();
+        let cluster = node.split('_').next().unwrap();
+        job_names.push(format!(
+            "sweep / {family} p{} | tiny fp8 cluster:{cluster} sglang TP{} c{}",
+            s(&row["priority"]),
+            row["tp"],
+            row["conc"]
+        ));
+    }
+
+    // 7. collect-results job: actions/collect-results `aggregate`.
+    let run = runner.action(
+        "collect-results",
+        &[
+            ("command", "aggregate"),
+            ("results-dir", "results/"),
+            ("exp-name", "bmk"),
+        ],
+        &work,
+        &[],
+    );
+    let agg_bmk = work.join(s(&run.outputs["file"]));
+    let rows: Value = serde_json::from_str(&std::fs::read_to_string(&agg_bmk).unwrap()).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), jobs.len());
+    show_file("actions/collect-results aggregate (results_bmk)", &agg_bmk);
+
+    // 8. collect-evals job: one eval artifact eval_<exp>_<result>, then
+    //    actions/collect-results `evals`.
+    let eval_row = canary[0].clone();
+    let eval_dir = work
+        .join("eval-results")
+        .join(format!("eval_{}_e2e", s(&eval_row["exp-name"])));
+    std::fs::create_dir_all(&eval_dir).unwrap();
+    std::fs::write(
+        eval_dir.join("meta_env.json"),
+        json!({
+            "infmax_model_prefix": eval_row["model-prefix"], "hw": eval_row["runner"],
+            "framework": eval_row["framework"], "precision": eval_row["precision"],
+            "spec_decoding": eval_row["spec-decoding"], "isl": s(&eval_row["isl"]),
+            "osl": s(&eval_row["osl"]), "tp": s(&eval_row["tp"]), "ep": s(&eval_row["ep"]),
+            "conc": s(&eval_row["conc"]), "dp_attention": s(&eval_row["dp-attn"]),
+            "model": eval_row["model"], "is_multinode": false
+        })
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        eval_dir.join("results_gsm8k.json"),
+        json!({
+            "lm_eval_version": "0.4.9",
+            "model_name": eval_row["model"],
+            "results": {"gsm8k": {
+                "exact_match,strict-match": 0.93, "exact_match_stderr,strict-match": 0.007,
+                "exact_match,flexible-extract": 0.95, "exact_match_stderr,flexible-extract": 0.006
+            }},
+            "configs": {"gsm8k": {
+                "metric_list": [{"metric": "exact_match"}],
+                "filter_list": [{"name": "strict-match"}, {"name": "flexible-extract"}]
+            }},
+            "n-samples": {"gsm8k": {"original": 1319, "effective": 1319}}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let run = runner.action(
+        "collect-results",
+        &[
+            ("command", "evals"),
+            ("results-dir", "eval-results/"),
+            ("exp-name", "all"),
+        ],
+        &work,
+        &[],
+    );
+    show("actions/collect-results evals (summary table)", &run.stdout);
+    let agg_eval = work.join(s(&run.outputs["file"]));
+    let evals: Value = serde_json::from_str(&std::fs::read_to_string(&agg_eval).unwrap()).unwrap();
+    assert_eq!(evals[0]["task"], "gsm8k");
+    assert_eq!(evals[0]["score"], json!(0.93));
+    show_file(
+        "actions/collect-results evals (eval_results_all)",
+        &agg_eval,
+    );
+
+    // 9. compare-results job: a baseline 10 % slower; no regression.
+    std::fs::create_dir_all(work.join("baseline")).unwrap();
+    let baseline: Vec<Value> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let mut b = r.clone();
+            for k in ["tput_per_gpu", "output_tput_per_gpu", "input_tput_per_gpu"] {
+                if let Some(v) = b[k].as_f64() {
+                    b[k] = json!(v / 1.1);
+                }
+            }
+            b
+        })
+        .collect();
+    std::fs::write(
+        work.join("baseline/agg_bmk.json"),
+        serde_json::to_string_pretty(&baseline).unwrap(),
+    )
+    .unwrap();
+    let run = runner.action(
+        "compare-results",
+        &[
+            ("new", "agg_bmk.json"),
+            ("baseline", "baseline/agg_bmk.json"),
+            ("new-evals", "agg_eval_all.json"),
+            ("fail-on-regression", "true"),
+        ],
+        &work,
+        &[],
+    );
+    let report = work.join(s(&run.outputs["markdown"]));
+    show_file("actions/compare-results (report)", &report);
+    let cmp: Value =
+        serde_json::from_str(&std::fs::read_to_string(work.join(s(&run.outputs["json"]))).unwrap())
+            .unwrap();
+    assert_eq!(
+        cmp["regressions"].as_array().map(Vec::len),
+        Some(0),
+        "no regressions: {cmp}"
+    );
+
+    // 10. calc-success-rate job: actions/success-rate against the fake API.
+    let gh = fake_github::FakeGitHub::start().unwrap();
+    let api = gh.base_url();
+    let run_id: u64 = RUN_ID.parse().unwrap();
+    let mut api_jobs: Vec<Value> = job_names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            // The second job failed once and passed on a re-run.
+            let conclusion = if i == 1 { "failure" } else { "success" };
+            json!({"id": 1000 + i, "run_id": run_id, "run_attempt": 1,
+                   "status": "completed", "conclusion": conclusion, "name": n})
+        })
+        .collect();
+    api_jobs.push(json!({"id": 2001, "run_id": run_id, "run_attempt": 2, "status": "completed", "conclusion": "success", "name": job_names[1]}));
+    api_jobs.push(json!({"id": 2002, "run_id": run_id, "run_attempt": 1, "status": "completed", "conclusion": "skipped", "name": "sweep / multi-node 1k1k /"}));
+    api_jobs.push(json!({"id": 2003, "run_id": run_id, "run_attempt": 1, "status": "completed", "conclusion": "success", "name": "sweep / setup"}));
+    let n_jobs = api_jobs.len();
+    gh.add_route(fake_github::Route::json(
+        "GET",
+        "/user",
+        json!({"login": "e2e-bot", "id": 1, "type": "Bot"}),
+    ));
+    gh.add_route(fake_github::Route::json(
+        "GET",
+        &format!("/repos/{REPO}"),
+        json!({"id": 7, "name": "bench", "full_name": REPO, "url": format!("https://api.github.com/repos/{REPO}")}),
+    ));
+    gh.add_route(fake_github::Route::json(
+        "GET",
+        &format!("/repos/{REPO}/actions/runs/{RUN_ID}"),
+        json!({"id": run_id, "name": "Run Sweep", "run_attempt": 2,
+               "url": format!("https://api.github.com/repos/{REPO}/actions/runs/{RUN_ID}"),
+               "jobs_url": format!("https://api.github.com/repos/{REPO}/actions/runs/{RUN_ID}/jobs")}),
+    ));
+    gh.add_route(fake_github::Route::paginated(
+        "GET",
+        &format!("/repos/{REPO}/actions/runs/{RUN_ID}/jobs"),
+        json!({"total_count": n_jobs, "jobs": api_jobs}),
+        "object:jobs",
+    ));
+    let api_env = vec![("GITHUB_API_URL".to_string(), api.clone())];
+    let sr_dir = work.join("success-rate");
+    std::fs::create_dir_all(sr_dir.join("configs")).unwrap();
+    std::fs::copy(
+        data("configs/runners.yaml"),
+        sr_dir.join("configs/runners.yaml"),
+    )
+    .unwrap();
+    let run = runner.action(
+        "success-rate",
+        &[
+            ("token", "e2e-token"),
+            ("working-directory", sr_dir.to_str().unwrap()),
+        ],
+        &work,
+        &api_env,
+    );
+    let stats_file = sr_dir.join(s(&run.outputs["file"]));
+    show_file("actions/success-rate (run-stats)", &stats_file);
+    let stats: Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats_file).unwrap()).unwrap();
+    let (mut want_cw, mut want_nb) = ((0, 0), (0, 0));
+    for i in 0..jobs.len() {
+        let bucket = if nodes[i % nodes.len()].starts_with("h200-cw") {
+            &mut want_cw
+        } else {
+            &mut want_nb
+        };
+        bucket.0 += 1;
+        bucket.1 += if i == 1 { 2 } else { 1 };
+    }
+    assert_eq!(
+        stats["h200-cw"],
+        json!({"n_success": want_cw.0, "total": want_cw.1})
+    );
+    assert_eq!(
+        stats["h200-nb"],
+        json!({"n_success": want_nb.0, "total": want_nb.1})
+    );
+    assert_eq!(stats["mi355x-amds"], json!({"n_success": 0, "total": 0}));
+
+    // 11. comment job: actions/visualizer-comment, twice (a re-run): one
+    //     sticky comment, updated in place, carrying the compare report.
+    gh.with_comments(REPO, PR, vec![]);
+    std::fs::create_dir_all(work.join("report")).unwrap();
+    std::fs::copy(&report, work.join("report/compare.md")).unwrap();
+    let pr = PR.to_string();
+    for _ in 0..2 {
+        runner.action(
+            "visualizer-comment",
+            &[
+                ("token", "e2e-token"),
+                ("pr-number", pr.as_str()),
+                ("sections", "report/compare.md"),
+            ],
+            &work,
+            &api_env,
+        );
+    }
+    let comments = gh.comments(REPO, PR);
+    assert_eq!(
+        comments.len(),
+        1,
+        "one sticky comment after two runs: {comments:?}"
+    );
+    let body = comments[0]["body"].as_str().unwrap();
+    assert!(body.contains(&format!("inference?unofficialRun={RUN_ID}")));
+    assert!(body.contains(&format!("evaluation?unofficialRun={RUN_ID}")));
+    show("actions/visualizer-comment (PR comment body)", body);
+
+    show_file("job summaries written along the way", &summary);
+}
