@@ -289,10 +289,9 @@ fn git(repo: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
+/// The bundled example data (`examples/sweep/`, shared with `scripts/demo`).
 fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(rel)
+    workspace_root().join("examples/sweep").join(rel)
 }
 
 /// `key=value` lines (and `key<<DELIM` heredocs) of a `$GITHUB_OUTPUT` file.
