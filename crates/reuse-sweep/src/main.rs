@@ -161,14 +161,33 @@ fn find(cli: FindCli) -> ExitCode {
 }
 
 fn validate(dir: &std::path::Path) -> ExitCode {
-    match reuse_sweep::validate::run(dir) {
-        Ok(report) => {
-            println!("{report}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::from(1)
+    use reuse_sweep::validate;
+    let report = match validate::validate(dir) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    if !report.collapsed.is_empty() {
+        println!("Collapsed reran eval duplicates (kept latest result per identity):");
+        for m in &report.collapsed {
+            println!("  {m}");
         }
     }
+    if !report.errors.is_empty() {
+        gha::annotate(
+            Level::Error,
+            None,
+            None,
+            &format!(
+                "reusable sweep artifact validation failed ({} problem line(s))",
+                report.errors.len()
+            ),
+        );
+        eprintln!("Reusable sweep artifact validation failed:");
+        for e in &report.errors {
+            eprintln!("{e}");
+        }
+        return ExitCode::from(1);
+    }
+    println!("{}", validate::summary(&report));
+    ExitCode::SUCCESS
 }

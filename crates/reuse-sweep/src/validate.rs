@@ -1,11 +1,1029 @@
-//! Offline validation of a reusable sweep's artifact directory (not yet ported).
+//! `reuse-sweep validate-artifacts`: offline consistency checks of a
+//! downloaded artifact directory of a reusable sweep (the reference's
+//! `validate_reusable_sweep_artifacts.py`, spec: github.md §4).
+//!
+//! Step 1 collapses re-run eval duplicates in place (latest lm-eval result
+//! per eval identity wins); step 2 collects every error: duplicate
+//! fixed-sequence rows, agentic points vs aggregate vs raw dirs, raw eval
+//! metadata vs the `eval_results_all` aggregate, a missing `run-stats`, and
+//! "nothing to reuse".
+//!
+//! Identities are tuples of Python-like values ([`Py`]) so messages print
+//! them as the reference does (`('single', 'h100', …)`) and sort by that
+//! text. Deliberate difference: a raw eval dir without a readable
+//! `meta_env.json` is reported by validation instead of crashing the
+//! de-duplication step (the reference dies with a traceback there).
 
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
-/// Validates `dir`; `Ok` carries the success line.
-pub fn run(dir: &Path) -> Result<String, String> {
-    Err(format!(
-        "validate-artifacts: not implemented yet ({})",
-        dir.display()
-    ))
+use serde_json::{Map, Value};
+
+/// A Python value as the reference builds identities from JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Py {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Py>),
+    Tuple(Vec<Py>),
+    Dict(Vec<(String, Py)>),
+}
+
+impl Py {
+    fn from_json(v: &Value) -> Py {
+        match v {
+            Value::Null => Py::None,
+            Value::Bool(b) => Py::Bool(*b),
+            Value::Number(n) => n
+                .as_i64()
+                .map(Py::Int)
+                .unwrap_or_else(|| Py::Float(n.as_f64().unwrap_or(0.0))),
+            Value::String(s) => Py::Str(s.clone()),
+            Value::Array(a) => Py::List(a.iter().map(Py::from_json).collect()),
+            Value::Object(o) => Py::Dict(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), Py::from_json(v)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// `freeze_identity_value`: dicts become sorted tuples of pairs, lists tuples.
+    fn frozen(v: &Value) -> Py {
+        match v {
+            Value::Object(o) => {
+                let mut pairs: Vec<(&String, &Value)> = o.iter().collect();
+                pairs.sort_by(|a, b| a.0.cmp(b.0));
+                Py::Tuple(
+                    pairs
+                        .into_iter()
+                        .map(|(k, v)| Py::Tuple(vec![Py::Str(k.clone()), Py::frozen(v)]))
+                        .collect(),
+                )
+            }
+            Value::Array(a) => Py::Tuple(a.iter().map(Py::frozen).collect()),
+            other => Py::from_json(other),
+        }
+    }
+
+    /// Python's `repr`.
+    pub fn repr(&self) -> String {
+        match self {
+            Py::None => "None".into(),
+            Py::Bool(true) => "True".into(),
+            Py::Bool(false) => "False".into(),
+            Py::Int(i) => i.to_string(),
+            Py::Float(f) => {
+                if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e16 {
+                    format!("{f:.1}")
+                } else {
+                    f.to_string()
+                }
+            }
+            Py::Str(s) => str_repr(s),
+            Py::List(items) => format!("[{}]", join(items)),
+            Py::Tuple(items) if items.len() == 1 => format!("({},)", items[0].repr()),
+            Py::Tuple(items) => format!("({})", join(items)),
+            Py::Dict(pairs) => format!(
+                "{{{}}}",
+                pairs
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", str_repr(k), v.repr()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+
+    fn truthy(&self) -> bool {
+        match self {
+            Py::None => false,
+            Py::Bool(b) => *b,
+            Py::Int(i) => *i != 0,
+            Py::Float(f) => *f != 0.0,
+            Py::Str(s) => !s.is_empty(),
+            Py::List(v) | Py::Tuple(v) => !v.is_empty(),
+            Py::Dict(d) => !d.is_empty(),
+        }
+    }
+
+    /// Python's `str`.
+    fn py_str(&self) -> String {
+        match self {
+            Py::Str(s) => s.clone(),
+            other => other.repr(),
+        }
+    }
+}
+
+fn join(items: &[Py]) -> String {
+    items.iter().map(Py::repr).collect::<Vec<_>>().join(", ")
+}
+
+fn str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// An identity tuple; compared and hashed through its repr.
+type Identity = Py;
+
+fn key_of(id: &Identity) -> String {
+    id.repr()
+}
+
+type Row = Map<String, Value>;
+
+/// `row.get(key, default)` as a Python value.
+fn get(row: &Row, key: &str, default: Py) -> Py {
+    row.get(key).map_or(default, Py::from_json)
+}
+
+/// `as_bool(row.get(key, False))`.
+fn as_bool(row: &Row, key: &str) -> Py {
+    Py::Bool(match row.get(key) {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(v) => Py::from_json(v).py_str().to_lowercase() == "true",
+    })
+}
+
+/// Python's `int(value)`.
+fn py_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Bool(b) => Some(i64::from(*b)),
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.is_finite())
+                .map(|f| f.trunc() as i64)
+        }),
+        Value::String(s) => {
+            let t = s.trim();
+            let (neg, digits) = match t.strip_prefix('-') {
+                Some(d) => (true, d),
+                None => (false, t.strip_prefix('+').unwrap_or(t)),
+            };
+            let ok = !digits.is_empty()
+                && !digits.starts_with('_')
+                && !digits.ends_with('_')
+                && !digits.contains("__")
+                && digits.chars().all(|c| c.is_ascii_digit() || c == '_');
+            if !ok {
+                return None;
+            }
+            let n: i64 = digits.replace('_', "").parse().ok()?;
+            Some(if neg { -n } else { n })
+        }
+        _ => None,
+    }
+}
+
+/// `as_int(row.get(key[, missing]), default)`.
+fn as_int(row: &Row, key: &str, missing: Option<i64>, default: i64) -> Py {
+    Py::Int(match row.get(key) {
+        None => missing.unwrap_or(default),
+        Some(v) => py_int(v).unwrap_or(default),
+    })
+}
+
+fn multinode_fields(row: &Row, out: &mut Vec<Py>) {
+    for side in ["prefill", "decode"] {
+        let f = |k: &str| format!("{side}_{k}");
+        out.push(as_int(row, &f("tp"), None, 0));
+        out.push(as_int(row, &f("pp"), Some(1), 1));
+        out.push(as_int(row, &f("dcp_size"), Some(1), 1));
+        out.push(as_int(row, &f("pcp_size"), Some(1), 1));
+        out.push(as_int(row, &f("ep"), Some(1), 0));
+        out.push(as_bool(row, &f("dp_attention")));
+        out.push(as_int(row, &f("num_workers"), Some(0), 0));
+    }
+}
+
+fn single_fields(row: &Row, out: &mut Vec<Py>) {
+    out.push(as_int(row, "tp", None, 0));
+    out.push(as_int(row, "pp", Some(1), 1));
+    out.push(as_int(row, "dcp_size", Some(1), 1));
+    out.push(as_int(row, "pcp_size", Some(1), 1));
+    out.push(as_int(row, "ep", Some(1), 0));
+    out.push(as_bool(row, "dp_attention"));
+}
+
+fn is_multinode(row: &Row) -> bool {
+    as_bool(row, "is_multinode") == Py::Bool(true)
+}
+
+/// Fixed-sequence identity of a result row.
+pub fn benchmark_key(row: &Row) -> Identity {
+    let multi = is_multinode(row);
+    let mut k = vec![
+        Py::Str(if multi { "multi" } else { "single" }.into()),
+        get(row, "hw", Py::None),
+        get(row, "infmax_model_prefix", Py::None),
+        get(row, "framework", Py::None),
+        get(row, "precision", Py::None),
+        get(row, "spec_decoding", Py::Str("none".into())),
+        as_bool(row, "disagg"),
+        as_int(row, "isl", None, 0),
+        as_int(row, "osl", None, 0),
+    ];
+    if multi {
+        multinode_fields(row, &mut k);
+    } else {
+        single_fields(row, &mut k);
+    }
+    k.push(as_int(row, "conc", None, 0));
+    Py::Tuple(k)
+}
+
+/// Agentic identity of a point row.
+pub fn agentic_key(row: &Row) -> Identity {
+    let has_kv = row.contains_key("kv_offloading");
+    let offload = if has_kv {
+        let kv = get(row, "kv_offloading", Py::None);
+        let kv = if kv.truthy() {
+            kv
+        } else {
+            Py::Str("none".into())
+        };
+        let backend = if kv != Py::Str("none".into()) {
+            match row.get("kv_offload_backend") {
+                Some(v) if Py::from_json(v).truthy() => Py::frozen(v),
+                _ => Py::Str(String::new()),
+            }
+        } else {
+            Py::Str(String::new())
+        };
+        Py::Tuple(vec![kv, backend])
+    } else {
+        get(row, "offloading", Py::Str("none".into()))
+    };
+    if is_multinode(row) {
+        let mut k = vec![
+            Py::Str("multi".into()),
+            get(row, "hw", Py::None),
+            get(row, "infmax_model_prefix", Py::None),
+            get(row, "framework", Py::None),
+            get(row, "precision", Py::None),
+            get(row, "spec_decoding", Py::Str("none".into())),
+            as_bool(row, "disagg"),
+        ];
+        multinode_fields(row, &mut k);
+        k.push(as_int(row, "conc", None, 0));
+        if has_kv || row.contains_key("offloading") {
+            k.push(offload);
+        }
+        return Py::Tuple(k);
+    }
+    let mut k = vec![
+        Py::Str("single".into()),
+        get(row, "hw", Py::None),
+        get(row, "infmax_model_prefix", Py::None),
+        get(row, "framework", Py::None),
+        get(row, "precision", Py::None),
+    ];
+    single_fields(row, &mut k);
+    k.push(as_int(row, "conc", None, 0));
+    k.push(offload);
+    Py::Tuple(k)
+}
+
+/// Eval identity of an aggregate row or raw metadata.
+pub fn eval_key(row: &Row) -> Identity {
+    let multi = is_multinode(row);
+    let hw = get(row, "hw", Py::None);
+    let hw = if hw.truthy() {
+        hw.py_str().to_lowercase()
+    } else {
+        String::new()
+    };
+    let prefix = match row.get("model_prefix") {
+        Some(v) => Py::from_json(v),
+        None => get(row, "infmax_model_prefix", Py::None),
+    };
+    let mut k = vec![
+        Py::Str(if multi { "multi" } else { "single" }.into()),
+        Py::Str(hw),
+        prefix,
+        get(row, "framework", Py::None),
+        get(row, "precision", Py::None),
+        get(row, "spec_decoding", Py::Str("none".into())),
+        as_int(row, "isl", Some(8192), 8192),
+        as_int(row, "osl", Some(1024), 1024),
+    ];
+    if multi {
+        multinode_fields(row, &mut k);
+    } else {
+        single_fields(row, &mut k);
+    }
+    k.push(as_int(row, "conc", None, 0));
+    Py::Tuple(k)
+}
+
+// ---------------------------------------------------------------- files
+
+fn load_json(path: &Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))
+}
+
+/// Files `*.json` directly in `dir` (sorted; none when `dir` is absent).
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.ends_with(".json"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Files under `dir` whose name matches `pred`, recursively.
+fn json_files_recursive(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            json_files_recursive(&p, out);
+        } else if p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.ends_with(".json"))
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// Sub-directories of `root` (sorted by name).
+fn subdirs(root: &Path) -> Vec<(String, PathBuf)> {
+    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().to_str().map(|n| (n.to_string(), e.path())))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Mapping rows of JSON files (a list of rows or a single row each).
+fn json_rows(paths: &[PathBuf]) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
+    for p in paths {
+        match load_json(p)? {
+            Value::Array(items) => rows.extend(items.into_iter().filter_map(|r| match r {
+                Value::Object(o) => Some(o),
+                _ => None,
+            })),
+            Value::Object(o) => rows.push(o),
+            _ => {}
+        }
+    }
+    Ok(rows)
+}
+
+fn is_agentic(row: &Row) -> bool {
+    row.get("scenario_type").and_then(Value::as_str) == Some("agentic-coding")
+}
+
+fn agentic_point_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for (name, dir) in subdirs(root) {
+        if name.starts_with("bmk_agentic_") {
+            json_files_recursive(&dir, &mut out);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn fixed_rows(root: &Path) -> Result<Vec<Identity>, String> {
+    Ok(json_rows(&json_files(&root.join("results_bmk")))?
+        .iter()
+        .filter(|r| !is_agentic(r))
+        .map(benchmark_key)
+        .collect())
+}
+
+fn agentic_rows(paths: &[PathBuf]) -> Result<Vec<Identity>, String> {
+    Ok(json_rows(paths)?
+        .iter()
+        .filter(|r| is_agentic(r))
+        .map(agentic_key)
+        .collect())
+}
+
+fn raw_eval_dirs(root: &Path) -> Vec<(String, PathBuf)> {
+    subdirs(root)
+        .into_iter()
+        .filter(|(n, _)| {
+            n.starts_with("eval_")
+                && n != "eval_results_all"
+                && !n.starts_with("eval_server_logs_")
+                && !n.starts_with("eval_gpu_metrics_")
+        })
+        .collect()
+}
+
+/// The identities of one raw eval dir's metadata.
+fn meta_identities(meta: &Row) -> Option<Vec<(Identity, Option<i64>)>> {
+    if matches!(meta.get("eval_concs"), Some(Value::Array(_))) {
+        let Some(Value::Array(concs)) = meta.get("completed_eval_concs") else {
+            return None;
+        };
+        Some(
+            concs
+                .iter()
+                .map(|c| {
+                    let mut m = meta.clone();
+                    m.insert("conc".into(), c.clone());
+                    (eval_key(&m), Some(py_int(c).unwrap_or(0)))
+                })
+                .collect(),
+        )
+    } else {
+        Some(vec![(eval_key(meta), None)])
+    }
+}
+
+fn raw_eval_rows(root: &Path) -> (Vec<Identity>, Vec<String>) {
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    for (name, dir) in raw_eval_dirs(root) {
+        let meta_path = dir.join("meta_env.json");
+        let n = str_repr(&name);
+        if !meta_path.is_file() {
+            errors.push(format!("raw eval artifact {n} is missing meta_env.json"));
+            continue;
+        }
+        let meta = match load_json(&meta_path) {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => {
+                errors.push(format!(
+                    "raw eval artifact {n} has non-object meta_env.json"
+                ));
+                continue;
+            }
+            Err(e) => {
+                errors.push(format!(
+                    "raw eval artifact {n} has invalid meta_env.json: {e}"
+                ));
+                continue;
+            }
+        };
+        match meta_identities(&meta) {
+            Some(ids) => rows.extend(ids.into_iter().map(|(k, _)| k)),
+            None => errors.push(format!(
+                "raw eval artifact {n} has invalid batched concurrency metadata"
+            )),
+        }
+    }
+    (rows, errors)
+}
+
+// ---------------------------------------------------------------- checks
+
+fn sorted_by_repr(ids: impl IntoIterator<Item = Identity>) -> Vec<Identity> {
+    let mut v: Vec<Identity> = ids.into_iter().collect();
+    v.sort_by_cached_key(key_of);
+    v
+}
+
+fn identity_set(rows: &[Identity]) -> BTreeMap<String, Identity> {
+    rows.iter().map(|r| (key_of(r), r.clone())).collect()
+}
+
+fn compare_sets(label: &str, expected: &[Identity], actual: &[Identity]) -> Vec<String> {
+    let (e, a) = (identity_set(expected), identity_set(actual));
+    let mut errors = Vec::new();
+    for (what, from, other, word) in [
+        ("missing", &e, &a, "missing"),
+        ("unexpected", &a, &e, "unexpected"),
+    ] {
+        let diff = sorted_by_repr(
+            from.iter()
+                .filter(|(k, _)| !other.contains_key(*k))
+                .map(|(_, v)| v.clone()),
+        );
+        if diff.is_empty() {
+            continue;
+        }
+        errors.push(if what == "missing" {
+            format!(
+                "{label} artifacts are missing {} expected row(s)",
+                diff.len()
+            )
+        } else {
+            format!("{label} artifacts contain {} unexpected row(s)", diff.len())
+        });
+        for id in diff.iter().take(20) {
+            errors.push(format!("  {word}: {}", id.repr()));
+        }
+        if diff.len() > 20 {
+            errors.push(format!("  ... and {} more", diff.len() - 20));
+        }
+    }
+    errors
+}
+
+fn duplicates(label: &str, rows: &[Identity]) -> Vec<String> {
+    let mut counts: HashMap<String, (Identity, usize)> = HashMap::new();
+    for r in rows {
+        counts.entry(key_of(r)).or_insert_with(|| (r.clone(), 0)).1 += 1;
+    }
+    let mut dups: Vec<(String, Identity, usize)> = counts
+        .into_iter()
+        .filter(|(_, (_, n))| *n > 1)
+        .map(|(k, (id, n))| (k, id, n))
+        .collect();
+    if dups.is_empty() {
+        return Vec::new();
+    }
+    dups.sort_by(|a, b| a.0.cmp(&b.0));
+    let extra: usize = dups.iter().map(|d| d.2 - 1).sum();
+    let mut errors = vec![format!(
+        "{label} artifacts contain {extra} duplicate row(s)"
+    )];
+    for (_, id, n) in dups.iter().take(20) {
+        errors.push(format!("  duplicate x{n}: {}", id.repr()));
+    }
+    if dups.len() > 20 {
+        errors.push(format!("  ... and {} more identities", dups.len() - 20));
+    }
+    errors
+}
+
+fn validate_agentic(root: &Path) -> Result<Vec<String>, String> {
+    let points = agentic_point_files(root);
+    let point_rows = agentic_rows(&points)?;
+    let mut errors = duplicates("agentic point", &point_rows);
+    let results = root.join("results_bmk");
+    if results.is_dir() {
+        let agg = agentic_rows(&json_files(&results))?;
+        errors.extend(duplicates("agentic aggregate", &agg));
+        errors.extend(compare_sets("agentic aggregate", &point_rows, &agg));
+    }
+    let point_names: BTreeSet<String> = points
+        .iter()
+        .filter_map(|p| p.strip_prefix(root).ok())
+        .filter_map(|p| p.components().next())
+        .filter_map(|c| c.as_os_str().to_str())
+        .map(|n| n.strip_prefix("bmk_").unwrap_or(n).to_string())
+        .collect();
+    let raw_names: BTreeSet<String> = subdirs(root)
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| n.starts_with("agentic_"))
+        .collect();
+    for n in point_names.difference(&raw_names) {
+        errors.push(format!("missing raw agentic artifact dir: {n}"));
+    }
+    for n in raw_names.difference(&point_names) {
+        errors.push(format!("unexpected raw agentic artifact dir: {n}"));
+    }
+    Ok(errors)
+}
+
+fn validate_eval(root: &Path) -> Result<Vec<String>, String> {
+    let (raw, mut errors) = raw_eval_rows(root);
+    errors.extend(duplicates("raw eval", &raw));
+    let agg_dir = root.join("eval_results_all");
+    let files = json_files(&agg_dir);
+    if !raw.is_empty() || agg_dir.exists() {
+        if files.is_empty() {
+            errors.push("missing eval_results_all aggregate artifact".into());
+        } else {
+            let mut count = 0;
+            let mut agg = Vec::new();
+            for f in &files {
+                if let Value::Array(items) = load_json(f)? {
+                    count += items.len();
+                    agg.extend(items.iter().filter_map(Value::as_object).map(eval_key));
+                }
+            }
+            if count == 0 {
+                errors.push("eval_results_all contains no rows".into());
+            }
+            errors.extend(duplicates("eval aggregate", &agg));
+            errors.extend(compare_sets("eval aggregate", &raw, &agg));
+        }
+    }
+    Ok(errors)
+}
+
+// ---------------------------------------------------------------- dedupe
+
+/// The lm-eval timestamp `YYYY-MM-DDTHH-MM-SS[.fraction]` in a name.
+fn timestamp(name: &str) -> Option<&str> {
+    let b = name.as_bytes();
+    let d = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    let shape = "dddd-dd-ddTdd-dd-dd";
+    (0..b.len()).find_map(|i| {
+        let ok = shape.bytes().enumerate().all(|(j, s)| match s {
+            b'd' => d(i + j),
+            c => b.get(i + j) == Some(&c),
+        });
+        if !ok {
+            return None;
+        }
+        let mut end = i + shape.len();
+        if b.get(end) == Some(&b'.') && d(end + 1) {
+            end += 1;
+            while d(end) {
+                end += 1;
+            }
+        }
+        name.get(i..end)
+    })
+}
+
+/// The `_conc<N>[_<M>].json` suffix concurrency of a result file name.
+fn result_conc(name: &str) -> Option<i64> {
+    let stem = name.strip_suffix(".json")?;
+    let mut from = 0;
+    while let Some(pos) = stem[from..].find("_conc") {
+        let start = from + pos + "_conc".len();
+        let rest = &stem[start..];
+        let nd = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let after = &rest[nd..];
+        let tail_ok = after.is_empty()
+            || after
+                .strip_prefix('_')
+                .is_some_and(|t| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()));
+        if nd > 0 && tail_ok {
+            return rest[..nd].parse().ok();
+        }
+        from = from + pos + 1;
+    }
+    None
+}
+
+fn result_files(dir: &Path) -> Vec<(String, PathBuf)> {
+    json_files(dir)
+        .into_iter()
+        .filter_map(|p| {
+            let n = p.file_name()?.to_str()?.to_string();
+            n.starts_with("results").then_some((n, p))
+        })
+        .collect()
+}
+
+struct RawDir {
+    name: String,
+    dir: PathBuf,
+    meta: Row,
+    batched: bool,
+    ids: Vec<(Identity, Option<i64>)>,
+}
+
+fn raw_dirs_for_dedupe(root: &Path) -> Vec<RawDir> {
+    raw_eval_dirs(root)
+        .into_iter()
+        .filter_map(|(name, dir)| {
+            let Ok(Value::Object(meta)) = load_json(&dir.join("meta_env.json")) else {
+                return None;
+            };
+            let batched = matches!(meta.get("eval_concs"), Some(Value::Array(_)));
+            let ids = meta_identities(&meta).unwrap_or_default();
+            Some(RawDir {
+                name,
+                dir,
+                meta,
+                batched,
+                ids,
+            })
+        })
+        .collect()
+}
+
+/// Collapses re-run eval duplicates in place; returns a change log.
+pub fn dedupe_reran_evals(root: &Path) -> Result<Vec<String>, String> {
+    let raws = raw_dirs_for_dedupe(root);
+    // identity → (timestamp, dir name) of the latest result
+    let mut best: HashMap<String, (String, String)> = HashMap::new();
+    for r in &raws {
+        for (fname, _) in result_files(&r.dir) {
+            let Some(stamp) = timestamp(&fname) else {
+                continue;
+            };
+            let conc = result_conc(&fname);
+            for (id, id_conc) in &r.ids {
+                if r.batched && conc.is_some() && *id_conc != conc {
+                    continue;
+                }
+                let cand = (stamp.to_string(), r.name.clone());
+                let slot = best.entry(key_of(id)).or_insert_with(|| cand.clone());
+                if cand > *slot {
+                    *slot = cand;
+                }
+            }
+        }
+    }
+    let winners: HashMap<String, String> = best.into_iter().map(|(k, (_, n))| (k, n)).collect();
+    let mut messages = dedupe_aggregate(root, &winners)?;
+    for r in &raws {
+        if let Some(m) = prune_raw(r, &winners)? {
+            messages.push(m);
+        }
+    }
+    Ok(messages)
+}
+
+fn dedupe_aggregate(root: &Path, winners: &HashMap<String, String>) -> Result<Vec<String>, String> {
+    let dir = root.join("eval_results_all");
+    let mut messages = Vec::new();
+    if !dir.is_dir() {
+        return Ok(messages);
+    }
+    for path in json_files(&dir) {
+        let Value::Array(data) = load_json(&path)? else {
+            continue;
+        };
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut keep: BTreeSet<usize> = BTreeSet::new();
+        for (i, row) in data.iter().enumerate() {
+            let Some(obj) = row.as_object() else {
+                keep.insert(i);
+                continue;
+            };
+            let k = key_of(&eval_key(obj));
+            match groups.iter_mut().find(|g| g.0 == k) {
+                Some(g) => g.1.push(i),
+                None => groups.push((k, vec![i])),
+            }
+        }
+        for (k, idx) in &groups {
+            let winner = winners.get(k);
+            let (Some(winner), true) = (winner, idx.len() > 1) else {
+                keep.extend(idx);
+                continue;
+            };
+            let source = |i: usize| Py::from_json(data[i].get("source").unwrap_or(&Value::Null));
+            let src_str = |i: usize| {
+                let s = source(i);
+                if s.truthy() {
+                    s.py_str()
+                } else {
+                    String::new()
+                }
+            };
+            let chosen = idx
+                .iter()
+                .copied()
+                .find(|&i| src_str(i).contains(winner.as_str()))
+                .unwrap_or_else(|| {
+                    // max() keeps the first of equal maxima
+                    let mut best = idx[0];
+                    for &i in &idx[1..] {
+                        let (a, b) = (src_str(i), src_str(best));
+                        if timestamp(&a).unwrap_or("") > timestamp(&b).unwrap_or("") {
+                            best = i;
+                        }
+                    }
+                    best
+                });
+            keep.insert(chosen);
+        }
+        if keep.len() != data.len() {
+            let kept: Vec<Value> = data
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| keep.contains(i))
+                .map(|(_, v)| v.clone())
+                .collect();
+            let text = serde_json::to_string_pretty(&kept).map_err(|e| e.to_string())?;
+            sweep_model::fsio::write_atomic(&path, text.as_bytes())
+                .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            messages.push(format!(
+                "{name}: kept {} of {} eval row(s)",
+                kept.len(),
+                data.len()
+            ));
+        }
+    }
+    Ok(messages)
+}
+
+fn prune_raw(r: &RawDir, winners: &HashMap<String, String>) -> Result<Option<String>, String> {
+    if r.ids.is_empty() {
+        return Ok(None);
+    }
+    let superseded = |id: &Identity| winners.get(&key_of(id)).is_some_and(|w| *w != r.name);
+    let rm = |dir: &Path| {
+        std::fs::remove_dir_all(dir).map_err(|e| format!("{}: cannot remove: {e}", dir.display()))
+    };
+    let n = str_repr(&r.name);
+    if !r.batched {
+        if superseded(&r.ids[0].0) {
+            rm(&r.dir)?;
+            return Ok(Some(format!("removed superseded raw eval dir {n}")));
+        }
+        return Ok(None);
+    }
+    let losing: BTreeSet<i64> = r
+        .ids
+        .iter()
+        .filter(|(id, c)| c.is_some() && superseded(id))
+        .filter_map(|(_, c)| *c)
+        .collect();
+    if losing.is_empty() {
+        return Ok(None);
+    }
+    for (fname, path) in result_files(&r.dir) {
+        if result_conc(&fname).is_some_and(|c| losing.contains(&c)) {
+            std::fs::remove_file(&path)
+                .map_err(|e| format!("{}: cannot remove: {e}", path.display()))?;
+        }
+    }
+    let remaining: Vec<Value> = match r.meta.get("completed_eval_concs") {
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter(|c| !losing.contains(&py_int(c).unwrap_or(0)))
+            .cloned()
+            .collect(),
+        _ => Vec::new(),
+    };
+    if remaining.is_empty() {
+        rm(&r.dir)?;
+        return Ok(Some(format!("removed superseded batched raw eval dir {n}")));
+    }
+    let mut meta = r.meta.clone();
+    meta.insert("completed_eval_concs".into(), Value::Array(remaining));
+    let path = r.dir.join("meta_env.json");
+    let text = serde_json::to_string(&meta).map_err(|e| e.to_string())?;
+    sweep_model::fsio::write_atomic(&path, text.as_bytes())
+        .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    let dropped: Vec<String> = losing.iter().map(i64::to_string).collect();
+    Ok(Some(format!(
+        "pruned superseded conc(s) {} from batched raw eval dir {n}",
+        dropped.join(",")
+    )))
+}
+
+// ---------------------------------------------------------------- entry
+
+/// The outcome of a validation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// De-duplication changes made in place.
+    pub collapsed: Vec<String>,
+    /// Validation errors (empty = valid).
+    pub errors: Vec<String>,
+    pub fixed: usize,
+    pub agentic: usize,
+    pub eval: usize,
+}
+
+/// De-duplicates re-run evals, then validates `root`. `Err` is a failure to
+/// read or write (not a validation error).
+pub fn validate(root: &Path) -> Result<Report, String> {
+    if !root.is_dir() {
+        return Err(format!(
+            "artifacts directory does not exist: {}",
+            root.display()
+        ));
+    }
+    let collapsed = dedupe_reran_evals(root)?;
+    let fixed = fixed_rows(root)?;
+    let agentic = agentic_rows(&agentic_point_files(root))?;
+    let (eval, _) = raw_eval_rows(root);
+    let mut errors = duplicates("fixed-sequence", &fixed);
+    errors.extend(validate_agentic(root)?);
+    errors.extend(validate_eval(root)?);
+    if !fixed.is_empty() && json_files(&root.join("run-stats")).is_empty() {
+        errors.push("missing run-stats artifact for fixed-sequence benchmarks".into());
+    }
+    if fixed.is_empty() && agentic.is_empty() && eval.is_empty() {
+        errors.push("no reusable benchmark, agentic, or eval result rows found".into());
+    }
+    Ok(Report {
+        collapsed,
+        errors,
+        fixed: identity_set(&fixed).len(),
+        agentic: identity_set(&agentic).len(),
+        eval: identity_set(&eval).len(),
+    })
+}
+
+/// The success line.
+pub fn summary(r: &Report) -> String {
+    format!(
+        "Reusable sweep artifacts validated: {} fixed-sequence row(s), {} agentic row(s), {} eval row(s).",
+        r.fixed, r.agentic, r.eval
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn row(v: Value) -> Row {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn reprs_match_python() {
+        let id = Py::Tuple(vec![
+            Py::Str("single".into()),
+            Py::None,
+            Py::Bool(false),
+            Py::Int(8),
+            Py::Str("it's".into()),
+        ]);
+        assert_eq!(id.repr(), "('single', None, False, 8, \"it's\")");
+        assert_eq!(Py::Tuple(vec![Py::Int(1)]).repr(), "(1,)");
+        assert_eq!(Py::Float(2.0).repr(), "2.0");
+    }
+
+    #[test]
+    fn fixed_key_normalises_defaults_and_strings() {
+        let k = benchmark_key(&row(
+            json!({"hw": "h100", "tp": "2", "ep": null, "disagg": "True", "conc": 4.0}),
+        ));
+        assert_eq!(
+            k.repr(),
+            "('single', 'h100', None, None, None, 'none', True, 0, 0, 2, 1, 1, 1, 0, False, 4)"
+        );
+    }
+
+    #[test]
+    fn agentic_key_freezes_backend_mapping() {
+        let k = agentic_key(&row(
+            json!({"hw": "b200", "kv_offloading": "cpu", "kv_offload_backend": {"b": 1, "a": [2]}}),
+        ));
+        assert!(
+            k.repr().ends_with("('cpu', (('a', (2,)), ('b', 1))))"),
+            "{}",
+            k.repr()
+        );
+        let legacy = agentic_key(&row(json!({"hw": "b200"})));
+        assert!(legacy.repr().ends_with(", 0, 'none')"), "{}", legacy.repr());
+    }
+
+    #[test]
+    fn eval_key_lowercases_runner_and_defaults_lengths() {
+        let k = eval_key(&row(
+            json!({"hw": "H100-DGXC", "infmax_model_prefix": "gptoss", "conc": 8}),
+        ));
+        assert_eq!(
+            k.repr(),
+            "('single', 'h100-dgxc', 'gptoss', None, None, 'none', 8192, 1024, 0, 1, 1, 1, 1, False, 8)"
+        );
+    }
+
+    #[test]
+    fn file_name_patterns() {
+        assert_eq!(
+            timestamp("results_2025-01-02T03-04-05.123_conc4.json"),
+            Some("2025-01-02T03-04-05.123")
+        );
+        assert_eq!(timestamp("results_2025-01-02T03-04.json"), None);
+        assert_eq!(result_conc("results_2025_conc16.json"), Some(16));
+        assert_eq!(result_conc("results_x_conc16_2.json"), Some(16));
+        assert_eq!(result_conc("results_x_conc16_b.json"), None);
+        assert_eq!(result_conc("results_conc4_conc5.json"), Some(5));
+        assert_eq!(py_int(&json!(" 1_000 ")), Some(1000));
+        assert_eq!(py_int(&json!("1.5")), None);
+    }
 }
