@@ -48,7 +48,7 @@ pub fn aggregate_line(r: &AggregateReport, results_dir: &str) -> String {
     format!(
         "aggregate: read {}, wrote {} to {}; {tail}",
         plural(r.files_read, "file", "files"),
-        plural(r.rows.len(), "row", "rows"),
+        plural(r.files_read, "row", "rows"),
         file_name(&r.output)
     )
 }
@@ -103,7 +103,7 @@ pub fn aggregate_markdown(r: &AggregateReport, results_dir: &str) -> String {
         md,
         "| `{results_dir}` | {} | {} | {} |",
         r.files_read,
-        r.rows.len(),
+        r.files_read,
         r.ignored_files + r.skipped_symlink_dirs
     );
     if !groups.is_empty() {
