@@ -1,0 +1,129 @@
+//! `generate-matrix sweep-policy` and `canary` as the actions call them:
+//! exit codes, the conflict annotation, step outputs, rejected input.
+
+#![allow(clippy::unwrap_used)] // test code: a panic is the failure report
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn generate_matrix() -> PathBuf {
+    let dir = std::env::var_os("SWEEPKIT_BIN_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/release"));
+    let p = dir.join("generate-matrix");
+    assert!(
+        p.is_file(),
+        "{} is missing: cargo build --workspace --release first",
+        p.display()
+    );
+    p
+}
+
+fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(generate_matrix());
+    c.args(args).env_clear();
+    if let Some(p) = std::env::var_os("PATH") {
+        c.env("PATH", p);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+#[test]
+fn conflicting_primary_labels_fail_with_an_annotation_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("out");
+    let env = [
+        ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_EVENT_NAME", "pull_request"),
+        ("SWEEP_EVENT_ACTION", "synchronize"),
+        ("PR_LABELS", r#"["sweep-enabled","full-sweep-fail-fast"]"#),
+        ("GITHUB_OUTPUT", out_file.to_str().unwrap()),
+    ];
+    let out = run(&["sweep-policy"], &env);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("::error::PR has multiple conflicting sweep labels"),
+        "{stdout}"
+    );
+    // The outputs are written before failing, so later steps could read them.
+    let outputs = std::fs::read_to_string(&out_file).unwrap();
+    assert!(outputs.contains("conflicting-labels=true\n"));
+    assert!(outputs.contains("run-setup=true\n"));
+
+    let mut allowed = env.to_vec();
+    allowed.push(("SWEEP_ALLOW_CONFLICT", "true"));
+    let out = run(&["sweep-policy"], &allowed);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn bad_inputs_are_rejected_naming_the_variable() {
+    let out = run(
+        &["sweep-policy"],
+        &[
+            ("GITHUB_EVENT_NAME", "pull_request"),
+            ("PR_LABELS", "{\"a\":1}"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("PR_LABELS"));
+
+    let out = run(
+        &["sweep-policy"],
+        &[
+            ("GITHUB_EVENT_NAME", "push"),
+            ("GITHUB_EVENT_PATH", "/nonexistent/event.json"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/event.json"));
+
+    let out = run(
+        &["canary"],
+        &[("SEARCH_SPACE", r#"{"single_node": {"1k1k": 3}}"#)],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("single_node[\"1k1k\"]") && err.contains("SEARCH_SPACE"),
+        "{err}"
+    );
+
+    // Neither source given: usage error.
+    assert_eq!(run(&["canary"], &[]).status.code(), Some(2));
+}
+
+#[test]
+fn push_event_payload_decides_without_any_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let event = dir.path().join("event.json");
+    std::fs::write(
+        &event,
+        r#"{"head_commit": {"message": "merge [skip-sweep]"}}"#,
+    )
+    .unwrap();
+    let out = run(
+        &["sweep-policy"],
+        &[
+            ("GITHUB_EVENT_NAME", "push"),
+            ("GITHUB_REF", "refs/heads/main"),
+            ("GITHUB_EVENT_PATH", event.to_str().unwrap()),
+        ],
+    );
+    assert!(out.status.success());
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // [skip-sweep] is ignored on push; main pushes may ingest.
+    assert_eq!(d["run-setup"], true);
+    assert_eq!(d["skip-pr-sweep"], false);
+    assert_eq!(d["push-to-main"], true);
+    assert_eq!(d["run-check-changelog"], false);
+}
