@@ -60,8 +60,12 @@ struct Thresholds {
     models: Map<String, Value>,
 }
 
-fn load_thresholds(path: &Path) -> Result<Thresholds, String> {
-    let doc = sweep_model::yaml::load_file(path).map_err(|e| format!("invalid YAML: {e}"))?;
+fn load_thresholds(path: &Path, shown: &str) -> Result<Thresholds, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => format!("[Errno 2] No such file or directory: '{shown}'"),
+        _ => format!("{e}: '{shown}'"),
+    })?;
+    let doc = sweep_model::yaml::parse_str(&text).map_err(|e| format!("invalid YAML: {e}"))?;
     let Value::Object(cfg) = doc.into_value() else {
         return Err("thresholds config must be a mapping".to_owned());
     };
@@ -360,7 +364,7 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
 
     let mut thresholds = Thresholds::default();
     if let Some(path) = &opts.thresholds {
-        match load_thresholds(&cwd.join(path)) {
+        match load_thresholds(&cwd.join(path), &path.display().to_string()) {
             Ok(t) => {
                 thresholds = t;
                 o.out(format!("Loaded thresholds from {}", path.display()));
