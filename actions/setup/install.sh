@@ -67,12 +67,12 @@ build_from_source() {
   local pkgs=() t
   for t in "$@"; do pkgs+=(-p "$t"); done
   log "building ${*} $version from $root"
-  (cd "$root" && cargo build --release --locked "${pkgs[@]}" >&2)
-  mkdir -p "$bin_dir"
+  (cd "$root" && cargo build --release --locked "${pkgs[@]}" >&2) || { log "cargo build failed"; return 1; }
+  mkdir -p "$bin_dir" || return 1
   for t in "$@"; do
-    install -m 0755 "${CARGO_TARGET_DIR:-$root/target}/release/$t" "$bin_dir/$t"
+    install -m 0755 "${CARGO_TARGET_DIR:-$root/target}/release/$t" "$bin_dir/$t" || return 1
   done
-  echo "$(source_key)" >"$bin_dir/.source-key"
+  source_key >"$bin_dir/.source-key" || return 1
   echo build
 }
 
@@ -95,7 +95,10 @@ case "$cmd" in
     if [ ${#missing[@]} -eq 0 ] && [ "$(cat "$bin_dir/.source-key" 2>/dev/null)" = "$(source_key)" ]; then
       how=cache
     else
-      how=$(try_prebuilt || build_from_source "${tools[@]}")
+      # Checked explicitly: errexit does not reach into $(…) or || lists.
+      if ! how=$(try_prebuilt); then
+        how=$(build_from_source "${tools[@]}") || exit 1
+      fi
     fi
     add_to_path
     log "$how: ${tools[*]} in $bin_dir"
