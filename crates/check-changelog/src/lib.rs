@@ -22,6 +22,7 @@ use sweep_changelog::strict::{self, Links};
     version,
     about = "Gate perf-changelog.yaml changes between two git refs",
     args_conflicts_with_subcommands = true,
+    infer_long_args = true,
     subcommand_negates_reqs = true
 )]
 pub struct Cli {
@@ -122,18 +123,39 @@ pub fn check(repo: &Repo, args: &CheckArgs) -> Result<String, Rejection> {
     let base = args.base_ref.clone().unwrap_or_default();
     let head = args.head_ref.clone().unwrap_or_default();
     let path = &args.changelog_file;
-    let head_bytes = repo
-        .show(&head, path)
-        .map_err(|e| Rejection::new(format!("could not read {path} at {head}: {e}")))?;
+    let opts = Options {
+        base_ref: base.clone(),
+        head_ref: head.clone(),
+        changelog_file: path.clone(),
+        trim_conc: false,
+        all_evals: args.all_evals,
+        evals_only: args.evals_only,
+    };
+    // The file reads (git processes) overlap the generation; the results
+    // are judged in the reference's order: newline, (strict rules), diff.
+    let (head_bytes, base_bytes, generated) = std::thread::scope(|s| {
+        let head_job = s.spawn(|| repo.show(&head, path));
+        let base_job = args.strict.then(|| s.spawn(|| repo.show(&base, path)));
+        let generated = gm::generate(repo, &opts);
+        let joined = |r: std::thread::Result<Result<Vec<u8>, String>>| {
+            r.unwrap_or_else(|_| Err("internal error: git reader panicked".into()))
+        };
+        (
+            joined(head_job.join()),
+            base_job.map(|j| joined(j.join())),
+            generated,
+        )
+    });
+    let head_bytes =
+        head_bytes.map_err(|e| Rejection::new(format!("could not read {path} at {head}: {e}")))?;
     if !head_bytes.ends_with(b"\n") {
         return Err(Rejection {
             message: format!("{path} at {head} does not end with a newline"),
             line: Some(strict::line_at(&head_bytes, head_bytes.len())),
         });
     }
-    if args.strict {
-        let base_bytes = repo
-            .show(&base, path)
+    if let Some(base_bytes) = base_bytes {
+        let base_bytes = base_bytes
             .map_err(|e| Rejection::new(format!("could not read {path} at {base}: {e}")))?;
         let links = Links {
             repo: args.repo.clone(),
@@ -151,15 +173,7 @@ pub fn check(repo: &Repo, args: &CheckArgs) -> Result<String, Rejection> {
             line: v.line,
         })?;
     }
-    let opts = Options {
-        base_ref: base,
-        head_ref: head,
-        changelog_file: path.clone(),
-        trim_conc: false,
-        all_evals: args.all_evals,
-        evals_only: args.evals_only,
-    };
-    gm::generate(repo, &opts).map_err(|r| Rejection {
+    generated.map_err(|r| Rejection {
         message: format!(
             "generate-matrix changelog rejected the diff:\n{}",
             r.message.trim()
@@ -250,7 +264,13 @@ pub fn run(cli: Cli) -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(r) => {
-                gm::report(&repo, &cli.check.changelog_file, "ERROR: ", &r);
+                gm::report(
+                    &repo,
+                    &cli.check.changelog_file,
+                    "ERROR: ",
+                    &r,
+                    gm::AnnotationStream::Stdout,
+                );
                 ExitCode::from(1)
             }
         },

@@ -8,11 +8,11 @@ use crate::generate::{
     CommonOptions, EvalMode, LoadedConfigs, ScenarioType, TestConfigOptions, generate_test_config,
 };
 use clap::Args;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use sweep_changelog::git::Repo;
-use sweep_changelog::pipeline::{self, Generator, Options, Rejection, TestConfig};
+use sweep_changelog::pipeline::{self, Generator, Options, RawMasters, Rejection, TestConfig};
 use sweep_model::config::{ConfigError, MasterConfigs};
 use sweep_model::gha::{self, Level};
 use sweep_model::runners::Runners;
@@ -59,13 +59,6 @@ impl ChangelogArgs {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MatrixGenerator;
 
-/// Validated master configs plus their merged raw mapping.
-#[derive(Debug)]
-pub struct Masters {
-    configs: MasterConfigs,
-    raw: Map<String, Value>,
-}
-
 /// The loader's message; an entry that fails validation is introduced the
 /// way the reference does ("Master config entry '<key>' failed validation").
 fn config_error(e: &ConfigError) -> String {
@@ -81,10 +74,10 @@ fn config_error(e: &ConfigError) -> String {
 }
 
 impl Generator for MatrixGenerator {
-    type Masters = Masters;
+    type Masters = MasterConfigs;
     type Loaded = LoadedConfigs;
 
-    fn load_masters(&self, files: &[(String, String)]) -> Result<Masters, String> {
+    fn load_masters(&self, files: &[(String, String)]) -> Result<MasterConfigs, String> {
         let mut docs = Vec::with_capacity(files.len());
         for (path, text) in files {
             let doc = yaml::parse_str(text).map_err(|mut e| {
@@ -93,22 +86,16 @@ impl Generator for MatrixGenerator {
             })?;
             docs.push((PathBuf::from(path), doc));
         }
-        let configs = MasterConfigs::from_docs(docs).map_err(|e| config_error(&e))?;
-        let raw = configs
-            .entries
-            .iter()
-            .map(|e| (e.key.clone(), e.raw.clone()))
-            .collect();
-        Ok(Masters { configs, raw })
+        MasterConfigs::from_docs(docs).map_err(|e| config_error(&e))
     }
 
-    fn raw_masters<'a>(&self, masters: &'a Masters) -> &'a Map<String, Value> {
-        &masters.raw
+    fn raw_masters<'a>(&self, masters: &'a MasterConfigs) -> RawMasters<'a> {
+        RawMasters::new(masters.entries.iter().map(|e| (e.key.as_str(), &e.raw)))
     }
 
     fn with_runners(
         &self,
-        masters: Masters,
+        masters: MasterConfigs,
         path: &str,
         text: &str,
     ) -> Result<LoadedConfigs, String> {
@@ -118,10 +105,7 @@ impl Generator for MatrixGenerator {
             config_error(&ConfigError::from(e))
         })?;
         let runners = Runners::from_doc(p, &doc).map_err(|e| config_error(&e))?;
-        Ok(LoadedConfigs {
-            masters: masters.configs,
-            runners,
-        })
+        Ok(LoadedConfigs { masters, runners })
     }
 
     fn test_config(
@@ -186,11 +170,35 @@ pub fn annotation_path(repo: &Repo, changelog_file: &str) -> String {
     changelog_file.trim_start_matches("./").to_string()
 }
 
+/// Where a workflow-command annotation goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnnotationStream {
+    /// stdout (the runner reads commands from both streams).
+    Stdout,
+    /// stderr, for tools whose stdout is captured as data.
+    Stderr,
+}
+
 /// Prints a rejection (and its annotation when in GitHub Actions).
-pub fn report(repo: &Repo, changelog_file: &str, prefix: &str, r: &Rejection) {
+pub fn report(
+    repo: &Repo,
+    changelog_file: &str,
+    prefix: &str,
+    r: &Rejection,
+    to: AnnotationStream,
+) {
     eprintln!("{prefix}{}", r.message);
     let file = annotation_path(repo, changelog_file);
-    gha::annotate(Level::Error, Some(&file), r.line, &r.message);
+    match to {
+        AnnotationStream::Stdout => gha::annotate(Level::Error, Some(&file), r.line, &r.message),
+        AnnotationStream::Stderr if gha::in_actions() => {
+            eprintln!(
+                "{}",
+                gha::annotation(Level::Error, Some(&file), r.line, &r.message)
+            );
+        }
+        AnnotationStream::Stderr => {}
+    }
 }
 
 /// `generate-matrix changelog`: 0 with the matrix on stdout, 1 on rejection.
@@ -208,7 +216,14 @@ pub fn run(args: &ChangelogArgs) -> ExitCode {
             }
         },
         Err(r) => {
-            report(&repo, &args.changelog_file, "error: ", &r);
+            // stdout is the matrix (the action captures it): annotate on stderr.
+            report(
+                &repo,
+                &args.changelog_file,
+                "error: ",
+                &r,
+                AnnotationStream::Stderr,
+            );
             ExitCode::from(1)
         }
     }

@@ -3,6 +3,7 @@
 //! changelog entry names.
 
 use crate::matrix::{canonical_json, curve_key};
+use crate::pipeline::RawMasters;
 use crate::pyrepr::{py_list, py_str};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -11,8 +12,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 /// head masters. `selected` maps config key → allowed scenario types, in
 /// selection order.
 pub fn validate_scope(
-    base: &Map<String, Value>,
-    head: &Map<String, Value>,
+    base: &RawMasters<'_>,
+    head: &RawMasters<'_>,
     selected: &[(String, BTreeSet<String>)],
 ) -> Result<(), String> {
     let is_selected = |k: &str| selected.iter().any(|(s, _)| s == k);
@@ -304,20 +305,27 @@ mod tests {
         let fixed_only: BTreeSet<String> = ["fixed-seq-len".to_string()].into();
         let sel = vec![("a".to_string(), fixed_only)];
         let base = mk(vec![("a", cfg(1, 1)), ("b", cfg(1, 1))]);
-        assert!(validate_scope(&base, &mk(vec![("a", cfg(2, 1)), ("b", cfg(1, 1))]), &sel).is_ok());
-        let e = validate_scope(&base, &mk(vec![("a", cfg(1, 1)), ("b", cfg(2, 1))]), &sel);
+        let check = |head: Map<String, Value>| {
+            validate_scope(
+                &RawMasters::from_map(&base),
+                &RawMasters::from_map(&head),
+                &sel,
+            )
+        };
+        assert!(check(mk(vec![("a", cfg(2, 1)), ("b", cfg(1, 1))])).is_ok());
+        let e = check(mk(vec![("a", cfg(1, 1)), ("b", cfg(2, 1))]));
         assert_eq!(
             e.unwrap_err(),
             "append-only PR changed configs not selected by its changelog entry: ['b']"
         );
-        let e = validate_scope(&base, &mk(vec![("a", cfg(1, 2)), ("b", cfg(1, 1))]), &sel);
+        let e = check(mk(vec![("a", cfg(1, 2)), ("b", cfg(1, 1))]));
         assert!(
             e.unwrap_err()
                 .contains("outside its changelog scope: 'a' / 'agentic-coding'")
         );
         let mut changed = cfg(1, 1);
         changed["image"] = json!("j");
-        let e = validate_scope(&base, &mk(vec![("a", changed), ("b", cfg(1, 1))]), &sel);
+        let e = check(mk(vec![("a", changed), ("b", cfg(1, 1))]));
         assert!(e.unwrap_err().contains("config-wide fields"));
     }
 }

@@ -62,6 +62,45 @@ pub struct TestConfig<'a> {
     pub all_evals: bool,
 }
 
+/// A borrowed view of the merged raw master mapping (keys in merged order),
+/// so the pipeline never deep-copies the configs.
+#[derive(Debug, Clone, Default)]
+pub struct RawMasters<'a> {
+    order: Vec<&'a str>,
+    map: HashMap<&'a str, &'a Value>,
+}
+
+impl<'a> RawMasters<'a> {
+    /// From (key, raw value) pairs in merged order.
+    pub fn new(entries: impl IntoIterator<Item = (&'a str, &'a Value)>) -> Self {
+        let mut out = RawMasters::default();
+        for (k, v) in entries {
+            if out.map.insert(k, v).is_none() {
+                out.order.push(k);
+            }
+        }
+        out
+    }
+
+    /// A view of a JSON mapping.
+    pub fn from_map(map: &'a Map<String, Value>) -> Self {
+        Self::new(map.iter().map(|(k, v)| (k.as_str(), v)))
+    }
+
+    /// Keys in merged order.
+    pub fn keys(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.order.iter().copied()
+    }
+
+    pub fn get(&self, key: &str) -> Option<&'a Value> {
+        self.map.get(key).copied()
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.map.contains_key(key)
+    }
+}
+
 /// The matrix generator the pipeline drives.
 pub trait Generator {
     /// Loaded and validated master configs.
@@ -74,7 +113,7 @@ pub trait Generator {
     fn load_masters(&self, files: &[(String, String)]) -> Result<Self::Masters, String>;
     /// The merged raw mapping (file order), for key resolution and the
     /// append-only scope comparison.
-    fn raw_masters<'a>(&self, masters: &'a Self::Masters) -> &'a Map<String, Value>;
+    fn raw_masters<'a>(&self, masters: &'a Self::Masters) -> RawMasters<'a>;
     /// Adds the runner config (path, text) to validated masters.
     fn with_runners(
         &self,
@@ -106,6 +145,8 @@ pub struct Options {
 pub struct Additions {
     pub raw: Value,
     pub entries: Vec<ChangelogEntry>,
+    /// Head-file line of each entry's `config-keys` items (for annotations).
+    pub key_lines: Vec<Vec<Option<usize>>>,
 }
 
 /// Steps 1–3: added lines, YAML, entry schema.
@@ -204,7 +245,32 @@ pub fn parse_additions(d: &Diff) -> Result<Additions, Rejection> {
             }
         }
     }
-    Ok(Additions { raw, entries })
+    let key_lines = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let field = if raw[i].get("config-keys").is_some() {
+                "config-keys"
+            } else {
+                "config_keys"
+            };
+            (0..e.config_keys.len())
+                .map(|j| {
+                    let path = [
+                        PathSeg::Index(i),
+                        PathSeg::Key(field.to_string()),
+                        PathSeg::Index(j),
+                    ];
+                    doc.line_of(&path).and_then(|l| d.head_line_of(l))
+                })
+                .collect()
+        })
+        .collect();
+    Ok(Additions {
+        raw,
+        entries,
+        key_lines,
+    })
 }
 
 /// PyYAML's reader accepts only these characters.
@@ -266,19 +332,26 @@ fn load_master_texts(
 }
 
 /// Resolves config keys and wildcards against the merged masters (§6.3).
-pub fn resolve_keys(keys: &[String], masters: &Map<String, Value>) -> Result<Vec<String>, String> {
+/// The error carries the index of the failing key.
+pub fn resolve_keys(
+    keys: &[String],
+    masters: &RawMasters<'_>,
+) -> Result<Vec<String>, (usize, String)> {
     let mut out: Vec<String> = Vec::new();
     let push = |k: &str, out: &mut Vec<String>| {
         if !out.iter().any(|o| o == k) {
             out.push(k.to_string());
         }
     };
-    for key in keys {
+    for (j, key) in keys.iter().enumerate() {
         if key.contains('*') {
-            let matched: Vec<&String> = masters.keys().filter(|k| wildcard(key, k)).collect();
+            let matched: Vec<&str> = masters.keys().filter(|k| wildcard(key, k)).collect();
             if matched.is_empty() {
-                return Err(format!(
-                    "No config keys matched the wildcard pattern '{key}' in master configs."
+                return Err((
+                    j,
+                    format!(
+                        "No config keys matched the wildcard pattern '{key}' in master configs."
+                    ),
                 ));
             }
             for m in matched {
@@ -287,7 +360,10 @@ pub fn resolve_keys(keys: &[String], masters: &Map<String, Value>) -> Result<Vec
         } else if masters.contains_key(key) {
             push(key, &mut out);
         } else {
-            return Err(format!("Config key '{key}' not found in master configs."));
+            return Err((
+                j,
+                format!("Config key '{key}' not found in master configs."),
+            ));
         }
     }
     Ok(out)
@@ -388,9 +464,30 @@ pub fn filter_prefill_ep(rows: Vec<Value>, min: Option<i64>) -> Vec<Value> {
 }
 
 /// Runs the whole pipeline and returns the output object.
-pub fn run<G: Generator>(generator: &G, repo: &Repo, opts: &Options) -> Result<Value, Rejection> {
-    let additions = read_additions(repo, opts)?;
-    generate(generator, repo, opts, &additions)
+///
+/// The head master configs are loaded on a second thread while git
+/// computes the diff; errors are still reported in the spec's order
+/// (diff and entries first, then the append-only checks, then the configs).
+pub fn run<G>(generator: &G, repo: &Repo, opts: &Options) -> Result<Value, Rejection>
+where
+    G: Generator + Sync,
+    G::Masters: Send,
+{
+    let (additions, masters) = std::thread::scope(|s| {
+        let job = s.spawn(|| load_head_masters(generator, repo));
+        let additions = read_additions(repo, opts);
+        let masters = job
+            .join()
+            .unwrap_or_else(|_| Err("internal error: the config loader panicked".into()));
+        (additions, masters)
+    });
+    generate_with(generator, repo, opts, &additions?, masters)
+}
+
+/// Step 5: the working-tree master configs, loaded and validated.
+pub fn load_head_masters<G: Generator>(generator: &G, repo: &Repo) -> Result<G::Masters, String> {
+    let head_files = load_master_texts(|p| read_worktree(repo, p))?;
+    generator.load_masters(&head_files)
 }
 
 /// Steps 4–9 on parsed additions.
@@ -399,6 +496,24 @@ pub fn generate<G: Generator>(
     repo: &Repo,
     opts: &Options,
     additions: &Additions,
+) -> Result<Value, Rejection> {
+    generate_with(
+        generator,
+        repo,
+        opts,
+        additions,
+        load_head_masters(generator, repo),
+    )
+}
+
+/// Steps 4–9 with the head masters already loaded (or their load error,
+/// reported only after the append-only checks, as in the reference).
+fn generate_with<G: Generator>(
+    generator: &G,
+    repo: &Repo,
+    opts: &Options,
+    additions: &Additions,
+    masters: Result<G::Masters, String>,
 ) -> Result<Value, Rejection> {
     let entries = &additions.entries;
     let append_only = entries.iter().any(|e| e.append_only);
@@ -412,16 +527,24 @@ pub fn generate<G: Generator>(
             "append-only sweeps cannot use all-evals or evals-only modifiers",
         ));
     }
-    let head_files = load_master_texts(|p| read_worktree(repo, p))?;
-    let masters = generator.load_masters(&head_files)?;
+    let masters = masters?;
     let raw = generator.raw_masters(&masters);
     let mut resolved: Vec<(&ChangelogEntry, Vec<String>)> = Vec::with_capacity(entries.len());
-    for e in entries {
-        resolved.push((e, resolve_keys(&e.config_keys, raw)?));
+    for (i, e) in entries.iter().enumerate() {
+        let keys = resolve_keys(&e.config_keys, &raw).map_err(|(j, msg)| {
+            let line = additions
+                .key_lines
+                .get(i)
+                .and_then(|l| l.get(j))
+                .copied()
+                .flatten();
+            Rejection::at(msg, line)
+        })?;
+        resolved.push((e, keys));
     }
 
     let base = if append_only {
-        Some(load_base(generator, repo, opts, raw, &resolved)?)
+        Some(load_base(generator, repo, opts, &raw, &resolved)?)
     } else {
         None
     };
@@ -495,7 +618,7 @@ fn load_base<G: Generator>(
     generator: &G,
     repo: &Repo,
     opts: &Options,
-    head_raw: &Map<String, Value>,
+    head_raw: &RawMasters<'_>,
     resolved: &[(&ChangelogEntry, Vec<String>)],
 ) -> Result<G::Loaded, Rejection> {
     let wanted = [MASTER_CONFIGS[0], MASTER_CONFIGS[1], RUNNER_CONFIG];
@@ -543,7 +666,7 @@ fn load_base<G: Generator>(
     let mut missing: Vec<&str> = selected
         .iter()
         .map(|(k, _)| k.as_str())
-        .filter(|k| !base_raw.contains_key(*k))
+        .filter(|k| !base_raw.contains_key(k))
         .collect();
     missing.sort_unstable();
     if !missing.is_empty() {
@@ -553,7 +676,7 @@ fn load_base<G: Generator>(
             py_list(missing.iter().map(|p| py_str(p)))
         )));
     }
-    append_only::validate_scope(base_raw, head_raw, &selected)?;
+    append_only::validate_scope(&base_raw, head_raw, &selected)?;
     let runners_text = show(RUNNER_CONFIG)?.unwrap_or_default();
     Ok(generator.with_runners(base_masters, RUNNER_CONFIG, &runners_text)?)
 }
@@ -573,22 +696,26 @@ mod tests {
         assert!(!wildcard("a?c", "abc"));
         assert!(wildcard("a*b*b", "abb"));
         assert!(!wildcard("ab*ba", "aba"));
-        let masters: Map<String, Value> = ["config-b", "config-a", "other"]
+        let map: Map<String, Value> = ["config-b", "config-a", "other"]
             .iter()
             .map(|k| (k.to_string(), json!({})))
             .collect();
+        let masters = RawMasters::from_map(&map);
         let keys = vec!["config-*".to_string(), "config-a".to_string()];
         assert_eq!(
             resolve_keys(&keys, &masters).unwrap(),
             vec!["config-b", "config-a"]
         );
         assert_eq!(
-            resolve_keys(&["zz-*".to_string()], &masters).unwrap_err(),
+            resolve_keys(&["zz-*".to_string()], &masters).unwrap_err().1,
             "No config keys matched the wildcard pattern 'zz-*' in master configs."
         );
         assert_eq!(
-            resolve_keys(&["nope".to_string()], &masters).unwrap_err(),
-            "Config key 'nope' not found in master configs."
+            resolve_keys(&["config-a".to_string(), "nope".to_string()], &masters).unwrap_err(),
+            (
+                1,
+                "Config key 'nope' not found in master configs.".to_string()
+            )
         );
     }
 
