@@ -917,3 +917,69 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
 
     show_file("job summaries written along the way", &summary);
 }
+
+/// The generate-matrix action's config-driven mode (e2e/manual sweeps):
+/// lists word-split into arguments, switches from `true`/`false` inputs.
+#[test]
+fn generate_matrix_action_full_sweep_and_test_config() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runner = Runner {
+        github: vec![
+            ("github.run_id".into(), RUN_ID.into()),
+            ("github.run_attempt".into(), "1".into()),
+        ],
+        env: vec![("GITHUB_EVENT_NAME".into(), "workflow_dispatch".into())],
+        summary: tmp.path().join("summary.md"),
+        temp: tmp.path().to_path_buf(),
+    };
+    let root = workspace_root();
+    let configs =
+        "examples/sweep/configs/nvidia-master.yaml examples/sweep/configs/amd-master.yaml";
+    let full = runner.action(
+        "generate-matrix",
+        &[
+            ("command", "full-sweep"),
+            ("config-files", configs),
+            ("runner-config", "examples/sweep/configs/runners.yaml"),
+            ("priority", "false"),
+            ("working-directory", root.to_str().unwrap()),
+        ],
+        tmp.path(),
+        &[],
+    );
+    let rows: Value = serde_json::from_str(&s(&full.outputs["search-space-config"])).unwrap();
+    let rows = rows.as_array().unwrap();
+    // nvidia: 1k1k conc 4, 8 (tp 8) + 8k1k conc 4 (tp 4); amd: 1k1k conc 4.
+    let benchmarks = rows
+        .iter()
+        .filter(|r| r["eval-only"] != json!(true))
+        .count();
+    assert_eq!(benchmarks, 4, "{rows:?}");
+    assert!(rows.iter().any(|r| r["runner"] == "mi355x"));
+
+    let only = runner.action(
+        "generate-matrix",
+        &[
+            ("command", "test-config"),
+            ("config-files", configs),
+            ("config-keys", "tiny-fp8-h200-*"),
+            ("runner-config", "examples/sweep/configs/runners.yaml"),
+            ("all-evals", "true"),
+            ("priority", "false"),
+            ("working-directory", root.to_str().unwrap()),
+        ],
+        tmp.path(),
+        &[],
+    );
+    let rows: Value = serde_json::from_str(&s(&only.outputs["search-space-config"])).unwrap();
+    let rows = rows.as_array().unwrap();
+    show(
+        "actions/generate-matrix test-config --all-evals",
+        &serde_json::to_string(rows).unwrap(),
+    );
+    // --all-evals: every 8k1k row of the selected key as an eval, nothing else.
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["runner"], "h200");
+    assert_eq!(rows[0]["isl"], 8192);
+    assert_eq!(rows[0]["run-eval"], json!(true));
+}

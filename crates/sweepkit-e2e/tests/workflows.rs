@@ -327,3 +327,84 @@ fn example_caller_is_short_and_calls_run_sweep_by_sha() {
         }
     }
 }
+
+/// Every variable an action step sets for its tool (not read by the step's
+/// own script) must be one of the tool's clap `env` fallbacks: the env
+/// contract between actions and binaries, checked against `--help`.
+#[test]
+fn every_variable_an_action_passes_is_read_by_its_tool() {
+    let bin = std::env::var_os("SWEEPKIT_BIN_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/release"));
+    let helps: &[(&str, &[&[&str]])] = &[
+        ("check-changelog", &[&["check-changelog"]]),
+        (
+            "generate-matrix",
+            &[
+                &["generate-matrix", "changelog"],
+                &["generate-matrix", "priority"],
+                &["generate-matrix", "full-sweep"],
+                &["generate-matrix", "test-config"],
+            ],
+        ),
+        ("sweep-policy", &[&["generate-matrix", "sweep-policy"]]),
+        ("canary", &[&["generate-matrix", "canary"]]),
+        (
+            "collect-results",
+            &[
+                &["collect-results", "process"],
+                &["collect-results", "aggregate"],
+                &["collect-results", "evals"],
+                &["collect-results", "validate-scores"],
+            ],
+        ),
+        ("compare-results", &[&["compare-results"]]),
+        ("success-rate", &[&["success-rate"]]),
+        ("visualizer-comment", &[&["visualizer-comment"]]),
+        ("reuse-sweep", &[&["reuse-sweep", "find"]]),
+    ];
+    // Read by the tools through their client library, not through clap.
+    let library_env = ["GITHUB_TOKEN", "GH_TOKEN", "GITHUB_API_URL"];
+    let mut checked = 0;
+    for (action, commands) in helps {
+        let mut help = String::new();
+        for cmd in *commands {
+            let exe = bin.join(cmd[0]);
+            assert!(
+                exe.is_file(),
+                "{} is missing: cargo build --workspace --release first",
+                exe.display()
+            );
+            let out = std::process::Command::new(&exe)
+                .args(&cmd[1..])
+                .arg("--help")
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{cmd:?} --help failed");
+            help.push_str(&String::from_utf8_lossy(&out.stdout));
+        }
+        let a = load(&format!("actions/{action}/action.yml"));
+        for step in a["runs"]["steps"].as_array().unwrap() {
+            let (Some(script), Some(env)) = (
+                step.get("run").and_then(Value::as_str),
+                step.get("env").and_then(Value::as_object),
+            ) else {
+                continue;
+            };
+            for key in env.keys() {
+                if library_env.contains(&key.as_str())
+                    || script.contains(&format!("${key}"))
+                    || script.contains(&format!("${{{key}"))
+                {
+                    continue;
+                }
+                assert!(
+                    help.contains(&format!("env: {key}=")),
+                    "actions/{action} sets {key}, but {commands:?} have no `env = \"{key}\"` fallback"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 25, "only {checked} variables checked");
+}
