@@ -56,6 +56,7 @@ fn workspace_root() -> PathBuf {
 fn bin_dir() -> PathBuf {
     let dir = std::env::var_os("SWEEPKIT_BIN_DIR")
         .map(PathBuf::from)
+        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(|t| PathBuf::from(t).join("release")))
         .unwrap_or_else(|| workspace_root().join("target/release"));
     for tool in [
         "check-changelog",

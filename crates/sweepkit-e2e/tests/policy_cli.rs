@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 fn generate_matrix() -> PathBuf {
     let dir = std::env::var_os("SWEEPKIT_BIN_DIR")
         .map(PathBuf::from)
+        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(|t| PathBuf::from(t).join("release")))
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/release"));
     let p = dir.join("generate-matrix");
     assert!(
