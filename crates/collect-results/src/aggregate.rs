@@ -140,31 +140,44 @@ pub fn discover(root: &Path, report: &mut AggregateReport) -> Result<Vec<PathBuf
     Ok(out)
 }
 
+/// Newline plus indentation for up to 64 levels (deeper levels extend it).
+const INDENT: &[u8] = b"\n                                                                                                                                ";
+
 /// Re-emits already validated JSON `src` with 2-space indentation, nested
 /// `depth` levels deep, appending to `out`. Tokens are copied verbatim.
 pub fn reindent(src: &[u8], depth: usize, out: &mut Vec<u8>) {
     fn newline(out: &mut Vec<u8>, depth: usize) {
-        out.push(b'\n');
-        out.resize(out.len() + 2 * depth, b' ');
+        let n = 1 + 2 * depth;
+        if n <= INDENT.len() {
+            out.extend_from_slice(&INDENT[..n]);
+        } else {
+            out.push(b'\n');
+            out.resize(out.len() + 2 * depth, b' ');
+        }
     }
     let mut depth = depth;
     let mut i = 0;
     let n = src.len();
+    out.reserve(n + n / 2);
     while i < n {
         let c = src[i];
         match c {
             b' ' | b'\t' | b'\n' | b'\r' => i += 1,
             b'"' => {
+                // Find the closing quote, stepping over escapes.
                 let start = i;
                 i += 1;
-                while i < n {
-                    match src[i] {
-                        b'\\' => i += 2,
-                        b'"' => {
-                            i += 1;
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &src[i..]) {
+                        Some(k) if src[i + k] == b'\\' => i += k + 2,
+                        Some(k) => {
+                            i += k + 1;
                             break;
                         }
-                        _ => i += 1,
+                        None => {
+                            i = n;
+                            break;
+                        }
                     }
                 }
                 out.extend_from_slice(&src[start..i.min(n)]);
