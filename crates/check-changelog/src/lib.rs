@@ -9,6 +9,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use generate_matrix::changelog as gm;
+use std::io::Write as _;
 use std::process::ExitCode;
 use sweep_changelog::git::Repo;
 use sweep_changelog::pipeline::{Options, Rejection};
@@ -250,7 +251,7 @@ pub fn run(cli: Cli) -> ExitCode {
     match &cli.command {
         Some(Command::PrepareMerge(cmd)) => match prepare_merge(&repo, cmd) {
             Ok(msg) => {
-                println!("{msg}");
+                let _ = writeln!(std::io::stdout(), "{msg}");
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -260,7 +261,7 @@ pub fn run(cli: Cli) -> ExitCode {
         },
         None => match check(&repo, &cli.check) {
             Ok(msg) => {
-                println!("{msg}");
+                let _ = writeln!(std::io::stdout(), "{msg}");
                 ExitCode::SUCCESS
             }
             Err(r) => {

@@ -9,6 +9,7 @@ use crate::generate::{
 };
 use clap::Args;
 use serde_json::Value;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use sweep_changelog::git::Repo;
@@ -205,16 +206,23 @@ pub fn report(
 pub fn run(args: &ChangelogArgs) -> ExitCode {
     let repo = Repo::new(".");
     match generate(&repo, &args.options()) {
-        Ok(v) => match serde_json::to_string(&v) {
-            Ok(s) => {
-                println!("{s}");
-                ExitCode::SUCCESS
+        Ok(v) => {
+            // Written by hand (not println!) so a closed stdout is an error
+            // message, not a panic.
+            let written = serde_json::to_string(&v)
+                .map_err(std::io::Error::other)
+                .and_then(|s| {
+                    let mut out = std::io::stdout().lock();
+                    writeln!(out, "{s}").and_then(|()| out.flush())
+                });
+            match written {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: cannot write the matrix to stdout: {e}");
+                    ExitCode::from(1)
+                }
             }
-            Err(e) => {
-                eprintln!("error: cannot serialise the matrix: {e}");
-                ExitCode::from(1)
-            }
-        },
+        }
         Err(r) => {
             // stdout is the matrix (the action captures it): annotate on stderr.
             report(
