@@ -409,3 +409,13 @@ fn every_variable_an_action_passes_is_read_by_its_tool() {
     }
     assert!(checked > 25, "only {checked} variables checked");
 }
+
+#[test]
+fn readme_shows_the_example_caller_verbatim() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let example = std::fs::read_to_string(root().join("examples/run-sweep.yml")).unwrap();
+    assert!(
+        readme.contains(&format!("```yaml\n{example}```\n")),
+        "README.md must show examples/run-sweep.yml verbatim in a yaml block"
+    );
+}
