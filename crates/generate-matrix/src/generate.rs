@@ -199,7 +199,7 @@ pub fn generate_full_sweep(
             )));
         }
     }
-    let mut rows = Vec::new();
+    let mut work = Vec::new();
     for entry in &loaded.masters.entries {
         if let Some(p) = &opts.model_prefix
             && !p.iter().any(|p| entry.key.starts_with(p.as_str()))
@@ -228,15 +228,9 @@ pub fn generate_full_sweep(
         if (entry.multinode && !opts.multi_node) || (!entry.multinode && !opts.single_node) {
             continue;
         }
-        gen_entry(
-            loaded,
-            entry,
-            &runner_values,
-            &opts.common,
-            &ConcMode::Full(opts),
-            &mut rows,
-        )?;
+        work.push((entry, runner_values));
     }
+    let rows = gen_all(loaded, work, &opts.common, &ConcMode::Full(opts))?;
     apply_evals(rows, opts.common.evals)
 }
 
@@ -250,7 +244,7 @@ pub fn generate_test_config(
     opts: &TestConfigOptions,
 ) -> Result<Vec<Row>, GenError> {
     let keys = resolve_keys(&loaded.masters, &opts.config_keys)?;
-    let mut rows = Vec::new();
+    let mut work = Vec::new();
     for key in keys {
         let Some(entry) = loaded.masters.get(key) else {
             continue;
@@ -272,15 +266,14 @@ pub fn generate_test_config(
         if runner_values.is_empty() {
             continue;
         }
-        gen_entry(
-            loaded,
-            entry,
-            &runner_values,
-            &opts.common,
-            &ConcMode::Test(opts.conc.as_deref()),
-            &mut rows,
-        )?;
+        work.push((entry, runner_values));
     }
+    let rows = gen_all(
+        loaded,
+        work,
+        &opts.common,
+        &ConcMode::Test(opts.conc.as_deref()),
+    )?;
     apply_evals(rows, opts.common.evals)
 }
 
@@ -439,6 +432,30 @@ pub(crate) fn push_row(rows: &mut Vec<Row>, row: Row) -> Result<(), GenError> {
         rows.push(row);
     }
     Ok(())
+}
+
+/// Generates the rows of every selected entry (in parallel: entries are
+/// independent) and concatenates them in entry order; the first error in
+/// entry order wins, as in a sequential run.
+fn gen_all(
+    loaded: &LoadedConfigs,
+    work: Vec<(&ConfigEntry, Vec<String>)>,
+    common: &CommonOptions,
+    mode: &ConcMode<'_>,
+) -> Result<Vec<Row>, GenError> {
+    let per_entry = sweep_model::config::par_map(
+        work,
+        |(entry, runners)| {
+            let mut rows = Vec::new();
+            gen_entry(loaded, entry, &runners, common, mode, &mut rows).map(|()| rows)
+        },
+        |_| Err(gen_err("internal error: generator thread panicked")),
+    );
+    let mut rows = Vec::new();
+    for r in per_entry {
+        rows.extend(r?);
+    }
+    Ok(rows)
 }
 
 fn gen_entry(

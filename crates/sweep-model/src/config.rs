@@ -319,8 +319,8 @@ impl MasterConfigs {
     /// Missing/unreadable file, bad YAML, non-mapping document, `*` in a key,
     /// a key defined twice across files, or any schema violation.
     pub fn load(files: &[PathBuf]) -> Result<Self, ConfigError> {
-        let mut docs = Vec::with_capacity(files.len());
-        for f in files {
+        // Files are parsed in parallel; errors are reported in file order.
+        let parse = |f: &PathBuf| -> Result<YamlDoc, ConfigError> {
             if !f.exists() {
                 return Err(ConfigError::file(
                     f,
@@ -328,7 +328,18 @@ impl MasterConfigs {
                     format!("config file '{}' does not exist", f.display()),
                 ));
             }
-            docs.push((f.clone(), yaml::load_file(f)?));
+            Ok(yaml::load_file(f)?)
+        };
+        let parsed = par_map(files.iter().collect(), parse, |i| {
+            Err(ConfigError::file(
+                &files[i],
+                None,
+                "internal error: YAML parser thread panicked",
+            ))
+        });
+        let mut docs = Vec::with_capacity(files.len());
+        for (f, doc) in files.iter().zip(parsed) {
+            docs.push((f.clone(), doc?));
         }
         Self::from_docs(docs)
     }
@@ -395,16 +406,31 @@ impl MasterConfigs {
             }
             loaded.push((path, doc));
         }
-        out.entries.reserve(pending.len());
-        for (fi, key, raw) in pending {
-            let (path, doc) = &loaded[fi];
-            let v = Validator {
-                file: path,
-                key: &key,
-                doc,
-            };
-            let entry = v.entry(raw)?;
-            out.index.insert(key, out.entries.len());
+        // Entries are independent: validate them in parallel, report the
+        // first error in merged order.
+        let validated = par_map(
+            pending,
+            |(fi, key, raw)| {
+                let (path, doc) = &loaded[fi];
+                Validator {
+                    file: path,
+                    key: &key,
+                    doc,
+                }
+                .entry(raw)
+            },
+            |_| {
+                Err(ConfigError::file(
+                    Path::new("<configs>"),
+                    None,
+                    "internal error: validation thread panicked",
+                ))
+            },
+        );
+        out.entries.reserve(validated.len());
+        for entry in validated {
+            let entry = entry?;
+            out.index.insert(entry.key.clone(), out.entries.len());
             out.entries.push(entry);
         }
         Ok(out)
@@ -420,6 +446,50 @@ impl MasterConfigs {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.key.as_str())
     }
+}
+
+/// Maps `f` over `items` on up to four threads (striped, so uneven items
+/// balance out) and returns the results in item order. Small inputs run on
+/// the calling thread. Items of a panicking worker yield `on_panic(index)`.
+pub fn par_map<T: Send, R: Send>(
+    items: Vec<T>,
+    f: impl Fn(T) -> R + Sync,
+    on_panic: impl Fn(usize) -> R,
+) -> Vec<R> {
+    let n = items.len();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(4)
+        .min(n);
+    if threads <= 1 {
+        return items.into_iter().map(f).collect();
+    }
+    let mut chunks: Vec<Vec<T>> = (0..threads)
+        .map(|_| Vec::with_capacity(n / threads + 1))
+        .collect();
+    for (i, item) in items.into_iter().enumerate() {
+        if let Some(c) = chunks.get_mut(i % threads) {
+            c.push(item);
+        }
+    }
+    let f = &f;
+    let parts: Vec<Option<Vec<R>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|c| s.spawn(move || c.into_iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles.into_iter().map(|h| h.join().ok()).collect()
+    });
+    let mut iters: Vec<Option<std::vec::IntoIter<R>>> =
+        parts.into_iter().map(|p| p.map(Vec::into_iter)).collect();
+    (0..n)
+        .map(|i| {
+            iters
+                .get_mut(i % threads)
+                .and_then(|it| it.as_mut().and_then(Iterator::next))
+                .unwrap_or_else(|| on_panic(i))
+        })
+        .collect()
 }
 
 /// Context for validating one entry: builds errors with file, key, path, line.

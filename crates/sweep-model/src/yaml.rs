@@ -23,7 +23,7 @@
 //! represented in JSON, so they are rejected with an error naming the line.
 //! Timestamps (`2024-01-01`) stay strings.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -142,7 +142,8 @@ struct LineNode {
 enum LineChildren {
     #[default]
     Leaf,
-    Map(HashMap<String, LineNode>),
+    /// Pairs in mapping order (lookups happen only when reporting errors).
+    Map(Vec<(String, LineNode)>),
     Seq(Vec<LineNode>),
 }
 
@@ -182,7 +183,9 @@ impl YamlDoc {
         let mut node = &self.lines;
         for seg in path {
             let next = match (seg, &node.children) {
-                (PathSeg::Key(k), LineChildren::Map(m)) => m.get(k),
+                (PathSeg::Key(k), LineChildren::Map(m)) => {
+                    m.iter().rev().find(|(x, _)| x == k).map(|(_, n)| n)
+                }
                 (PathSeg::Index(i), LineChildren::Seq(v)) => v.get(*i),
                 _ => None,
             };
@@ -211,7 +214,6 @@ pub fn parse_str(text: &str) -> Result<YamlDoc, YamlError> {
         parser: Parser::new_from_str(text),
         anchors: HashMap::new(),
         duplicates: Vec::new(),
-        path: Vec::new(),
     };
     b.document()
 }
@@ -237,7 +239,6 @@ struct Builder<'a> {
     parser: Parser<'a, saphyr_parser::StrInput<'a>>,
     anchors: HashMap<usize, (Value, LineNode)>,
     duplicates: Vec<DuplicateKey>,
-    path: Vec<PathSeg>,
 }
 
 impl<'a> Builder<'a> {
@@ -332,6 +333,14 @@ impl<'a> Builder<'a> {
         Ok(built)
     }
 
+    /// Puts `seg` in front of the paths of the duplicates recorded since `from`
+    /// (paths are built on the way out, so no path stack is kept).
+    fn prefix_duplicates(&mut self, from: usize, seg: PathSeg) {
+        for d in self.duplicates.iter_mut().skip(from) {
+            d.path.insert(0, seg.clone());
+        }
+    }
+
     fn sequence(&mut self, line: usize, depth: usize) -> Result<(Value, LineNode), YamlError> {
         let mut items = Vec::new();
         let mut lines = Vec::new();
@@ -340,9 +349,9 @@ impl<'a> Builder<'a> {
             if matches!(ev, Event::SequenceEnd) {
                 break;
             }
-            self.path.push(PathSeg::Index(items.len()));
+            let dups_before = self.duplicates.len();
             let (v, l) = self.node(ev, span, depth + 1)?;
-            self.path.pop();
+            self.prefix_duplicates(dups_before, PathSeg::Index(items.len()));
             items.push(v);
             lines.push(l);
         }
@@ -402,9 +411,11 @@ impl<'a> Builder<'a> {
                 }
             };
             let (vev, vspan) = self.next()?;
-            self.path.push(PathSeg::Key(key.clone()));
+            let dups_before = self.duplicates.len();
             let (value, vlines) = self.node(vev, vspan, depth + 1)?;
-            self.path.pop();
+            if self.duplicates.len() > dups_before {
+                self.prefix_duplicates(dups_before, PathSeg::Key(key.clone()));
+            }
             if is_merge {
                 merge_into(&mut merged, value, vlines, &vspan)?;
                 continue;
@@ -418,30 +429,45 @@ impl<'a> Builder<'a> {
                 },
             ));
         }
-        let mut map = Map::new();
-        let mut lines: HashMap<String, LineNode> = HashMap::new();
+        let mut map = Map::with_capacity(own.len() + merged.len());
+        let mut lines: Vec<(String, LineNode)> = Vec::with_capacity(own.len() + merged.len());
+        let has_merged = !merged.is_empty();
         for (k, v, l) in merged {
-            // Merged pairs never count as duplicates of one another.
+            // Merged pairs never count as duplicates of one another; the
+            // first mapping that provides a key wins.
             if !map.contains_key(&k) {
                 map.insert(k.clone(), v);
-                lines.insert(k, l);
+                lines.push((k, l));
             }
         }
-        let mut seen_own: HashMap<String, usize> = HashMap::new();
+        // Only needed to tell overrides of merged keys from duplicates.
+        let mut own_seen: Option<HashSet<String>> = has_merged.then(HashSet::new);
         for (k, v, l) in own {
-            if let Some(first) = seen_own.get(&k) {
-                let mut path = self.path.clone();
-                path.push(PathSeg::Key(k.clone()));
-                self.duplicates.push(DuplicateKey {
-                    path,
-                    first_line: *first,
-                    line: l.line,
-                });
+            let line = l.line;
+            let seen_before = match &mut own_seen {
+                None => true,
+                Some(seen) => !seen.insert(k.clone()),
+            };
+            if map.contains_key(&k) {
+                // Last value wins, first position kept. A key that only
+                // came from a merge is overridden, not duplicated.
+                let pos = lines.iter().position(|(x, _)| *x == k).unwrap_or(0);
+                if seen_before {
+                    self.duplicates.push(DuplicateKey {
+                        path: vec![PathSeg::Key(k.clone())],
+                        first_line: lines[pos].1.line,
+                        line,
+                    });
+                }
+                if let Some(slot) = lines.get_mut(pos) {
+                    slot.1 = l;
+                    slot.1.line = line;
+                }
+                map.insert(k, v);
             } else {
-                seen_own.insert(k.clone(), l.line);
+                map.insert(k.clone(), v);
+                lines.push((k, l));
             }
-            map.insert(k.clone(), v);
-            lines.insert(k, l);
         }
         Ok((
             Value::Object(map),
@@ -468,11 +494,11 @@ fn merge_into(
     };
     match value {
         Value::Object(m) => {
-            let LineChildren::Map(mut ls) = lines.children else {
+            let LineChildren::Map(ls) = lines.children else {
                 return Err(bad());
             };
-            for (k, v) in m {
-                let l = ls.remove(&k).unwrap_or_default();
+            // The line pairs are kept in the mapping's order.
+            for ((k, v), (_, l)) in m.into_iter().zip(ls) {
                 merged.push((k, v, l));
             }
             Ok(())
@@ -547,6 +573,14 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<V
     if style != ScalarStyle::Plain {
         return Ok(Value::String(text.to_string()));
     }
+    // Fast path: a plain scalar starting with a letter that no bool or null
+    // spelling starts with is a string (most config values).
+    if let Some(b) = text.as_bytes().first()
+        && b.is_ascii_alphabetic()
+        && !matches!(b.to_ascii_lowercase(), b'y' | b'n' | b't' | b'f' | b'o')
+    {
+        return Ok(Value::String(text.to_string()));
+    }
     if is_null(text) {
         return Ok(Value::Null);
     }
@@ -604,6 +638,9 @@ fn resolve_int(t: &str) -> Option<Value> {
         return None;
     }
     let digits = |s: &str, radix: u32| -> Option<u128> {
+        if !s.contains('_') {
+            return u128::from_str_radix(s, radix).ok();
+        }
         let cleaned: String = s.chars().filter(|c| *c != '_').collect();
         if cleaned.is_empty() {
             // PyYAML: `0b_`, `0x_` and `0_` match the regex; int('') fails
@@ -892,6 +929,30 @@ mod tests {
             }]
         );
         assert_eq!(d.line_of(&[PathSeg::Key("z".into())]), Some(3));
+    }
+
+    #[test]
+    fn nested_duplicate_paths() {
+        let k = |s: &str| PathSeg::Key(s.into());
+        let d = parse_str("a:\n  - y: 0\n  - x: 1\n    x: 2\n").unwrap();
+        assert_eq!(d.duplicate_keys().len(), 1);
+        assert_eq!(
+            d.duplicate_keys()[0].path,
+            vec![k("a"), PathSeg::Index(1), k("x")]
+        );
+        assert_eq!(d.value()["a"][1]["x"], serde_json::json!(2));
+        // Overriding a merged key is not a duplicate; repeating an own key is.
+        let d = parse_str("b: &b {x: 1}\nc:\n  <<: *b\n  x: 2\n  x: 3\n").unwrap();
+        assert_eq!(
+            d.duplicate_keys(),
+            &[DuplicateKey {
+                path: vec![k("c"), k("x")],
+                first_line: 4,
+                line: 5
+            }]
+        );
+        assert_eq!(d.value()["c"]["x"], serde_json::json!(3));
+        assert_eq!(d.line_of(&[k("c"), k("x")]), Some(5));
     }
 
     #[test]
