@@ -393,6 +393,21 @@ fn strict_rejects_each_byte_level_violation_with_its_line() {
             6,
         ),
         (
+            "blank line after the last entry",
+            format!("\n{good}\n"),
+            "the final appended changelog entry must end with one newline",
+            12,
+        ),
+        (
+            "two appended entries without a separator",
+            format!(
+                "\n{good}{}",
+                entry("beta-fp4-h200-vllm", &format!("{LINK}2"))
+            ),
+            "appended changelog entries must have exactly one empty separator line",
+            12,
+        ),
+        (
             "placeholder link on main",
             format!("\n{}", entry("alpha-fp8-mi355x-sglang", "XXX")),
             "new main-branch entry has invalid pr-link: 'XXX'",
@@ -533,4 +548,50 @@ fn usage_errors_exit_2() {
         &[],
     );
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn resolve_conflict_keeps_main_and_appends_the_pr_entry() {
+    let f = Fixture::new();
+    f.git(&["checkout", "-q", "-b", "pr"]);
+    f.append(&format!("\n{}", entry("alpha-fp8-mi355x-sglang", "XXX")));
+    f.commit("PR entry");
+    f.git(&["checkout", "-q", "main"]);
+    f.append(&format!(
+        "\n{}",
+        entry("beta-fp4-h200-vllm", &format!("{LINK}3"))
+    ));
+    f.commit("main entry");
+    f.git(&["checkout", "-q", "pr"]);
+    let merge = Command::new("git")
+        .args(["merge", "-q", "main"])
+        .current_dir(&f.dir)
+        .output()
+        .unwrap();
+    assert!(!merge.status.success(), "the changelog conflicts");
+    let out = f.check(
+        &["prepare-merge", "resolve-conflict", "--pr-number", "9"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let main_text = f.git(&["show", "main:perf-changelog.yaml"]);
+    assert_eq!(
+        f.read("perf-changelog.yaml"),
+        format!(
+            "{main_text}\n\n{}",
+            entry("alpha-fp8-mi355x-sglang", &format!("{LINK}9"))
+        )
+    );
+    let merged = f.commit("merge main");
+    let args = [
+        "--base-ref",
+        "main",
+        "--head-ref",
+        &merged,
+        "--strict",
+        "--pr-number",
+        "9",
+    ];
+    let out = f.check(&args, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
