@@ -68,6 +68,15 @@ fn run(cli: &Cli) -> Result<()> {
             "Authenticated as user: {}",
             user.get("login").and_then(|v| v.as_str()).unwrap_or("?")
         ),
+        // An Actions job token (GitHub App installation) may not read
+        // /user at all, yet can list the run's jobs: go on.
+        Err(e)
+            if e.status() == Some(403)
+                && e.to_string()
+                    .contains("Resource not accessible by integration") =>
+        {
+            eprintln!("Token is an integration token (GET /user: 403); continuing");
+        }
         Err(e) => {
             let msg = format!(
                 "Authentication failed: {e}; writing null to {}",

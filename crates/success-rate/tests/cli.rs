@@ -136,3 +136,27 @@ fn bad_token_writes_null_and_exits_zero() {
     assert_eq!(s.count("GET", RUN), 0);
     assert!(String::from_utf8_lossy(&out.stdout).contains("No data to display"));
 }
+
+#[test]
+fn integration_token_without_user_access_still_counts() {
+    let s = server_with_jobs(2);
+    s.add_route(
+        Route::json(
+            "GET",
+            "/user",
+            json!({"message": "Resource not accessible by integration"}),
+        )
+        .with_status(403),
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = run(&s, dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stats(dir.path())["h100-cw"],
+        json!({"n_success": 1, "total": 2})
+    );
+}
