@@ -24,6 +24,7 @@ use sweep_changelog::strict::{self, Links};
     about = "Gate perf-changelog.yaml changes between two git refs",
     args_conflicts_with_subcommands = true,
     infer_long_args = true,
+    args_override_self = true,
     subcommand_negates_reqs = true
 )]
 pub struct Cli {
