@@ -9,7 +9,7 @@ use std::io::Read as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use generate_matrix::generate::{
     CommonOptions, EvalMode, FullSweepOptions, GenError, LoadedConfigs, ScenarioType,
     TestConfigOptions, generate_full_sweep, generate_test_config,
@@ -75,7 +75,7 @@ enum Scenario {
 #[derive(Args)]
 struct CommonArgs {
     /// Master config files, merged in the given order.
-    #[arg(long, num_args = 1.., required = true, value_name = "FILE")]
+    #[arg(long, num_args = 1.., action = ArgAction::Set, required = true, value_name = "FILE")]
     config_files: Vec<PathBuf>,
     /// Runner file: labels → node names, plus hardware records.
     #[arg(long, default_value = "configs/runners.yaml", value_name = "FILE")]
@@ -93,10 +93,10 @@ struct CommonArgs {
     #[arg(long, value_name = "SUBSTRING")]
     runner_node_filter: Option<String>,
     /// Only expand these scenario kinds.
-    #[arg(long, num_args = 1.., value_enum)]
+    #[arg(long, num_args = 1.., action = ArgAction::Set, value_enum)]
     scenario_type: Option<Vec<Scenario>>,
     /// Only fixed-seq-len blocks with these (isl, osl): 1k1k = 1024/1024, 8k1k = 8192/1024.
-    #[arg(long, num_args = 1.., value_enum)]
+    #[arg(long, num_args = 1.., action = ArgAction::Set, value_enum)]
     seq_lens: Option<Vec<SeqLen>>,
 }
 
@@ -134,21 +134,21 @@ impl CommonArgs {
 }
 
 #[derive(Args)]
-#[command(allow_negative_numbers = true)]
+#[command(allow_negative_numbers = true, args_override_self = true)]
 struct FullSweepArgs {
     #[command(flatten)]
     common: CommonArgs,
     /// Keep entries whose config key starts with any of these.
-    #[arg(long, num_args = 1.., value_name = "PREFIX")]
+    #[arg(long, num_args = 1.., action = ArgAction::Set, value_name = "PREFIX")]
     model_prefix: Option<Vec<String>>,
     /// Keep entries whose precision is one of these.
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., action = ArgAction::Set)]
     precision: Option<Vec<String>>,
     /// Keep entries whose framework is one of these.
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., action = ArgAction::Set)]
     framework: Option<Vec<String>>,
     /// Keep entries whose runner label is one of these (each must be a label in the runner file).
-    #[arg(long, num_args = 1.., value_name = "LABEL")]
+    #[arg(long, num_args = 1.., action = ArgAction::Set, value_name = "LABEL")]
     runner_type: Option<Vec<String>>,
     /// Multiplier between concurrency values of a range (> 1).
     #[arg(long, default_value_t = 2)]
@@ -174,20 +174,20 @@ struct FullSweepArgs {
 }
 
 #[derive(Args)]
-#[command(allow_negative_numbers = true)]
+#[command(allow_negative_numbers = true, args_override_self = true)]
 struct TestConfigArgs {
     #[command(flatten)]
     common: CommonArgs,
     /// Config keys or glob patterns (`*`, `?`, `[abc]`, `[!abc]`); matches in config order.
-    #[arg(long, num_args = 1.., required = true, value_name = "KEY")]
+    #[arg(long, num_args = 1.., action = ArgAction::Set, required = true, value_name = "KEY")]
     config_keys: Vec<String>,
     /// Keep only these concurrency values (intersection, in config order).
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., action = ArgAction::Set)]
     conc: Option<Vec<i64>>,
 }
 
 #[derive(Args)]
-#[command(allow_negative_numbers = true)]
+#[command(allow_negative_numbers = true, args_override_self = true)]
 struct PriorityArgs {
     /// Priority policy (YAML).
     #[arg(

@@ -292,6 +292,34 @@ fn full_sweep_rows_in_order_with_defaults() {
 }
 
 #[test]
+fn repeated_list_option_keeps_last_occurrence() {
+    let c = Case::new(&sn("{ tp: 8, conc-list: [4, 8, 16] }"));
+    let out = c.run(&[
+        "test-config",
+        "--config-files",
+        "{master}",
+        "--runner-config",
+        "{runners}",
+        "--config-keys",
+        "tiny-fp8",
+        "--conc",
+        "4",
+        "--conc",
+        "8",
+        "-4",
+        "--no-evals",
+    ]);
+    let rows = stdout_json(&out);
+    let concs: Vec<i64> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["conc"].as_i64().unwrap())
+        .collect();
+    assert_eq!(concs, vec![8]);
+}
+
+#[test]
 fn eval_marking_on_8k1k() {
     let c = Case::new(
         &sn("{ tp: 8, conc-list: [4, 16, 32, 64, 128] }").replace("isl: 1024", "isl: 8192"),

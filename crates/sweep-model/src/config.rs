@@ -457,9 +457,15 @@ pub fn par_map<T: Send, R: Send>(
     on_panic: impl Fn(usize) -> R,
 ) -> Vec<R> {
     let n = items.len();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(4)
+    // SWEEPKIT_THREADS overrides the thread count (1 = sequential).
+    let threads = std::env::var("SWEEPKIT_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map_or(1, std::num::NonZeroUsize::get)
+                .min(4)
+        })
         .min(n);
     if threads <= 1 {
         return items.into_iter().map(f).collect();
