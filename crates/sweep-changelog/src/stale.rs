@@ -53,6 +53,100 @@ pub fn diagnose(
     let short = &mb[..mb.len().min(12)];
     Some(format!(
         "your branch is behind {base}: {entries} entries were appended there since you \
-         branched; rebase, or run `check-changelog prepare-merge` (merge base {short})"
+         branched; rebase, or run `check-changelog prepare-merge` (in the PR checkout: \
+         `check-changelog prepare-merge catch-up --base-ref {base} --pr-number <PR>`, then \
+         commit; merge base {short})"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // tests fail loudly by design
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &std::path::Path, args: &[&str]) {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@e.invalid"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn write_commit(dir: &std::path::Path, text: &str, msg: &str) {
+        std::fs::write(dir.join("c.yaml"), text).unwrap();
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", msg]);
+    }
+
+    fn removed(repo: &Repo, base: &str, head: &str) -> Vec<Removed> {
+        diff::parse(&repo.diff(base, head, "c.yaml").unwrap())
+            .unwrap()
+            .removed
+    }
+
+    #[test]
+    fn entries_appended_on_the_base_after_branching_are_diagnosed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        git(d, &["init", "-q", "-b", "main"]);
+        let old = "- config-keys: [a]\n  pr-link: one\n";
+        write_commit(d, old, "base");
+        git(d, &["checkout", "-q", "-b", "pr"]);
+        write_commit(
+            d,
+            &format!("{old}\n- config-keys: [mine]\n  pr-link: XXX\n"),
+            "pr",
+        );
+        git(d, &["checkout", "-q", "main"]);
+        let main = format!(
+            "{old}\n- config-keys: [b]\n  pr-link: two\n\n- config-keys: [c]\n  pr-link: three\n"
+        );
+        write_commit(d, &main, "main");
+        let repo = Repo::new(d);
+        let r = removed(&repo, "main", "pr");
+        assert!(!r.is_empty());
+        let msg = diagnose(&repo, "main", "pr", "c.yaml", &r).unwrap();
+        assert!(
+            msg.starts_with("your branch is behind main: 2 entries were appended"),
+            "{msg}"
+        );
+
+        // The branch itself also deletes a line: a genuine deletion.
+        git(d, &["checkout", "-q", "pr"]);
+        write_commit(
+            d,
+            "- config-keys: [a]\n  pr-link: changed\n\n- config-keys: [mine]\n  pr-link: XXX\n",
+            "rewrite",
+        );
+        let r = removed(&repo, "main", "pr");
+        assert_eq!(diagnose(&repo, "main", "pr", "c.yaml", &r), None);
+        // Up to date with the base: nothing to diagnose.
+        assert_eq!(
+            diagnose(&repo, "pr", "main", "c.yaml", &removed(&repo, "pr", "main")),
+            None
+        );
+    }
+
+    #[test]
+    fn unknown_revisions_are_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        git(tmp.path(), &["init", "-q", "-b", "main"]);
+        write_commit(tmp.path(), "x\n", "one");
+        let e = Repo::new(tmp.path())
+            .diff("nope", "HEAD", "c.yaml")
+            .unwrap_err();
+        assert!(
+            e.message.starts_with("unknown git revision 'nope'"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("fetch-depth: 0"));
+    }
 }
