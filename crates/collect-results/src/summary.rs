@@ -24,7 +24,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 pub fn aggregate_line(r: &AggregateReport, results_dir: &str) -> String {
     if r.dir_missing {
         return format!(
-            "aggregate: {results_dir} does not exist; wrote 0 rows to {}",
+            "aggregate: {results_dir} is not a directory (or does not exist); wrote 0 rows to {}",
             file_name(&r.output)
         );
     }

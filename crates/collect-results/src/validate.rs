@@ -148,30 +148,67 @@ pub fn fnmatch(pattern: &str, name: &str) -> bool {
     rec(&p, &n)
 }
 
-/// `sorted(glob.glob(pattern))` for a pattern whose wildcards are in the
-/// last path component; hidden names only match a pattern starting with `.`.
+fn has_magic(s: &str) -> bool {
+    s.contains(['*', '?', '['])
+}
+
+/// `sorted(glob.glob(pattern))` relative to `cwd`: wildcards in any path
+/// component, hidden names matched only by a component starting with `.`,
+/// literal components kept when they exist. Results are spelled as the
+/// pattern is (relative stays relative).
 pub fn glob_sorted(pattern: &str, cwd: &Path) -> Vec<String> {
-    let (dir, file_pat) = match pattern.rsplit_once('/') {
-        Some((d, f)) => (Some(d), f),
-        None => (None, pattern),
-    };
-    let base = match dir {
-        Some("") => PathBuf::from("/"),
-        Some(d) => cwd.join(d),
-        None => cwd.to_path_buf(),
-    };
-    let Ok(entries) = std::fs::read_dir(&base) else {
+    if pattern.is_empty() {
         return Vec::new();
+    }
+    let absolute = pattern.starts_with('/');
+    let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
+    // (display prefix, filesystem path) pairs matched so far.
+    let start = if absolute {
+        ("/".to_owned(), PathBuf::from("/"))
+    } else {
+        (String::new(), cwd.to_path_buf())
     };
-    let mut out: Vec<String> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| (!n.starts_with('.') || file_pat.starts_with('.')) && fnmatch(file_pat, n))
-        .map(|n| match dir {
-            Some(d) => format!("{d}/{n}"),
-            None => n,
-        })
-        .collect();
+    let mut current = vec![start];
+    for (idx, part) in parts.iter().enumerate() {
+        let last = idx + 1 == parts.len();
+        let mut next = Vec::new();
+        for (shown, fs) in &current {
+            let join = |name: &str| {
+                let shown = if shown.is_empty() || shown.ends_with('/') {
+                    format!("{shown}{name}")
+                } else {
+                    format!("{shown}/{name}")
+                };
+                (shown, fs.join(name))
+            };
+            if has_magic(part) {
+                let Ok(entries) = std::fs::read_dir(fs) else {
+                    continue;
+                };
+                for e in entries.filter_map(Result::ok) {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if (!name.starts_with('.') || part.starts_with('.')) && fnmatch(part, &name) {
+                        let (sh, p) = join(&name);
+                        if last || p.is_dir() {
+                            next.push((sh, p));
+                        }
+                    }
+                }
+            } else {
+                let (sh, p) = join(part);
+                let keep = if last {
+                    p.symlink_metadata().is_ok()
+                } else {
+                    p.is_dir()
+                };
+                if keep {
+                    next.push((sh, p));
+                }
+            }
+        }
+        current = next;
+    }
+    let mut out: Vec<String> = current.into_iter().map(|(s, _)| s).collect();
     out.sort();
     out
 }
@@ -517,6 +554,29 @@ mod tests {
             .map(|(_, l)| l.as_str())
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    #[test]
+    fn glob_wildcards_in_any_component() {
+        let d = tempfile::tempdir().expect("tmp");
+        for rel in [
+            "a/x/results_1.json",
+            "a/y/results_2.json",
+            "a/.h/results_3.json",
+            "results_0.json",
+            "a/y/other.json",
+        ] {
+            let p = d.path().join(rel);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&p, "{}").expect("w");
+        }
+        assert_eq!(
+            glob_sorted("a/*/results*.json", d.path()),
+            ["a/x/results_1.json", "a/y/results_2.json"]
+        );
+        assert_eq!(glob_sorted("results*.json", d.path()), ["results_0.json"]);
+        assert_eq!(glob_sorted("a/y/other.json", d.path()), ["a/y/other.json"]);
+        assert!(glob_sorted("a/z/*.json", d.path()).is_empty());
     }
 
     #[test]
