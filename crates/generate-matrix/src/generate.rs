@@ -692,8 +692,9 @@ fn gen_agentic(
 ) -> Result<(), GenError> {
     let shape_err = |what: &str| {
         gen_err(format!(
-            "config '{}': an agentic search-space entry is {what}, which does not match multinode={}",
-            entry.key, entry.multinode
+            "{}: an agentic search-space entry is {what}, which does not match multinode={}",
+            entry.location(),
+            entry.multinode
         ))
     };
     let kv_offloading: Option<String> = match &s.kv_offloading {
@@ -836,8 +837,8 @@ fn dram_budget(
     let Some(hw) = loaded.runners.hardware.get(label) else {
         let avail: Vec<&str> = loaded.runners.hardware.keys().map(String::as_str).collect();
         return Err(gen_err(format!(
-            "config '{}': runner '{label}' has no hardware record with 'available-cpu-dram-mib' in {} (needed for kv-offloading: dram); hardware records: [{}]",
-            entry.key,
+            "{}: runner '{label}' has no hardware record with 'available-cpu-dram-mib' in {} (needed for kv-offloading: dram); hardware records: [{}]",
+            entry.location(),
             loaded.runners.file.display(),
             avail.join(", ")
         )));
@@ -850,31 +851,31 @@ fn dram_budget(
         .and_then(|v| crate::decimal::Decimal::parse(&v.to_string()))
         .ok_or_else(|| {
             gen_err(format!(
-                "config '{}': kv-offloading: dram needs 'dram-utilization' in its agentic block",
-                entry.key
+                "{}: kv-offloading: dram needs 'dram-utilization' in its agentic block",
+                entry.location()
             ))
         })?;
     let g: i128 = if let Some(p) = &s.prefill {
         let r = i128::from(p.tp) * i128::from(p.pp) * i128::from(p.pcp_size);
         if r <= 0 {
             return Err(gen_err(format!(
-                "config '{}': prefill GPU count {r} is not positive",
-                entry.key
+                "{}: prefill GPU count {r} is not positive",
+                entry.location()
             )));
         }
         if r > gpn {
             if r % gpn != 0 {
                 return Err(gen_err(format!(
-                    "config '{}': prefill GPU count {r} is not a multiple of gpus-per-node ({gpn}) of '{label}'",
-                    entry.key
+                    "{}: prefill GPU count {r} is not a multiple of gpus-per-node ({gpn}) of '{label}'",
+                    entry.location()
                 )));
             }
             gpn
         } else {
             if gpn % r != 0 {
                 return Err(gen_err(format!(
-                    "config '{}': gpus-per-node ({gpn}) of '{label}' is not a multiple of the prefill GPU count {r}",
-                    entry.key
+                    "{}: gpus-per-node ({gpn}) of '{label}' is not a multiple of the prefill GPU count {r}",
+                    entry.location()
                 )));
             }
             r
@@ -883,8 +884,8 @@ fn dram_budget(
         let g = i128::from(s.tp.unwrap_or(0)) * i128::from(s.pp) * i128::from(s.pcp_size);
         if g > gpn {
             return Err(gen_err(format!(
-                "config '{}': GPU count {g} exceeds gpus-per-node ({gpn}) of runner '{label}'",
-                entry.key
+                "{}: GPU count {g} exceeds gpus-per-node ({gpn}) of runner '{label}'",
+                entry.location()
             )));
         }
         g

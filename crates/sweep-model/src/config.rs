@@ -274,6 +274,8 @@ pub struct ConfigEntry {
     pub key: String,
     /// File the entry came from.
     pub file: PathBuf,
+    /// Line of the config key in that file.
+    pub line: Option<usize>,
     /// `image`.
     pub image: String,
     /// `model`.
@@ -310,6 +312,17 @@ pub struct MasterConfigs {
     index: HashMap<String, usize>,
     /// Non-fatal findings (duplicate keys inside one file), for stderr.
     pub warnings: Vec<String>,
+}
+
+impl ConfigEntry {
+    /// `file:line: config 'key'`, the prefix of generation-time messages.
+    #[must_use]
+    pub fn location(&self) -> String {
+        match self.line {
+            Some(l) => format!("{}:{l}: config '{}'", self.file.display(), self.key),
+            None => format!("{}: config '{}'", self.file.display(), self.key),
+        }
+    }
 }
 
 impl MasterConfigs {
@@ -1391,6 +1404,7 @@ impl Validator<'_> {
         Ok(ConfigEntry {
             key: self.key.to_string(),
             file: self.file.to_path_buf(),
+            line: self.doc.line_of(&[PathSeg::Key(self.key.to_string())]),
             image,
             model,
             model_prefix,
