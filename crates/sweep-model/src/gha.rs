@@ -56,7 +56,9 @@ pub fn annotate(level: Level, file: Option<&str>, line: Option<usize>, message: 
 }
 
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn escape_property(s: &str) -> String {
@@ -113,7 +115,10 @@ mod tests {
             Some(7),
             "bad value\n50% off",
         );
-        assert_eq!(s, "::error file=a%2Cb%3Ac.yaml,line=7::bad value%0A50%25 off");
+        assert_eq!(
+            s,
+            "::error file=a%2Cb%3Ac.yaml,line=7::bad value%0A50%25 off"
+        );
     }
 
     #[test]
