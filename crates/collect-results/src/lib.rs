@@ -10,6 +10,7 @@
 pub mod aggregate;
 pub mod evals;
 pub mod power;
+pub mod power_csv;
 pub mod process;
 pub mod pyconv;
 pub mod summary;

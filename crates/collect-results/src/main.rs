@@ -105,6 +105,9 @@ fn run_process() -> ExitCode {
             for m in &out.power.messages {
                 eprintln!("{m}");
             }
+            if let Some(line) = &out.power.stdout_line {
+                println!("{line}");
+            }
             match serde_json::to_string_pretty(&out.row) {
                 Ok(s) => println!("{s}"),
                 Err(e) => return fail("process", &e),

@@ -1,18 +1,21 @@
-//! Power fields of `process` (spec `results.md` §3.1, the minimal
-//! contract): the aggregate always gets `power_metric_schema_version` = 2 and
-//! `power_valid` = 0, and the sidecar explains why.
+//! Power fields of `process` (spec `results.md` §3): the aggregate always
+//! gets `power_metric_schema_version` = 2 and `power_valid`, and the
+//! `power_validation_<RESULT_FILENAME>.json` sidecar explains the verdict.
 //!
-//! v1 never publishes energy numbers. Without telemetry the sidecar is the
-//! reference's exact "no telemetry" payload. When telemetry is present
-//! (a GPU-metrics CSV with a valid benchmark window, or a multinode power
-//! package with a manifest), integrating it is out of scope for v1, so the
-//! sidecar is the reference's own internal-error fallback with a message
-//! saying so — valid-looking numbers are never invented.
+//! Single node: the telemetry CSV is integrated as the reference does
+//! (`power_csv`, §3.2) and energy figures are published only when every
+//! check passes. Multi node: without a power package (or without its
+//! manifest) the sidecar is the reference's exact payload; validating a
+//! present srt-slurm package (§3.3) is not implemented, so that case — like
+//! a CSV whose zone-less timestamps cannot be placed because the local zone
+//! is not UTC — records the reference's own internal-error fallback
+//! (`aggregation_internal_error`, `power_valid` 0) instead of numbers.
 
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
+use crate::power_csv::{self, py_round};
 use crate::pyconv::{py_join, py_path};
 
 const INTEGRATION_METHOD: &str = "per_device_trapezoidal_with_linear_boundary_interpolation";
@@ -54,12 +57,19 @@ pub struct PowerOutcome {
     pub messages: Vec<String>,
     /// True when the run must exit 1 (`REQUIRE_POWER` on, power invalid).
     pub fail_exit: bool,
+    /// Printed on stdout before the row when power is valid
+    /// (`[aggregate_power] avg_power_w=... -> agg_<name>.json`).
+    pub stdout_line: Option<String>,
 }
 
 /// The benchmark window of the raw result (§3.1) and its reasons.
 struct Window {
     payload: Option<Value>,
     reasons: Vec<String>,
+    /// `(start, end)` when the window is valid.
+    bounds: Option<(f64, f64)>,
+    /// `(completed, total_input_tokens, total_output_tokens)` (0 when invalid).
+    counts: (f64, f64, f64),
 }
 
 fn push_reason(reasons: &mut Vec<String>, r: &str) {
@@ -86,6 +96,8 @@ fn load_window(bmk: &Map<String, Value>) -> Window {
     let invalid = || Window {
         payload: None,
         reasons: vec!["invalid_benchmark_window".to_owned()],
+        bounds: None,
+        counts: (0.0, 0.0, 0.0),
     };
     let (Some(start), Some(end), Some(duration)) = (
         num("benchmark_start_time_unix"),
@@ -120,13 +132,16 @@ fn load_window(bmk: &Map<String, Value>) -> Window {
         "end_time_unix": end,
         "reported_duration_s": duration,
         "integration_duration_s": span,
-        "completed": completed,
-        "total_input_tokens": total_in,
-        "total_output_tokens": total_out,
+        "completed": completed.clone(),
+        "total_input_tokens": total_in.clone(),
+        "total_output_tokens": total_out.clone(),
     });
+    let f = |v: &Value| v.as_f64().unwrap_or(0.0);
     Window {
+        counts: (f(&completed), f(&total_in), f(&total_out)),
         payload: Some(payload),
         reasons,
+        bounds: Some((start, end)),
     }
 }
 
@@ -176,13 +191,14 @@ fn single_node_sidecar(
     }
 }
 
-/// Telemetry is present but v1 does not integrate it: the reference's
+/// Telemetry v1 cannot evaluate faithfully (a multinode power package, or a
+/// CSV detail such as zone-less timestamps off UTC): the reference's
 /// internal-error fallback payload (§3.1, last paragraph).
 fn unsupported_telemetry(
     telemetry_source: &str,
     bench_result: &str,
     expected_gpus: i64,
-    what: &str,
+    why: &str,
 ) -> (Map<String, Value>, String) {
     let reasons = vec!["aggregation_internal_error".to_owned()];
     let mut m = single_node_sidecar(
@@ -194,8 +210,8 @@ fn unsupported_telemetry(
         Value::Null,
     );
     let message = format!(
-        "{what} found at {telemetry_source}, but this collect-results version does not \
-         integrate power telemetry; no energy figures are published"
+        "{why} ({telemetry_source}): not supported by this collect-results version; \
+         no energy figures are published"
     );
     m.insert(
         "internal_error".into(),
@@ -207,67 +223,116 @@ fn unsupported_telemetry(
     )
 }
 
-/// The AMD accumulator cross-check (`<csv stem>_energy_{start,end}.csv`)
-/// as far as it can be decided without reading the power CSV: absent
-/// snapshots (`null`), a missing or unparseable one, or — both readable but
-/// no CSV — the reference's `cross_check_error`. `None` when both snapshots
-/// parse and the CSV exists: the check would need the telemetry stream.
-fn accumulator_check(csv: &Path, csv_exists: bool) -> Option<Value> {
-    let stem = csv
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let sibling = |suffix: &str| csv.with_file_name(format!("{stem}_energy_{suffix}.csv"));
-    let (start, end) = (sibling("start"), sibling("end"));
-    let reason = match (start.is_file(), end.is_file()) {
-        (false, false) => return Some(Value::Null),
-        (false, true) => "missing_start_snapshot",
-        (true, false) => "missing_end_snapshot",
-        (true, true) => {
-            if !snapshot_parses(&start) {
-                "unparseable_start_snapshot"
-            } else if !snapshot_parses(&end) {
-                "unparseable_end_snapshot"
-            } else if csv_exists {
-                return None;
-            } else {
-                "cross_check_error"
+/// The single-node power step with the CSV path chosen: integration when
+/// the CSV exists and the window is valid, the accumulator cross-check, the
+/// agg patch. Returns the sidecar and, when valid, the stdout summary line.
+fn single_node(
+    window: &Window,
+    csv_path: &Path,
+    csv_display: &str,
+    bench_result: &str,
+    expected_gpus: i64,
+    data: &mut Map<String, Value>,
+) -> Result<(Map<String, Value>, Option<String>), power_csv::Unsupported> {
+    let mut reasons = window.reasons.clone();
+    let mut integration = power_csv::Integration::default();
+    if let Some((start, end)) = window.bounds {
+        if csv_path.is_file() {
+            integration = power_csv::integrate(csv_path, start, end, expected_gpus)?;
+        } else {
+            if expected_gpus <= 0 {
+                push_reason(&mut integration.reasons, "invalid_expected_gpu_count");
             }
+            push_reason(&mut integration.reasons, "telemetry_file_missing");
         }
-    };
-    Some(json!({"available": false, "reason": reason}))
-}
+        for r in &integration.reasons {
+            push_reason(&mut reasons, r);
+        }
+    }
+    let accumulator = power_csv::accumulator_check(csv_path)?;
 
-/// Whether an `amd-smi metric -E` CSV snapshot has `gpu` and
-/// `total_energy_consumption` columns and at least one finite reading.
-fn snapshot_parses(path: &Path) -> bool {
-    let Ok(bytes) = std::fs::read(path) else {
-        return false;
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    let mut lines = text.lines();
-    let Some(header) = lines.next() else {
-        return false;
-    };
-    let cols: Vec<&str> = header
-        .split(',')
-        .map(|c| c.trim().trim_matches('"'))
+    let mut metrics: Vec<(&'static str, f64)> = Vec::new();
+    if reasons.is_empty()
+        && window.bounds.is_some()
+        && let Some((avg, avg_total, energy)) = integration.totals
+    {
+        let (completed, input, output) = window.counts;
+        metrics = vec![
+            ("avg_power_w", avg),
+            ("avg_total_gpu_power_w", avg_total),
+            ("total_gpu_energy_j", energy),
+            ("joules_per_successful_query", energy / completed),
+            ("joules_per_input_token", energy / input),
+            ("joules_per_output_token", energy / output),
+            ("joules_per_total_token", energy / (input + output)),
+        ];
+        if metrics.iter().any(|(_, v)| !v.is_finite()) {
+            push_reason(&mut reasons, "aggregate_result_unwritable");
+            metrics.clear();
+        }
+    }
+    let valid = reasons.is_empty() && !metrics.is_empty();
+    if valid {
+        data.insert("power_valid".into(), 1.into());
+        for (k, v) in &metrics {
+            let digits = if k.ends_with("_w") || k.ends_with("_j") {
+                3
+            } else {
+                6
+            };
+            data.insert((*k).into(), json!(py_round(*v, digits)));
+        }
+    }
+    let mut m = single_node_sidecar(
+        csv_display,
+        bench_result,
+        window.payload.clone(),
+        expected_gpus,
+        &reasons,
+        accumulator,
+    );
+    m.insert("power_valid".into(), valid.into());
+    m.insert(
+        "observed_gpu_count".into(),
+        integration.observed_gpu_ids.len().into(),
+    );
+    m.insert(
+        "observed_gpu_ids".into(),
+        json!(integration.observed_gpu_ids),
+    );
+    m.insert(
+        "per_gpu_sample_counts".into(),
+        power_csv::ordered(&integration.per_gpu_sample_counts),
+    );
+    m.insert(
+        "per_gpu_max_sample_gap_s".into(),
+        power_csv::ordered(&integration.per_gpu_max_sample_gap_s),
+    );
+    m.insert(
+        "per_gpu_energy_j".into(),
+        power_csv::ordered(&integration.per_gpu_energy_j),
+    );
+    let issues: Vec<(String, Value)> = integration
+        .device_issues
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v)))
         .collect();
-    let (Some(gi), Some(ei)) = (
-        cols.iter().position(|c| *c == "gpu"),
-        cols.iter().position(|c| *c == "total_energy_consumption"),
-    ) else {
-        return false;
-    };
-    lines.any(|line| {
-        let cells: Vec<&str> = line
-            .split(',')
-            .map(|c| c.trim().trim_matches('"'))
-            .collect();
-        let gpu = cells.get(gi).copied().unwrap_or("");
-        let energy = cells.get(ei).copied().unwrap_or("");
-        !gpu.is_empty() && crate::pyconv::parse_float(energy).is_some_and(f64::is_finite)
-    })
+    m.insert("device_issues".into(), power_csv::ordered(&issues));
+    let rounded: Vec<(String, f64)> = metrics
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), py_round(*v, 6)))
+        .collect();
+    m.insert("metrics".into(), power_csv::ordered(&rounded));
+    let line = valid.then(|| {
+        format!(
+            "[aggregate_power] avg_power_w={:.2} avg_total_gpu_power_w={:.2} total_gpu_energy_j={:.2} (n={})",
+            metrics[0].1,
+            metrics[1].1,
+            metrics[2].1,
+            integration.observed_gpu_ids.len()
+        )
+    });
+    Ok((m, line))
 }
 
 /// Runs the power step: patches `data` and returns the verdict and the
@@ -279,6 +344,7 @@ pub fn evaluate(
     bmk: &Map<String, Value>,
     bench_result: &str,
     sidecar_name: &str,
+    agg_name: &str,
     expected_gpus: i64,
     gpu_split: Option<(i64, i64)>,
     data: &mut Map<String, Value>,
@@ -286,6 +352,8 @@ pub fn evaluate(
     let window = load_window(bmk);
     patch_row(data);
     let mut messages = Vec::new();
+    let mut valid = false;
+    let mut stdout_line = None;
     let sidecar = match gpu_split {
         None => {
             // CSV choice: first existing candidate, else first non-empty one.
@@ -306,39 +374,41 @@ pub fn evaluate(
                 .unwrap_or_else(|| "gpu_metrics.csv".to_owned());
             let csv_display = py_path(&chosen);
             let csv_path = resolve(&chosen);
-            let csv_exists = csv_path.is_file();
-            let accumulator = accumulator_check(&csv_path, csv_exists);
-            match accumulator {
-                Some(acc) if window.payload.is_none() || !csv_exists => {
-                    let mut reasons = window.reasons.clone();
-                    if window.payload.is_some() {
-                        if expected_gpus <= 0 {
-                            push_reason(&mut reasons, "invalid_expected_gpu_count");
+            match single_node(
+                &window,
+                &csv_path,
+                &csv_display,
+                bench_result,
+                expected_gpus,
+                data,
+            ) {
+                Ok((sidecar, valid_metrics)) => {
+                    let reasons: Vec<String> = sidecar
+                        .get("reasons")
+                        .and_then(Value::as_array)
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_owned)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    match valid_metrics {
+                        Some(line) => {
+                            valid = true;
+                            stdout_line = Some(format!("{line} -> {agg_name}"));
                         }
-                        push_reason(&mut reasons, "telemetry_file_missing");
+                        None => messages.push(format!(
+                            "[aggregate_power] Power validation failed: {} (details: {sidecar_name})",
+                            reasons.join(", ")
+                        )),
                     }
-                    messages.push(format!(
-                        "[aggregate_power] Power validation failed: {} (details: {sidecar_name})",
-                        reasons.join(", ")
-                    ));
-                    single_node_sidecar(
-                        &csv_display,
-                        bench_result,
-                        window.payload.clone(),
-                        expected_gpus,
-                        &reasons,
-                        acc,
-                    )
+                    sidecar
                 }
-                // A CSV that would have to be integrated (valid window) or
-                // cross-checked against accumulator snapshots.
-                _ => {
-                    let (m, msg) = unsupported_telemetry(
-                        &csv_display,
-                        bench_result,
-                        expected_gpus,
-                        "GPU metrics CSV",
-                    );
+                Err(power_csv::Unsupported(why)) => {
+                    patch_row(data);
+                    let (m, msg) =
+                        unsupported_telemetry(&csv_display, bench_result, expected_gpus, &why);
                     messages.push(msg);
                     m
                 }
@@ -402,7 +472,7 @@ pub fn evaluate(
                         &power_dir,
                         bench_result,
                         expected_gpus,
-                        "multinode power package",
+                        "multinode power package validation",
                     );
                     messages.push(msg);
                     m
@@ -411,9 +481,10 @@ pub fn evaluate(
         }
     };
     let outcome = PowerOutcome {
-        valid: false,
+        valid,
         messages,
-        fail_exit: env.require_power,
+        fail_exit: env.require_power && !valid,
+        stdout_line,
     };
     (outcome, Value::Object(sidecar))
 }
@@ -444,6 +515,7 @@ mod tests {
             &b,
             "r.json",
             "p.json",
+            "a.json",
             4,
             None,
             &mut data,
@@ -492,7 +564,7 @@ mod tests {
     }
 
     #[test]
-    fn present_csv_is_never_turned_into_numbers() {
+    fn present_csv_is_integrated_and_only_valid_data_publishes_numbers() {
         let dir = tempfile::tempdir().expect("tmp");
         std::fs::write(
             dir.path().join("gpu_metrics.csv"),
@@ -508,12 +580,61 @@ mod tests {
             require_power: true,
             ..PowerEnv::default()
         };
-        let (out, side) = evaluate(&env, dir.path(), &b, "r.json", "p.json", 8, None, &mut data);
+        let (out, side) = evaluate(
+            &env,
+            dir.path(),
+            &b,
+            "r.json",
+            "p.json",
+            "a.json",
+            8,
+            None,
+            &mut data,
+        );
         assert!(out.fail_exit);
-        assert_eq!(side["reasons"], json!(["aggregation_internal_error"]));
-        assert_eq!(side["benchmark_window"], Value::Null);
-        assert_eq!(side["internal_error"]["type"], json!("NotImplementedError"));
+        assert_eq!(
+            side["reasons"],
+            json!(["expected_gpu_count_mismatch", "insufficient_power_samples"])
+        );
+        assert_eq!(
+            side["device_issues"],
+            json!({"0": ["insufficient_power_samples"]})
+        );
         assert!(!data.contains_key("avg_power_w"));
+
+        std::fs::write(
+            dir.path().join("gpu_metrics.csv"),
+            "timestamp,index,power.draw [W]\n-1,0,100 W\n1,0,100 W\n3,0,100 W\n-1,1,300 W\n1,1,300 W\n3,1,300 W\n",
+        )
+        .expect("w");
+        let b = bmk(
+            json!({"benchmark_start_time_unix": 0.0, "benchmark_end_time_unix": 2.0, "duration": 2.0,
+                           "completed": 4, "total_input_tokens": 100, "total_output_tokens": 700}),
+        );
+        let mut data = Map::new();
+        let (out, side) = evaluate(
+            &env,
+            dir.path(),
+            &b,
+            "r.json",
+            "p.json",
+            "a.json",
+            2,
+            None,
+            &mut data,
+        );
+        assert!(out.valid && !out.fail_exit, "{side}");
+        assert_eq!(data["power_valid"], json!(1));
+        assert_eq!(data["total_gpu_energy_j"], json!(800.0));
+        assert_eq!(data["avg_power_w"], json!(200.0));
+        assert_eq!(data["joules_per_output_token"], json!(1.142857));
+        assert_eq!(side["metrics"]["joules_per_total_token"], json!(1.0));
+        assert_eq!(
+            out.stdout_line.as_deref(),
+            Some(
+                "[aggregate_power] avg_power_w=200.00 avg_total_gpu_power_w=400.00 total_gpu_energy_j=800.00 (n=2) -> a.json"
+            )
+        );
     }
 
     #[test]
@@ -530,6 +651,7 @@ mod tests {
             &Map::new(),
             "r.json",
             "p.json",
+            "a.json",
             12,
             Some((4, 8)),
             &mut Map::new(),
@@ -549,34 +671,34 @@ mod tests {
     fn accumulator_snapshot_presence() {
         let dir = tempfile::tempdir().expect("tmp");
         let csv = dir.path().join("gpu_metrics.csv");
-        assert_eq!(accumulator_check(&csv, false), Some(Value::Null));
+        let check = |csv: &Path| power_csv::accumulator_check(csv).expect("supported");
+        assert_eq!(check(&csv), Value::Null);
         std::fs::write(
             dir.path().join("gpu_metrics_energy_end.csv"),
             "gpu,total_energy_consumption\n0,5\n",
         )
         .expect("w");
-        assert_eq!(
-            accumulator_check(&csv, false).expect("decided")["reason"],
-            json!("missing_start_snapshot")
-        );
+        assert_eq!(check(&csv)["reason"], json!("missing_start_snapshot"));
         std::fs::write(
             dir.path().join("gpu_metrics_energy_start.csv"),
             "gpu,other\n0,5\n",
         )
         .expect("w");
-        assert_eq!(
-            accumulator_check(&csv, false).expect("decided")["reason"],
-            json!("unparseable_start_snapshot")
-        );
+        assert_eq!(check(&csv)["reason"], json!("unparseable_start_snapshot"));
         std::fs::write(
             dir.path().join("gpu_metrics_energy_start.csv"),
             "gpu,total_energy_consumption\n0,1\n",
         )
         .expect("w");
         assert_eq!(
-            accumulator_check(&csv, false).expect("decided")["reason"],
-            json!("cross_check_error")
+            check(&csv)["reason"],
+            json!("cross_check_error"),
+            "no CSV to integrate"
         );
-        assert_eq!(accumulator_check(&csv, true), None);
+        std::fs::write(&csv, "timestamp,gpu,power\n0,0,2\n2,0,2\n").expect("w");
+        let c = check(&csv);
+        assert_eq!(c["accumulator_delta_j"], json!(4.0));
+        assert_eq!(c["integrated_stream_j"], json!(4.0));
+        assert_eq!(c["within_tolerance"], json!(true));
     }
 }

@@ -403,18 +403,20 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
     };
     let bench_result = py_path(&bench_name);
     let sidecar_name = py_path(&format!("power_validation_{result_filename}.json"));
+    let agg_name = format!("agg_{result_filename}.json");
     let (power, sidecar) = power::evaluate(
         &power_env,
         dir,
         &bmk,
         &bench_result,
         &sidecar_name,
+        &py_path(&agg_name),
         expected_gpus,
         gpu_split,
         &mut data,
     );
 
-    let agg_path = dir.join(format!("agg_{result_filename}.json"));
+    let agg_path = dir.join(&agg_name);
     let sidecar_path = dir.join(&sidecar_name);
     write_pair(
         &agg_path,
