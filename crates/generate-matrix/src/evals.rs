@@ -24,56 +24,77 @@ const NON_TOPOLOGY: [&str; 6] = [
 /// Canonical JSON (object keys sorted) for value comparisons.
 #[must_use]
 pub fn canonical(v: &Value) -> String {
-    fn walk(v: &Value, out: &mut String) {
-        match v {
-            Value::Object(m) => {
-                let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
-                out.push('{');
-                for (i, k) in keys.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&Value::String((*k).clone()).to_string());
-                    out.push(':');
-                    if let Some(x) = m.get(*k) {
-                        walk(x, out);
-                    }
-                }
-                out.push('}');
-            }
-            Value::Array(a) => {
-                out.push('[');
-                for (i, x) in a.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    walk(x, out);
-                }
-                out.push(']');
-            }
-            other => out.push_str(&other.to_string()),
-        }
-    }
     let mut s = String::new();
-    walk(v, &mut s);
+    write_canonical(v, &mut s);
     s
 }
 
-fn topology_key(row: &Row) -> String {
-    let mut keys: Vec<&String> = row
-        .keys()
-        .filter(|k| !NON_TOPOLOGY.contains(&k.as_str()))
-        .collect();
-    keys.sort();
-    let mut out = String::from("{");
-    for k in keys {
-        out.push_str(k);
-        out.push('\u{1}');
-        if let Some(v) = row.get(k) {
-            out.push_str(&canonical(v));
+fn write_json_str(s: &str, out: &mut String) {
+    out.push('"');
+    if s.contains(['"', '\\']) || s.chars().any(char::is_control) {
+        // Rare: let serde_json do the escaping.
+        let quoted = Value::String(s.to_string()).to_string();
+        out.push_str(&quoted[1..quoted.len() - 1]);
+    } else {
+        out.push_str(s);
+    }
+    out.push('"');
+}
+
+/// Appends the canonical JSON of `v` (sorted keys, no spaces) to `out`.
+fn write_canonical(v: &Value, out: &mut String) {
+    use std::fmt::Write as _;
+    match v {
+        Value::Object(m) => {
+            let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (k, x)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json_str(k, out);
+                out.push(':');
+                write_canonical(x, out);
+            }
+            out.push('}');
         }
-        out.push('\u{2}');
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(x, out);
+            }
+            out.push(']');
+        }
+        Value::String(s) => write_json_str(s, out),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Null => out.push_str("null"),
+        Value::Number(n) => {
+            let _ = match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => write!(out, "{i}"),
+                (None, Some(u)) => write!(out, "{u}"),
+                _ => write!(out, "{n}"),
+            };
+        }
+    }
+}
+
+fn topology_key(row: &Row) -> String {
+    let mut entries: Vec<(&String, &Value)> = row
+        .iter()
+        .filter(|(k, _)| !NON_TOPOLOGY.contains(&k.as_str()))
+        .collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut out = String::with_capacity(512);
+    out.push('{');
+    for (k, v) in entries {
+        write_json_str(k, &mut out);
+        out.push(':');
+        write_canonical(v, &mut out);
+        out.push(',');
     }
     out
 }
