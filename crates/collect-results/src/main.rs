@@ -29,11 +29,18 @@ enum Command {
     /// Normalise `<RESULT_FILENAME>.json` into `agg_<RESULT_FILENAME>.json`
     /// plus `power_validation_<RESULT_FILENAME>.json` (configured by the
     /// benchmark template's environment variables).
-    Process,
+    Process {
+        /// Ignored, as the reference script ignores extra arguments.
+        #[arg(hide = true, allow_hyphen_values = true)]
+        _extra: Vec<String>,
+    },
     /// Collect every `*.json` under RESULTS_DIR into `agg_<EXP_NAME>.json`.
     Aggregate {
         results_dir: String,
         exp_name: String,
+        /// Ignored, as the reference script ignores extra arguments.
+        #[arg(hide = true, allow_hyphen_values = true)]
+        _extra: Vec<String>,
     },
     /// Collect lm-eval results under ROOT into `agg_eval_<EXP_NAME>.json`
     /// and print a markdown summary.
@@ -42,6 +49,9 @@ enum Command {
         exp_name: String,
         /// `hw` sorts the printed tables by hardware first; anything else by model prefix.
         sort_by: Option<String>,
+        /// Ignored, as the reference script ignores extra arguments.
+        #[arg(hide = true, allow_hyphen_values = true)]
+        _extra: Vec<String>,
     },
     /// Check eval scores in the working directory against thresholds.
     #[command(infer_long_args = true)]
@@ -179,15 +189,17 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Process => run_process(),
+        Command::Process { .. } => run_process(),
         Command::Aggregate {
             results_dir,
             exp_name,
+            ..
         } => run_aggregate(&results_dir, &exp_name),
         Command::Evals {
             root,
             exp_name,
             sort_by,
+            ..
         } => run_evals(&root, &exp_name, sort_by.as_deref()),
         Command::ValidateScores {
             min_score,

@@ -314,6 +314,10 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).to_lowercase().contains("usage"));
     assert!(sb.files().is_empty());
+    // Like the reference scripts, extra trailing arguments are ignored.
+    let out = sb.run(&["aggregate", "missing", "x", "extra"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(sb.files(), vec!["agg_x.json"]);
 }
 
 #[test]
