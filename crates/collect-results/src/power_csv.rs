@@ -9,7 +9,7 @@
 //! [`Unsupported`] and records the internal-error fallback instead of
 //! numbers that could be off by the zone offset.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
@@ -440,8 +440,9 @@ pub fn integrate(
     );
     let utc = local_zone_is_utc();
     let cell = |row: &Vec<String>, i: usize| row.get(i).map_or("", |s| s.trim()).to_owned();
-    // gpu -> timestamp (bits, for exact grouping) -> readings
+    // gpu -> readings grouped by exact timestamp (insertion order kept).
     let mut raw: BTreeMap<String, Vec<(f64, Vec<f64>)>> = BTreeMap::new();
+    let mut slot: HashMap<(String, u64), usize> = HashMap::new();
     let mut missing_gpu = false;
     for row in &table.rows {
         let Some(t) = timestamp(&cell(row, ti), utc)?.filter(|t| t.is_finite()) else {
@@ -460,10 +461,15 @@ pub fn integrate(
             missing_gpu = true;
             continue;
         }
-        let per = raw.entry(gpu).or_default();
-        match per.iter_mut().find(|(x, _)| x.to_bits() == t.to_bits()) {
-            Some((_, v)) => v.push(p),
-            None => per.push((t, vec![p])),
+        let per = raw.entry(gpu.clone()).or_default();
+        // -0.0 and 0.0 are the same timestamp, as in a Python dict.
+        let bits = if t == 0.0 { 0 } else { t.to_bits() };
+        match slot.get(&(gpu.clone(), bits)) {
+            Some(&i) => per[i].1.push(p),
+            None => {
+                slot.insert((gpu, bits), per.len());
+                per.push((t, vec![p]));
+            }
         }
     }
     if missing_gpu {
@@ -771,6 +777,26 @@ mod tests {
                 "expected_gpu_count_mismatch",
                 "benchmark_window_not_bracketed"
             ]
+        );
+    }
+
+    #[test]
+    fn large_csv_is_linear() {
+        let d = tempfile::tempdir().expect("tmp");
+        let csv = d.path().join("m.csv");
+        let mut s = String::from("timestamp,gpu,power\n");
+        for i in 0..200_000 {
+            let t = f64::from(i) * 0.01;
+            s.push_str(&format!("{t},{},{}\n", i % 8, 100 + i % 8));
+        }
+        std::fs::write(&csv, s).expect("w");
+        let t0 = std::time::Instant::now();
+        let r = integrate(&csv, 10.0, 1990.0, 8).expect("supported");
+        assert!(r.reasons.is_empty(), "{:?}", r.reasons);
+        assert_eq!(r.observed_gpu_ids.len(), 8);
+        assert!(
+            t0.elapsed().as_secs() < 20,
+            "integration must not be quadratic"
         );
     }
 
