@@ -1,0 +1,745 @@
+//! The gating of the real `run-sweep.yml`, evaluated: a small GitHub Actions
+//! expression engine runs the workflow's own `if:` strings for
+//! `check-changelog` → `reuse-sweep-gate` → `setup` (and `canary-select`,
+//! the comment job, the fail-fast strategy) with the outputs
+//! `generate-matrix sweep-policy` computes for each event, over the
+//! reference gating test's whole cross product (17 666 scenarios), and
+//! checks the results against an independent encoding of workflow.md §3.3.
+//! `policy.rs` tests the policy's own model of the chaining; this tests the
+//! YAML that ships.
+
+#![allow(clippy::unwrap_used)] // test code: a panic is the failure report
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::Path;
+use std::rc::Rc;
+
+use generate_matrix::policy::{PRIMARY_LABELS, PolicyInput, decide, is_relevant_label};
+use serde_json::{Value, json};
+
+// ---------------------------------------------------------------------------
+// Expression engine: literals, context paths (`a.b-c`, `a['x']`), `!`, `==`,
+// `!=`, `<`/`>`, `&&`/`||` (returning operands, as GitHub does), parentheses,
+// and the functions the workflow uses.
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Str(String),
+    Num(f64),
+    Ident(String),
+    Op(&'static str),
+}
+
+thread_local! {
+    static TOKENS: RefCell<HashMap<String, Rc<Vec<Tok>>>> = RefCell::new(HashMap::new());
+}
+
+/// Tokenizes once per expression text.
+fn tokens(s: &str) -> Rc<Vec<Tok>> {
+    TOKENS.with(|c| {
+        c.borrow_mut()
+            .entry(s.to_string())
+            .or_insert_with(|| Rc::new(tokenize(s)))
+            .clone()
+    })
+}
+
+fn tokenize(s: &str) -> Vec<Tok> {
+    let b: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '\'' {
+            let mut v = String::new();
+            i += 1;
+            loop {
+                if b[i] == '\'' {
+                    if i + 1 < b.len() && b[i + 1] == '\'' {
+                        v.push('\'');
+                        i += 2;
+                        continue;
+                    }
+                    i += 1;
+                    break;
+                }
+                v.push(b[i]);
+                i += 1;
+            }
+            out.push(Tok::Str(v));
+        } else if let Some(op) = ["&&", "||", "==", "!=", "<=", ">="].into_iter().find(|op| {
+            let o: Vec<char> = op.chars().collect();
+            b[i..].starts_with(&o)
+        }) {
+            out.push(Tok::Op(op));
+            i += 2;
+        } else if "!()[],.<>".contains(c) {
+            out.push(Tok::Op(match c {
+                '!' => "!",
+                '(' => "(",
+                ')' => ")",
+                '[' => "[",
+                ']' => "]",
+                ',' => ",",
+                '.' => ".",
+                '<' => "<",
+                _ => ">",
+            }));
+            i += 1;
+        } else if c.is_ascii_digit() {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == '.') {
+                i += 1;
+            }
+            out.push(Tok::Num(
+                b[start..i].iter().collect::<String>().parse().unwrap(),
+            ));
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == '_' || b[i] == '-') {
+                i += 1;
+            }
+            out.push(Tok::Ident(b[start..i].iter().collect()));
+        } else {
+            panic!("unexpected character {c:?} in expression {s:?}");
+        }
+    }
+    out
+}
+
+/// Job results the status functions look at.
+struct Status {
+    /// Every `needs` job succeeded.
+    needs_ok: bool,
+}
+
+struct Parser<'a> {
+    t: Rc<Vec<Tok>>,
+    i: usize,
+    ctx: &'a Value,
+    status: &'a Status,
+    /// Whether a status function appeared (else GitHub adds `success() &&`).
+    used_status: bool,
+}
+
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        _ => true,
+    }
+}
+
+/// GitHub's loose equality: strings compare case-insensitively; a number and
+/// a string compare as numbers; otherwise by JSON value.
+fn loose_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => x.eq_ignore_ascii_case(y),
+        (Value::Number(x), Value::String(y)) | (Value::String(y), Value::Number(x)) => {
+            y.trim().parse::<f64>().ok() == x.as_f64()
+        }
+        (Value::Bool(x), Value::String(y)) | (Value::String(y), Value::Bool(x)) => {
+            // Booleans coerce to numbers, strings to numbers: never equal to text.
+            y.trim().parse::<f64>().ok() == Some(if *x { 1.0 } else { 0.0 })
+        }
+        _ => a == b,
+    }
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<&Tok> {
+        self.t.get(self.i)
+    }
+    fn eat(&mut self, op: &'static str) -> bool {
+        if self.peek() == Some(&Tok::Op(op)) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn or(&mut self) -> Value {
+        let mut v = self.and();
+        while self.eat("||") {
+            let r = self.and();
+            if !truthy(&v) {
+                v = r;
+            }
+        }
+        v
+    }
+    fn and(&mut self) -> Value {
+        let mut v = self.cmp();
+        while self.eat("&&") {
+            let r = self.cmp();
+            if truthy(&v) {
+                v = r;
+            }
+        }
+        v
+    }
+    fn cmp(&mut self) -> Value {
+        let v = self.unary();
+        if self.eat("==") {
+            return Value::Bool(loose_eq(&v, &self.unary()));
+        }
+        if self.eat("!=") {
+            return Value::Bool(!loose_eq(&v, &self.unary()));
+        }
+        v
+    }
+    fn unary(&mut self) -> Value {
+        if self.eat("!") {
+            return Value::Bool(!truthy(&self.unary()));
+        }
+        self.postfix()
+    }
+    fn postfix(&mut self) -> Value {
+        let mut v = self.primary();
+        loop {
+            if self.eat(".") {
+                let Some(Tok::Ident(name)) = self.peek().cloned() else {
+                    panic!("property name expected")
+                };
+                self.i += 1;
+                v = v.get(&name).cloned().unwrap_or(Value::Null);
+            } else if self.eat("[") {
+                let k = self.or();
+                assert!(self.eat("]"));
+                v = match (&v, &k) {
+                    (Value::Array(a), Value::Number(n)) => a
+                        .get(n.as_u64().unwrap() as usize)
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                    (_, Value::String(s)) => v.get(s).cloned().unwrap_or(Value::Null),
+                    _ => Value::Null,
+                };
+            } else {
+                return v;
+            }
+        }
+    }
+    fn primary(&mut self) -> Value {
+        let tok = self.peek().cloned().expect("unexpected end of expression");
+        self.i += 1;
+        match tok {
+            Tok::Str(s) => Value::String(s),
+            Tok::Num(n) => json!(n),
+            Tok::Op("(") => {
+                let v = self.or();
+                assert!(self.eat(")"));
+                v
+            }
+            Tok::Ident(id) => match id.as_str() {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                "null" => Value::Null,
+                _ if self.eat("(") => {
+                    let mut args = Vec::new();
+                    if !self.eat(")") {
+                        loop {
+                            args.push(self.or());
+                            if self.eat(")") {
+                                break;
+                            }
+                            assert!(self.eat(","));
+                        }
+                    }
+                    self.call(&id, &args)
+                }
+                _ => self.ctx.get(&id).cloned().unwrap_or(Value::Null),
+            },
+            other => panic!("unexpected token {other:?}"),
+        }
+    }
+    fn call(&mut self, name: &str, a: &[Value]) -> Value {
+        match name {
+            "always" => {
+                self.used_status = true;
+                Value::Bool(true)
+            }
+            "cancelled" => {
+                self.used_status = true;
+                Value::Bool(false)
+            }
+            "success" => {
+                self.used_status = true;
+                Value::Bool(self.status.needs_ok)
+            }
+            "failure" => {
+                self.used_status = true;
+                Value::Bool(!self.status.needs_ok)
+            }
+            "contains" => Value::Bool(match &a[0] {
+                Value::Array(items) => items.iter().any(|x| loose_eq(x, &a[1])),
+                Value::String(s) => s
+                    .to_lowercase()
+                    .contains(&a[1].as_str().unwrap_or("").to_lowercase()),
+                _ => false,
+            }),
+            "fromJSON" => serde_json::from_str(a[0].as_str().unwrap()).unwrap(),
+            "toJSON" => Value::String(serde_json::to_string(&a[0]).unwrap()),
+            _ => panic!("function {name}() is not supported by the test engine"),
+        }
+    }
+}
+
+/// Evaluates an `if:` the way GitHub does (implicit `success() &&` when no
+/// status function appears).
+fn eval_if(expr: &str, ctx: &Value, needs_ok: bool) -> bool {
+    let e = expr.trim();
+    let e = e
+        .strip_prefix("${{")
+        .and_then(|x| x.strip_suffix("}}"))
+        .unwrap_or(e);
+    let status = Status { needs_ok };
+    let mut p = Parser {
+        t: tokens(e),
+        i: 0,
+        ctx,
+        status: &status,
+        used_status: false,
+    };
+    let v = p.or();
+    assert_eq!(p.i, p.t.len(), "trailing tokens in {e:?}");
+    truthy(&v) && (p.used_status || needs_ok)
+}
+
+/// Evaluates a `${{ … }}` value.
+fn eval_value(expr: &str, ctx: &Value) -> Value {
+    let e = expr
+        .trim()
+        .strip_prefix("${{")
+        .and_then(|x| x.strip_suffix("}}"))
+        .unwrap()
+        .trim();
+    let status = Status { needs_ok: true };
+    let mut p = Parser {
+        t: tokens(e),
+        i: 0,
+        ctx,
+        status: &status,
+        used_status: false,
+    };
+    p.or()
+}
+
+#[test]
+fn engine_self_check() {
+    let ctx = json!({"a": {"b-c": "x", "l": ["q", "Z"]}, "e": ""});
+    let t = |e: &str| eval_if(e, &ctx, true);
+    assert!(t("a.b-c == 'X'"));
+    assert!(t("contains(a.l, 'z') && !contains(a.l, 'y')"));
+    assert!(!t("e != '' || a.missing"));
+    assert!(t("(e || 'd') == 'd'"));
+    assert!(t("a['b-c'] == 'x' && toJSON(a.l) == '[\"q\",\"Z\"]'"));
+    assert!(t(
+        "contains(fromJSON('[\"labeled\",\"unlabeled\"]'), 'labeled')"
+    ));
+    // Implicit success(): a failed dependency skips the job unless a status function is used.
+    assert!(!eval_if("true", &ctx, false));
+    assert!(eval_if("always() && true", &ctx, false));
+    assert_eq!(eval_value("${{ e && 'a' || 'b' }}", &ctx), json!("b"));
+}
+
+// ---------------------------------------------------------------------------
+// The chain.
+// ---------------------------------------------------------------------------
+
+fn workflow() -> Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.github/workflows/run-sweep.yml");
+    sweep_model::yaml::load_file(&p).unwrap().into_value()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum R {
+    Success,
+    Failure,
+    Skipped,
+}
+
+fn r(v: R) -> &'static str {
+    match v {
+        R::Success => "success",
+        R::Failure => "failure",
+        R::Skipped => "skipped",
+    }
+}
+
+/// Runs policy → check-changelog → reuse-sweep-gate → setup of the real
+/// workflow for one scenario.
+fn run_chain(
+    wf: &Value,
+    sc: &PolicyInput,
+    changelog_valid: bool,
+    reuse_authorised: bool,
+) -> (R, R, bool, Value) {
+    let d = decide(sc);
+    let policy: serde_json::Map<String, Value> = d
+        .outputs()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), Value::String(v)))
+        .collect();
+    // The policy job exports a subset of the decisions; use exactly those.
+    let exported: serde_json::Map<String, Value> = wf["jobs"]["policy"]["outputs"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| (k.clone(), policy[k].clone()))
+        .collect();
+    let jobs = &wf["jobs"];
+    let mut ctx = json!({"needs": {"policy": {"result": "success", "outputs": exported}}});
+
+    let cc = &jobs["check-changelog"];
+    let check = if !eval_if(cc["if"].as_str().unwrap(), &ctx, true) {
+        R::Skipped
+    } else {
+        // Its first step fails the job on conflicting labels.
+        let reject = cc["steps"][0]["if"].as_str().unwrap();
+        if eval_if(reject, &ctx, true) || !changelog_valid {
+            R::Failure
+        } else {
+            R::Success
+        }
+    };
+    let cc_out = eval_value(cc["outputs"]["skip-pr-sweep"].as_str().unwrap(), &ctx);
+    ctx["needs"]["check-changelog"] =
+        json!({"result": r(check), "outputs": {"skip-pr-sweep": cc_out}});
+
+    let g = &jobs["reuse-sweep-gate"];
+    let gate_ok = check == R::Success; // implicit success() if `always()` were absent
+    let gate = if eval_if(g["if"].as_str().unwrap(), &ctx, gate_ok) {
+        R::Success
+    } else {
+        R::Skipped
+    };
+    // reuse-sweep find in PR mode prints skip-pr-sweep=true|false.
+    let skip = match (gate, reuse_authorised) {
+        (R::Success, true) => "true",
+        (R::Success, false) => "false",
+        _ => "",
+    };
+    ctx["needs"]["reuse-sweep-gate"] =
+        json!({"result": r(gate), "outputs": {"skip-pr-sweep": skip}});
+
+    let all_ok = check == R::Success && gate == R::Success;
+    let setup = eval_if(jobs["setup"]["if"].as_str().unwrap(), &ctx, all_ok);
+    (check, gate, setup, ctx)
+}
+
+/// Independent encoding of workflow.md §3.3 (the reference test's intent).
+fn intent(sc: &PolicyInput, valid: bool, auth: bool) -> (R, R, bool) {
+    let has = |l: &str| sc.labels.iter().any(|x| x == l);
+    let primaries = PRIMARY_LABELS.iter().filter(|l| has(l)).count();
+    let is_pr = sc.event_name == "pull_request";
+    let label_ok = !matches!(sc.action.as_str(), "labeled" | "unlabeled")
+        || sc.label.as_deref().is_some_and(is_relevant_label);
+    let check = if !(is_pr && !sc.draft && label_ok) {
+        R::Skipped
+    } else if primaries > 1 || !valid {
+        R::Failure
+    } else {
+        R::Success
+    };
+    let full = [
+        "full-sweep-enabled",
+        "non-canary-full-sweep-enabled",
+        "full-sweep-fail-fast",
+        "full-sweep-fail-fast-no-canary",
+    ];
+    let gate_runs = check == R::Success
+        && sc.action == "synchronize"
+        && full.iter().any(|l| has(l))
+        && !has("evals-only")
+        && !has("agentx-fast");
+    let gate = if gate_runs { R::Success } else { R::Skipped };
+    let event_ok = if is_pr {
+        !sc.draft
+            && sc.head_repo.as_deref().is_none_or(|r| r == sc.repository)
+            && primaries > 0
+            && label_ok
+            && !sc.head_commit_message.contains("[skip-sweep]")
+    } else {
+        sc.event_name == "push"
+    };
+    (
+        check,
+        gate,
+        check != R::Failure && !(gate_runs && auth) && event_ok,
+    )
+}
+
+fn pr(action: &str, labels: &[&str], label: Option<&str>) -> PolicyInput {
+    PolicyInput {
+        event_name: "pull_request".into(),
+        action: action.into(),
+        label: label.map(str::to_string),
+        labels: labels.iter().map(|s| s.to_string()).collect(),
+        repository: "example/bench".into(),
+        git_ref: "refs/pull/1/merge".into(),
+        ..PolicyInput::default()
+    }
+}
+
+#[test]
+fn real_workflow_gating_matches_section_3_3_over_the_cross_product() {
+    let wf = workflow();
+    let label_sets: &[&[&str]] = &[
+        &[],
+        &["sweep-enabled"],
+        &["full-sweep-enabled"],
+        &["non-canary-full-sweep-enabled"],
+        &["full-sweep-fail-fast"],
+        &["full-sweep-fail-fast-no-canary"],
+        &["all-evals"],
+        &["evals-only"],
+        &["agentx-fast"],
+        &["all-evals", "evals-only"],
+        &["documentation"],
+        &["sweep-enabled", "full-sweep-enabled"],
+        &["full-sweep-enabled", "full-sweep-fail-fast"],
+        &["sweep-enabled", "all-evals"],
+        &["full-sweep-enabled", "all-evals"],
+        &["sweep-enabled", "evals-only"],
+        &["full-sweep-enabled", "evals-only"],
+        &["sweep-enabled", "agentx-fast"],
+        &["full-sweep-enabled", "agentx-fast"],
+        &["sweep-enabled", "all-evals", "evals-only"],
+        &["full-sweep-enabled", "all-evals", "evals-only"],
+        &["skip_queue"],
+        &["full-sweep-enabled", "skip_queue"],
+    ];
+    let event_labels = [
+        Some("full-sweep-enabled"),
+        Some("sweep-enabled"),
+        Some("all-evals"),
+        Some("evals-only"),
+        Some("agentx-fast"),
+        Some("skip_queue"),
+        Some("ci-patchwork"),
+        Some("engine-patch"),
+        Some("ci-patchwork-waived"),
+        Some("ci-checklist-complete"),
+        Some("documentation"),
+        None,
+    ];
+    let mut n = 0;
+    let mut runs = 0;
+    for action in ["ready_for_review", "synchronize", "labeled", "unlabeled"] {
+        for draft in [false, true] {
+            for labels in label_sets {
+                for label in event_labels {
+                    for auth in [false, true] {
+                        for valid in [true, false] {
+                            for msg in ["feat: add model", "fix: thing [skip-sweep]"] {
+                                let mut sc = pr(action, labels, label);
+                                sc.draft = draft;
+                                sc.head_commit_message = msg.into();
+                                let (c, g, s, _) = run_chain(&wf, &sc, valid, auth);
+                                assert_eq!(
+                                    (c, g, s),
+                                    intent(&sc, valid, auth),
+                                    "{sc:?} valid={valid} auth={auth}"
+                                );
+                                runs += usize::from(s);
+                                n += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for msg in ["feat: add model", "fix: thing [skip-sweep]"] {
+        let sc = PolicyInput {
+            event_name: "push".into(),
+            head_commit_message: msg.into(),
+            repository: "example/bench".into(),
+            git_ref: "refs/heads/main".into(),
+            ..PolicyInput::default()
+        };
+        let (c, g, setup, _) = run_chain(&wf, &sc, true, false);
+        assert_eq!((c, g, setup), (R::Skipped, R::Skipped, true), "push: {msg}");
+        n += 1;
+    }
+    assert_eq!(n, 17_666);
+    assert!(
+        runs > 1000 && runs < n,
+        "{runs} of {n} scenarios set up a sweep"
+    );
+}
+
+/// canary-select, the fan-out fail-fast strategy and the comment job of
+/// the real workflow, after a successful setup, against workflow.md §2/§3.1.
+#[test]
+fn real_workflow_canary_fail_fast_and_comment_follow_the_labels() {
+    let wf = workflow();
+    let jobs = &wf["jobs"];
+    let labelsets: &[&[&str]] = &[
+        &[],
+        &["sweep-enabled"],
+        &["full-sweep-enabled"],
+        &["non-canary-full-sweep-enabled"],
+        &["full-sweep-fail-fast"],
+        &["full-sweep-fail-fast-no-canary"],
+        &["full-sweep-enabled", "all-evals"],
+        &["full-sweep-fail-fast", "skip_queue"],
+        &["evals-only"],
+    ];
+    let mut n = 0;
+    for action in ["ready_for_review", "synchronize", "labeled", "unlabeled"] {
+        for draft in [false, true] {
+            for labels in labelsets {
+                for label in [
+                    Some("full-sweep-enabled"),
+                    Some("all-evals"),
+                    Some("skip_queue"),
+                    Some("documentation"),
+                    None,
+                ] {
+                    let mut sc = pr(action, labels, label);
+                    sc.draft = draft;
+                    let d = decide(&sc);
+                    let outputs: serde_json::Map<String, Value> = d
+                        .outputs()
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), Value::String(v)))
+                        .collect();
+                    let ctx = json!({"needs": {
+                        "policy": {"result": "success", "outputs": outputs},
+                        "setup": {"result": "success", "outputs": {"reuse-enabled": "false"}},
+                    }});
+                    let has = |l: &str| labels.contains(&l);
+                    let canary = eval_if(jobs["canary-select"]["if"].as_str().unwrap(), &ctx, true);
+                    assert_eq!(
+                        canary,
+                        has("full-sweep-enabled") || has("full-sweep-fail-fast"),
+                        "canary {sc:?}"
+                    );
+                    let ff = eval_value(
+                        jobs["sweep-single-node-8k1k"]["strategy"]["fail-fast"]
+                            .as_str()
+                            .unwrap(),
+                        &ctx,
+                    );
+                    assert_eq!(
+                        ff,
+                        json!(has("full-sweep-fail-fast") || has("full-sweep-fail-fast-no-canary")),
+                        "fail-fast {sc:?}"
+                    );
+                    let label_event = matches!(action, "labeled" | "unlabeled");
+                    let want_comment = !draft
+                        && labels.iter().any(|l| PRIMARY_LABELS.contains(l))
+                        && (!label_event
+                            || label.is_some_and(|l| {
+                                PRIMARY_LABELS.contains(&l)
+                                    || ["all-evals", "evals-only", "agentx-fast"].contains(&l)
+                            }));
+                    let comment_if = jobs["comment-unofficial-run-visualizer"]["if"]
+                        .as_str()
+                        .unwrap();
+                    assert_eq!(
+                        eval_if(comment_if, &ctx, true),
+                        want_comment,
+                        "comment {sc:?}"
+                    );
+                    // Reuse enabled: no canary.
+                    let mut reused = ctx.clone();
+                    reused["needs"]["setup"]["outputs"]["reuse-enabled"] = json!("true");
+                    assert!(!eval_if(
+                        jobs["canary-select"]["if"].as_str().unwrap(),
+                        &reused,
+                        true
+                    ));
+                    n += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(n, 4 * 2 * 9 * 5);
+}
+
+/// The §3.3 rows the cross product does not vary: fork head, draft,
+/// `[skip-sweep]`, conflicting labels, invalid changelog, on the real YAML.
+#[test]
+fn real_workflow_named_rows_of_section_3_3() {
+    let wf = workflow();
+    let sync = |labels: &[&str]| pr("synchronize", labels, None);
+    let mut fork = sync(&["full-sweep-enabled"]);
+    fork.head_repo = Some("external/bench".into());
+    let mut draft = sync(&["full-sweep-enabled"]);
+    draft.draft = true;
+    let mut tagged = sync(&["full-sweep-enabled"]);
+    tagged.head_commit_message = "fix: docs [skip-sweep]".into();
+    // (name, event, changelog valid, reuse authorised, (check, gate, setup runs))
+    type Row<'a> = (&'a str, PolicyInput, bool, bool, (R, R, bool));
+    let rows: Vec<Row> = vec![
+        (
+            "no authorisation",
+            sync(&["full-sweep-enabled"]),
+            true,
+            false,
+            (R::Success, R::Success, true),
+        ),
+        (
+            "authorised",
+            sync(&["full-sweep-enabled"]),
+            true,
+            true,
+            (R::Success, R::Success, false),
+        ),
+        (
+            "conflicting labels",
+            sync(&["full-sweep-enabled", "full-sweep-fail-fast"]),
+            true,
+            true,
+            (R::Failure, R::Skipped, false),
+        ),
+        (
+            "changelog invalid",
+            sync(&["full-sweep-enabled"]),
+            false,
+            false,
+            (R::Failure, R::Skipped, false),
+        ),
+        (
+            "fork head",
+            fork,
+            true,
+            false,
+            (R::Success, R::Success, false),
+        ),
+        ("draft", draft, true, false, (R::Skipped, R::Skipped, false)),
+        (
+            "[skip-sweep]",
+            tagged,
+            true,
+            false,
+            (R::Success, R::Success, false),
+        ),
+        (
+            "labeled documentation",
+            pr("labeled", &["full-sweep-enabled"], Some("documentation")),
+            true,
+            false,
+            (R::Skipped, R::Skipped, false),
+        ),
+        (
+            "unlabeled last primary",
+            pr("unlabeled", &[], Some("full-sweep-enabled")),
+            true,
+            false,
+            (R::Success, R::Skipped, false),
+        ),
+    ];
+    for (name, sc, valid, auth, want) in rows {
+        let (c, g, s, _) = run_chain(&wf, &sc, valid, auth);
+        assert_eq!((c, g, s), want, "{name}");
+    }
+}
