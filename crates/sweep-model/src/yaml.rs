@@ -152,7 +152,12 @@ enum LineChildren {
 #[derive(Debug, Clone)]
 pub struct YamlDoc {
     value: Value,
-    lines: LineNode,
+    /// Built on the first [`YamlDoc::line_of`] call (by parsing `source`
+    /// again), since lines are only needed to report errors.
+    lines: std::sync::OnceLock<LineNode>,
+    source: Option<std::sync::Arc<str>>,
+    /// Lines of the top-level keys (known without the full index).
+    top_lines: Vec<(String, usize)>,
     duplicates: Vec<DuplicateKey>,
 }
 
@@ -180,7 +185,18 @@ impl YamlDoc {
     /// ancestor is returned. `None` only for an empty document.
     #[must_use]
     pub fn line_of(&self, path: &[PathSeg]) -> Option<usize> {
-        let mut node = &self.lines;
+        if let [PathSeg::Key(k)] = path
+            && let Some((_, l)) = self.top_lines.iter().rev().find(|(x, _)| x == k)
+        {
+            return Some(*l);
+        }
+        let mut node = self.lines.get_or_init(|| {
+            self.source
+                .as_deref()
+                .and_then(|t| parse_with_lines(t).ok())
+                .and_then(|d| d.lines.into_inner())
+                .unwrap_or_default()
+        });
         for seg in path {
             let next = match (seg, &node.children) {
                 (PathSeg::Key(k), LineChildren::Map(m)) => {
@@ -210,12 +226,20 @@ impl YamlDoc {
 /// Syntax errors, a second document, unknown tags, complex keys,
 /// non-finite floats, nesting deeper than 256 levels.
 pub fn parse_str(text: &str) -> Result<YamlDoc, YamlError> {
-    let mut b = Builder {
-        parser: Parser::new_from_str(text),
-        anchors: HashMap::new(),
-        duplicates: Vec::new(),
-    };
-    b.document()
+    // Fast pass without the line index; a document with duplicate keys is
+    // parsed again with lines so that the duplicates carry their lines.
+    let mut b = Builder::new(text, false);
+    let mut doc = b.document()?;
+    if b.saw_duplicate {
+        return parse_with_lines(text);
+    }
+    doc.source = Some(std::sync::Arc::from(text));
+    Ok(doc)
+}
+
+/// Parses with the full line index built eagerly.
+fn parse_with_lines(text: &str) -> Result<YamlDoc, YamlError> {
+    Builder::new(text, true).document()
 }
 
 /// Reads and parses a YAML file; every error names the path.
@@ -239,9 +263,26 @@ struct Builder<'a> {
     parser: Parser<'a, saphyr_parser::StrInput<'a>>,
     anchors: HashMap<usize, (Value, LineNode)>,
     duplicates: Vec<DuplicateKey>,
+    /// Build the line index (else only each node's own line).
+    with_lines: bool,
+    /// A duplicate key was seen while `with_lines` was off.
+    saw_duplicate: bool,
+    /// Lines of the root mapping's keys.
+    top_lines: Vec<(String, usize)>,
 }
 
 impl<'a> Builder<'a> {
+    fn new(text: &'a str, with_lines: bool) -> Self {
+        Builder {
+            parser: Parser::new_from_str(text),
+            anchors: HashMap::new(),
+            duplicates: Vec::new(),
+            with_lines,
+            saw_duplicate: false,
+            top_lines: Vec::new(),
+        }
+    }
+
     fn next(&mut self) -> Result<(Event<'a>, Span), YamlError> {
         match self.parser.next_event() {
             Some(r) => Ok(r?),
@@ -277,7 +318,13 @@ impl<'a> Builder<'a> {
         let (value, lines) = result.unwrap_or((Value::Null, LineNode::default()));
         Ok(YamlDoc {
             value,
-            lines,
+            lines: if self.with_lines {
+                std::sync::OnceLock::from(lines)
+            } else {
+                std::sync::OnceLock::new()
+            },
+            source: None,
+            top_lines: std::mem::take(&mut self.top_lines),
             duplicates: std::mem::take(&mut self.duplicates),
         })
     }
@@ -304,7 +351,7 @@ impl<'a> Builder<'a> {
                 };
             }
             Event::Scalar(text, style, anchor, tag) => {
-                let v = resolve_scalar(&text, style, tag.as_deref())
+                let v = resolve_scalar(text, style, tag.as_deref())
                     .map_err(|m| YamlError::at(&span, m))?;
                 (
                     anchor,
@@ -333,6 +380,40 @@ impl<'a> Builder<'a> {
         Ok(built)
     }
 
+    /// The mapping from its pairs when no line index is built: same value,
+    /// duplicates only flagged (the caller re-parses with lines).
+    fn mapping_without_lines(
+        &mut self,
+        line: usize,
+        own: Vec<(String, Value, LineNode)>,
+        merged: Vec<(String, Value, LineNode)>,
+    ) -> (Value, LineNode) {
+        let mut map = Map::with_capacity(own.len() + merged.len());
+        let has_merged = !merged.is_empty();
+        for (k, v, _) in merged {
+            if !map.contains_key(&k) {
+                map.insert(k, v);
+            }
+        }
+        let mut own_seen: Option<HashSet<String>> = has_merged.then(HashSet::new);
+        for (k, v, _) in own {
+            let seen_before = match &mut own_seen {
+                None => true,
+                Some(seen) => !seen.insert(k.clone()),
+            };
+            if map.insert(k, v).is_some() && seen_before {
+                self.saw_duplicate = true;
+            }
+        }
+        (
+            Value::Object(map),
+            LineNode {
+                line,
+                children: LineChildren::Leaf,
+            },
+        )
+    }
+
     /// Puts `seg` in front of the paths of the duplicates recorded since `from`
     /// (paths are built on the way out, so no path stack is kept).
     fn prefix_duplicates(&mut self, from: usize, seg: PathSeg) {
@@ -353,13 +434,19 @@ impl<'a> Builder<'a> {
             let (v, l) = self.node(ev, span, depth + 1)?;
             self.prefix_duplicates(dups_before, PathSeg::Index(items.len()));
             items.push(v);
-            lines.push(l);
+            if self.with_lines {
+                lines.push(l);
+            }
         }
         Ok((
             Value::Array(items),
             LineNode {
                 line,
-                children: LineChildren::Seq(lines),
+                children: if self.with_lines {
+                    LineChildren::Seq(lines)
+                } else {
+                    LineChildren::Leaf
+                },
             },
         ))
     }
@@ -378,7 +465,7 @@ impl<'a> Builder<'a> {
                 matches!(&kev, Event::Scalar(t, ScalarStyle::Plain, _, None) if t == "<<");
             let key = match kev {
                 Event::Scalar(text, style, anchor, tag) => {
-                    let v = resolve_scalar(&text, style, tag.as_deref())
+                    let v = resolve_scalar(text, style, tag.as_deref())
                         .map_err(|m| YamlError::at(&kspan, m))?;
                     if anchor > 0 {
                         self.anchors.insert(
@@ -392,7 +479,10 @@ impl<'a> Builder<'a> {
                             ),
                         );
                     }
-                    key_string(&v)
+                    match v {
+                        Value::String(s) => s,
+                        other => key_string(&other),
+                    }
                 }
                 Event::Alias(id) => match self.anchors.get(&id) {
                     Some((v, _)) if !v.is_array() && !v.is_object() => key_string(v),
@@ -410,6 +500,9 @@ impl<'a> Builder<'a> {
                     ));
                 }
             };
+            if depth == 0 {
+                self.top_lines.push((key.clone(), key_line));
+            }
             let (vev, vspan) = self.next()?;
             let dups_before = self.duplicates.len();
             let (value, vlines) = self.node(vev, vspan, depth + 1)?;
@@ -428,6 +521,9 @@ impl<'a> Builder<'a> {
                     children: vlines.children,
                 },
             ));
+        }
+        if !self.with_lines {
+            return Ok(self.mapping_without_lines(line, own, merged));
         }
         let mut map = Map::with_capacity(own.len() + merged.len());
         let mut lines: Vec<(String, LineNode)> = Vec::with_capacity(own.len() + merged.len());
@@ -494,25 +590,29 @@ fn merge_into(
     };
     match value {
         Value::Object(m) => {
-            let LineChildren::Map(ls) = lines.children else {
-                return Err(bad());
+            // The line pairs are kept in the mapping's order (none when no
+            // line index is built).
+            let mut ls = match lines.children {
+                LineChildren::Map(ls) => ls.into_iter(),
+                _ => Vec::new().into_iter(),
             };
-            // The line pairs are kept in the mapping's order.
-            for ((k, v), (_, l)) in m.into_iter().zip(ls) {
+            for (k, v) in m {
+                let l = ls.next().map(|(_, l)| l).unwrap_or_default();
                 merged.push((k, v, l));
             }
             Ok(())
         }
         Value::Array(items) => {
-            let LineChildren::Seq(ls) = lines.children else {
-                return Err(bad());
+            let mut ls = match lines.children {
+                LineChildren::Seq(ls) => ls.into_iter(),
+                _ => Vec::new().into_iter(),
             };
             // Earlier mappings in the list take precedence (PyYAML semantics).
-            for (item, l) in items.into_iter().zip(ls) {
+            for item in items {
                 if !item.is_object() {
                     return Err(bad());
                 }
-                merge_into(merged, item, l, span)?;
+                merge_into(merged, item, ls.next().unwrap_or_default(), span)?;
             }
             Ok(())
         }
@@ -538,7 +638,12 @@ fn check_collection_tag(tag: Option<&Tag>, expected: &str) -> Result<(), String>
 }
 
 /// Resolves one scalar per YAML 1.1 (PyYAML `safe_load`).
-fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<Value, String> {
+fn resolve_scalar(
+    cow: std::borrow::Cow<'_, str>,
+    style: ScalarStyle,
+    tag: Option<&Tag>,
+) -> Result<Value, String> {
+    let text: &str = &cow;
     if let Some(t) = tag {
         if t.handle == "!" && t.suffix.is_empty() {
             // The non-specific tag `!`: a string.
@@ -571,7 +676,7 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<V
         };
     }
     if style != ScalarStyle::Plain {
-        return Ok(Value::String(text.to_string()));
+        return Ok(Value::String(cow.into_owned()));
     }
     // Fast path: a plain scalar starting with a letter that no bool or null
     // spelling starts with is a string (most config values).
@@ -579,7 +684,7 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<V
         && b.is_ascii_alphabetic()
         && !matches!(b.to_ascii_lowercase(), b'y' | b'n' | b't' | b'f' | b'o')
     {
-        return Ok(Value::String(text.to_string()));
+        return Ok(Value::String(cow.into_owned()));
     }
     if is_null(text) {
         return Ok(Value::Null);
