@@ -13,6 +13,8 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
+mod common;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -357,87 +359,6 @@ fn s(v: &Value) -> String {
     }
 }
 
-/// The single-node benchmark environment run-sweep.yml exports for a row
-/// (family `fixed`/`canary`), plus RESULT_FILENAME as its launch step builds it.
-fn bench_env(row: &Value, runner_name: &str) -> Vec<(String, String)> {
-    let g = |k: &str| s(row.get(k).unwrap_or(&Value::Null));
-    let or1 = |k: &str| {
-        let v = g(k);
-        if v.is_empty() { "1".to_string() } else { v }
-    };
-    let mut name = format!(
-        "{}_{}_{}_tp{}-pp{}-dcp{}-pcp{}-ep{}-dpa{}_disagg-{}_spec-{}_conc{}_{}",
-        g("exp-name"),
-        g("precision"),
-        g("framework"),
-        g("tp"),
-        or1("pp"),
-        or1("dcp-size"),
-        or1("pcp-size"),
-        g("ep"),
-        g("dp-attn"),
-        g("disagg"),
-        g("spec-decoding"),
-        g("conc"),
-        runner_name
-    );
-    let fp = g("recipe-fingerprint");
-    if !fp.is_empty() {
-        name = format!("{name}_recipe-{}", &fp[..16.min(fp.len())]);
-    }
-    vec![
-        ("RUNNER_TYPE".into(), g("runner")),
-        ("RUNNER_NAME".into(), runner_name.into()),
-        ("EXP_NAME".into(), g("exp-name")),
-        ("RECIPE_FINGERPRINT".into(), fp),
-        ("MODEL".into(), g("model")),
-        ("MODEL_PREFIX".into(), g("model-prefix")),
-        ("IMAGE".into(), g("image")),
-        ("FRAMEWORK".into(), g("framework")),
-        ("PRECISION".into(), g("precision")),
-        ("ISL".into(), g("isl")),
-        ("OSL".into(), g("osl")),
-        ("MAX_MODEL_LEN".into(), g("max-model-len")),
-        ("TP".into(), g("tp")),
-        ("PP_SIZE".into(), or1("pp")),
-        ("DCP_SIZE".into(), or1("dcp-size")),
-        ("PCP_SIZE".into(), or1("pcp-size")),
-        ("EP_SIZE".into(), g("ep")),
-        ("DP_ATTENTION".into(), g("dp-attn")),
-        ("CONC".into(), g("conc")),
-        ("SPEC_DECODING".into(), g("spec-decoding")),
-        ("DISAGG".into(), g("disagg")),
-        ("RESULT_FILENAME".into(), name),
-    ]
-}
-
-/// A recorded-style benchmark_serving output for a row: throughput grows
-/// with concurrency, latencies too.
-fn raw_result(row: &Value) -> Value {
-    let conc = row["conc"].as_f64().unwrap();
-    let tp = row["tp"].as_f64().unwrap();
-    let total = 900.0 * tp * conc.sqrt();
-    json!({
-        "date": "20260101-000000",
-        "backend": "sglang",
-        "model_id": row["model"],
-        "tokenizer_id": row["model"],
-        "num_prompts": conc * 10.0,
-        "max_concurrency": row["conc"],
-        "request_throughput": conc / 10.0,
-        "total_token_throughput": total,
-        "output_throughput": total * 0.45,
-        "mean_ttft_ms": 120.0 + conc * 3.0,
-        "median_ttft_ms": 110.0 + conc * 3.0,
-        "p99_ttft_ms": 300.0 + conc * 5.0,
-        "mean_tpot_ms": 8.0 + conc * 0.2,
-        "median_tpot_ms": 7.5 + conc * 0.2,
-        "p99_tpot_ms": 15.0 + conc * 0.4,
-        "mean_itl_ms": 8.0 + conc * 0.2,
-        "mean_e2el_ms": 9000.0 + conc * 100.0
-    })
-}
-
 #[test]
 fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     let tmp = tempfile::tempdir().unwrap();
@@ -577,7 +498,7 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         rows_1k
             .iter()
             .chain(&rows_8k)
-            .all(|r| r["model-prefix"] == "tiny" && r["runner"] == "h200"),
+            .all(|r| r["model-prefix"] == "tiny" && r["runner"] == "cluster:h200-cw"),
         "only the changelog's config key is swept"
     );
     assert!(
@@ -622,35 +543,105 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         rows_1k.len() + rows_8k.len()
     );
 
-    // 6. GPU jobs: the canary, then the remaining rows (the canary
-    //    succeeded). Each leaves its raw benchmark_serving file, then runs
-    //    actions/collect-results `process` with the template environment.
-    let nodes = ["h200-cw_00", "h200-nb_00"];
-    let mut jobs: Vec<(String, Value)> = vec![("canary /".into(), canary[0].clone())];
+    // 6. GPU jobs of run-sweep.yml, evaluated from the workflow itself: the
+    //    job env (the template contract of workflow.md §6) is computed from
+    //    the row with the job's own expressions, the "Launch the benchmark"
+    //    step runs with a launch command that plays back the recorded raw
+    //    benchmark_serving file (examples/sweep/raw/), then the job's
+    //    collect-results action processes it.
+    let wf =
+        sweep_model::yaml::load_file(&workspace_root().join(".github/workflows/run-sweep.yml"))
+            .unwrap()
+            .into_value();
+    let policy_outputs: serde_json::Map<String, Value> = policy
+        .outputs
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let launch = r#"cp "$E2E_RAW/${EXP_NAME}_tp${TP}_conc${CONC}.json" "$RESULT_FILENAME.json""#;
+    let nodes = ["h200-cw_00", "h200-cw_01"];
+    let mut jobs: Vec<(&str, Value)> = vec![("canary-sweep", canary[0].clone())];
     for r in remaining_rows("1k1k") {
-        jobs.push(("single-node 1k1k /".into(), r));
+        jobs.push(("sweep-single-node-1k1k", r));
     }
     for r in remaining_rows("8k1k") {
-        jobs.push(("single-node 8k1k /".into(), r));
+        jobs.push(("sweep-single-node-8k1k", r));
     }
     let results = work.join("results");
     let mut job_names = Vec::new();
-    for (i, (family, row)) in jobs.iter().enumerate() {
+    for (i, (job_id, row)) in jobs.iter().enumerate() {
+        let job = &wf["jobs"][*job_id];
         let node = nodes[i % nodes.len()];
-        let env = bench_env(row, node);
+        let mut ctx = json!({
+            "matrix": {"family": job["strategy"]["matrix"]["family"][0], "config": row},
+            "needs": {"policy": {"result": "success", "outputs": policy_outputs}},
+            "secrets": {},
+            "inputs": {"launch-command": launch, "timeout-minutes": 500},
+            "runner": {"name": node},
+            "github": {"token": "e2e-token"},
+        });
+        let mut env: Vec<(String, String)> = job["env"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
+            .collect();
+        ctx["env"] = Value::Object(env.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
+        let job_name = common::eval_template(&s(&job["name"]), &ctx);
+        let job_dir = work.join(format!("job{i}"));
+        std::fs::create_dir_all(&job_dir).unwrap();
+
+        // The launch step, as written in the workflow.
+        let steps = job["steps"].as_array().unwrap();
+        let step = |name: &str| steps.iter().find(|st| st["name"] == name).unwrap();
+        let launch_step = step("Launch the benchmark");
+        let github_env = job_dir.join("github_env");
+        std::fs::write(&github_env, "").unwrap();
+        let mut c = Command::new("bash");
+        c.args(["--noprofile", "--norc", "-eo", "pipefail", "-c"])
+            .arg(launch_step["run"].as_str().unwrap())
+            .current_dir(&job_dir)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("GITHUB_ENV", &github_env)
+            .env("E2E_RAW", data("raw"));
+        for (k, v) in &env {
+            c.env(k, v);
+        }
+        for (k, v) in launch_step["env"].as_object().unwrap() {
+            c.env(k, common::eval_template(&s(v), &ctx));
+        }
+        ok(
+            &c.output().unwrap(),
+            &format!("{job_id}: Launch the benchmark"),
+        );
+        for line in std::fs::read_to_string(&github_env).unwrap().lines() {
+            let (k, v) = line.split_once('=').unwrap();
+            env.push((k.to_string(), v.to_string()));
+        }
+        ctx["env"] = Value::Object(env.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
         let name = env
             .iter()
+            .rev()
             .find(|(k, _)| k == "RESULT_FILENAME")
             .unwrap()
             .1
             .clone();
-        let job_dir = work.join(format!("job{i}"));
-        std::fs::create_dir_all(&job_dir).unwrap();
-        std::fs::write(
-            job_dir.join(format!("{name}.json")),
-            raw_result(row).to_string(),
-        )
-        .unwrap();
+        assert!(
+            name.ends_with(&format!(
+                "_{node}_recipe-{}",
+                &s(&row["recipe-fingerprint"])[..16]
+            )),
+            "{name}"
+        );
+
+        // "Process the result": runs for fixed-seq-len benchmark jobs.
+        let process = step("Process the result");
+        assert!(common::eval_if(process["if"].as_str().unwrap(), &ctx, true));
+        let mut job_env = env.clone();
+        for (k, v) in process["env"].as_object().unwrap() {
+            job_env.push((k.clone(), common::eval_template(&s(v), &ctx)));
+        }
         let run = runner.action(
             "collect-results",
             &[
@@ -658,7 +649,7 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
                 ("working-directory", job_dir.to_str().unwrap()),
             ],
             &work,
-            &env,
+            &job_env,
         );
         let agg = job_dir.join(s(&run.outputs["file"]));
         assert_eq!(agg, job_dir.join(format!("agg_{name}.json")));
@@ -666,26 +657,31 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
             serde_json::from_str(&std::fs::read_to_string(&agg).unwrap()).unwrap();
         assert_eq!(processed["conc"], row["conc"]);
         assert_eq!(processed["hw"], row["runner"]);
+        let raw: Value = serde_json::from_str(
+            &std::fs::read_to_string(job_dir.join(format!("{name}.json"))).unwrap(),
+        )
+        .unwrap();
         let gpus = row["tp"].as_f64().unwrap();
-        let raw_total = raw_result(row)["total_token_throughput"].as_f64().unwrap();
+        let raw_total = raw["total_token_throughput"].as_f64().unwrap();
         assert!((processed["tput_per_gpu"].as_f64().unwrap() - raw_total / gpus).abs() < 1e-6);
         if i < 2 {
+            show(
+                &format!("{job_id}: job \"{job_name}\" → RESULT_FILENAME"),
+                &name,
+            );
             show_file(
-                &format!("actions/collect-results process [{family}] (bmk_ artifact)"),
+                &format!("{job_id}: actions/collect-results process (bmk_ artifact)"),
                 &agg,
             );
         }
-        // upload-artifact bmk_<name> + download-artifact pattern bmk_* layout.
-        let art = results.join(format!("bmk_{name}"));
+        // The upload step's artifact name, and download-artifact's layout.
+        let upload = step("Upload result");
+        let artifact = common::eval_template(&s(&upload["with"]["name"]), &ctx);
+        assert_eq!(artifact, format!("bmk_{name}"));
+        let art = results.join(&artifact);
         std::fs::create_dir_all(&art).unwrap();
         std::fs::copy(&agg, art.join(format!("agg_{name}.json"))).unwrap();
-        let cluster = node.split('_').next().unwrap();
-        job_names.push(format!(
-            "sweep / {family} p{} | tiny fp8 cluster:{cluster} sglang TP{} c{}",
-            s(&row["priority"]),
-            row["tp"],
-            row["conc"]
-        ));
+        job_names.push(format!("sweep / {job_name}"));
     }
 
     // 7. collect-results job: actions/collect-results `aggregate`.
@@ -867,24 +863,13 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     show_file("actions/success-rate (run-stats)", &stats_file);
     let stats: Value =
         serde_json::from_str(&std::fs::read_to_string(&stats_file).unwrap()).unwrap();
-    let (mut want_cw, mut want_nb) = ((0, 0), (0, 0));
-    for i in 0..jobs.len() {
-        let bucket = if nodes[i % nodes.len()].starts_with("h200-cw") {
-            &mut want_cw
-        } else {
-            &mut want_nb
-        };
-        bucket.0 += 1;
-        bucket.1 += if i == 1 { 2 } else { 1 };
-    }
+    // Every GPU job ran on cluster:h200-cw (its runner label is in the job
+    // name); the second failed once and passed on the re-run.
     assert_eq!(
         stats["h200-cw"],
-        json!({"n_success": want_cw.0, "total": want_cw.1})
+        json!({"n_success": jobs.len(), "total": jobs.len() + 1})
     );
-    assert_eq!(
-        stats["h200-nb"],
-        json!({"n_success": want_nb.0, "total": want_nb.1})
-    );
+    assert_eq!(stats["h200-nb"], json!({"n_success": 0, "total": 0}));
     assert_eq!(stats["mi355x-amds"], json!({"n_success": 0, "total": 0}));
 
     // 11. comment job: actions/visualizer-comment, twice (a re-run): one
@@ -980,7 +965,7 @@ fn generate_matrix_action_full_sweep_and_test_config() {
     );
     // --all-evals: every 8k1k row of the selected key as an eval, nothing else.
     assert_eq!(rows.len(), 1, "{rows:?}");
-    assert_eq!(rows[0]["runner"], "h200");
+    assert_eq!(rows[0]["runner"], "cluster:h200-cw");
     assert_eq!(rows[0]["isl"], 8192);
     assert_eq!(rows[0]["run-eval"], json!(true));
 }

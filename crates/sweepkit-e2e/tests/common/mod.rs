@@ -1,0 +1,358 @@
+//! A small GitHub Actions expression engine for the tests: literals,
+//! context paths (`a.b-c`, `a['x']`), `!`, `==`, `!=`, `&&`/`||` (returning
+//! operands, as GitHub does), parentheses, and the functions the workflows
+//! use (`contains`, `fromJSON`, `toJSON`, `join`, status functions).
+
+#![allow(dead_code)] // each test binary uses part of it
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde_json::{Value, json};
+
+// ---------------------------------------------------------------------------
+// Expression engine: literals, context paths (`a.b-c`, `a['x']`), `!`, `==`,
+// `!=`, `<`/`>`, `&&`/`||` (returning operands, as GitHub does), parentheses,
+// and the functions the workflow uses.
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Str(String),
+    Num(f64),
+    Ident(String),
+    Op(&'static str),
+}
+
+thread_local! {
+    static TOKENS: RefCell<HashMap<String, Rc<Vec<Tok>>>> = RefCell::new(HashMap::new());
+}
+
+/// Tokenizes once per expression text.
+fn tokens(s: &str) -> Rc<Vec<Tok>> {
+    TOKENS.with(|c| {
+        c.borrow_mut()
+            .entry(s.to_string())
+            .or_insert_with(|| Rc::new(tokenize(s)))
+            .clone()
+    })
+}
+
+fn tokenize(s: &str) -> Vec<Tok> {
+    let b: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '\'' {
+            let mut v = String::new();
+            i += 1;
+            loop {
+                if b[i] == '\'' {
+                    if i + 1 < b.len() && b[i + 1] == '\'' {
+                        v.push('\'');
+                        i += 2;
+                        continue;
+                    }
+                    i += 1;
+                    break;
+                }
+                v.push(b[i]);
+                i += 1;
+            }
+            out.push(Tok::Str(v));
+        } else if let Some(op) = ["&&", "||", "==", "!=", "<=", ">="].into_iter().find(|op| {
+            let o: Vec<char> = op.chars().collect();
+            b[i..].starts_with(&o)
+        }) {
+            out.push(Tok::Op(op));
+            i += 2;
+        } else if "!()[],.<>".contains(c) {
+            out.push(Tok::Op(match c {
+                '!' => "!",
+                '(' => "(",
+                ')' => ")",
+                '[' => "[",
+                ']' => "]",
+                ',' => ",",
+                '.' => ".",
+                '<' => "<",
+                _ => ">",
+            }));
+            i += 1;
+        } else if c.is_ascii_digit() {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == '.') {
+                i += 1;
+            }
+            out.push(Tok::Num(
+                b[start..i].iter().collect::<String>().parse().unwrap(),
+            ));
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == '_' || b[i] == '-') {
+                i += 1;
+            }
+            out.push(Tok::Ident(b[start..i].iter().collect()));
+        } else {
+            panic!("unexpected character {c:?} in expression {s:?}");
+        }
+    }
+    out
+}
+
+/// Job results the status functions look at.
+struct Status {
+    /// Every `needs` job succeeded.
+    needs_ok: bool,
+}
+
+struct Parser<'a> {
+    t: Rc<Vec<Tok>>,
+    i: usize,
+    ctx: &'a Value,
+    status: &'a Status,
+    /// Whether a status function appeared (else GitHub adds `success() &&`).
+    used_status: bool,
+}
+
+pub(crate) fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        _ => true,
+    }
+}
+
+/// GitHub's loose equality: strings compare case-insensitively; a number and
+/// a string compare as numbers; otherwise by JSON value.
+fn loose_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => x.eq_ignore_ascii_case(y),
+        (Value::Number(x), Value::String(y)) | (Value::String(y), Value::Number(x)) => {
+            y.trim().parse::<f64>().ok() == x.as_f64()
+        }
+        (Value::Bool(x), Value::String(y)) | (Value::String(y), Value::Bool(x)) => {
+            // Booleans coerce to numbers, strings to numbers: never equal to text.
+            y.trim().parse::<f64>().ok() == Some(if *x { 1.0 } else { 0.0 })
+        }
+        _ => a == b,
+    }
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<&Tok> {
+        self.t.get(self.i)
+    }
+    fn eat(&mut self, op: &'static str) -> bool {
+        if self.peek() == Some(&Tok::Op(op)) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn or(&mut self) -> Value {
+        let mut v = self.and();
+        while self.eat("||") {
+            let r = self.and();
+            if !truthy(&v) {
+                v = r;
+            }
+        }
+        v
+    }
+    fn and(&mut self) -> Value {
+        let mut v = self.cmp();
+        while self.eat("&&") {
+            let r = self.cmp();
+            if truthy(&v) {
+                v = r;
+            }
+        }
+        v
+    }
+    fn cmp(&mut self) -> Value {
+        let v = self.unary();
+        if self.eat("==") {
+            return Value::Bool(loose_eq(&v, &self.unary()));
+        }
+        if self.eat("!=") {
+            return Value::Bool(!loose_eq(&v, &self.unary()));
+        }
+        v
+    }
+    fn unary(&mut self) -> Value {
+        if self.eat("!") {
+            return Value::Bool(!truthy(&self.unary()));
+        }
+        self.postfix()
+    }
+    fn postfix(&mut self) -> Value {
+        let mut v = self.primary();
+        loop {
+            if self.eat(".") {
+                let Some(Tok::Ident(name)) = self.peek().cloned() else {
+                    panic!("property name expected")
+                };
+                self.i += 1;
+                v = v.get(&name).cloned().unwrap_or(Value::Null);
+            } else if self.eat("[") {
+                let k = self.or();
+                assert!(self.eat("]"));
+                v = match (&v, &k) {
+                    (Value::Array(a), Value::Number(n)) => a
+                        .get(n.as_u64().unwrap() as usize)
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                    (_, Value::String(s)) => v.get(s).cloned().unwrap_or(Value::Null),
+                    _ => Value::Null,
+                };
+            } else {
+                return v;
+            }
+        }
+    }
+    fn primary(&mut self) -> Value {
+        let tok = self.peek().cloned().expect("unexpected end of expression");
+        self.i += 1;
+        match tok {
+            Tok::Str(s) => Value::String(s),
+            Tok::Num(n) => json!(n),
+            Tok::Op("(") => {
+                let v = self.or();
+                assert!(self.eat(")"));
+                v
+            }
+            Tok::Ident(id) => match id.as_str() {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                "null" => Value::Null,
+                _ if self.eat("(") => {
+                    let mut args = Vec::new();
+                    if !self.eat(")") {
+                        loop {
+                            args.push(self.or());
+                            if self.eat(")") {
+                                break;
+                            }
+                            assert!(self.eat(","));
+                        }
+                    }
+                    self.call(&id, &args)
+                }
+                _ => self.ctx.get(&id).cloned().unwrap_or(Value::Null),
+            },
+            other => panic!("unexpected token {other:?}"),
+        }
+    }
+    fn call(&mut self, name: &str, a: &[Value]) -> Value {
+        match name {
+            "always" => {
+                self.used_status = true;
+                Value::Bool(true)
+            }
+            "cancelled" => {
+                self.used_status = true;
+                Value::Bool(false)
+            }
+            "success" => {
+                self.used_status = true;
+                Value::Bool(self.status.needs_ok)
+            }
+            "failure" => {
+                self.used_status = true;
+                Value::Bool(!self.status.needs_ok)
+            }
+            "contains" => Value::Bool(match &a[0] {
+                Value::Array(items) => items.iter().any(|x| loose_eq(x, &a[1])),
+                Value::String(s) => s
+                    .to_lowercase()
+                    .contains(&a[1].as_str().unwrap_or("").to_lowercase()),
+                _ => false,
+            }),
+            "fromJSON" => serde_json::from_str(a[0].as_str().unwrap()).unwrap(),
+            "toJSON" => Value::String(serde_json::to_string_pretty(&a[0]).unwrap()),
+            "join" => {
+                let sep = a.get(1).and_then(Value::as_str).unwrap_or(",").to_string();
+                match &a[0] {
+                    Value::Array(items) => {
+                        Value::String(items.iter().map(to_text).collect::<Vec<_>>().join(&sep))
+                    }
+                    other => Value::String(to_text(other)),
+                }
+            }
+            _ => panic!("function {name}() is not supported by the test engine"),
+        }
+    }
+}
+
+/// Evaluates an `if:` the way GitHub does (implicit `success() &&` when no
+/// status function appears).
+pub(crate) fn eval_if(expr: &str, ctx: &Value, needs_ok: bool) -> bool {
+    let e = expr.trim();
+    let e = e
+        .strip_prefix("${{")
+        .and_then(|x| x.strip_suffix("}}"))
+        .unwrap_or(e);
+    let status = Status { needs_ok };
+    let mut p = Parser {
+        t: tokens(e),
+        i: 0,
+        ctx,
+        status: &status,
+        used_status: false,
+    };
+    let v = p.or();
+    assert_eq!(p.i, p.t.len(), "trailing tokens in {e:?}");
+    truthy(&v) && (p.used_status || needs_ok)
+}
+
+/// Evaluates a `${{ … }}` value.
+pub(crate) fn eval_value(expr: &str, ctx: &Value) -> Value {
+    let e = expr
+        .trim()
+        .strip_prefix("${{")
+        .and_then(|x| x.strip_suffix("}}"))
+        .unwrap()
+        .trim();
+    let status = Status { needs_ok: true };
+    let mut p = Parser {
+        t: tokens(e),
+        i: 0,
+        ctx,
+        status: &status,
+        used_status: false,
+    };
+    p.or()
+}
+
+/// A value as GitHub renders it into a string (`env:` values, `format`).
+pub(crate) fn to_text(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        other => serde_json::to_string_pretty(other).unwrap(),
+    }
+}
+
+/// Renders a string with embedded `${{ … }}` pieces (job names, `env:`).
+pub(crate) fn eval_template(text: &str, ctx: &Value) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("${{") {
+        out.push_str(&rest[..i]);
+        let j = rest[i..].find("}}").unwrap() + i;
+        out.push_str(&to_text(&eval_value(&rest[i..j + 2], ctx)));
+        rest = &rest[j + 2..];
+    }
+    out.push_str(rest);
+    out
+}
