@@ -461,6 +461,38 @@ impl MasterConfigs {
     }
 }
 
+/// How many threads the parallel parts may use: `SWEEPKIT_THREADS` if set
+/// (1 = sequential), else the CPUs that are idle right now (CPU count minus
+/// the 1-minute load average, at least 1, at most 4). On a busy machine extra
+/// threads only add contention; the output never depends on this.
+#[must_use]
+pub fn worker_threads() -> usize {
+    if let Some(n) = std::env::var("SWEEPKIT_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        return n.max(1);
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| {
+            s.split_whitespace()
+                .next()
+                .and_then(|l| l.parse::<f64>().ok())
+        })
+        .unwrap_or(0.0);
+    let idle = (cpus as f64 - load).round();
+    if idle >= 2.0 {
+        // Truncation is intended: `idle` is a small positive whole number.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let idle = idle as usize;
+        idle.min(4)
+    } else {
+        1
+    }
+}
+
 /// Maps `f` over `items` on up to four threads (striped, so uneven items
 /// balance out) and returns the results in item order. Small inputs run on
 /// the calling thread. Items of a panicking worker yield `on_panic(index)`.
@@ -470,16 +502,7 @@ pub fn par_map<T: Send, R: Send>(
     on_panic: impl Fn(usize) -> R,
 ) -> Vec<R> {
     let n = items.len();
-    // SWEEPKIT_THREADS overrides the thread count (1 = sequential).
-    let threads = std::env::var("SWEEPKIT_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map_or(1, std::num::NonZeroUsize::get)
-                .min(4)
-        })
-        .min(n);
+    let threads = worker_threads().min(n);
     if threads <= 1 {
         return items.into_iter().map(f).collect();
     }

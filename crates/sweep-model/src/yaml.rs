@@ -226,6 +226,9 @@ impl YamlDoc {
 /// Syntax errors, a second document, unknown tags, complex keys,
 /// non-finite floats, nesting deeper than 256 levels.
 pub fn parse_str(text: &str) -> Result<YamlDoc, YamlError> {
+    if let Some(doc) = parse_split(text) {
+        return Ok(doc);
+    }
     // Fast pass without the line index; a document with duplicate keys is
     // parsed again with lines so that the duplicates carry their lines.
     let mut b = Builder::new(text, false);
@@ -235,6 +238,100 @@ pub fn parse_str(text: &str) -> Result<YamlDoc, YamlError> {
     }
     doc.source = Some(std::sync::Arc::from(text));
     Ok(doc)
+}
+
+/// Large documents whose root is a block mapping (the master configs) are
+/// cut at top-level keys and the pieces parsed on several threads. Anything
+/// unusual (an error, an alias across pieces, a repeated key, directives)
+/// returns `None` and the caller parses the whole text as usual, so the
+/// result and every error are exactly those of a sequential parse.
+fn parse_split(text: &str) -> Option<YamlDoc> {
+    const MIN_SPLIT_BYTES: usize = 64 * 1024;
+    if text.len() < MIN_SPLIT_BYTES {
+        return None;
+    }
+    parse_split_with(text, crate::config::worker_threads())
+}
+
+fn parse_split_with(text: &str, threads: usize) -> Option<YamlDoc> {
+    if threads < 2 {
+        return None;
+    }
+    // Byte offsets and 0-based line numbers of top-level key lines.
+    let mut starts: Vec<(usize, usize)> = Vec::new();
+    let mut offset = 0;
+    for (lineno, line) in text.split_inclusive('\n').enumerate() {
+        match line.as_bytes().first() {
+            Some(b'-' | b'.' | b'%')
+                if lineno == 0
+                    || line.starts_with("---")
+                    || line.starts_with("...")
+                    || line.starts_with('%') =>
+            {
+                return None;
+            }
+            Some(b' ' | b'\t' | b'\r' | b'\n' | b'#') | None => {}
+            Some(_) => starts.push((offset, lineno)),
+        }
+        offset += line.len();
+    }
+    if starts.len() < threads * 2 {
+        return None;
+    }
+    // Cut into `threads` pieces of similar size at key lines; the first
+    // piece starts at 0 so leading comments stay with it.
+    let target = text.len() / threads;
+    let mut cuts: Vec<(usize, usize)> = vec![(0, 0)];
+    for &(off, line) in &starts {
+        if off >= target * cuts.len() && cuts.len() < threads && off > 0 {
+            cuts.push((off, line));
+        }
+    }
+    let pieces: Vec<(&str, usize)> = cuts
+        .iter()
+        .enumerate()
+        .map(|(i, &(off, line))| {
+            let end = cuts.get(i + 1).map_or(text.len(), |c| c.0);
+            (&text[off..end], line)
+        })
+        .collect();
+    let parsed: Vec<Option<YamlDoc>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = pieces
+            .iter()
+            .map(|&(piece, _)| {
+                sc.spawn(move || {
+                    let mut b = Builder::new(piece, false);
+                    let doc = b.document().ok()?;
+                    (!b.saw_duplicate).then_some(doc)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
+    });
+    let mut map = Map::new();
+    let mut top_lines = Vec::new();
+    for (doc, &(_, first_line)) in parsed.into_iter().zip(&pieces) {
+        let doc = doc?;
+        let Value::Object(m) = doc.value else {
+            return None;
+        };
+        for (k, v) in m {
+            if map.insert(k, v).is_some() {
+                return None;
+            }
+        }
+        top_lines.extend(doc.top_lines.into_iter().map(|(k, l)| (k, l + first_line)));
+    }
+    Some(YamlDoc {
+        value: Value::Object(map),
+        lines: std::sync::OnceLock::new(),
+        source: Some(std::sync::Arc::from(text)),
+        top_lines,
+        duplicates: Vec::new(),
+    })
 }
 
 /// Parses with the full line index built eagerly.
@@ -1058,6 +1155,40 @@ mod tests {
         );
         assert_eq!(d.value()["c"]["x"], serde_json::json!(3));
         assert_eq!(d.line_of(&[k("c"), k("x")]), Some(5));
+    }
+
+    #[test]
+    fn split_parse_equals_sequential_parse() {
+        let mut text = String::from("# leading comment\n");
+        for i in 0..400 {
+            text.push_str(&format!(
+                "key-{i}:\n  n: {i}\n  list: [1, 2_000, yes]\n  base: &b{i}\n    x: 1\n  use:\n    <<: *b{i}\n    y: 0x10\n# comment {i}\n"
+            ));
+        }
+        let seq = Builder::new(&text, true).document().unwrap();
+        for threads in [2, 3, 4] {
+            let split = parse_split_with(&text, threads).expect("splittable");
+            assert_eq!(split.value(), seq.value());
+            for i in [0, 137, 399] {
+                let p = [PathSeg::Key(format!("key-{i}"))];
+                assert_eq!(split.line_of(&p), seq.line_of(&p));
+                let p = [PathSeg::Key(format!("key-{i}")), PathSeg::Key("use".into())];
+                assert_eq!(split.line_of(&p), seq.line_of(&p));
+            }
+        }
+        // An alias to an anchor in another piece, or a key repeated across
+        // pieces, makes the split give up (the caller parses sequentially).
+        let cross = format!("{text}late: *b0\n");
+        assert!(parse_split_with(&cross, 2).is_none());
+        assert_eq!(
+            parse_str(&cross).unwrap().value()["late"],
+            serde_json::json!({"x": 1})
+        );
+        let dup = format!("{text}key-0: again\n");
+        assert!(parse_split_with(&dup, 2).is_none());
+        let d = parse_str(&dup).unwrap();
+        assert_eq!(d.duplicate_keys().len(), 1);
+        assert_eq!(d.value()["key-0"], serde_json::json!("again"));
     }
 
     #[test]
