@@ -539,8 +539,17 @@ mod tests {
         let mut tagged = sync(&["full-sweep-enabled"]);
         tagged.head_commit_message = "fix: docs [skip-sweep]".into();
 
+        // (name, input, changelog valid, reuse authorised,
+        //  (check-changelog result, reuse-gate result, setup RUN/SKIP))
+        type Row<'a> = (
+            &'a str,
+            PolicyInput,
+            bool,
+            bool,
+            (JobResult, JobResult, &'a str),
+        );
         #[rustfmt::skip]
-        let rows: Vec<(&str, PolicyInput, bool, bool, (JobResult, JobResult, &str))> = vec![
+        let rows: Vec<Row<'_>> = vec![
             ("sync full, no authorisation", sync(&["full-sweep-enabled"]), true, false, (Success, Success, "RUN")),
             ("sync full, authorised", sync(&["full-sweep-enabled"]), true, true, (Success, Success, "SKIP")),
             ("sync two primaries, authorised", sync(&["full-sweep-enabled", "full-sweep-fail-fast"]), true, true, (Failure, Skipped, "SKIP")),
