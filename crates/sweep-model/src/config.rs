@@ -462,9 +462,9 @@ impl MasterConfigs {
 }
 
 /// How many threads the parallel parts may use: `SWEEPKIT_THREADS` if set
-/// (1 = sequential), else the CPUs that are idle right now (CPU count minus
-/// the 1-minute load average, at least 1, at most 4). On a busy machine extra
-/// threads only add contention; the output never depends on this.
+/// (1 = sequential); else all CPUs (at most 4) unless the machine is already
+/// saturated (1-minute load average at or above the CPU count), where extra
+/// threads only add contention. The output never depends on this.
 #[must_use]
 pub fn worker_threads() -> usize {
     if let Some(n) = std::env::var("SWEEPKIT_THREADS")
@@ -482,15 +482,10 @@ pub fn worker_threads() -> usize {
                 .and_then(|l| l.parse::<f64>().ok())
         })
         .unwrap_or(0.0);
-    let idle = (cpus as f64 - load).round();
-    if idle >= 2.0 {
-        // Truncation is intended: `idle` is a small positive whole number.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let idle = idle as usize;
-        idle.min(4)
-    } else {
-        1
-    }
+    // CPU counts are small: the conversion is exact.
+    #[allow(clippy::cast_precision_loss)]
+    let saturated = load >= cpus as f64;
+    if saturated { 1 } else { cpus.min(4) }
 }
 
 /// Maps `f` over `items` on up to four threads (striped, so uneven items
