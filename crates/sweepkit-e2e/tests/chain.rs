@@ -67,6 +67,7 @@ fn bin_dir() -> PathBuf {
         "compare-results",
         "success-rate",
         "visualizer-comment",
+        "reuse-sweep",
     ] {
         assert!(
             dir.join(tool).is_file(),
@@ -968,4 +969,66 @@ fn generate_matrix_action_full_sweep_and_test_config() {
     assert_eq!(rows[0]["runner"], "cluster:h200-cw");
     assert_eq!(rows[0]["isl"], 8192);
     assert_eq!(rows[0]["run-eval"], json!(true));
+}
+
+/// The reuse gate job: actions/reuse-sweep on a PR `synchronize` with an
+/// authorised `/reuse-sweep-run` comment (fake GitHub) skips the PR sweep;
+/// the setup job's lookup on a PR (no event action) never reuses.
+#[test]
+fn reuse_sweep_action_gate_and_setup_modes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let gh = fake_github::FakeGitHub::start().unwrap();
+    gh.with_comments(
+        REPO,
+        PR,
+        vec![json!({
+            "id": 11, "body": "/reuse-sweep-run", "author_association": "OWNER",
+            "created_at": "2026-01-01T00:00:00Z", "user": {"login": "maintainer"}
+        })],
+    );
+    let runner = Runner {
+        github: vec![
+            ("github.event_name".into(), "pull_request".into()),
+            ("github.repository".into(), REPO.into()),
+            ("github.ref".into(), "refs/pull/2/merge".into()),
+        ],
+        env: vec![("GITHUB_API_URL".into(), gh.base_url())],
+        summary: tmp.path().join("summary.md"),
+        temp: tmp.path().to_path_buf(),
+    };
+    let pr = PR.to_string();
+    let gate = runner.action(
+        "reuse-sweep",
+        &[
+            ("token", "e2e-token"),
+            ("commit-sha", "0123456789abcdef0123456789abcdef01234567"),
+            ("event-action", "synchronize"),
+            ("pr-number", pr.as_str()),
+        ],
+        tmp.path(),
+        &[],
+    );
+    show(
+        "actions/reuse-sweep (gate job outputs)",
+        &serde_json::to_string_pretty(&gate.outputs).unwrap(),
+    );
+    assert_eq!(gate.outputs["skip-pr-sweep"], "true");
+    assert_eq!(gate.outputs["reuse-enabled"], "false");
+
+    let setup = runner.action(
+        "reuse-sweep",
+        &[
+            ("token", "e2e-token"),
+            ("commit-sha", "0123456789abcdef0123456789abcdef01234567"),
+        ],
+        tmp.path(),
+        &[],
+    );
+    assert_eq!(setup.outputs["reuse-enabled"], "false");
+    assert_eq!(setup.outputs["skip-pr-sweep"], "false");
+    assert!(
+        s(&setup.outputs["reuse-reason"]).contains("is not synchronize"),
+        "{:?}",
+        setup.outputs
+    );
 }
