@@ -118,7 +118,7 @@ fn field(row: &Row, k: &str) -> String {
 
 /// Marks eval rows (§10.1, and §10.2 when `agentic`); returns the marks and
 /// the `eval-conc` to set per row.
-fn mark(rows: &[Row], agentic: bool) -> (Vec<bool>, Vec<Option<i64>>) {
+fn mark(rows: &[Row], agentic: bool, topo: &[Option<String>]) -> (Vec<bool>, Vec<Option<i64>>) {
     let n = rows.len();
     let mut marked = vec![false; n];
     let mut eval_conc = vec![None; n];
@@ -170,7 +170,10 @@ fn mark(rows: &[Row], agentic: bool) -> (Vec<bool>, Vec<Option<i64>>) {
                 else {
                     continue;
                 };
-                let key = (kind == RowKind::MnAgentic, topology_key(row));
+                let Some(t) = topo.get(i).cloned().flatten() else {
+                    continue;
+                };
+                let key = (kind == RowKind::MnAgentic, t);
                 match mn_best.get(&key) {
                     Some((best, _)) if *best >= score => {}
                     _ => {
@@ -235,10 +238,10 @@ fn sorted_distinct(mut v: Vec<i64>) -> Vec<i64> {
 }
 
 /// `--all-evals` expansion (§10.3).
-fn expand_all(rows: Vec<Row>) -> Vec<Row> {
+fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
     let mut out: Vec<Row> = Vec::with_capacity(rows.len());
     let mut merged: HashMap<(bool, String), usize> = HashMap::new();
-    for mut row in rows {
+    for (i, mut row) in rows.into_iter().enumerate() {
         let kind = RowKind::of(&row);
         match kind {
             RowKind::SnAgentic => {
@@ -249,7 +252,11 @@ fn expand_all(rows: Vec<Row>) -> Vec<Row> {
                 if kind == RowKind::MnAgentic || is_8k1k(&row) =>
             {
                 let agentic = kind == RowKind::MnAgentic;
-                let key = (agentic, topology_key(&row));
+                let t = topo
+                    .get_mut(i)
+                    .and_then(Option::take)
+                    .unwrap_or_else(|| topology_key(&row));
+                let key = (agentic, t);
                 if let Some(&at) = merged.get(&key) {
                     let kept = &mut out[at];
                     let mut union = conc_list(kept);
@@ -292,7 +299,21 @@ fn expand_all(rows: Vec<Row>) -> Vec<Row> {
 pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenError> {
     if mode != EvalMode::NoEvals {
         let agentic = matches!(mode, EvalMode::EvalsOnly | EvalMode::AllEvals);
-        let (marked, eval_conc) = mark(&rows, agentic);
+        // Topology keys of the multi-node rows that take part, computed in
+        // parallel (the most expensive part of eval selection).
+        let topo: Vec<Option<String>> = sweep_model::config::par_map(
+            (0..rows.len()).collect(),
+            |i| {
+                let row = &rows[i];
+                match RowKind::of(row) {
+                    RowKind::MnFixed if is_8k1k(row) => Some(topology_key(row)),
+                    RowKind::MnAgentic if agentic => Some(topology_key(row)),
+                    _ => None,
+                }
+            },
+            |_| None,
+        );
+        let (marked, eval_conc) = mark(&rows, agentic, &topo);
         for (i, row) in rows.iter_mut().enumerate() {
             if let Some(c) = eval_conc[i] {
                 row.insert("eval-conc".into(), c.into());
@@ -300,7 +321,7 @@ pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenEr
             row.insert("run-eval".into(), marked[i].into());
         }
         if mode == EvalMode::AllEvals {
-            rows = expand_all(rows);
+            rows = expand_all(rows, topo);
         }
         if agentic {
             rows.retain(|r| r.get("run-eval") == Some(&Value::Bool(true)));

@@ -250,12 +250,38 @@ fn print_json(v: &Value) -> ExitCode {
 }
 
 fn rows_out(rows: Vec<serde_json::Map<String, Value>>) -> ExitCode {
-    let v = Value::Array(rows.into_iter().map(Value::Object).collect());
-    let code = print_json(&v);
+    // Rows are serialised in parallel (each is independent JSON), then joined.
+    let parts = sweep_model::config::par_map(rows.iter().collect(), serde_json::to_string, |_| {
+        Err(serde::ser::Error::custom("serialiser thread panicked"))
+    });
+    let mut out = String::with_capacity(
+        parts
+            .iter()
+            .map(|p| p.as_ref().map_or(0, String::len) + 1)
+            .sum::<usize>()
+            + 2,
+    );
+    out.push('[');
+    for (i, p) in parts.into_iter().enumerate() {
+        match p {
+            Ok(s) => {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&s);
+            }
+            Err(e) => {
+                eprintln!("generate-matrix: error: cannot serialise output: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    out.push(']');
+    println!("{out}");
     // The process ends right after this; freeing thousands of small
     // allocations one by one would only add to the run time.
-    std::mem::forget(v);
-    code
+    std::mem::forget(rows);
+    ExitCode::SUCCESS
 }
 
 fn load(common: &CommonArgs) -> Result<LoadedConfigs, GenError> {
