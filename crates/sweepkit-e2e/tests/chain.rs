@@ -1032,3 +1032,184 @@ fn reuse_sweep_action_gate_and_setup_modes() {
         setup.outputs
     );
 }
+
+/// Runs one `run:` step of a run-sweep.yml job as the runner would: job
+/// `env:` already rendered in `env`, the step's own `env:` rendered from
+/// `ctx`, `$GITHUB_ENV` appended to `env` afterwards.
+fn run_job_step(
+    job: &Value,
+    step_name: &str,
+    ctx: &Value,
+    env: &mut Vec<(String, String)>,
+    dir: &Path,
+) -> Output {
+    let step = job["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|st| st["name"] == step_name)
+        .unwrap();
+    let github_env = dir.join("github_env");
+    std::fs::write(&github_env, "").unwrap();
+    let mut c = Command::new("bash");
+    c.args(["--noprofile", "--norc", "-eo", "pipefail", "-c"])
+        .arg(step["run"].as_str().unwrap())
+        .current_dir(dir)
+        .env_clear()
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin_dir().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env("GITHUB_ENV", &github_env);
+    for (k, v) in env.iter() {
+        c.env(k, v);
+    }
+    for (k, v) in step
+        .get("env")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        c.env(k, common::eval_template(&s(v), ctx));
+    }
+    let out = c.output().unwrap();
+    for line in std::fs::read_to_string(&github_env).unwrap().lines() {
+        let (k, v) = line.split_once('=').unwrap();
+        env.push((k.to_string(), v.to_string()));
+    }
+    out
+}
+
+/// A multi-node job of run-sweep.yml: worker settings exported only as
+/// plain KEY=VALUE, one result per concurrency processed with the GPU split
+/// read from the file name, and an injection attempt refused.
+#[test]
+fn multi_node_job_from_the_workflow() {
+    let wf =
+        sweep_model::yaml::load_file(&workspace_root().join(".github/workflows/run-sweep.yml"))
+            .unwrap()
+            .into_value();
+    let job = &wf["jobs"]["sweep-multi-node-1k1k"];
+    let worker = |n: u64, settings: Value| {
+        json!({"num-worker": n, "tp": 4, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 4,
+               "dp-attn": true, "additional-settings": settings})
+    };
+    let row = |settings: Value| {
+        json!({
+            "image": "example/dynamo:v1", "model": "example-org/Tiny-FP8", "model-prefix": "tiny",
+            "precision": "fp8", "framework": "dynamo-sglang", "spec-decoding": "none",
+            "runner": "cluster:h200-cw", "isl": 1024, "osl": 1024,
+            "prefill": worker(2, settings), "decode": worker(2, json!([])),
+            "conc": [16, 32], "max-model-len": 2304, "exp-name": "tiny_1k1k", "disagg": true,
+            "run-eval": false, "eval-only": false,
+            "recipe-fingerprint": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+        })
+    };
+    // The launcher stand-in checks the exported settings, then writes one raw
+    // result per concurrency named like the multi-node recipes do.
+    let launch = r#"set -e
+printf '%s|%s' "${PREFILL_MEM_FRACTION-}" "${FLAG_WITH_SPACES-}" >seen_settings
+printf '%s' "${X-}" >seen_x
+for c in $CONC_LIST; do
+  cp "$E2E_RAW/tiny_1k1k_tp8_conc4.json" "${RESULT_FILENAME}_conc${c}_gpus_16_ctx_8_gen_8.json"
+done"#;
+    let ctx_for = |r: &Value, node: &str| {
+        json!({
+            "matrix": {"family": "fixed", "config": r},
+            "needs": {"policy": {"outputs": {"agentx-fast": "false", "fail-fast": "false"}}},
+            "secrets": {}, "inputs": {"launch-command": launch},
+            "runner": {"name": node}, "github": {"token": "t"},
+        })
+    };
+    let render_env = |ctx: &Value| -> Vec<(String, String)> {
+        let mut env: Vec<(String, String)> = job["env"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), common::eval_template(&s(v), ctx)))
+            .collect();
+        env.push(("E2E_RAW".into(), data("raw").to_str().unwrap().into()));
+        env
+    };
+
+    let tmp = tempfile::tempdir().unwrap();
+    let good = row(json!(["PREFILL_MEM_FRACTION=0.8", "FLAG_WITH_SPACES=a b"]));
+    let ctx = ctx_for(&good, "h200-cw_07");
+    let mut env = render_env(&ctx);
+    let name = common::eval_template(&s(&job["name"]), &ctx);
+    let out = run_job_step(
+        job,
+        "Launch the multi-node benchmark",
+        &ctx,
+        &mut env,
+        tmp.path(),
+    );
+    ok(&out, "multi-node launch");
+    let result = env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "RESULT_FILENAME")
+        .unwrap()
+        .1
+        .clone();
+    assert_eq!(
+        result,
+        "tiny_1k1k_fp8_dynamo-sglang_prefill-tp4-pp1-dcp1-pcp1-ep4-dptrue-nw2_decode-tp4-pp1-dcp1-pcp1-ep4-dptrue-nw2_disagg-true_spec-none_conc16x32_h200-cw_07_recipe-0123456789abcdef"
+    );
+    let out = run_job_step(job, "Process the results", &ctx, &mut env, tmp.path());
+    ok(&out, "multi-node process");
+    for conc in [16, 32] {
+        let agg = tmp
+            .path()
+            .join(format!("agg_{result}_conc{conc}_gpus_16_ctx_8_gen_8.json"));
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&agg).unwrap()).unwrap();
+        assert_eq!(v["is_multinode"], true);
+        assert_eq!(
+            (v["num_prefill_gpu"].clone(), v["num_decode_gpu"].clone()),
+            (json!(8), json!(8))
+        );
+        if conc == 16 {
+            show(
+                &format!("multi-node job \"{name}\""),
+                &serde_json::to_string_pretty(&v).unwrap(),
+            );
+        }
+    }
+
+    // A config value that tries to run a command is refused, not evaluated.
+    let attempts = [
+        "X=$(touch pwned)",
+        "X=1; touch pwned",
+        "X=`touch pwned`",
+        "NOT A KEY=1",
+        "X=1 B=$(touch pwned)",
+        "PATH=1\ntouch pwned",
+        "BASH_ENV=./pwn.sh",
+        "LD_PRELOAD=./pwn.so",
+    ];
+    for (case, evil) in attempts.into_iter().enumerate() {
+        let bad = row(json!([evil]));
+        let ctx = ctx_for(&bad, "h200-cw_07");
+        let mut env = render_env(&ctx);
+        let dir = tmp.path().join(format!("evil{case}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = run_job_step(job, "Launch the multi-node benchmark", &ctx, &mut env, &dir);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if let Some(value) = evil.strip_prefix("X=") {
+            // A plain key: exported verbatim as an opaque value, never evaluated.
+            ok(&out, evil);
+            assert_eq!(std::fs::read_to_string(dir.join("seen_x")).unwrap(), value);
+        } else {
+            assert!(
+                !out.status.success() && stdout.contains("additional-settings"),
+                "{evil}: {stdout}"
+            );
+            assert!(!dir.join("seen_x").exists(), "{evil}: the launcher ran");
+        }
+        assert!(!dir.join("pwned").exists(), "{evil} was executed");
+    }
+}

@@ -207,7 +207,7 @@ impl Parser<'_> {
                 assert!(self.eat("]"));
                 v = match (&v, &k) {
                     (Value::Array(a), Value::Number(n)) => a
-                        .get(n.as_u64().unwrap() as usize)
+                        .get(n.as_f64().unwrap() as usize)
                         .cloned()
                         .unwrap_or(Value::Null),
                     (_, Value::String(s)) => v.get(s).cloned().unwrap_or(Value::Null),
