@@ -34,6 +34,12 @@ case "${1:-check}" in
       echo "pins: warning: $sha is not in this clone (shallow?); agreement checked only" >&2
     fi
     echo "pins: every action ref names $sha"
+    # The example caller pins the workflow itself; say when it lags.
+    wf_sha=$(grep -oE 'run-sweep\.yml@[0-9a-f]{40}' examples/run-sweep.yml | head -n1 | sed 's/.*@//')
+    if [ -n "$wf_sha" ] && git rev-parse -q --verify "$wf_sha^{commit}" >/dev/null &&
+       ! git diff --quiet "$wf_sha" HEAD -- "$wf"; then
+      echo "pins: warning: $wf changed after $wf_sha, the commit examples/run-sweep.yml calls" >&2
+    fi
     ;;
   *)
     sha=$1
