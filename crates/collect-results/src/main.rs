@@ -5,7 +5,6 @@
 //! `REQUIRE_POWER` without valid power) or an output could not be written;
 //! 2 usage error.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -116,10 +115,10 @@ fn run_process() -> ExitCode {
                 eprintln!("{m}");
             }
             if let Some(line) = &out.power.stdout_line {
-                println!("{line}");
+                sweep_model::out::println(line);
             }
             match serde_json::to_string_pretty(&out.row) {
-                Ok(s) => println!("{s}"),
+                Ok(s) => sweep_model::out::println(&s),
                 Err(e) => return fail("process", &e),
             }
             if out.power.fail_exit && !out.power.valid {
@@ -153,11 +152,10 @@ fn run_evals(root: &str, exp_name: &str, sort_by: Option<&str>) -> ExitCode {
     let dir = cwd();
     match evals::run(root, exp_name, &dir, &dir) {
         Ok(report) => {
-            print!(
-                "{}",
-                evals::render_markdown(&report.rows, sort_by.unwrap_or("model_prefix"))
-            );
-            let _ = std::io::stdout().flush();
+            sweep_model::out::print(&evals::render_markdown(
+                &report.rows,
+                sort_by.unwrap_or("model_prefix"),
+            ));
             eprintln!("{}", summary::evals_line(&report));
             step_summary(&summary::evals_markdown(&report, root));
             ExitCode::SUCCESS
@@ -171,8 +169,7 @@ fn run_validate(opts: validate::ValidateOptions, dir: &Path) -> ExitCode {
     for (stream, line) in &outcome.lines {
         match stream {
             validate::Stream::Out => {
-                println!("{line}");
-                let _ = std::io::stdout().flush();
+                sweep_model::out::println(line);
             }
             validate::Stream::Err => eprintln!("{line}"),
         }

@@ -206,7 +206,7 @@ pub fn run_cli(args: &CanaryArgs) -> std::process::ExitCode {
         "canary-config": canary,
         "remaining-search-space-config": split.remaining,
     });
-    println!("{doc}");
+    sweep_model::out::println(&doc.to_string());
     if let Some(path) = args
         .github_output
         .as_ref()

@@ -239,7 +239,7 @@ fn report(e: &GenError) -> ExitCode {
 fn print_json(v: &Value) -> ExitCode {
     match serde_json::to_string(v) {
         Ok(s) => {
-            println!("{s}");
+            sweep_model::out::println(&s);
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -277,7 +277,7 @@ fn rows_out(rows: Vec<serde_json::Map<String, Value>>) -> ExitCode {
         }
     }
     out.push(']');
-    println!("{out}");
+    sweep_model::out::println(&out);
     // The process ends right after this; freeing thousands of small
     // allocations one by one would only add to the run time.
     std::mem::forget(rows);

@@ -453,7 +453,7 @@ pub fn run_cli(args: &PolicyArgs) -> std::process::ExitCode {
     };
     let d = decide(&input);
     match serde_json::to_string_pretty(&d) {
-        Ok(s) => println!("{s}"),
+        Ok(s) => sweep_model::out::println(&s),
         Err(e) => {
             eprintln!("error: cannot render the decisions: {e}");
             return ExitCode::from(2);

@@ -156,7 +156,7 @@ fn find(cli: FindCli) -> ExitCode {
     }
     // stdout is the JSON object only (the action pipes it to jq for the
     // job summary).
-    println!("{}", outcome.to_json());
+    sweep_model::out::println(&outcome.to_json().to_string());
     ExitCode::SUCCESS
 }
 
@@ -167,9 +167,11 @@ fn validate(dir: &std::path::Path) -> ExitCode {
         Err(e) => return fail(&e),
     };
     if !report.collapsed.is_empty() {
-        println!("Collapsed reran eval duplicates (kept latest result per identity):");
+        sweep_model::out::println(
+            "Collapsed reran eval duplicates (kept latest result per identity):",
+        );
         for m in &report.collapsed {
-            println!("  {m}");
+            sweep_model::out::println(&format!("  {m}"));
         }
     }
     if !report.errors.is_empty() {
@@ -188,6 +190,6 @@ fn validate(dir: &std::path::Path) -> ExitCode {
         }
         return ExitCode::from(1);
     }
-    println!("{}", validate::summary(&report));
+    sweep_model::out::println(&validate::summary(&report).to_string());
     ExitCode::SUCCESS
 }

@@ -84,7 +84,7 @@ fn run(cli: &Cli) -> Result<()> {
             );
             gha::annotate(Level::Warning, None, None, &msg);
             eprintln!("warning: {msg}");
-            println!("No data to display");
+            sweep_model::out::println("No data to display");
             write(&out, "null")?;
             return Ok(());
         }
@@ -96,7 +96,7 @@ fn run(cli: &Cli) -> Result<()> {
         )
     })?;
     let stats = count(&jobs, &buckets);
-    println!("{}", to_table(&stats));
+    sweep_model::out::println(&to_table(&stats).to_string());
     write(&out, &to_json(&stats))?;
     gha::append_step_summary(&to_markdown(&stats, &run_id.to_string()))
         .context("appending to GITHUB_STEP_SUMMARY")?;

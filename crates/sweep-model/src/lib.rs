@@ -7,6 +7,7 @@ pub mod changelog;
 pub mod config;
 pub mod fsio;
 pub mod gha;
+pub mod out;
 pub mod results;
 pub mod rows;
 pub mod runners;

@@ -98,7 +98,7 @@ fn run(cli: &Cli) -> Result<()> {
     let links = visualizer_lines(&cli.visualizer_url, &cli.run_id.to_string());
     let (body, truncated) = render_body(&cli.marker, &links, &sections, &notice);
     if cli.dry_run {
-        println!("{body}");
+        sweep_model::out::println(&body);
         return Ok(());
     }
     let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
@@ -123,15 +123,15 @@ fn run(cli: &Cli) -> Result<()> {
         .with_context(|| format!("commenting on PR #{}", cli.pr_number))?;
     let url = match outcome {
         Outcome::Created { url, .. } => {
-            println!("created comment {url}");
+            sweep_model::out::println(&format!("created comment {url}"));
             url
         }
         Outcome::Updated { url, .. } => {
-            println!("updated comment {url}");
+            sweep_model::out::println(&format!("updated comment {url}"));
             url
         }
         Outcome::Unchanged { url, .. } => {
-            println!("comment {url} is already up to date");
+            sweep_model::out::println(&format!("comment {url} is already up to date"));
             url
         }
         Outcome::ReadOnly { reason } => {
