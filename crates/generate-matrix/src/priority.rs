@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use sweep_model::pyjson::{canonical_json, py_float};
 use sweep_model::yaml;
 
 use crate::decimal::Decimal;
@@ -338,127 +339,6 @@ pub fn score(
         )?;
     }
     Ok(total.round_half_up(3))
-}
-
-/// Python `repr(float)`.
-#[must_use]
-pub fn py_float(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        };
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() {
-            "-0.0".into()
-        } else {
-            "0.0".into()
-        };
-    }
-    let sci = format!("{:e}", f.abs());
-    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
-    let sign = if f < 0.0 { "-" } else { "" };
-    if (-4..16).contains(&exp) {
-        let body = if exp >= 0 {
-            let e = usize::try_from(exp).unwrap_or(0);
-            if digits.len() <= e + 1 {
-                format!("{digits}{}.0", "0".repeat(e + 1 - digits.len()))
-            } else {
-                format!("{}.{}", &digits[..=e], &digits[e + 1..])
-            }
-        } else {
-            let z = usize::try_from(-exp - 1).unwrap_or(0);
-            format!("0.{}{digits}", "0".repeat(z))
-        };
-        format!("{sign}{body}")
-    } else {
-        let m = if digits.len() > 1 {
-            format!("{}.{}", &digits[..1], &digits[1..])
-        } else {
-            digits
-        };
-        let es = if exp < 0 { '-' } else { '+' };
-        format!("{sign}{m}e{es}{:02}", exp.abs())
-    }
-}
-
-/// Python `json.dumps(v, sort_keys=True, separators=(",", ":"))`.
-#[must_use]
-pub fn canonical_json(v: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(v, &mut out);
-    out
-}
-
-fn write_str(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if c.is_ascii() && (c as u32) >= 0x20 => out.push(c),
-            c => {
-                let mut buf = [0u16; 2];
-                for u in c.encode_utf16(&mut buf) {
-                    let _ = write!(out, "\\u{u:04x}");
-                }
-            }
-        }
-    }
-    out.push('"');
-}
-
-fn write_canonical(v: &Value, out: &mut String) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            if n.is_f64() {
-                out.push_str(&py_float(n.as_f64().unwrap_or(0.0)));
-            } else {
-                out.push_str(&n.to_string());
-            }
-        }
-        Value::String(s) => write_str(s, out),
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(x, out);
-            }
-            out.push(']');
-        }
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_str(k, out);
-                out.push(':');
-                if let Some(x) = m.get(*k) {
-                    write_canonical(x, out);
-                }
-            }
-            out.push('}');
-        }
-    }
 }
 
 /// Queue token: first 32 hex chars of SHA-256(`ns:path:canonical-json`).

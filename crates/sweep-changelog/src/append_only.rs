@@ -2,11 +2,12 @@
 //! add generated points to existing curves of the configs and scenarios its
 //! changelog entry names.
 
-use crate::matrix::{canonical_json, curve_key};
+use crate::matrix::curve_key;
 use crate::pipeline::RawMasters;
 use crate::pyrepr::{py_list, py_str};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
+use sweep_model::pyjson::canonical_json;
 
 /// Checks that only selected configs/scenarios changed between the base and
 /// head masters. `selected` maps config key → allowed scenario types, in

@@ -5,10 +5,10 @@
 //! base branch's bytes + this PR's own entries". Main's bytes are kept
 //! byte-for-byte; every result is re-checked with the strict rules.
 
-use crate::matrix::canonical_json;
 use crate::pyrepr::py_str;
 use crate::strict::{self, Links, Parsed, Violation, entry_starts, without_pr_link};
 use serde_json::Value;
+use sweep_model::pyjson::canonical_json;
 
 fn fail(message: impl Into<String>) -> Violation {
     Violation {

@@ -8,6 +8,7 @@ pub mod config;
 pub mod fsio;
 pub mod gha;
 pub mod out;
+pub mod pyjson;
 pub mod results;
 pub mod rows;
 pub mod runners;
