@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, openat, statat};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, RenameFlags, openat, statat};
 use serde_json::Value;
 
 /// Why aggregation failed; nothing is written in any of these cases.
@@ -702,6 +702,26 @@ fn put(sink: &Mutex<Sink>, out: &Mutex<Out>, i: usize, chunk: ChunkOut) -> Vec<u
     s.spare.pop().unwrap_or_default()
 }
 
+/// Moves the finished temporary file to `output`. An existing regular file
+/// there is swapped out atomically (`RENAME_EXCHANGE`) and then removed
+/// under the temporary name: renaming over it directly made ext4
+/// (`auto_da_alloc`) start writing the new file back inside the rename,
+/// about 2 ms against 0.8 ms for the swap and removal. Anything else (no
+/// file yet, a directory, no support for the swap) is a plain rename.
+fn replace(tmp: tempfile::NamedTempFile, output: &Path) -> std::io::Result<()> {
+    let cwd = rustix::fs::CWD;
+    let is_file = statat(cwd, output, AtFlags::SYMLINK_NOFOLLOW)
+        .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::RegularFile);
+    if is_file
+        && rustix::fs::renameat_with(cwd, tmp.path(), cwd, output, RenameFlags::EXCHANGE).is_ok()
+    {
+        // `tmp` now names the previous output; dropping it removes that.
+        drop(tmp);
+        return Ok(());
+    }
+    tmp.persist(output).map(drop).map_err(|e| e.error)
+}
+
 /// Aggregates `results_dir` into `out_dir/agg_<exp_name>.json`. With
 /// `keep_rows` the parsed elements are returned in the report as well.
 pub fn run(
@@ -867,8 +887,7 @@ pub fn run(
     // workflow step reads this file on the same machine. Syncing 2 MB cost
     // about 2 ms here, a sixth of the run (the reference does not sync).
     if let Some(tmp) = out.file {
-        tmp.persist(&report.output)
-            .map_err(|e| write_err(e.error))?;
+        replace(tmp, &report.output).map_err(write_err)?;
     }
     Ok(report)
 }
@@ -1055,5 +1074,27 @@ mod tests {
         assert!(!reindent_checked(deep.as_bytes(), 0, &mut Vec::new()));
         let ok = format!("{}1{}", "[".repeat(64), "]".repeat(64));
         assert!(reindent_checked(ok.as_bytes(), 0, &mut Vec::new()));
+    }
+
+    #[test]
+    fn output_replaces_an_existing_file_and_leaves_no_temporaries() {
+        let t = tempfile::tempdir().expect("tmp");
+        let r = t.path().join("r");
+        touch(&r.join("a.json"), "1");
+        touch(&t.path().join("agg_x.json"), "old");
+        run(&r, "x", t.path(), false).expect("run");
+        run(&r, "x", t.path(), false).expect("run again");
+        let got = std::fs::read_to_string(t.path().join("agg_x.json")).expect("read");
+        assert_eq!(got, "[\n  1\n]");
+        let names: Vec<_> = std::fs::read_dir(t.path())
+            .expect("ls")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        // A directory in the way is an error, and stays a directory.
+        std::fs::create_dir(t.path().join("agg_d.json")).expect("mkdir");
+        let err = run(&r, "d", t.path(), false).expect_err("must fail");
+        assert!(err.to_string().contains("cannot write"), "{err}");
+        assert!(t.path().join("agg_d.json").is_dir());
     }
 }
