@@ -737,11 +737,7 @@ pub fn run(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut out = match tempfile::Builder::new()
-        .prefix(".sweepkit-")
-        .suffix(".tmp")
-        .tempfile_in(tmp_dir)
-    {
+    let mut out = match sweep_model::fsio::temp_builder().tempfile_in(tmp_dir) {
         Ok(f) => Out {
             file: Some(f),
             err: None,

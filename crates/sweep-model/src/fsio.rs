@@ -12,14 +12,26 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".sweepkit-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let mut tmp = temp_builder().tempfile_in(dir)?;
     tmp.write_all(contents)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The temporary-file builder behind every atomic write: a hidden name in
+/// the destination's directory, and the mode an ordinary `open` would give
+/// (0644 less the umask) rather than tempfile's private 0600, since the
+/// result is an artifact that other users and jobs read.
+pub fn temp_builder() -> tempfile::Builder<'static, 'static> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(".sweepkit-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    b
 }
 
 /// Serialises `value` as JSON (pretty when `pretty`) and writes it atomically.
@@ -52,6 +64,21 @@ mod tests {
             .map(|e| e.expect("entry").file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("out.json")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn written_file_is_world_readable_like_a_plain_open() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let target = dir.path().join("out.json");
+        write_atomic(&target, b"{}").expect("write");
+        let mode = std::fs::metadata(&target)
+            .expect("stat")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o644, 0o644 & mode, "mode {mode:o}");
+        assert_ne!(mode & 0o044, 0, "group/other read bits missing: {mode:o}");
     }
 
     #[test]
