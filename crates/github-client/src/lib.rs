@@ -337,6 +337,39 @@ impl Client {
         self.rt.block_on(self.call_async(verb, uri, body))
     }
 
+    /// What to do after a request failed in transport (no usable answer):
+    /// a request that may have reached GitHub and must not be repeated (a
+    /// POST that may have succeeded) is an `Ambiguous` error; otherwise wait
+    /// per the retry policy, or give up with `Transport` once it is spent.
+    fn transport_failure(
+        &self,
+        may_repeat: bool,
+        method: &str,
+        endpoint: &str,
+        message: String,
+        attempt: u32,
+    ) -> Result<Duration> {
+        if !may_repeat {
+            return Err(Error::Ambiguous {
+                method: method.to_string(),
+                endpoint: endpoint.to_string(),
+                detail: message,
+            });
+        }
+        match self.retry.backoff(attempt, None, None) {
+            Some(wait) => {
+                retry::log_retry(method, endpoint, &message, wait, attempt, &self.retry);
+                Ok(wait)
+            }
+            None => Err(Error::Transport {
+                method: method.to_string(),
+                endpoint: endpoint.to_string(),
+                message,
+                attempts: attempt,
+            }),
+        }
+    }
+
     async fn call_async(&self, verb: Verb, uri: &str, body: Option<&Value>) -> Result<Answer> {
         let endpoint = self.endpoint(uri);
         let method = verb.name().to_string();
@@ -358,37 +391,12 @@ impl Client {
             let response = match sent {
                 Ok(r) => r,
                 Err(e) => {
-                    let not_sent = retry::is_connect_error(&e);
+                    let may_repeat = verb.idempotent() || retry::is_connect_error(&e);
                     let message = retry::transport_message(&e);
-                    if !verb.idempotent() && !not_sent {
-                        return Err(Error::Ambiguous {
-                            method,
-                            endpoint,
-                            detail: message,
-                        });
-                    }
-                    match self.retry.backoff(attempt, None, None) {
-                        Some(wait) => {
-                            retry::log_retry(
-                                &method,
-                                &endpoint,
-                                &message,
-                                wait,
-                                attempt,
-                                &self.retry,
-                            );
-                            tokio::time::sleep(wait).await;
-                            continue;
-                        }
-                        None => {
-                            return Err(Error::Transport {
-                                method,
-                                endpoint,
-                                message,
-                                attempts: attempt,
-                            });
-                        }
-                    }
+                    let wait =
+                        self.transport_failure(may_repeat, &method, &endpoint, message, attempt)?;
+                    tokio::time::sleep(wait).await;
+                    continue;
                 }
             };
             let status = response.status().as_u16();
@@ -400,35 +408,15 @@ impl Client {
                         "reading the response failed: {}",
                         retry::transport_message(&e)
                     );
-                    if !verb.idempotent() {
-                        return Err(Error::Ambiguous {
-                            method,
-                            endpoint,
-                            detail: message,
-                        });
-                    }
-                    match self.retry.backoff(attempt, None, None) {
-                        Some(wait) => {
-                            retry::log_retry(
-                                &method,
-                                &endpoint,
-                                &message,
-                                wait,
-                                attempt,
-                                &self.retry,
-                            );
-                            tokio::time::sleep(wait).await;
-                            continue;
-                        }
-                        None => {
-                            return Err(Error::Transport {
-                                method,
-                                endpoint,
-                                message,
-                                attempts: attempt,
-                            });
-                        }
-                    }
+                    let wait = self.transport_failure(
+                        verb.idempotent(),
+                        &method,
+                        &endpoint,
+                        message,
+                        attempt,
+                    )?;
+                    tokio::time::sleep(wait).await;
+                    continue;
                 }
             };
             if (200..300).contains(&status) {
