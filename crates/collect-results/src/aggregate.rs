@@ -24,7 +24,7 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, RenameFlags, openat, statat};
 use serde_json::Value;
@@ -271,6 +271,14 @@ fn skip_ws(src: &[u8], mut i: usize) -> usize {
 fn checked_string(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
     let mut j = i + 1;
     loop {
+        // Plain bytes eight at a time, up to the next quote, backslash or
+        // control character.
+        while let Some(&word) = src.get(j..).and_then(|s| s.first_chunk::<8>()) {
+            if has_special(u64::from_le_bytes(word)) {
+                break;
+            }
+            j += 8;
+        }
         match *src.get(j)? {
             b'"' => break,
             b'\\' => match *src.get(j + 1)? {
@@ -290,6 +298,20 @@ fn checked_string(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
     }
     out.extend_from_slice(&src[i..=j]);
     Some(j + 1)
+}
+
+/// Whether any of the eight bytes in `x` is `"`, `\\` or below 0x20 (the
+/// bytes that end a plain run inside a JSON string). Exact: the zero-byte
+/// test `(v - 0x01…) & !v & 0x80…` is nonzero iff some byte of `v` is zero,
+/// and with 0x20 in place of 0x01 iff some byte is below 0x20.
+fn has_special(x: u64) -> bool {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let quote = zero(x ^ (ONES * u64::from(b'"')));
+    let backslash = zero(x ^ (ONES * u64::from(b'\\')));
+    let control = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+    quote | backslash | control != 0
 }
 
 /// An object key at `i` (after whitespace) and its colon: `"key": `.
@@ -440,6 +462,12 @@ fn out_close(out: &mut Vec<u8>, level: &mut u32, stack: &mut u64, base: usize, c
 // chunks to the temporary output file in order. Keeping no whole-output
 // buffer matters here: each fresh page of memory costs a page fault (about
 // 2.5 µs on the CI VMs), which for a 2 MB output was a fifth of the run.
+//
+// Where the threads run matters as much (measured on the 2-CPU CI VM, 1,000
+// files, median of interleaved runs): left to the scheduler, both threads
+// often shared one CPU for the whole walk (16–18 ms); with each pinned to
+// its own CPU, 12.4 ms; with the helpers also spawned before the calling
+// thread pins itself, so that they do not start on its CPU, 11.2 ms.
 
 /// Top-level units per chunk: small enough to balance two workers and keep
 /// buffers small, large enough that writes and lock round trips are few.
@@ -722,15 +750,83 @@ fn replace(tmp: tempfile::NamedTempFile, output: &Path) -> std::io::Result<()> {
     tmp.persist(output).map(drop).map_err(|e| e.error)
 }
 
-/// Aggregates `results_dir` into `out_dir/agg_<exp_name>.json`. With
-/// `keep_rows` the parsed elements are returned in the report as well.
-pub fn run(
-    results_dir: &Path,
-    exp_name: &str,
-    out_dir: &Path,
+/// Everything the workers share once the top level is listed.
+struct Job<'a> {
+    results_dir: &'a Path,
     keep_rows: bool,
-) -> Result<AggregateReport, AggregateError> {
-    let output = out_dir.join(format!("agg_{exp_name}.json"));
+    root_fd: Option<rustix::fd::OwnedFd>,
+    units: Vec<Unit>,
+    chunks: usize,
+    next: AtomicUsize,
+    stop: AtomicBool,
+    sink: Mutex<Sink>,
+    out: Mutex<Out>,
+}
+
+impl Job<'_> {
+    /// One worker: takes the next chunk, renders it and hands it to the
+    /// sink. After a failure no new chunks are taken: every chunk before
+    /// the failing one was taken already and still finishes, so the first
+    /// failure in traversal order is the one reported.
+    fn work(&self) {
+        let Some(root) = self.root_fd.as_ref().map(AsFd::as_fd) else {
+            return;
+        };
+        let mut w = Worker {
+            buf: vec![0; 16 * 1024],
+            dirbuf: Vec::with_capacity(16 * 1024),
+        };
+        let mut text = Vec::new();
+        while !self.stop.load(Ordering::Relaxed) {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            if i >= self.chunks {
+                break;
+            }
+            text.clear();
+            let mut chunk = ChunkOut {
+                text,
+                ..ChunkOut::default()
+            };
+            let mut r = Ok(());
+            let units = &self.units[i * CHUNK_UNITS..((i + 1) * CHUNK_UNITS).min(self.units.len())];
+            for unit in units {
+                r = match unit {
+                    Unit::File(name) => {
+                        w.file(root, name, self.results_dir, &mut chunk, self.keep_rows)
+                    }
+                    Unit::Dir(name) => w.tree(
+                        root,
+                        name,
+                        &os_path(self.results_dir, name),
+                        &mut chunk,
+                        self.keep_rows,
+                    ),
+                };
+                if r.is_err() {
+                    break;
+                }
+            }
+            text = match r {
+                Ok(()) => put(&self.sink, &self.out, i, chunk),
+                Err(e) => {
+                    self.stop.store(true, Ordering::Relaxed);
+                    let mut s = self.sink.lock().unwrap_or_else(PoisonError::into_inner);
+                    if s.failed.as_ref().is_none_or(|(j, _)| i < *j) {
+                        s.failed = Some((i, e));
+                    }
+                    Vec::new()
+                }
+            };
+        }
+    }
+}
+
+/// Opens the temporary output and lists the top level into work units.
+fn prepare<'a>(
+    results_dir: &'a Path,
+    output: PathBuf,
+    keep_rows: bool,
+) -> Result<Job<'a>, AggregateError> {
     // Same temporary file and rename as `sweep_model::fsio::write_atomic`,
     // written as the walk goes.
     let tmp_dir = match output.parent() {
@@ -780,80 +876,88 @@ pub fn run(
     } else {
         sink.report.dir_missing = true;
     }
+    Ok(Job {
+        results_dir,
+        keep_rows,
+        root_fd,
+        chunks: units.len().div_ceil(CHUNK_UNITS),
+        units,
+        next: AtomicUsize::new(0),
+        stop: AtomicBool::new(false),
+        sink: Mutex::new(sink),
+        out: Mutex::new(out),
+    })
+}
 
-    let chunks = units.len().div_ceil(CHUNK_UNITS);
-    let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    let sink = Mutex::new(sink);
-    let out = Mutex::new(out);
-    let threads = std::thread::available_parallelism()
+/// Aggregates `results_dir` into `out_dir/agg_<exp_name>.json`. With
+/// `keep_rows` the parsed elements are returned in the report as well.
+pub fn run(
+    results_dir: &Path,
+    exp_name: &str,
+    out_dir: &Path,
+    keep_rows: bool,
+) -> Result<AggregateReport, AggregateError> {
+    let output = out_dir.join(format!("agg_{exp_name}.json"));
+    let helpers = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .clamp(1, 8)
-        .min(chunks.max(1));
-    // Each worker takes the next chunk, renders it and hands it to the sink.
-    // After a failure no new chunks are taken: every chunk before the
-    // failing one was taken already and still finishes, so the first
-    // failure in traversal order is the one reported.
-    let work = || {
-        let Some(root) = root_fd.as_ref().map(AsFd::as_fd) else {
-            return;
-        };
-        let mut w = Worker {
-            buf: vec![0; 16 * 1024],
-            dirbuf: Vec::with_capacity(16 * 1024),
-        };
-        let mut text = Vec::new();
-        while !stop.load(Ordering::Relaxed) {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= chunks {
-                break;
-            }
-            text.clear();
-            let mut chunk = ChunkOut {
-                text,
-                ..ChunkOut::default()
-            };
-            let mut r = Ok(());
-            for unit in &units[i * CHUNK_UNITS..((i + 1) * CHUNK_UNITS).min(units.len())] {
-                r = match unit {
-                    Unit::File(name) => w.file(root, name, results_dir, &mut chunk, keep_rows),
-                    Unit::Dir(name) => w.tree(
-                        root,
-                        name,
-                        &os_path(results_dir, name),
-                        &mut chunk,
-                        keep_rows,
-                    ),
-                };
-                if r.is_err() {
-                    break;
+        - 1;
+    // The helper threads start before the top level is listed: on the CI
+    // VMs a thread took up to 4 ms to start running on an idle CPU, most of
+    // which now overlaps the listing. They wait for the job, or for the
+    // sender's end if preparing it fails.
+    let job: OnceLock<Job<'_>> = OnceLock::new();
+    // Each thread on a CPU of its own for the walk (see
+    // `sweep_model::affinity`); the calling thread stays on its own CPU.
+    let cpus = sweep_model::affinity::distinct_cpus(helpers + 1);
+    let mut pin_here = None;
+    let prepared = std::thread::scope(|s| {
+        let mut go = Vec::with_capacity(helpers);
+        for k in 0..helpers {
+            let (tx, rx) = std::sync::mpsc::channel::<()>();
+            go.push(tx);
+            let job = &job;
+            let cpu = cpus.as_ref().map(|c| c[k + 1]);
+            s.spawn(move || {
+                let _pin = cpu.and_then(sweep_model::affinity::pin);
+                if rx.recv().is_ok()
+                    && let Some(j) = job.get()
+                {
+                    j.work();
                 }
-            }
-            text = match r {
-                Ok(()) => put(&sink, &out, i, chunk),
-                Err(e) => {
-                    stop.store(true, Ordering::Relaxed);
-                    let mut s = sink.lock().unwrap_or_else(PoisonError::into_inner);
-                    if s.failed.as_ref().is_none_or(|(j, _)| i < *j) {
-                        s.failed = Some((i, e));
-                    }
-                    Vec::new()
-                }
-            };
+            });
         }
-    };
-    if threads <= 1 {
-        work();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 1..threads {
-                s.spawn(work);
-            }
-            work();
+        // Pinned only now: a thread starts with its creator's affinity, so
+        // a helper spawned by a pinned thread would first run on (and
+        // delay) the calling thread's CPU.
+        pin_here = cpus.as_ref().and_then(|c| sweep_model::affinity::pin(c[0]));
+        let j = prepare(results_dir, output, keep_rows)?;
+        // Helpers beyond one per chunk would find nothing to do.
+        let needed = j.chunks.saturating_sub(1);
+        let j = job.get_or_init(|| j);
+        for tx in go.iter().take(needed) {
+            // A helper that is gone (it panicked) leaves its share to the
+            // others.
+            let _ = tx.send(());
+        }
+        drop(go);
+        j.work();
+        Ok(())
+    });
+    drop(pin_here);
+    prepared?;
+    let Some(job) = job.into_inner() else {
+        return Err(AggregateError::Read {
+            file: results_dir.display().to_string(),
+            source: std::io::Error::other("the walk was not prepared"),
         });
-    }
+    };
 
-    let mut sink = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let chunks = job.chunks;
+    let mut sink = job
+        .sink
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
     if let Some((_, e)) = sink.failed.take() {
         return Err(e);
     }
@@ -863,7 +967,7 @@ pub fn run(
             source: std::io::Error::other("a worker thread stopped early"),
         });
     }
-    let mut out = out.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let mut out = job.out.into_inner().unwrap_or_else(PoisonError::into_inner);
     out.write(if sink.report.files_read > 0 {
         b"\n]"
     } else {
@@ -1016,6 +1120,32 @@ mod tests {
     /// `reindent_checked` accepts exactly what serde_json accepts (as
     /// `IgnoredAny`) and then writes what `reindent` writes, over many
     /// small edits of valid documents.
+    #[test]
+    fn has_special_finds_exactly_the_bytes_that_end_a_plain_run() {
+        let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
+        // Every byte value at every position among plain bytes.
+        for b in 0..=255u8 {
+            for pos in 0..8 {
+                let mut w = [b'a'; 8];
+                w[pos] = b;
+                assert_eq!(
+                    has_special(u64::from_le_bytes(w)),
+                    special(b),
+                    "{b:#x} at {pos}"
+                );
+            }
+        }
+        // Mixed words, against the byte-wise definition.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let want = x.to_le_bytes().iter().any(|&b| special(b));
+            assert_eq!(has_special(x), want, "{x:#018x}");
+        }
+    }
+
     #[test]
     fn checked_reindent_agrees_with_serde_json() {
         let seeds: [&[u8]; 6] = [

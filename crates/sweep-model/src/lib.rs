@@ -3,6 +3,7 @@
 //! small I/O helpers every binary needs (atomic writes, GitHub Actions
 //! annotations, step summaries and outputs).
 
+pub mod affinity;
 pub mod changelog;
 pub mod config;
 pub mod fsio;
