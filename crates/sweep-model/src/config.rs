@@ -510,12 +510,32 @@ pub fn par_map<T: Send, R: Send>(
         }
     }
     let f = &f;
+    // The calling thread works the first share itself; each helper runs on
+    // a CPU of its own, and the calling thread pins itself only after
+    // spawning them, since a thread starts with its creator's affinity
+    // (see `affinity`).
+    let cpus = crate::affinity::distinct_cpus(threads);
     let parts: Vec<Option<Vec<R>>> = std::thread::scope(|s| {
+        let mut chunks = chunks.into_iter();
+        let first = chunks.next().unwrap_or_default();
         let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|c| s.spawn(move || c.into_iter().map(f).collect::<Vec<R>>()))
+            .enumerate()
+            .map(|(k, c)| {
+                let cpu = cpus.as_ref().and_then(|v| v.get(k + 1).copied());
+                s.spawn(move || {
+                    let _pin = cpu.and_then(crate::affinity::pin);
+                    c.into_iter().map(f).collect::<Vec<R>>()
+                })
+            })
             .collect();
-        handles.into_iter().map(|h| h.join().ok()).collect()
+        let _here = cpus.as_ref().and_then(|v| crate::affinity::pin(v[0]));
+        let mine = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            first.into_iter().map(f).collect::<Vec<R>>()
+        }))
+        .ok();
+        std::iter::once(mine)
+            .chain(handles.into_iter().map(|h| h.join().ok()))
+            .collect()
     });
     let mut iters: Vec<Option<std::vec::IntoIter<R>>> =
         parts.into_iter().map(|p| p.map(Vec::into_iter)).collect();

@@ -295,20 +295,35 @@ fn parse_split_with(text: &str, threads: usize) -> Option<YamlDoc> {
             (&text[off..end], line)
         })
         .collect();
+    let parse = |piece: &str| {
+        let mut b = Builder::new(piece, false);
+        let doc = b.document().ok()?;
+        (!b.saw_duplicate).then_some(doc)
+    };
+    // The calling thread parses the first piece; placement as in
+    // `config::par_map`.
+    let cpus = crate::affinity::distinct_cpus(pieces.len());
     let parsed: Vec<Option<YamlDoc>> = std::thread::scope(|sc| {
         let handles: Vec<_> = pieces
             .iter()
-            .map(|&(piece, _)| {
+            .enumerate()
+            .skip(1)
+            .map(|(k, &(piece, _))| {
+                let cpu = cpus.as_ref().and_then(|v| v.get(k).copied());
                 sc.spawn(move || {
-                    let mut b = Builder::new(piece, false);
-                    let doc = b.document().ok()?;
-                    (!b.saw_duplicate).then_some(doc)
+                    let _pin = cpu.and_then(crate::affinity::pin);
+                    parse(piece)
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().ok().flatten())
+        let _here = cpus.as_ref().and_then(|v| crate::affinity::pin(v[0]));
+        let first = pieces.first().and_then(|&(piece, _)| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse(piece)))
+                .ok()
+                .flatten()
+        });
+        std::iter::once(first)
+            .chain(handles.into_iter().map(|h| h.join().ok().flatten()))
             .collect()
     });
     let mut map = Map::new();
