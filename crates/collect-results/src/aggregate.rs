@@ -909,7 +909,7 @@ pub fn run(
     let job: OnceLock<Job<'_>> = OnceLock::new();
     // Each thread on a CPU of its own for the walk (see
     // `sweep_model::affinity`); the calling thread stays on its own CPU.
-    let cpus = sweep_model::affinity::distinct_cpus(helpers + 1);
+    let place = sweep_model::affinity::Placement::new(helpers);
     let mut pin_here = None;
     let prepared = std::thread::scope(|s| {
         let mut go = Vec::with_capacity(helpers);
@@ -917,7 +917,7 @@ pub fn run(
             let (tx, rx) = std::sync::mpsc::channel::<()>();
             go.push(tx);
             let job = &job;
-            let cpu = cpus.as_ref().map(|c| c[k + 1]);
+            let cpu = place.helper(k);
             s.spawn(move || {
                 let _pin = cpu.and_then(sweep_model::affinity::pin);
                 if rx.recv().is_ok()
@@ -930,7 +930,7 @@ pub fn run(
         // Pinned only now: a thread starts with its creator's affinity, so
         // a helper spawned by a pinned thread would first run on (and
         // delay) the calling thread's CPU.
-        pin_here = cpus.as_ref().and_then(|c| sweep_model::affinity::pin(c[0]));
+        pin_here = place.pin_caller();
         let j = prepare(results_dir, output, keep_rows)?;
         // Helpers beyond one per chunk would find nothing to do.
         let needed = j.chunks.saturating_sub(1);

@@ -43,6 +43,36 @@ pub fn distinct_cpus(n: usize) -> Option<Vec<usize>> {
     (cpus.len() == n).then_some(cpus)
 }
 
+/// Where a caller and its helpers run: the caller on its current CPU,
+/// helper `k` on the next distinct one. Spawn the helpers first, then
+/// [`Placement::pin_caller`]: a thread starts with its creator's affinity,
+/// so helpers spawned by a pinned caller would first run on its CPU.
+pub struct Placement(Option<Vec<usize>>);
+
+impl Placement {
+    /// For the caller plus `helpers` threads; places nothing if there are
+    /// fewer CPUs than that.
+    #[must_use]
+    pub fn new(helpers: usize) -> Self {
+        Placement(distinct_cpus(helpers + 1))
+    }
+
+    /// The CPU of helper `k` (from 0), to pin inside the helper with [`pin`].
+    #[must_use]
+    pub fn helper(&self, k: usize) -> Option<usize> {
+        self.0.as_ref().and_then(|c| c.get(k + 1).copied())
+    }
+
+    /// Pins the calling thread to its CPU until the guard drops.
+    #[must_use = "the pin lasts as long as the guard"]
+    pub fn pin_caller(&self) -> Option<Pinned> {
+        self.0
+            .as_ref()
+            .and_then(|c| c.first().copied())
+            .and_then(pin)
+    }
+}
+
 /// Restricts the calling thread to `cpu` until the returned guard drops,
 /// which restores the previous affinity. Best effort: `None` if the
 /// affinity could not be read or set.
@@ -93,6 +123,27 @@ mod tests {
             assert_eq!(sched_getcpu(), last);
         }
         assert_eq!(sched_getaffinity(None).expect("affinity"), before);
+    }
+
+    #[test]
+    fn placement_gives_helpers_the_cpus_after_the_callers() {
+        let n = sched_getaffinity(None).expect("affinity").count() as usize;
+        let none = Placement::new(0);
+        assert!(none.helper(0).is_none() && none.pin_caller().is_none());
+        if n < 2 {
+            return;
+        }
+        // The caller's CPU depends on where the test thread runs, so only
+        // the shape is checked: n - 1 distinct helper CPUs, all allowed.
+        let allowed = sched_getaffinity(None).expect("affinity");
+        let place = Placement::new(n - 1);
+        let mut helpers: Vec<usize> = (0..n - 1).filter_map(|k| place.helper(k)).collect();
+        assert_eq!(helpers.len(), n - 1);
+        assert!(helpers.iter().all(|&c| allowed.is_set(c)));
+        helpers.sort_unstable();
+        helpers.dedup();
+        assert_eq!(helpers.len(), n - 1);
+        assert!(place.helper(n - 1).is_none());
     }
 
     #[test]

@@ -514,21 +514,21 @@ pub fn par_map<T: Send, R: Send>(
     // a CPU of its own, and the calling thread pins itself only after
     // spawning them, since a thread starts with its creator's affinity
     // (see `affinity`).
-    let cpus = crate::affinity::distinct_cpus(threads);
+    let place = crate::affinity::Placement::new(threads - 1);
     let parts: Vec<Option<Vec<R>>> = std::thread::scope(|s| {
         let mut chunks = chunks.into_iter();
         let first = chunks.next().unwrap_or_default();
         let handles: Vec<_> = chunks
             .enumerate()
             .map(|(k, c)| {
-                let cpu = cpus.as_ref().and_then(|v| v.get(k + 1).copied());
+                let cpu = place.helper(k);
                 s.spawn(move || {
                     let _pin = cpu.and_then(crate::affinity::pin);
                     c.into_iter().map(f).collect::<Vec<R>>()
                 })
             })
             .collect();
-        let _here = cpus.as_ref().and_then(|v| crate::affinity::pin(v[0]));
+        let _here = place.pin_caller();
         let mine = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             first.into_iter().map(f).collect::<Vec<R>>()
         }))

@@ -302,21 +302,21 @@ fn parse_split_with(text: &str, threads: usize) -> Option<YamlDoc> {
     };
     // The calling thread parses the first piece; placement as in
     // `config::par_map`.
-    let cpus = crate::affinity::distinct_cpus(pieces.len());
+    let place = crate::affinity::Placement::new(pieces.len().saturating_sub(1));
     let parsed: Vec<Option<YamlDoc>> = std::thread::scope(|sc| {
         let handles: Vec<_> = pieces
             .iter()
             .enumerate()
             .skip(1)
             .map(|(k, &(piece, _))| {
-                let cpu = cpus.as_ref().and_then(|v| v.get(k).copied());
+                let cpu = place.helper(k - 1);
                 sc.spawn(move || {
                     let _pin = cpu.and_then(crate::affinity::pin);
                     parse(piece)
                 })
             })
             .collect();
-        let _here = cpus.as_ref().and_then(|v| crate::affinity::pin(v[0]));
+        let _here = place.pin_caller();
         let first = pieces.first().and_then(|&(piece, _)| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse(piece)))
                 .ok()
