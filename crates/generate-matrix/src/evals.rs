@@ -301,7 +301,7 @@ pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenEr
         let agentic = matches!(mode, EvalMode::EvalsOnly | EvalMode::AllEvals);
         // Topology keys of the multi-node rows that take part, computed in
         // parallel (the most expensive part of eval selection).
-        let topo: Vec<Option<String>> = sweep_model::config::par_map(
+        let topo: Vec<Option<String>> = sweep_model::par::par_map(
             (0..rows.len()).collect(),
             |i| {
                 let row = &rows[i];

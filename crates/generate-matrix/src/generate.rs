@@ -443,7 +443,7 @@ fn gen_all(
     common: &CommonOptions,
     mode: &ConcMode<'_>,
 ) -> Result<Vec<Row>, GenError> {
-    let per_entry = sweep_model::config::par_map(
+    let per_entry = sweep_model::par::par_map(
         work,
         |(entry, runners)| {
             let mut rows = Vec::new();

@@ -251,7 +251,7 @@ fn print_json(v: &Value) -> ExitCode {
 
 fn rows_out(rows: Vec<serde_json::Map<String, Value>>) -> ExitCode {
     // Rows are serialised in parallel (each is independent JSON), then joined.
-    let parts = sweep_model::config::par_map(rows.iter().collect(), serde_json::to_string, |_| {
+    let parts = sweep_model::par::par_map(rows.iter().collect(), serde_json::to_string, |_| {
         Err(serde::ser::Error::custom("serialiser thread panicked"))
     });
     let mut out = String::with_capacity(

@@ -9,12 +9,13 @@
 //! before pinning the spawning thread: a new thread inherits its creator's
 //! affinity and would first run on (and delay) the creator's CPU.
 //!
-//! `generate-matrix` does the same in `config::par_map` and the parallel
-//! YAML parse: the calling thread works the first share on its own CPU and
-//! each helper is pinned to another. Its `full-sweep` median (both real
-//! master configs, output through a pipe, interleaved runs) went from
-//! 34.5 ms to 26.7 ms. Pinning the helpers while the calling thread only
-//! waited had made it slower.
+//! `generate-matrix` does the same in `par::par_map` (the calling thread
+//! works too, on its own CPU; each helper is pinned to another). Pinning the
+//! helpers while the calling thread only waited had made it slower. Since a
+//! pinned thread sees one CPU, nested parallel phases gain nothing: the
+//! YAML parse therefore runs the pieces of all files in one phase
+//! (`yaml::parse_many`) instead of a parallel parse inside each file's
+//! worker, which had left the largest file on a single CPU.
 //!
 //! Everything here is best effort: where the affinity cannot be read or
 //! set, or there are fewer CPUs than threads, threads stay where the

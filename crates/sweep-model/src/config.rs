@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::par::par_map;
 use crate::yaml::{self, PathSeg, YamlDoc};
 
 /// The two scenario kinds.
@@ -332,27 +333,31 @@ impl MasterConfigs {
     /// Missing/unreadable file, bad YAML, non-mapping document, `*` in a key,
     /// a key defined twice across files, or any schema violation.
     pub fn load(files: &[PathBuf]) -> Result<Self, ConfigError> {
-        // Files are parsed in parallel; errors are reported in file order.
-        let parse = |f: &PathBuf| -> Result<YamlDoc, ConfigError> {
-            if !f.exists() {
-                return Err(ConfigError::file(
-                    f,
-                    None,
-                    format!("config file '{}' does not exist", f.display()),
-                ));
-            }
-            Ok(yaml::load_file(f)?)
-        };
-        let parsed = par_map(files.iter().collect(), parse, |i| {
-            Err(ConfigError::file(
-                &files[i],
-                None,
-                "internal error: YAML parser thread panicked",
-            ))
-        });
+        // Every file is read first, then all of them are parsed together
+        // (`yaml::parse_many` shares the threads among pieces of all files);
+        // the first error in file order is reported.
+        let texts: Vec<Result<String, ConfigError>> = files
+            .iter()
+            .map(|f| {
+                if !f.exists() {
+                    return Err(ConfigError::file(
+                        f,
+                        None,
+                        format!("config file '{}' does not exist", f.display()),
+                    ));
+                }
+                Ok(yaml::read_file(f)?)
+            })
+            .collect();
+        let readable: Vec<&str> = texts.iter().flatten().map(String::as_str).collect();
+        let mut parsed = yaml::parse_many(&readable).into_iter();
         let mut docs = Vec::with_capacity(files.len());
-        for (f, doc) in files.iter().zip(parsed) {
-            docs.push((f.clone(), doc?));
+        for (f, text) in files.iter().zip(texts) {
+            text?;
+            let doc = parsed.next().ok_or_else(|| {
+                ConfigError::file(f, None, "internal error: a parsed document is missing")
+            })?;
+            docs.push((f.clone(), doc.map_err(|e| e.in_file(f))?));
         }
         Self::from_docs(docs)
     }
@@ -459,94 +464,6 @@ impl MasterConfigs {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.key.as_str())
     }
-}
-
-/// How many threads the parallel parts may use: `SWEEPKIT_THREADS` if set
-/// (1 = sequential); else all CPUs (at most 4) unless the machine is already
-/// saturated (1-minute load average at or above the CPU count), where extra
-/// threads only add contention. The output never depends on this.
-#[must_use]
-pub fn worker_threads() -> usize {
-    if let Some(n) = std::env::var("SWEEPKIT_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-    {
-        return n.max(1);
-    }
-    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| {
-            s.split_whitespace()
-                .next()
-                .and_then(|l| l.parse::<f64>().ok())
-        })
-        .unwrap_or(0.0);
-    // CPU counts are small: the conversion is exact.
-    #[allow(clippy::cast_precision_loss)]
-    let saturated = load >= cpus as f64;
-    if saturated { 1 } else { cpus.min(4) }
-}
-
-/// Maps `f` over `items` on up to four threads (striped, so uneven items
-/// balance out) and returns the results in item order. Small inputs run on
-/// the calling thread. Items of a panicking worker yield `on_panic(index)`.
-pub fn par_map<T: Send, R: Send>(
-    items: Vec<T>,
-    f: impl Fn(T) -> R + Sync,
-    on_panic: impl Fn(usize) -> R,
-) -> Vec<R> {
-    let n = items.len();
-    let threads = worker_threads().min(n);
-    if threads <= 1 {
-        return items.into_iter().map(f).collect();
-    }
-    let mut chunks: Vec<Vec<T>> = (0..threads)
-        .map(|_| Vec::with_capacity(n / threads + 1))
-        .collect();
-    for (i, item) in items.into_iter().enumerate() {
-        if let Some(c) = chunks.get_mut(i % threads) {
-            c.push(item);
-        }
-    }
-    let f = &f;
-    // The calling thread works the first share itself; each helper runs on
-    // a CPU of its own, and the calling thread pins itself only after
-    // spawning them, since a thread starts with its creator's affinity
-    // (see `affinity`).
-    let place = crate::affinity::Placement::new(threads - 1);
-    let parts: Vec<Option<Vec<R>>> = std::thread::scope(|s| {
-        let mut chunks = chunks.into_iter();
-        let first = chunks.next().unwrap_or_default();
-        let handles: Vec<_> = chunks
-            .enumerate()
-            .map(|(k, c)| {
-                let cpu = place.helper(k);
-                s.spawn(move || {
-                    let _pin = cpu.and_then(crate::affinity::pin);
-                    c.into_iter().map(f).collect::<Vec<R>>()
-                })
-            })
-            .collect();
-        let _here = place.pin_caller();
-        let mine = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            first.into_iter().map(f).collect::<Vec<R>>()
-        }))
-        .ok();
-        std::iter::once(mine)
-            .chain(handles.into_iter().map(|h| h.join().ok()))
-            .collect()
-    });
-    let mut iters: Vec<Option<std::vec::IntoIter<R>>> =
-        parts.into_iter().map(|p| p.map(Vec::into_iter)).collect();
-    (0..n)
-        .map(|i| {
-            iters
-                .get_mut(i % threads)
-                .and_then(|it| it.as_mut().and_then(Iterator::next))
-                .unwrap_or_else(|| on_panic(i))
-        })
-        .collect()
 }
 
 /// Context for validating one entry: builds errors with file, key, path, line.

@@ -9,6 +9,7 @@ pub mod config;
 pub mod fsio;
 pub mod gha;
 pub mod out;
+pub mod par;
 pub mod pyjson;
 pub mod results;
 pub mod rows;

@@ -110,6 +110,13 @@ impl fmt::Display for YamlError {
 }
 
 impl YamlError {
+    /// The same error, naming the file it came from.
+    #[must_use]
+    pub fn in_file(mut self, path: &Path) -> Self {
+        self.path = Some(path.to_path_buf());
+        self
+    }
+
     fn at(span: &Span, message: impl Into<String>) -> Self {
         YamlError {
             path: None,
@@ -226,11 +233,93 @@ impl YamlDoc {
 /// Syntax errors, a second document, unknown tags, complex keys,
 /// non-finite floats, nesting deeper than 256 levels.
 pub fn parse_str(text: &str) -> Result<YamlDoc, YamlError> {
-    if let Some(doc) = parse_split(text) {
-        return Ok(doc);
+    parse_many(&[text])
+        .pop()
+        .unwrap_or_else(|| parse_whole(text))
+}
+
+/// Parses several documents at once, each exactly as [`parse_str`] would.
+///
+/// Big documents whose root is a block mapping (the master configs) are cut
+/// at top-level keys; their pieces and the uncut documents all share the
+/// worker threads ([`crate::par::par_map`]), largest first, so one big file
+/// among small ones still keeps every CPU busy. A piece that fails (a
+/// syntax error, an alias to an anchor in another piece, a key repeated
+/// across pieces) makes its document parse again as a whole on the calling
+/// thread, so the result and every error are those of a sequential parse.
+pub fn parse_many(texts: &[&str]) -> Vec<Result<YamlDoc, YamlError>> {
+    let threads = crate::par::worker_threads();
+    let total: usize = texts.iter().map(|t| t.len()).sum();
+    // About four pieces a thread, so that the queue can even them out.
+    let piece_bytes = (total / (threads * 4).max(1)).max(MIN_PIECE_BYTES);
+    let plans: Vec<Option<Vec<(&str, usize)>>> = texts
+        .iter()
+        .map(|t| {
+            (threads > 1 && t.len() >= 2 * piece_bytes)
+                .then(|| cut(t, t.len().div_ceil(piece_bytes)))
+                .flatten()
+        })
+        .collect();
+    // One job per uncut text or piece: (text index, piece index or None).
+    let mut jobs: Vec<(usize, Option<usize>, &str)> = Vec::new();
+    for (i, (text, plan)) in texts.iter().zip(&plans).enumerate() {
+        match plan {
+            None => jobs.push((i, None, text)),
+            Some(pieces) => {
+                jobs.extend(pieces.iter().enumerate().map(|(k, p)| (i, Some(k), p.0)));
+            }
+        }
     }
-    // Fast pass without the line index; a document with duplicate keys is
-    // parsed again with lines so that the duplicates carry their lines.
+    jobs.sort_by_key(|j| std::cmp::Reverse(j.2.len()));
+    let done = crate::par::par_map(
+        jobs.clone(),
+        |(_, piece, text)| match piece {
+            None => Parsed::Whole(parse_whole(text)),
+            Some(_) => Parsed::Piece(parse_piece(text)),
+        },
+        |_| Parsed::Piece(None),
+    );
+    let mut whole: Vec<Option<Result<YamlDoc, YamlError>>> =
+        std::iter::repeat_with(|| None).take(texts.len()).collect();
+    let mut pieces: Vec<Vec<Option<YamlDoc>>> = plans
+        .iter()
+        .map(|p| p.as_ref().map_or(0, Vec::len))
+        .map(|n| std::iter::repeat_with(|| None).take(n).collect())
+        .collect();
+    for ((i, piece, _), parsed) in jobs.into_iter().zip(done) {
+        match (piece, parsed) {
+            (None, Parsed::Whole(r)) => whole[i] = Some(r),
+            (Some(k), Parsed::Piece(d)) => pieces[i][k] = d,
+            // A whole-text job whose thread panicked: parse it again below.
+            _ => {}
+        }
+    }
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            if let Some(r) = whole[i].take() {
+                return r;
+            }
+            let joined = plans[i]
+                .as_ref()
+                .and_then(|plan| join(text, plan, std::mem::take(&mut pieces[i])));
+            joined.map_or_else(|| parse_whole(text), Ok)
+        })
+        .collect()
+}
+
+/// Pieces smaller than this are not worth a job of their own.
+const MIN_PIECE_BYTES: usize = 16 * 1024;
+
+enum Parsed {
+    Whole(Result<YamlDoc, YamlError>),
+    Piece(Option<YamlDoc>),
+}
+
+/// A whole document on the calling thread: a fast pass without the line
+/// index, and a second pass with it if duplicate keys need their lines.
+fn parse_whole(text: &str) -> Result<YamlDoc, YamlError> {
     let mut b = Builder::new(text, false);
     let mut doc = b.document()?;
     if b.saw_duplicate {
@@ -240,21 +329,12 @@ pub fn parse_str(text: &str) -> Result<YamlDoc, YamlError> {
     Ok(doc)
 }
 
-/// Large documents whose root is a block mapping (the master configs) are
-/// cut at top-level keys and the pieces parsed on several threads. Anything
-/// unusual (an error, an alias across pieces, a repeated key, directives)
-/// returns `None` and the caller parses the whole text as usual, so the
-/// result and every error are exactly those of a sequential parse.
-fn parse_split(text: &str) -> Option<YamlDoc> {
-    const MIN_SPLIT_BYTES: usize = 64 * 1024;
-    if text.len() < MIN_SPLIT_BYTES {
-        return None;
-    }
-    parse_split_with(text, crate::config::worker_threads())
-}
-
-fn parse_split_with(text: &str, threads: usize) -> Option<YamlDoc> {
-    if threads < 2 {
+/// Cuts a document whose root is a block mapping into about `pieces`
+/// pieces of similar size at top-level key lines: (piece, 0-based line of
+/// its first line). `None` for anything else (a root sequence or scalar,
+/// directives, document markers) or too few keys.
+fn cut(text: &str, pieces: usize) -> Option<Vec<(&str, usize)>> {
+    if pieces < 2 {
         return None;
     }
     // Byte offsets and 0-based line numbers of top-level key lines.
@@ -275,60 +355,42 @@ fn parse_split_with(text: &str, threads: usize) -> Option<YamlDoc> {
         }
         offset += line.len();
     }
-    if starts.len() < threads * 2 {
+    if starts.len() < pieces * 2 {
         return None;
     }
-    // Cut into `threads` pieces of similar size at key lines; the first
-    // piece starts at 0 so leading comments stay with it.
-    let target = text.len() / threads;
+    // The first piece starts at 0 so leading comments stay with it.
+    let target = text.len() / pieces;
     let mut cuts: Vec<(usize, usize)> = vec![(0, 0)];
     for &(off, line) in &starts {
-        if off >= target * cuts.len() && cuts.len() < threads && off > 0 {
+        if off >= target * cuts.len() && cuts.len() < pieces && off > 0 {
             cuts.push((off, line));
         }
     }
-    let pieces: Vec<(&str, usize)> = cuts
-        .iter()
-        .enumerate()
-        .map(|(i, &(off, line))| {
-            let end = cuts.get(i + 1).map_or(text.len(), |c| c.0);
-            (&text[off..end], line)
-        })
-        .collect();
-    let parse = |piece: &str| {
-        let mut b = Builder::new(piece, false);
-        let doc = b.document().ok()?;
-        (!b.saw_duplicate).then_some(doc)
-    };
-    // The calling thread parses the first piece; placement as in
-    // `config::par_map`.
-    let place = crate::affinity::Placement::new(pieces.len().saturating_sub(1));
-    let parsed: Vec<Option<YamlDoc>> = std::thread::scope(|sc| {
-        let handles: Vec<_> = pieces
-            .iter()
+    Some(
+        cuts.iter()
             .enumerate()
-            .skip(1)
-            .map(|(k, &(piece, _))| {
-                let cpu = place.helper(k - 1);
-                sc.spawn(move || {
-                    let _pin = cpu.and_then(crate::affinity::pin);
-                    parse(piece)
-                })
+            .map(|(i, &(off, line))| {
+                let end = cuts.get(i + 1).map_or(text.len(), |c| c.0);
+                (&text[off..end], line)
             })
-            .collect();
-        let _here = place.pin_caller();
-        let first = pieces.first().and_then(|&(piece, _)| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse(piece)))
-                .ok()
-                .flatten()
-        });
-        std::iter::once(first)
-            .chain(handles.into_iter().map(|h| h.join().ok().flatten()))
-            .collect()
-    });
+            .collect(),
+    )
+}
+
+/// One piece; `None` on any error or duplicate key (the whole document is
+/// then parsed again, which reports it exactly).
+fn parse_piece(piece: &str) -> Option<YamlDoc> {
+    let mut b = Builder::new(piece, false);
+    let doc = b.document().ok()?;
+    (!b.saw_duplicate).then_some(doc)
+}
+
+/// The document from its parsed pieces; `None` if one is missing, is not a
+/// mapping, or repeats a key of an earlier piece.
+fn join(text: &str, plan: &[(&str, usize)], parsed: Vec<Option<YamlDoc>>) -> Option<YamlDoc> {
     let mut map = Map::new();
     let mut top_lines = Vec::new();
-    for (doc, &(_, first_line)) in parsed.into_iter().zip(&pieces) {
+    for (doc, &(_, first_line)) in parsed.into_iter().zip(plan) {
         let doc = doc?;
         let Value::Object(m) = doc.value else {
             return None;
@@ -359,15 +421,20 @@ fn parse_with_lines(text: &str) -> Result<YamlDoc, YamlError> {
 /// # Errors
 /// The file cannot be read, or [`parse_str`] fails.
 pub fn load_file(path: &Path) -> Result<YamlDoc, YamlError> {
-    let text = std::fs::read_to_string(path).map_err(|e| YamlError {
+    let text = read_file(path)?;
+    parse_str(&text).map_err(|e| e.in_file(path))
+}
+
+/// Reads a YAML file as text (for [`parse_many`]); the error names the path.
+///
+/// # Errors
+/// The file cannot be read or is not UTF-8.
+pub fn read_file(path: &Path) -> Result<String, YamlError> {
+    std::fs::read_to_string(path).map_err(|e| YamlError {
         path: Some(path.to_path_buf()),
         message: format!("cannot read file: {e}"),
         line: 0,
         column: 0,
-    })?;
-    parse_str(&text).map_err(|mut e| {
-        e.path = Some(path.to_path_buf());
-        e
     })
 }
 
@@ -1172,6 +1239,13 @@ mod tests {
         assert_eq!(d.line_of(&[k("c"), k("x")]), Some(5));
     }
 
+    /// The split path alone: cut into `pieces`, parse each, join.
+    fn parse_split_with(text: &str, pieces: usize) -> Option<YamlDoc> {
+        let plan = cut(text, pieces)?;
+        let parsed = plan.iter().map(|p| parse_piece(p.0)).collect();
+        join(text, &plan, parsed)
+    }
+
     #[test]
     fn split_parse_equals_sequential_parse() {
         let mut text = String::from("# leading comment\n");
@@ -1181,8 +1255,8 @@ mod tests {
             ));
         }
         let seq = Builder::new(&text, true).document().unwrap();
-        for threads in [2, 3, 4] {
-            let split = parse_split_with(&text, threads).expect("splittable");
+        for pieces in [2, 3, 4, 9] {
+            let split = parse_split_with(&text, pieces).expect("splittable");
             assert_eq!(split.value(), seq.value());
             for i in [0, 137, 399] {
                 let p = [PathSeg::Key(format!("key-{i}"))];
@@ -1204,6 +1278,39 @@ mod tests {
         let d = parse_str(&dup).unwrap();
         assert_eq!(d.duplicate_keys().len(), 1);
         assert_eq!(d.value()["key-0"], serde_json::json!("again"));
+    }
+
+    #[test]
+    fn parse_many_equals_parse_whole_per_text() {
+        let mut big = String::new();
+        for i in 0..3000 {
+            big.push_str(&format!("key-{i}:\n  n: {i}\n  on: yes\n  tags: [a, b]\n"));
+        }
+        let broken = format!("{big}bad: [1, 2\nafter: 1\n");
+        let dup = format!("{big}key-5: again\n");
+        let texts = [
+            big.as_str(),
+            "small: 1\n",
+            broken.as_str(),
+            dup.as_str(),
+            "- 1\n- 2\n",
+        ];
+        let many = parse_many(&texts);
+        assert_eq!(many.len(), texts.len());
+        for (text, got) in texts.iter().zip(many) {
+            match (parse_whole(text), got) {
+                (Ok(want), Ok(got)) => {
+                    assert_eq!(got.value(), want.value());
+                    assert_eq!(got.duplicate_keys(), want.duplicate_keys());
+                    for k in ["key-0", "key-1500", "key-2999", "small"] {
+                        let p = [PathSeg::Key(k.into()), PathSeg::Key("on".into())];
+                        assert_eq!(got.line_of(&p), want.line_of(&p), "{k}");
+                    }
+                }
+                (Err(want), Err(got)) => assert_eq!(got, want),
+                (want, got) => panic!("parse_many gave {got:?}, a whole parse {want:?}"),
+            }
+        }
     }
 
     #[test]
