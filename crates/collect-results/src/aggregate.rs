@@ -28,6 +28,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, RenameFlags, openat, statat};
 use serde_json::Value;
+use sweep_model::json::has_special;
 
 /// Why aggregation failed; nothing is written in any of these cases.
 #[derive(Debug, thiserror::Error)]
@@ -298,20 +299,6 @@ fn checked_string(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
     }
     out.extend_from_slice(&src[i..=j]);
     Some(j + 1)
-}
-
-/// Whether any of the eight bytes in `x` is `"`, `\\` or below 0x20 (the
-/// bytes that end a plain run inside a JSON string). Exact: the zero-byte
-/// test `(v - 0x01…) & !v & 0x80…` is nonzero iff some byte of `v` is zero,
-/// and with 0x20 in place of 0x01 iff some byte is below 0x20.
-fn has_special(x: u64) -> bool {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let quote = zero(x ^ (ONES * u64::from(b'"')));
-    let backslash = zero(x ^ (ONES * u64::from(b'\\')));
-    let control = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
-    quote | backslash | control != 0
 }
 
 /// An object key at `i` (after whitespace) and its colon: `"key": `.
@@ -1120,32 +1107,6 @@ mod tests {
     /// `reindent_checked` accepts exactly what serde_json accepts (as
     /// `IgnoredAny`) and then writes what `reindent` writes, over many
     /// small edits of valid documents.
-    #[test]
-    fn has_special_finds_exactly_the_bytes_that_end_a_plain_run() {
-        let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
-        // Every byte value at every position among plain bytes.
-        for b in 0..=255u8 {
-            for pos in 0..8 {
-                let mut w = [b'a'; 8];
-                w[pos] = b;
-                assert_eq!(
-                    has_special(u64::from_le_bytes(w)),
-                    special(b),
-                    "{b:#x} at {pos}"
-                );
-            }
-        }
-        // Mixed words, against the byte-wise definition.
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        for _ in 0..100_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let want = x.to_le_bytes().iter().any(|&b| special(b));
-            assert_eq!(has_special(x), want, "{x:#018x}");
-        }
-    }
-
     #[test]
     fn checked_reindent_agrees_with_serde_json() {
         let seeds: [&[u8]; 6] = [

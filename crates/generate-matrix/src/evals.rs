@@ -24,62 +24,7 @@ const NON_TOPOLOGY: [&str; 6] = [
 /// Canonical JSON (object keys sorted) for value comparisons.
 #[must_use]
 pub fn canonical(v: &Value) -> String {
-    let mut s = String::new();
-    write_canonical(v, &mut s);
-    s
-}
-
-fn write_json_str(s: &str, out: &mut String) {
-    out.push('"');
-    if s.contains(['"', '\\']) || s.chars().any(char::is_control) {
-        // Rare: let serde_json do the escaping.
-        let quoted = Value::String(s.to_string()).to_string();
-        out.push_str(&quoted[1..quoted.len() - 1]);
-    } else {
-        out.push_str(s);
-    }
-    out.push('"');
-}
-
-/// Appends the canonical JSON of `v` (sorted keys, no spaces) to `out`.
-fn write_canonical(v: &Value, out: &mut String) {
-    use std::fmt::Write as _;
-    match v {
-        Value::Object(m) => {
-            let mut entries: Vec<(&String, &Value)> = m.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (k, x)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json_str(k, out);
-                out.push(':');
-                write_canonical(x, out);
-            }
-            out.push('}');
-        }
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(x, out);
-            }
-            out.push(']');
-        }
-        Value::String(s) => write_json_str(s, out),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Null => out.push_str("null"),
-        Value::Number(n) => {
-            let _ = match (n.as_i64(), n.as_u64()) {
-                (Some(i), _) => write!(out, "{i}"),
-                (None, Some(u)) => write!(out, "{u}"),
-                _ => write!(out, "{n}"),
-            };
-        }
-    }
+    sweep_model::json::canonical(v)
 }
 
 fn topology_key(row: &Row) -> String {
@@ -88,15 +33,26 @@ fn topology_key(row: &Row) -> String {
         .filter(|(k, _)| !NON_TOPOLOGY.contains(&k.as_str()))
         .collect();
     entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let mut out = String::with_capacity(512);
-    out.push('{');
+    let mut out = Vec::with_capacity(512);
+    out.push(b'{');
     for (k, v) in entries {
-        write_json_str(k, &mut out);
-        out.push(':');
-        write_canonical(v, &mut out);
-        out.push(',');
+        sweep_model::json::write_str(k, &mut out);
+        out.push(b':');
+        sweep_model::json::write_value(v, true, &mut out);
+        out.push(b',');
     }
-    out
+    sweep_model::json::into_string(out)
+}
+
+/// Sets a field: in place when the row has it (its position is kept, as
+/// with an insert), else appended.
+fn set(row: &mut Row, key: &str, value: Value) {
+    match row.get_mut(key) {
+        Some(v) => *v = value,
+        None => {
+            row.insert(key.to_owned(), value);
+        }
+    }
 }
 
 fn is_8k1k(row: &Row) -> bool {
@@ -245,7 +201,7 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
         let kind = RowKind::of(&row);
         match kind {
             RowKind::SnAgentic => {
-                row.insert("run-eval".into(), true.into());
+                set(&mut row, "run-eval", true.into());
                 out.push(row);
             }
             RowKind::MnAgentic | RowKind::MnFixed
@@ -268,7 +224,7 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
                     kept.insert("conc".into(), union.into());
                 } else {
                     let concs = sorted_distinct(conc_list(&row));
-                    row.insert("run-eval".into(), true.into());
+                    set(&mut row, "run-eval", true.into());
                     if agentic {
                         if let Some(m) = concs.last() {
                             row.insert("eval-conc".into(), (*m).into());
@@ -283,7 +239,7 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
                 }
             }
             RowKind::SnFixed if is_8k1k(&row) => {
-                row.insert("run-eval".into(), true.into());
+                set(&mut row, "run-eval", true.into());
                 out.push(row);
             }
             _ => out.push(row),
@@ -318,7 +274,7 @@ pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenEr
             if let Some(c) = eval_conc[i] {
                 row.insert("eval-conc".into(), c.into());
             }
-            row.insert("run-eval".into(), marked[i].into());
+            set(row, "run-eval", marked[i].into());
         }
         if mode == EvalMode::AllEvals {
             rows = expand_all(rows, topo);

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 use sweep_model::config::{
     AgenticBlock, AgenticSearch, ConfigEntry, ConfigError, FixedSearch, MasterConfigs, Worker,
+    parse_files,
 };
 use sweep_model::rows::validate_value;
 use sweep_model::runners::Runners;
@@ -63,8 +64,25 @@ impl LoadedConfigs {
     /// # Errors
     /// The first load or validation error.
     pub fn load(config_files: &[PathBuf], runner_file: &Path) -> Result<Self, ConfigError> {
-        let masters = MasterConfigs::load(config_files)?;
-        let runners = Runners::load(runner_file)?;
+        // All files are parsed together; errors come in the order of a
+        // sequential load: master configs (parse, then validation), then
+        // the runner file.
+        let mut named: Vec<(&Path, &str)> = config_files
+            .iter()
+            .map(|f| (f.as_path(), "config file"))
+            .collect();
+        named.push((runner_file, "runner config file"));
+        let mut parsed = parse_files(&named);
+        let runner_doc = parsed.pop();
+        let mut docs = Vec::with_capacity(config_files.len());
+        for (f, doc) in config_files.iter().zip(parsed) {
+            docs.push((f.clone(), doc?));
+        }
+        let masters = MasterConfigs::from_docs(docs)?;
+        let runner_doc = runner_doc.ok_or_else(|| {
+            ConfigError::file(runner_file, None, "internal error: runner file not parsed")
+        })??;
+        let runners = Runners::from_doc(runner_file, &runner_doc)?;
         Ok(LoadedConfigs { masters, runners })
     }
 }
@@ -409,8 +427,13 @@ fn scoped(search: Option<&Value>, top: Option<&Value>) -> Option<Value> {
     }
 }
 
+/// Fields of the widest row (an MN-agentic row with every optional field
+/// and eval marks): rows are allocated at this size once instead of
+/// growing as fields are added.
+const ROW_FIELDS: usize = 26;
+
 fn base_row(entry: &ConfigEntry, runner: &str) -> Row {
-    let mut r = Map::new();
+    let mut r = Map::with_capacity(ROW_FIELDS);
     r.insert("image".into(), entry.image.clone().into());
     r.insert("model".into(), entry.model.clone().into());
     r.insert("model-prefix".into(), entry.model_prefix.clone().into());

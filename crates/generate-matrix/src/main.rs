@@ -250,31 +250,30 @@ fn print_json(v: &Value) -> ExitCode {
 }
 
 fn rows_out(rows: Vec<serde_json::Map<String, Value>>) -> ExitCode {
-    // Rows are serialised in parallel (each is independent JSON), then joined.
-    let parts = sweep_model::par::par_map(rows.iter().collect(), serde_json::to_string, |_| {
-        Err(serde::ser::Error::custom("serialiser thread panicked"))
-    });
-    let mut out = String::with_capacity(
-        parts
-            .iter()
-            .map(|p| p.as_ref().map_or(0, String::len) + 1)
-            .sum::<usize>()
-            + 2,
+    // Rows are written in parallel, a chunk of rows per job, then joined.
+    const CHUNK: usize = 64;
+    let chunks: Vec<&[serde_json::Map<String, Value>]> = rows.chunks(CHUNK).collect();
+    let parts = sweep_model::par::par_map(
+        chunks,
+        |chunk| {
+            let mut s = Vec::with_capacity(chunk.len() * 640);
+            for row in chunk {
+                s.push(b',');
+                serde_json::to_writer(&mut s, row).ok()?;
+            }
+            String::from_utf8(s).ok()
+        },
+        |_| None,
     );
+    let mut out = String::with_capacity(parts.iter().flatten().map(String::len).sum::<usize>() + 2);
     out.push('[');
-    for (i, p) in parts.into_iter().enumerate() {
-        match p {
-            Ok(s) => {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&s);
-            }
-            Err(e) => {
-                eprintln!("generate-matrix: error: cannot serialise output: {e}");
-                return ExitCode::from(1);
-            }
-        }
+    for p in parts {
+        let Some(p) = p else {
+            eprintln!("generate-matrix: error: cannot serialise the output rows");
+            return ExitCode::from(1);
+        };
+        // Each part starts with the comma before its first row.
+        out.push_str(if out.len() == 1 { &p[1..] } else { &p });
     }
     out.push(']');
     sweep_model::out::println(&out);

@@ -333,31 +333,11 @@ impl MasterConfigs {
     /// Missing/unreadable file, bad YAML, non-mapping document, `*` in a key,
     /// a key defined twice across files, or any schema violation.
     pub fn load(files: &[PathBuf]) -> Result<Self, ConfigError> {
-        // Every file is read first, then all of them are parsed together
-        // (`yaml::parse_many` shares the threads among pieces of all files);
-        // the first error in file order is reported.
-        let texts: Vec<Result<String, ConfigError>> = files
-            .iter()
-            .map(|f| {
-                if !f.exists() {
-                    return Err(ConfigError::file(
-                        f,
-                        None,
-                        format!("config file '{}' does not exist", f.display()),
-                    ));
-                }
-                Ok(yaml::read_file(f)?)
-            })
-            .collect();
-        let readable: Vec<&str> = texts.iter().flatten().map(String::as_str).collect();
-        let mut parsed = yaml::parse_many(&readable).into_iter();
+        let named: Vec<(&Path, &str)> =
+            files.iter().map(|f| (f.as_path(), "config file")).collect();
         let mut docs = Vec::with_capacity(files.len());
-        for (f, text) in files.iter().zip(texts) {
-            text?;
-            let doc = parsed.next().ok_or_else(|| {
-                ConfigError::file(f, None, "internal error: a parsed document is missing")
-            })?;
-            docs.push((f.clone(), doc.map_err(|e| e.in_file(f))?));
+        for (f, doc) in files.iter().zip(parse_files(&named)) {
+            docs.push((f.clone(), doc?));
         }
         Self::from_docs(docs)
     }
@@ -464,6 +444,40 @@ impl MasterConfigs {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.key.as_str())
     }
+}
+
+/// Reads YAML files, then parses them all together (`yaml::parse_many`
+/// shares the threads among the pieces of every file); one result per file,
+/// in order, each error naming its file. `what` names the kind of file in
+/// the message for a missing one ("config file", "runner config file").
+#[must_use]
+pub fn parse_files(files: &[(&Path, &str)]) -> Vec<Result<YamlDoc, ConfigError>> {
+    let texts: Vec<Result<String, ConfigError>> = files
+        .iter()
+        .map(|&(f, what)| {
+            if !f.exists() {
+                return Err(ConfigError::file(
+                    f,
+                    None,
+                    format!("{what} '{}' does not exist", f.display()),
+                ));
+            }
+            Ok(yaml::read_file(f)?)
+        })
+        .collect();
+    let readable: Vec<&str> = texts.iter().flatten().map(String::as_str).collect();
+    let mut parsed = yaml::parse_many(&readable).into_iter();
+    files
+        .iter()
+        .zip(texts)
+        .map(|(&(f, _), text)| {
+            text?;
+            let doc = parsed.next().ok_or_else(|| {
+                ConfigError::file(f, None, "internal error: a parsed document is missing")
+            })?;
+            doc.map_err(|e| ConfigError::from(e.in_file(f)))
+        })
+        .collect()
 }
 
 /// Context for validating one entry: builds errors with file, key, path, line.

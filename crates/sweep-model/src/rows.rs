@@ -5,6 +5,8 @@
 //! types (no coercion, no defaults for required fields) and the row rules of
 //! §8.5. Downstream tools can deserialize rows into these types too.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -40,18 +42,20 @@ impl RowKind {
 /// `router` / `kv-offload-backend` metadata.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Component {
+pub struct Component<'a> {
     /// Component name.
-    pub name: String,
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
     /// Component version (required for `router`).
     #[serde(default)]
-    pub version: Option<String>,
+    #[serde(borrow)]
+    pub version: Option<Cow<'a, str>>,
 }
 
 /// A worker block in a multi-node row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct WorkerRow {
+pub struct WorkerRow<'a> {
     /// Number of workers.
     pub num_worker: i64,
     /// Tensor parallelism.
@@ -68,23 +72,31 @@ pub struct WorkerRow {
     pub pcp_size: i64,
     /// Hardware name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hardware: Option<String>,
+    #[serde(borrow)]
+    pub hardware: Option<Cow<'a, str>>,
     /// Extra settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub additional_settings: Option<Vec<String>>,
+    #[serde(borrow)]
+    pub additional_settings: Option<Vec<Cow<'a, str>>>,
 }
 
 /// SN-fixed row (§9.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 #[allow(missing_docs)]
-pub struct SnFixedRow {
-    pub image: String,
-    pub model: String,
-    pub model_prefix: String,
-    pub precision: String,
-    pub framework: String,
-    pub runner: String,
+pub struct SnFixedRow<'a> {
+    #[serde(borrow)]
+    pub image: Cow<'a, str>,
+    #[serde(borrow)]
+    pub model: Cow<'a, str>,
+    #[serde(borrow)]
+    pub model_prefix: Cow<'a, str>,
+    #[serde(borrow)]
+    pub precision: Cow<'a, str>,
+    #[serde(borrow)]
+    pub framework: Cow<'a, str>,
+    #[serde(borrow)]
+    pub runner: Cow<'a, str>,
     pub isl: i64,
     pub osl: i64,
     pub tp: i64,
@@ -95,43 +107,59 @@ pub struct SnFixedRow {
     pub max_model_len: i64,
     pub ep: i64,
     pub dp_attn: bool,
-    pub spec_decoding: String,
-    pub exp_name: String,
+    #[serde(borrow)]
+    pub spec_decoding: Cow<'a, str>,
+    #[serde(borrow)]
+    pub exp_name: Cow<'a, str>,
     pub disagg: bool,
     pub run_eval: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub router: Option<Component>,
+    #[serde(borrow)]
+    pub router: Option<Component<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval_only: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recipe_fingerprint: Option<String>,
+    #[serde(borrow)]
+    pub recipe_fingerprint: Option<Cow<'a, str>>,
 }
 
 /// MN-fixed row (§9.2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 #[allow(missing_docs)]
-pub struct MnFixedRow {
-    pub image: String,
-    pub model: String,
-    pub model_prefix: String,
-    pub precision: String,
-    pub framework: String,
-    pub runner: String,
+pub struct MnFixedRow<'a> {
+    #[serde(borrow)]
+    pub image: Cow<'a, str>,
+    #[serde(borrow)]
+    pub model: Cow<'a, str>,
+    #[serde(borrow)]
+    pub model_prefix: Cow<'a, str>,
+    #[serde(borrow)]
+    pub precision: Cow<'a, str>,
+    #[serde(borrow)]
+    pub framework: Cow<'a, str>,
+    #[serde(borrow)]
+    pub runner: Cow<'a, str>,
     pub isl: i64,
     pub osl: i64,
-    pub spec_decoding: String,
-    pub prefill: WorkerRow,
-    pub decode: WorkerRow,
+    #[serde(borrow)]
+    pub spec_decoding: Cow<'a, str>,
+    #[serde(borrow)]
+    pub prefill: WorkerRow<'a>,
+    #[serde(borrow)]
+    pub decode: WorkerRow<'a>,
     pub conc: Vec<i64>,
     pub max_model_len: i64,
-    pub exp_name: String,
+    #[serde(borrow)]
+    pub exp_name: Cow<'a, str>,
     pub disagg: bool,
     pub run_eval: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub router: Option<Component>,
+    #[serde(borrow)]
+    pub router: Option<Component<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kv_p2p_transfer: Option<String>,
+    #[serde(borrow)]
+    pub kv_p2p_transfer: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval_conc: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -139,72 +167,101 @@ pub struct MnFixedRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval_only: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recipe_fingerprint: Option<String>,
+    #[serde(borrow)]
+    pub recipe_fingerprint: Option<Cow<'a, str>>,
 }
 
 /// SN-agentic row (§9.3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 #[allow(missing_docs)]
-pub struct SnAgenticRow {
-    pub image: String,
-    pub model: String,
-    pub model_prefix: String,
-    pub precision: String,
-    pub framework: String,
-    pub runner: String,
+pub struct SnAgenticRow<'a> {
+    #[serde(borrow)]
+    pub image: Cow<'a, str>,
+    #[serde(borrow)]
+    pub model: Cow<'a, str>,
+    #[serde(borrow)]
+    pub model_prefix: Cow<'a, str>,
+    #[serde(borrow)]
+    pub precision: Cow<'a, str>,
+    #[serde(borrow)]
+    pub framework: Cow<'a, str>,
+    #[serde(borrow)]
+    pub runner: Cow<'a, str>,
     pub tp: i64,
     pub pp: i64,
     pub dcp_size: i64,
     pub pcp_size: i64,
     pub ep: i64,
     pub dp_attn: bool,
-    pub spec_decoding: String,
+    #[serde(borrow)]
+    pub spec_decoding: Cow<'a, str>,
     pub conc: i64,
-    pub kv_offloading: String,
+    #[serde(borrow)]
+    pub kv_offloading: Cow<'a, str>,
     pub total_cpu_dram_gb: i64,
     pub duration: i64,
-    pub exp_name: String,
-    pub scenario_type: String,
+    #[serde(borrow)]
+    pub exp_name: Cow<'a, str>,
+    #[serde(borrow)]
+    pub scenario_type: Cow<'a, str>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kv_offload_backend: Option<Component>,
+    #[serde(borrow)]
+    pub kv_offload_backend: Option<Component<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub router: Option<Component>,
+    #[serde(borrow)]
+    pub router: Option<Component<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_eval: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval_only: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recipe_fingerprint: Option<String>,
+    #[serde(borrow)]
+    pub recipe_fingerprint: Option<Cow<'a, str>>,
 }
 
 /// MN-agentic row (§9.4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 #[allow(missing_docs)]
-pub struct MnAgenticRow {
-    pub image: String,
-    pub model: String,
-    pub model_prefix: String,
-    pub precision: String,
-    pub framework: String,
-    pub runner: String,
-    pub spec_decoding: String,
-    pub prefill: WorkerRow,
-    pub decode: WorkerRow,
+pub struct MnAgenticRow<'a> {
+    #[serde(borrow)]
+    pub image: Cow<'a, str>,
+    #[serde(borrow)]
+    pub model: Cow<'a, str>,
+    #[serde(borrow)]
+    pub model_prefix: Cow<'a, str>,
+    #[serde(borrow)]
+    pub precision: Cow<'a, str>,
+    #[serde(borrow)]
+    pub framework: Cow<'a, str>,
+    #[serde(borrow)]
+    pub runner: Cow<'a, str>,
+    #[serde(borrow)]
+    pub spec_decoding: Cow<'a, str>,
+    #[serde(borrow)]
+    pub prefill: WorkerRow<'a>,
+    #[serde(borrow)]
+    pub decode: WorkerRow<'a>,
     pub conc: Vec<i64>,
-    pub kv_offloading: String,
+    #[serde(borrow)]
+    pub kv_offloading: Cow<'a, str>,
     pub total_cpu_dram_gb: i64,
     pub duration: i64,
-    pub exp_name: String,
+    #[serde(borrow)]
+    pub exp_name: Cow<'a, str>,
     pub disagg: bool,
-    pub scenario_type: String,
+    #[serde(borrow)]
+    pub scenario_type: Cow<'a, str>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kv_offload_backend: Option<Component>,
+    #[serde(borrow)]
+    pub kv_offload_backend: Option<Component<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub router: Option<Component>,
+    #[serde(borrow)]
+    pub router: Option<Component<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kv_p2p_transfer: Option<String>,
+    #[serde(borrow)]
+    pub kv_p2p_transfer: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_eval: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -212,7 +269,8 @@ pub struct MnAgenticRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval_only: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recipe_fingerprint: Option<String>,
+    #[serde(borrow)]
+    pub recipe_fingerprint: Option<Cow<'a, str>>,
 }
 
 fn check_spec(s: &str) -> Result<(), String> {
@@ -240,7 +298,7 @@ fn check_topology(tp: i64, pp: i64, dcp: i64, pcp: i64, what: &str) -> Result<()
 }
 
 fn check_component(
-    c: Option<&Component>,
+    c: Option<&Component<'_>>,
     name: &str,
     version_required: bool,
 ) -> Result<(), String> {
@@ -258,7 +316,7 @@ fn check_component(
     }
 }
 
-fn check_workers(p: &WorkerRow, d: &WorkerRow) -> Result<(), String> {
+fn check_workers(p: &WorkerRow<'_>, d: &WorkerRow<'_>) -> Result<(), String> {
     check_topology(p.tp, p.pp, p.dcp_size, p.pcp_size, "prefill.")?;
     check_topology(d.tp, d.pp, d.dcp_size, d.pcp_size, "decode.")?;
     if p.hardware.is_some() != d.hardware.is_some() {
@@ -269,7 +327,7 @@ fn check_workers(p: &WorkerRow, d: &WorkerRow) -> Result<(), String> {
     Ok(())
 }
 
-fn check_fingerprint(f: Option<&String>) -> Result<(), String> {
+fn check_fingerprint(f: Option<&Cow<'_, str>>) -> Result<(), String> {
     match f {
         Some(s)
             if s.len() != 64
@@ -283,7 +341,7 @@ fn check_fingerprint(f: Option<&String>) -> Result<(), String> {
     }
 }
 
-fn check_kv(offloading: &str, backend: Option<&Component>) -> Result<(), String> {
+fn check_kv(offloading: &str, backend: Option<&Component<'_>>) -> Result<(), String> {
     match (offloading, backend.is_some()) {
         ("none", true) => {
             Err("'kv-offload-backend' can only be set when 'kv-offloading' is not 'none'".into())
