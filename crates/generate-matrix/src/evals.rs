@@ -72,30 +72,36 @@ fn field(row: &Row, k: &str) -> String {
     row.get(k).map(canonical).unwrap_or_default()
 }
 
-/// Marks eval rows (§10.1, and §10.2 when `agentic`); returns the marks and
-/// the `eval-conc` to set per row.
-fn mark(rows: &[Row], agentic: bool, topo: &[Option<String>]) -> (Vec<bool>, Vec<Option<i64>>) {
-    let n = rows.len();
-    let mut marked = vec![false; n];
-    let mut eval_conc = vec![None; n];
-    // SN-fixed 8k1k: group, upper median and max of distinct eligible concs.
-    let mut sn_groups: HashMap<String, Vec<usize>> = HashMap::new();
-    let mut sn_order: Vec<String> = Vec::new();
-    // MN (fixed 8k1k, and agentic when asked): best score per topology.
-    let mut mn_best: HashMap<(bool, String), (i64, usize)> = HashMap::new();
-    // SN-agentic: max conc per (model, runner, framework, precision).
-    let mut sa_best: HashMap<String, (i64, usize)> = HashMap::new();
-    for (i, row) in rows.iter().enumerate() {
-        let kind = RowKind::of(row);
-        match kind {
-            RowKind::SnFixed
-                if is_8k1k(row)
-                    && row
-                        .get("conc")
-                        .and_then(Value::as_i64)
-                        .is_some_and(|c| c >= MIN_EVAL_CONC) =>
-            {
-                let key = [
+/// What eval selection needs of one row, worked out in parallel: which
+/// group the row competes in (by key) and with which concurrency.
+enum Facts {
+    /// Not an eval candidate in this mode.
+    None,
+    /// SN-fixed 8k1k with `conc` >= [`MIN_EVAL_CONC`]: its group key.
+    SnFixed { key: String, conc: i64 },
+    /// MN fixed 8k1k (or agentic when asked): its topology and best
+    /// eligible concurrency (`None`: no eligible one, never marked).
+    Mn {
+        agentic: bool,
+        topo: String,
+        score: Option<i64>,
+    },
+    /// SN-agentic (when asked): its (model, runner, framework, precision).
+    SnAgentic { key: String, conc: i64 },
+}
+
+fn facts_of(row: &Row, agentic: bool) -> Facts {
+    let key = |fields: &[&str]| {
+        fields
+            .iter()
+            .map(|k| field(row, k))
+            .collect::<Vec<_>>()
+            .join("\u{1}")
+    };
+    match RowKind::of(row) {
+        RowKind::SnFixed if is_8k1k(row) => match row.get("conc").and_then(Value::as_i64) {
+            Some(conc) if conc >= MIN_EVAL_CONC => Facts::SnFixed {
+                key: key(&[
                     "model",
                     "runner",
                     "framework",
@@ -104,64 +110,79 @@ fn mark(rows: &[Row], agentic: bool, topo: &[Option<String>]) -> (Vec<bool>, Vec
                     "osl",
                     "spec-decoding",
                     "dp-attn",
-                ]
-                .iter()
-                .map(|k| field(row, k))
-                .collect::<Vec<_>>()
-                .join("\u{1}");
-                let g = sn_groups.entry(key.clone()).or_default();
+                ]),
+                conc,
+            },
+            _ => Facts::None,
+        },
+        kind @ (RowKind::MnFixed | RowKind::MnAgentic)
+            if (kind == RowKind::MnFixed && is_8k1k(row))
+                || (kind == RowKind::MnAgentic && agentic) =>
+        {
+            Facts::Mn {
+                agentic: kind == RowKind::MnAgentic,
+                topo: topology_key(row),
+                score: conc_list(row)
+                    .into_iter()
+                    .filter(|c| *c >= MIN_EVAL_CONC)
+                    .max(),
+            }
+        }
+        RowKind::SnAgentic if agentic => match row.get("conc").and_then(Value::as_i64) {
+            Some(conc) => Facts::SnAgentic {
+                key: key(&["model", "runner", "framework", "precision"]),
+                conc,
+            },
+            None => Facts::None,
+        },
+        _ => Facts::None,
+    }
+}
+
+/// Marks eval rows (§10.1, and §10.2 when `agentic`); returns the marks and
+/// the `eval-conc` to set per row.
+fn mark(facts: &[Facts]) -> (Vec<bool>, Vec<Option<i64>>) {
+    let n = facts.len();
+    let mut marked = vec![false; n];
+    let mut eval_conc = vec![None; n];
+    // SN-fixed 8k1k: group, upper median and max of distinct eligible concs.
+    let mut sn_groups: HashMap<&str, Vec<(usize, i64)>> = HashMap::new();
+    let mut sn_order: Vec<&str> = Vec::new();
+    // MN (fixed 8k1k, and agentic when asked): best score per topology.
+    let mut mn_best: HashMap<(bool, &str), (i64, usize)> = HashMap::new();
+    // SN-agentic: max conc per (model, runner, framework, precision).
+    let mut sa_best: HashMap<&str, (i64, usize)> = HashMap::new();
+    for (i, f) in facts.iter().enumerate() {
+        match f {
+            Facts::SnFixed { key, conc } => {
+                let g = sn_groups.entry(key).or_default();
                 if g.is_empty() {
                     sn_order.push(key);
                 }
-                g.push(i);
+                g.push((i, *conc));
             }
-            RowKind::MnFixed | RowKind::MnAgentic
-                if (kind == RowKind::MnFixed && is_8k1k(row))
-                    || (kind == RowKind::MnAgentic && agentic) =>
-            {
-                let Some(score) = conc_list(row)
-                    .into_iter()
-                    .filter(|c| *c >= MIN_EVAL_CONC)
-                    .max()
-                else {
-                    continue;
-                };
-                let Some(t) = topo.get(i).cloned().flatten() else {
-                    continue;
-                };
-                let key = (kind == RowKind::MnAgentic, t);
-                match mn_best.get(&key) {
-                    Some((best, _)) if *best >= score => {}
-                    _ => {
-                        mn_best.insert(key, (score, i));
-                    }
+            Facts::Mn {
+                agentic,
+                topo,
+                score: Some(score),
+            } => match mn_best.get(&(*agentic, topo.as_str())) {
+                Some((best, _)) if best >= score => {}
+                _ => {
+                    mn_best.insert((*agentic, topo), (*score, i));
                 }
-            }
-            RowKind::SnAgentic if agentic => {
-                let Some(c) = row.get("conc").and_then(Value::as_i64) else {
-                    continue;
-                };
-                let key = ["model", "runner", "framework", "precision"]
-                    .iter()
-                    .map(|k| field(row, k))
-                    .collect::<Vec<_>>()
-                    .join("\u{1}");
-                match sa_best.get(&key) {
-                    Some((best, _)) if *best >= c => {}
-                    _ => {
-                        sa_best.insert(key, (c, i));
-                    }
+            },
+            Facts::SnAgentic { key, conc } => match sa_best.get(key.as_str()) {
+                Some((best, _)) if best >= conc => {}
+                _ => {
+                    sa_best.insert(key, (*conc, i));
                 }
-            }
-            _ => {}
+            },
+            Facts::Mn { score: None, .. } | Facts::None => {}
         }
     }
     for key in sn_order {
-        let idxs = &sn_groups[&key];
-        let mut distinct: Vec<i64> = idxs
-            .iter()
-            .filter_map(|i| rows[*i].get("conc").and_then(Value::as_i64))
-            .collect();
+        let members = &sn_groups[key];
+        let mut distinct: Vec<i64> = members.iter().map(|m| m.1).collect();
         distinct.sort_unstable();
         distinct.dedup();
         let (Some(max), Some(median)) = (
@@ -170,10 +191,9 @@ fn mark(rows: &[Row], agentic: bool, topo: &[Option<String>]) -> (Vec<bool>, Vec
         ) else {
             continue;
         };
-        for i in idxs {
-            let c = rows[*i].get("conc").and_then(Value::as_i64);
-            if c == Some(max) || c == Some(median) {
-                marked[*i] = true;
+        for &(i, c) in members {
+            if c == max || c == median {
+                marked[i] = true;
             }
         }
     }
@@ -255,21 +275,14 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
 pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenError> {
     if mode != EvalMode::NoEvals {
         let agentic = matches!(mode, EvalMode::EvalsOnly | EvalMode::AllEvals);
-        // Topology keys of the multi-node rows that take part, computed in
-        // parallel (the most expensive part of eval selection).
-        let topo: Vec<Option<String>> = sweep_model::par::par_map(
+        // What each row competes in (keys, topology, concurrency), worked
+        // out in parallel: the costly part of eval selection.
+        let facts: Vec<Facts> = sweep_model::par::par_map(
             (0..rows.len()).collect(),
-            |i| {
-                let row = &rows[i];
-                match RowKind::of(row) {
-                    RowKind::MnFixed if is_8k1k(row) => Some(topology_key(row)),
-                    RowKind::MnAgentic if agentic => Some(topology_key(row)),
-                    _ => None,
-                }
-            },
-            |_| None,
+            |i| facts_of(&rows[i], agentic),
+            |_| Facts::None,
         );
-        let (marked, eval_conc) = mark(&rows, agentic, &topo);
+        let (marked, eval_conc) = mark(&facts);
         for (i, row) in rows.iter_mut().enumerate() {
             if let Some(c) = eval_conc[i] {
                 row.insert("eval-conc".into(), c.into());
@@ -277,6 +290,13 @@ pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenEr
             set(row, "run-eval", marked[i].into());
         }
         if mode == EvalMode::AllEvals {
+            let topo = facts
+                .into_iter()
+                .map(|f| match f {
+                    Facts::Mn { topo, .. } => Some(topo),
+                    _ => None,
+                })
+                .collect();
             rows = expand_all(rows, topo);
         }
         if agentic {
