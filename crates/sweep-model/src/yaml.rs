@@ -250,8 +250,8 @@ pub fn parse_str(text: &str) -> Result<YamlDoc, YamlError> {
 pub fn parse_many(texts: &[&str]) -> Vec<Result<YamlDoc, YamlError>> {
     let threads = crate::par::worker_threads();
     let total: usize = texts.iter().map(|t| t.len()).sum();
-    // About four pieces a thread, so that the queue can even them out.
-    let piece_bytes = (total / (threads * 4).max(1)).max(MIN_PIECE_BYTES);
+    // About eight pieces a thread, so that the queue can even them out.
+    let piece_bytes = (total / (threads * 8).max(1)).max(MIN_PIECE_BYTES);
     let plans: Vec<Option<Vec<(&str, usize)>>> = texts
         .iter()
         .map(|t| {
@@ -310,7 +310,7 @@ pub fn parse_many(texts: &[&str]) -> Vec<Result<YamlDoc, YamlError>> {
 }
 
 /// Pieces smaller than this are not worth a job of their own.
-const MIN_PIECE_BYTES: usize = 16 * 1024;
+const MIN_PIECE_BYTES: usize = 8 * 1024;
 
 enum Parsed {
     Whole(Result<YamlDoc, YamlError>),
