@@ -144,7 +144,7 @@ impl Generator for MatrixGenerator {
             conc: None,
         };
         generate_test_config(loaded, &opts)
-            .map(|rows| rows.into_iter().map(Value::Object).collect())
+            .map(|rows| rows.into_iter().map(Value::from).collect())
             .map_err(|e| e.to_string())
     }
 }

@@ -28,9 +28,9 @@ pub fn canonical(v: &Value) -> String {
 }
 
 fn topology_key(row: &Row) -> String {
-    let mut entries: Vec<(&String, &Value)> = row
+    let mut entries: Vec<(&str, &Value)> = row
         .iter()
-        .filter(|(k, _)| !NON_TOPOLOGY.contains(&k.as_str()))
+        .filter(|(k, _)| !NON_TOPOLOGY.contains(k))
         .collect();
     entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut out = Vec::with_capacity(512);
@@ -46,11 +46,11 @@ fn topology_key(row: &Row) -> String {
 
 /// Sets a field: in place when the row has it (its position is kept, as
 /// with an insert), else appended.
-fn set(row: &mut Row, key: &str, value: Value) {
+fn set(row: &mut Row, key: &'static str, value: Value) {
     match row.get_mut(key) {
         Some(v) => *v = value,
         None => {
-            row.insert(key.to_owned(), value);
+            row.insert(key, value);
         }
     }
 }
@@ -98,7 +98,7 @@ fn facts_of(row: &Row, agentic: bool) -> Facts {
             .collect::<Vec<_>>()
             .join("\u{1}")
     };
-    match RowKind::of(row) {
+    match row.kind() {
         RowKind::SnFixed if is_8k1k(row) => match row.get("conc").and_then(Value::as_i64) {
             Some(conc) if conc >= MIN_EVAL_CONC => Facts::SnFixed {
                 key: key(&[
@@ -218,7 +218,7 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
     let mut out: Vec<Row> = Vec::with_capacity(rows.len());
     let mut merged: HashMap<(bool, String), usize> = HashMap::new();
     for (i, mut row) in rows.into_iter().enumerate() {
-        let kind = RowKind::of(&row);
+        let kind = row.kind();
         match kind {
             RowKind::SnAgentic => {
                 set(&mut row, "run-eval", true.into());
@@ -239,21 +239,21 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
                     union.extend(conc_list(&row));
                     let union = sorted_distinct(union);
                     if agentic && let Some(m) = union.last() {
-                        kept.insert("eval-conc".into(), (*m).into());
+                        kept.insert("eval-conc", (*m).into());
                     }
-                    kept.insert("conc".into(), union.into());
+                    kept.insert("conc", union.into());
                 } else {
                     let concs = sorted_distinct(conc_list(&row));
                     set(&mut row, "run-eval", true.into());
                     if agentic {
                         if let Some(m) = concs.last() {
-                            row.insert("eval-conc".into(), (*m).into());
+                            row.insert("eval-conc", (*m).into());
                         }
                     } else {
                         row.remove("eval-conc");
-                        row.insert("eval-all-concs".into(), true.into());
+                        row.insert("eval-all-concs", true.into());
                     }
-                    row.insert("conc".into(), concs.into());
+                    row.insert("conc", concs.into());
                     merged.insert(key, out.len());
                     out.push(row);
                 }
@@ -285,7 +285,7 @@ pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenEr
         let (marked, eval_conc) = mark(&facts);
         for (i, row) in rows.iter_mut().enumerate() {
             if let Some(c) = eval_conc[i] {
-                row.insert("eval-conc".into(), c.into());
+                row.insert("eval-conc", c.into());
             }
             set(row, "run-eval", marked[i].into());
         }
@@ -302,7 +302,7 @@ pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenEr
         if agentic {
             rows.retain(|r| r.get("run-eval") == Some(&Value::Bool(true)));
             for r in &mut rows {
-                r.insert("eval-only".into(), true.into());
+                r.insert("eval-only", true.into());
             }
         }
     }
@@ -324,6 +324,7 @@ mod tests {
         .as_object()
         .unwrap()
         .clone()
+        .into()
     }
 
     #[test]

@@ -249,10 +249,10 @@ fn print_json(v: &Value) -> ExitCode {
     }
 }
 
-fn rows_out(rows: Vec<serde_json::Map<String, Value>>) -> ExitCode {
+fn rows_out(rows: Vec<generate_matrix::generate::Row>) -> ExitCode {
     // Rows are written in parallel, a chunk of rows per job, then joined.
     const CHUNK: usize = 64;
-    let chunks: Vec<&[serde_json::Map<String, Value>]> = rows.chunks(CHUNK).collect();
+    let chunks: Vec<&[generate_matrix::generate::Row]> = rows.chunks(CHUNK).collect();
     let parts = sweep_model::par::par_map(
         chunks,
         |chunk| {
