@@ -337,23 +337,29 @@ fn cut(text: &str, pieces: usize) -> Option<Vec<(&str, usize)>> {
     if pieces < 2 {
         return None;
     }
-    // Byte offsets and 0-based line numbers of top-level key lines.
+    // Byte offsets and 0-based line numbers of top-level key lines, found
+    // by jumping from newline to newline (this runs before the parallel
+    // phase, so it is kept cheap).
+    let bytes = text.as_bytes();
     let mut starts: Vec<(usize, usize)> = Vec::new();
-    let mut offset = 0;
-    for (lineno, line) in text.split_inclusive('\n').enumerate() {
-        match line.as_bytes().first() {
+    match bytes.first() {
+        Some(b'-' | b'.' | b'%') => return None,
+        Some(b' ' | b'\t' | b'\r' | b'\n' | b'#') | None => {}
+        Some(_) => starts.push((0, 0)),
+    }
+    for (line, nl) in memchr::memchr_iter(b'\n', bytes).enumerate() {
+        let off = nl + 1;
+        let rest = &bytes[off..];
+        match rest.first() {
+            None => break,
             Some(b'-' | b'.' | b'%')
-                if lineno == 0
-                    || line.starts_with("---")
-                    || line.starts_with("...")
-                    || line.starts_with('%') =>
+                if rest.starts_with(b"---") || rest.starts_with(b"...") || rest[0] == b'%' =>
             {
                 return None;
             }
-            Some(b' ' | b'\t' | b'\r' | b'\n' | b'#') | None => {}
-            Some(_) => starts.push((offset, lineno)),
+            Some(b' ' | b'\t' | b'\r' | b'\n' | b'#') => {}
+            Some(_) => starts.push((off, line + 1)),
         }
-        offset += line.len();
     }
     if starts.len() < pieces * 2 {
         return None;
@@ -1278,6 +1284,55 @@ mod tests {
         let d = parse_str(&dup).unwrap();
         assert_eq!(d.duplicate_keys().len(), 1);
         assert_eq!(d.value()["key-0"], serde_json::json!("again"));
+    }
+
+    #[test]
+    fn cut_points_are_top_level_key_lines() {
+        // A plain line-by-line reading of the same rule.
+        let naive = |text: &str, pieces: usize| -> Option<Vec<(usize, usize)>> {
+            let mut starts = Vec::new();
+            let mut off = 0;
+            for (n, line) in text.split_inclusive('\n').enumerate() {
+                let b = line.as_bytes()[0];
+                if (n == 0 && matches!(b, b'-' | b'.' | b'%'))
+                    || line.starts_with("---")
+                    || line.starts_with("...")
+                    || b == b'%'
+                {
+                    return None;
+                }
+                if !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'#') {
+                    starts.push((off, n));
+                }
+                off += line.len();
+            }
+            (starts.len() >= pieces * 2).then_some(starts)
+        };
+        let mut text = String::from("# head\r\n\r\n");
+        for i in 0..40 {
+            text.push_str(&format!("k{i}:\r\n  a: 1\n- x\n\t# t\n#c\n\n"));
+        }
+        text.push_str("last: 1");
+        for pieces in [2, 3, 5, 8] {
+            let plan = cut(&text, pieces).expect("cut");
+            let starts = naive(&text, pieces).expect("starts");
+            // Every piece starts at a key line (or at 0) with its own line.
+            for &(piece, line) in &plan[1..] {
+                let off = piece.as_ptr() as usize - text.as_ptr() as usize;
+                assert!(starts.contains(&(off, line)), "{off} {line}");
+            }
+            assert_eq!(plan.iter().map(|p| p.0.len()).sum::<usize>(), text.len());
+        }
+        for bad in [
+            "- a\nk: 1\n",
+            "k: 1\n---\nj: 2\n",
+            "%YAML 1.1\nk: 1\n",
+            "k: 1\n...\n",
+        ] {
+            let t = bad.repeat(1).to_string() + &"z: 1\n".repeat(10);
+            assert_eq!(cut(&t, 2).is_none(), naive(&t, 2).is_none(), "{bad:?}");
+            assert!(cut(&t, 2).is_none(), "{bad:?}");
+        }
     }
 
     #[test]
