@@ -28,7 +28,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, RenameFlags, openat, statat};
 use serde_json::Value;
-use sweep_model::json::has_special;
+use sweep_model::json::special_mask;
 
 /// Why aggregation failed; nothing is written in any of these cases.
 #[derive(Debug, thiserror::Error)]
@@ -272,10 +272,12 @@ fn skip_ws(src: &[u8], mut i: usize) -> usize {
 fn checked_string(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
     let mut j = i + 1;
     loop {
-        // Plain bytes eight at a time, up to the next quote, backslash or
-        // control character.
+        // Plain bytes eight at a time, straight to the next quote,
+        // backslash or control character.
         while let Some(&word) = src.get(j..).and_then(|s| s.first_chunk::<8>()) {
-            if has_special(u64::from_le_bytes(word)) {
+            let special = special_mask(u64::from_le_bytes(word));
+            if special != 0 {
+                j += (special.trailing_zeros() / 8) as usize;
                 break;
             }
             j += 8;
