@@ -44,17 +44,6 @@ fn topology_key(row: &Row) -> String {
     sweep_model::json::into_string(out)
 }
 
-/// Sets a field: in place when the row has it (its position is kept, as
-/// with an insert), else appended.
-fn set(row: &mut Row, key: &'static str, value: Value) {
-    match row.get_mut(key) {
-        Some(v) => *v = value,
-        None => {
-            row.insert(key, value);
-        }
-    }
-}
-
 fn is_8k1k(row: &Row) -> bool {
     row.get("isl").and_then(Value::as_i64) == Some(8192)
         && row.get("osl").and_then(Value::as_i64) == Some(1024)
@@ -221,7 +210,7 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
         let kind = row.kind();
         match kind {
             RowKind::SnAgentic => {
-                set(&mut row, "run-eval", true.into());
+                row.insert("run-eval", true.into());
                 out.push(row);
             }
             RowKind::MnAgentic | RowKind::MnFixed
@@ -244,7 +233,7 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
                     kept.insert("conc", union.into());
                 } else {
                     let concs = sorted_distinct(conc_list(&row));
-                    set(&mut row, "run-eval", true.into());
+                    row.insert("run-eval", true.into());
                     if agentic {
                         if let Some(m) = concs.last() {
                             row.insert("eval-conc", (*m).into());
@@ -259,7 +248,7 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
                 }
             }
             RowKind::SnFixed if is_8k1k(&row) => {
-                set(&mut row, "run-eval", true.into());
+                row.insert("run-eval", true.into());
                 out.push(row);
             }
             _ => out.push(row),
@@ -287,7 +276,7 @@ pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenEr
             if let Some(c) = eval_conc[i] {
                 row.insert("eval-conc", c.into());
             }
-            set(row, "run-eval", marked[i].into());
+            row.insert("run-eval", marked[i].into());
         }
         if mode == EvalMode::AllEvals {
             let topo = facts

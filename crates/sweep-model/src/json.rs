@@ -53,7 +53,7 @@ pub fn needs_escape(s: &str) -> bool {
 pub fn write_str(s: &str, out: &mut Vec<u8>) {
     if needs_escape(s) {
         // Rare in matrix rows: let serde_json do the escaping.
-        out.extend_from_slice(Value::String(s.to_owned()).to_string().as_bytes());
+        let _ = serde_json::to_writer(&mut *out, s);
     } else {
         out.reserve(s.len() + 2);
         out.push(b'"');

@@ -272,8 +272,8 @@ pub fn parse_many(texts: &[&str]) -> Vec<Result<YamlDoc, YamlError>> {
     }
     jobs.sort_by_key(|j| std::cmp::Reverse(j.2.len()));
     let done = crate::par::par_map(
-        jobs.clone(),
-        |(_, piece, text)| match piece {
+        jobs.iter().collect(),
+        |&(_, piece, text)| match piece {
             None => Parsed::Whole(parse_whole(text)),
             Some(_) => Parsed::Piece(parse_piece(text)),
         },
