@@ -135,6 +135,7 @@ mod tests {
     fn floats_print_like_python_repr() {
         for (x, want) in [
             (1.0, "1.0"),
+            (2.0, "2.0"),
             (2.78, "2.78"),
             (100.0, "100.0"),
             (1e-7, "1e-07"),

@@ -300,6 +300,13 @@ pub(crate) fn eval_if(expr: &str, ctx: &Value, needs_ok: bool) -> bool {
         .strip_prefix("${{")
         .and_then(|x| x.strip_suffix("}}"))
         .unwrap_or(e);
+    let (v, used_status) = evaluate(e, ctx, needs_ok, true);
+    truthy(&v) && (used_status || needs_ok)
+}
+
+/// Parses and evaluates expression text `e`; also says whether a status
+/// function was called. With `whole`, tokens left over are an error.
+fn evaluate(e: &str, ctx: &Value, needs_ok: bool, whole: bool) -> (Value, bool) {
     let status = Status { needs_ok };
     let mut p = Parser {
         t: tokens(e),
@@ -309,8 +316,10 @@ pub(crate) fn eval_if(expr: &str, ctx: &Value, needs_ok: bool) -> bool {
         used_status: false,
     };
     let v = p.or();
-    assert_eq!(p.i, p.t.len(), "trailing tokens in {e:?}");
-    truthy(&v) && (p.used_status || needs_ok)
+    if whole {
+        assert_eq!(p.i, p.t.len(), "trailing tokens in {e:?}");
+    }
+    (v, p.used_status)
 }
 
 /// Evaluates a `${{ … }}` value.
@@ -321,15 +330,7 @@ pub(crate) fn eval_value(expr: &str, ctx: &Value) -> Value {
         .and_then(|x| x.strip_suffix("}}"))
         .unwrap()
         .trim();
-    let status = Status { needs_ok: true };
-    let mut p = Parser {
-        t: tokens(e),
-        i: 0,
-        ctx,
-        status: &status,
-        used_status: false,
-    };
-    p.or()
+    evaluate(e, ctx, true, false).0
 }
 
 /// A value as GitHub renders it into a string (`env:` values, `format`).
