@@ -482,6 +482,87 @@ pub fn run_cli(args: &PolicyArgs) -> std::process::ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The pull-request scenarios of the reference's gating test (workflow.md
+/// §3.3), for checking a policy against its intent: 4 actions × draft or
+/// not × 23 label sets × 12 event labels × reuse authorised or not ×
+/// changelog valid or not × 2 commit messages = 17 664 cases, each
+/// `(event, changelog valid, reuse authorised)`, on `repository`. Together
+/// with a push of each of [`GATING_PUSH_MESSAGES`] that is the reference's
+/// 17 666.
+#[must_use]
+pub fn gating_cross_product(repository: &str) -> Vec<(PolicyInput, bool, bool)> {
+    const LABEL_SETS: &[&[&str]] = &[
+        &[],
+        &["sweep-enabled"],
+        &["full-sweep-enabled"],
+        &["non-canary-full-sweep-enabled"],
+        &["full-sweep-fail-fast"],
+        &["full-sweep-fail-fast-no-canary"],
+        &["all-evals"],
+        &["evals-only"],
+        &["agentx-fast"],
+        &["all-evals", "evals-only"],
+        &["documentation"],
+        &["sweep-enabled", "full-sweep-enabled"],
+        &["full-sweep-enabled", "full-sweep-fail-fast"],
+        &["sweep-enabled", "all-evals"],
+        &["full-sweep-enabled", "all-evals"],
+        &["sweep-enabled", "evals-only"],
+        &["full-sweep-enabled", "evals-only"],
+        &["sweep-enabled", "agentx-fast"],
+        &["full-sweep-enabled", "agentx-fast"],
+        &["sweep-enabled", "all-evals", "evals-only"],
+        &["full-sweep-enabled", "all-evals", "evals-only"],
+        &["skip_queue"],
+        &["full-sweep-enabled", "skip_queue"],
+    ];
+    const EVENT_LABELS: [Option<&str>; 12] = [
+        Some("full-sweep-enabled"),
+        Some("sweep-enabled"),
+        Some("all-evals"),
+        Some("evals-only"),
+        Some("agentx-fast"),
+        Some("skip_queue"),
+        Some("ci-patchwork"),
+        Some("engine-patch"),
+        Some("ci-patchwork-waived"),
+        Some("ci-checklist-complete"),
+        Some("documentation"),
+        None,
+    ];
+    let mut out = Vec::with_capacity(17_664);
+    for action in ["ready_for_review", "synchronize", "labeled", "unlabeled"] {
+        for draft in [false, true] {
+            for labels in LABEL_SETS {
+                for label in EVENT_LABELS {
+                    for auth in [false, true] {
+                        for valid in [true, false] {
+                            for msg in GATING_PUSH_MESSAGES {
+                                let event = PolicyInput {
+                                    event_name: "pull_request".into(),
+                                    action: action.into(),
+                                    draft,
+                                    label: label.map(str::to_string),
+                                    labels: labels.iter().map(|s| (*s).to_string()).collect(),
+                                    head_commit_message: msg.into(),
+                                    repository: repository.into(),
+                                    git_ref: "refs/pull/1/merge".into(),
+                                    ..PolicyInput::default()
+                                };
+                                out.push((event, valid, auth));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The commit messages of [`gating_cross_product`], also pushed once each.
+pub const GATING_PUSH_MESSAGES: [&str; 2] = ["feat: add model", "fix: thing [skip-sweep]"];
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // tests: a panic is the failure report
 mod tests {
@@ -640,74 +721,19 @@ mod tests {
     /// 2 commit messages, plus 2 pushes = 17 666 scenarios.
     #[test]
     fn exhaustive_cross_product_agrees_with_intent() {
-        let label_sets: &[&[&str]] = &[
-            &[],
-            &["sweep-enabled"],
-            &["full-sweep-enabled"],
-            &["non-canary-full-sweep-enabled"],
-            &["full-sweep-fail-fast"],
-            &["full-sweep-fail-fast-no-canary"],
-            &["all-evals"],
-            &["evals-only"],
-            &["agentx-fast"],
-            &["all-evals", "evals-only"],
-            &["documentation"],
-            &["sweep-enabled", "full-sweep-enabled"],
-            &["full-sweep-enabled", "full-sweep-fail-fast"],
-            &["sweep-enabled", "all-evals"],
-            &["full-sweep-enabled", "all-evals"],
-            &["sweep-enabled", "evals-only"],
-            &["full-sweep-enabled", "evals-only"],
-            &["sweep-enabled", "agentx-fast"],
-            &["full-sweep-enabled", "agentx-fast"],
-            &["sweep-enabled", "all-evals", "evals-only"],
-            &["full-sweep-enabled", "all-evals", "evals-only"],
-            &["skip_queue"],
-            &["full-sweep-enabled", "skip_queue"],
-        ];
-        let event_labels = [
-            Some("full-sweep-enabled"),
-            Some("sweep-enabled"),
-            Some("all-evals"),
-            Some("evals-only"),
-            Some("agentx-fast"),
-            Some("skip_queue"),
-            Some("ci-patchwork"),
-            Some("engine-patch"),
-            Some("ci-patchwork-waived"),
-            Some("ci-checklist-complete"),
-            Some("documentation"),
-            None,
-        ];
         let mut n = 0;
         let mut runs = 0;
-        for action in ["ready_for_review", "synchronize", "labeled", "unlabeled"] {
-            for draft in [false, true] {
-                for labels in label_sets {
-                    for label in event_labels {
-                        for auth in [false, true] {
-                            for valid in [true, false] {
-                                for msg in ["feat: add model", "fix: thing [skip-sweep]"] {
-                                    let mut sc = pr(action, labels);
-                                    sc.draft = draft;
-                                    sc.label = label.map(str::to_string);
-                                    sc.head_commit_message = msg.into();
-                                    let got = run(&sc, valid, auth);
-                                    assert_eq!(
-                                        got,
-                                        intent(&sc, valid, auth),
-                                        "{sc:?} valid={valid} auth={auth}"
-                                    );
-                                    runs += usize::from(got.2 == "RUN");
-                                    n += 1;
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+        for (sc, valid, auth) in gating_cross_product(REPO) {
+            let got = run(&sc, valid, auth);
+            assert_eq!(
+                got,
+                intent(&sc, valid, auth),
+                "{sc:?} valid={valid} auth={auth}"
+            );
+            runs += usize::from(got.2 == "RUN");
+            n += 1;
         }
-        for msg in ["feat: add model", "fix: thing [skip-sweep]"] {
+        for msg in GATING_PUSH_MESSAGES {
             assert_eq!(run(&push(msg), true, false), (Skipped, Skipped, "RUN"));
             n += 1;
         }

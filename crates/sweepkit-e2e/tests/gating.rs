@@ -15,7 +15,10 @@ mod common;
 use std::path::Path;
 
 use common::{eval_if, eval_value};
-use generate_matrix::policy::{PRIMARY_LABELS, PolicyInput, decide, is_relevant_label};
+use generate_matrix::policy::{
+    GATING_PUSH_MESSAGES, PRIMARY_LABELS, PolicyInput, decide, gating_cross_product,
+    is_relevant_label,
+};
 use serde_json::{Value, json};
 
 #[test]
@@ -178,73 +181,19 @@ fn pr(action: &str, labels: &[&str], label: Option<&str>) -> PolicyInput {
 #[test]
 fn real_workflow_gating_matches_section_3_3_over_the_cross_product() {
     let wf = workflow();
-    let label_sets: &[&[&str]] = &[
-        &[],
-        &["sweep-enabled"],
-        &["full-sweep-enabled"],
-        &["non-canary-full-sweep-enabled"],
-        &["full-sweep-fail-fast"],
-        &["full-sweep-fail-fast-no-canary"],
-        &["all-evals"],
-        &["evals-only"],
-        &["agentx-fast"],
-        &["all-evals", "evals-only"],
-        &["documentation"],
-        &["sweep-enabled", "full-sweep-enabled"],
-        &["full-sweep-enabled", "full-sweep-fail-fast"],
-        &["sweep-enabled", "all-evals"],
-        &["full-sweep-enabled", "all-evals"],
-        &["sweep-enabled", "evals-only"],
-        &["full-sweep-enabled", "evals-only"],
-        &["sweep-enabled", "agentx-fast"],
-        &["full-sweep-enabled", "agentx-fast"],
-        &["sweep-enabled", "all-evals", "evals-only"],
-        &["full-sweep-enabled", "all-evals", "evals-only"],
-        &["skip_queue"],
-        &["full-sweep-enabled", "skip_queue"],
-    ];
-    let event_labels = [
-        Some("full-sweep-enabled"),
-        Some("sweep-enabled"),
-        Some("all-evals"),
-        Some("evals-only"),
-        Some("agentx-fast"),
-        Some("skip_queue"),
-        Some("ci-patchwork"),
-        Some("engine-patch"),
-        Some("ci-patchwork-waived"),
-        Some("ci-checklist-complete"),
-        Some("documentation"),
-        None,
-    ];
     let mut n = 0;
     let mut runs = 0;
-    for action in ["ready_for_review", "synchronize", "labeled", "unlabeled"] {
-        for draft in [false, true] {
-            for labels in label_sets {
-                for label in event_labels {
-                    for auth in [false, true] {
-                        for valid in [true, false] {
-                            for msg in ["feat: add model", "fix: thing [skip-sweep]"] {
-                                let mut sc = pr(action, labels, label);
-                                sc.draft = draft;
-                                sc.head_commit_message = msg.into();
-                                let (c, g, s, _) = run_chain(&wf, &sc, valid, auth);
-                                assert_eq!(
-                                    (c, g, s),
-                                    intent(&sc, valid, auth),
-                                    "{sc:?} valid={valid} auth={auth}"
-                                );
-                                runs += usize::from(s);
-                                n += 1;
-                            }
-                        }
-                    }
-                }
-            }
-        }
+    for (sc, valid, auth) in gating_cross_product("example/bench") {
+        let (c, g, s, _) = run_chain(&wf, &sc, valid, auth);
+        assert_eq!(
+            (c, g, s),
+            intent(&sc, valid, auth),
+            "{sc:?} valid={valid} auth={auth}"
+        );
+        runs += usize::from(s);
+        n += 1;
     }
-    for msg in ["feat: add model", "fix: thing [skip-sweep]"] {
+    for msg in GATING_PUSH_MESSAGES {
         let sc = PolicyInput {
             event_name: "push".into(),
             head_commit_message: msg.into(),
