@@ -21,10 +21,11 @@ const NON_TOPOLOGY: [&str; 6] = [
     "exp-name",
 ];
 
-/// Canonical JSON (object keys sorted) for value comparisons.
+/// Canonical JSON (object keys sorted, as Python's `json.dumps` with
+/// `sort_keys`) for value comparisons.
 #[must_use]
 pub fn canonical(v: &Value) -> String {
-    sweep_model::json::canonical(v)
+    sweep_model::pyjson::canonical_json(v)
 }
 
 fn topology_key(row: &Row) -> String {
@@ -33,15 +34,15 @@ fn topology_key(row: &Row) -> String {
         .filter(|(k, _)| !NON_TOPOLOGY.contains(k))
         .collect();
     entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let mut out = Vec::with_capacity(512);
-    out.push(b'{');
+    let mut out = String::with_capacity(512);
+    out.push('{');
     for (k, v) in entries {
-        sweep_model::json::write_str(k, &mut out);
-        out.push(b':');
-        sweep_model::json::write_value(v, true, &mut out);
-        out.push(b',');
+        sweep_model::pyjson::write_py_string(k, &mut out);
+        out.push(':');
+        sweep_model::pyjson::write_canonical(v, &mut out);
+        out.push(',');
     }
-    sweep_model::json::into_string(out)
+    out
 }
 
 fn is_8k1k(row: &Row) -> bool {

@@ -22,10 +22,12 @@ pub fn write_canonical(v: &Value, out: &mut String) {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => {
-            if n.is_f64() {
-                out.push_str(&py_float(n.as_f64().unwrap_or(0.0)));
+            if let Some(i) = n.as_i64() {
+                out.push_str(itoa::Buffer::new().format(i));
+            } else if let Some(u) = n.as_u64() {
+                out.push_str(itoa::Buffer::new().format(u));
             } else {
-                let _ = write!(out, "{n}");
+                out.push_str(&py_float(n.as_f64().unwrap_or(0.0)));
             }
         }
         Value::String(s) => write_py_string(s, out),
@@ -40,16 +42,16 @@ pub fn write_canonical(v: &Value, out: &mut String) {
             out.push(']');
         }
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
             out.push('{');
-            for (i, k) in keys.iter().enumerate() {
+            for (i, (k, v)) in entries.into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
                 write_py_string(k, out);
                 out.push(':');
-                write_canonical(&map[k.as_str()], out);
+                write_canonical(v, out);
             }
             out.push('}');
         }
@@ -59,7 +61,9 @@ pub fn write_canonical(v: &Value, out: &mut String) {
 /// Appends `s` as a JSON string literal with Python's `ensure_ascii` escapes.
 pub fn write_py_string(s: &str, out: &mut String) {
     out.push('"');
-    if !s.contains(['"', '\\']) && s.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+    if s.bytes()
+        .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
+    {
         // Printable ASCII without quotes or backslashes: nothing to escape.
         out.push_str(s);
         out.push('"');
