@@ -28,7 +28,6 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use sweep_model::config::{
     AgenticBlock, AgenticSearch, ConfigEntry, ConfigError, FixedSearch, MasterConfigs, Worker,
-    parse_files,
 };
 use sweep_model::rows::validate_matrix_row;
 use sweep_model::runners::Runners;
@@ -67,19 +66,9 @@ impl LoadedConfigs {
         // All files are parsed together; errors come in the order of a
         // sequential load: master configs (parse, then validation), then
         // the runner file.
-        let mut named: Vec<(&Path, &str)> = config_files
-            .iter()
-            .map(|f| (f.as_path(), "config file"))
-            .collect();
-        named.push((runner_file, "runner config file"));
-        let mut parsed = parse_files(&named);
-        let runner_doc = parsed.pop();
-        let mut docs = Vec::with_capacity(config_files.len());
-        for (f, doc) in config_files.iter().zip(parsed) {
-            docs.push((f.clone(), doc?));
-        }
-        let masters = MasterConfigs::from_docs(docs)?;
-        let runner_doc = runner_doc.ok_or_else(|| {
+        let (masters, mut extra) =
+            MasterConfigs::load_with(config_files, &[(runner_file, "runner config file")])?;
+        let runner_doc = extra.pop().ok_or_else(|| {
             ConfigError::file(runner_file, None, "internal error: runner file not parsed")
         })??;
         let runners = Runners::from_doc(runner_file, &runner_doc)?;

@@ -333,13 +333,32 @@ impl MasterConfigs {
     /// Missing/unreadable file, bad YAML, non-mapping document, `*` in a key,
     /// a key defined twice across files, or any schema violation.
     pub fn load(files: &[PathBuf]) -> Result<Self, ConfigError> {
-        let named: Vec<(&Path, &str)> =
-            files.iter().map(|f| (f.as_path(), "config file")).collect();
+        Self::load_with(files, &[]).map(|(masters, _)| masters)
+    }
+
+    /// [`MasterConfigs::load`], parsing `extra` files (path, kind of file
+    /// for messages) in the same parallel phase; their parse results come
+    /// back in order for the caller to validate. Errors of the master
+    /// configs come first, as in a sequential load.
+    ///
+    /// # Errors
+    /// As [`MasterConfigs::load`].
+    pub fn load_with(
+        files: &[PathBuf],
+        extra: &[(&Path, &str)],
+    ) -> Result<(Self, Vec<Result<YamlDoc, ConfigError>>), ConfigError> {
+        let named: Vec<(&Path, &str)> = files
+            .iter()
+            .map(|f| (f.as_path(), "config file"))
+            .chain(extra.iter().copied())
+            .collect();
+        let mut parsed = parse_files(&named);
+        let extra_docs = parsed.split_off(files.len());
         let mut docs = Vec::with_capacity(files.len());
-        for (f, doc) in files.iter().zip(parse_files(&named)) {
+        for (f, doc) in files.iter().zip(parsed) {
             docs.push((f.clone(), doc?));
         }
-        Self::from_docs(docs)
+        Ok((Self::from_docs(docs)?, extra_docs))
     }
 
     /// Like [`MasterConfigs::load`] but from already-parsed documents (e.g.
@@ -451,7 +470,7 @@ impl MasterConfigs {
 /// in order, each error naming its file. `what` names the kind of file in
 /// the message for a missing one ("config file", "runner config file").
 #[must_use]
-pub fn parse_files(files: &[(&Path, &str)]) -> Vec<Result<YamlDoc, ConfigError>> {
+fn parse_files(files: &[(&Path, &str)]) -> Vec<Result<YamlDoc, ConfigError>> {
     let texts: Vec<Result<String, ConfigError>> = files
         .iter()
         .map(|&(f, what)| {
