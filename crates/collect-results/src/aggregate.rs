@@ -26,9 +26,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
+use crate::relayout::{reindent, reindent_canonical, reindent_checked};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, RenameFlags, openat, statat};
 use serde_json::Value;
-use sweep_model::json::special_mask;
 
 /// Why aggregation failed; nothing is written in any of these cases.
 #[derive(Debug, thiserror::Error)]
@@ -142,298 +142,6 @@ pub fn discover(root: &Path, report: &mut AggregateReport) -> Result<Vec<PathBuf
     let mut out = Vec::new();
     walk(root, &mut out, report)?;
     Ok(out)
-}
-
-/// Newline plus indentation for up to 64 levels (deeper levels extend it).
-const INDENT: &[u8] = b"\n                                                                                                                                ";
-
-/// Re-emits already validated JSON `src` with 2-space indentation, nested
-/// `depth` levels deep, appending to `out`. Tokens are copied verbatim.
-pub fn reindent(src: &[u8], depth: usize, out: &mut Vec<u8>) {
-    let mut depth = depth;
-    let mut i = 0;
-    let n = src.len();
-    out.reserve(n + n / 2);
-    while i < n {
-        let c = src[i];
-        match c {
-            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
-            b'"' => {
-                // Find the closing quote, stepping over escapes.
-                let start = i;
-                i += 1;
-                loop {
-                    match memchr::memchr2(b'"', b'\\', &src[i..]) {
-                        Some(k) if src[i + k] == b'\\' => i += k + 2,
-                        Some(k) => {
-                            i += k + 1;
-                            break;
-                        }
-                        None => {
-                            i = n;
-                            break;
-                        }
-                    }
-                }
-                out.extend_from_slice(&src[start..i.min(n)]);
-            }
-            b'{' | b'[' => {
-                let close = if c == b'{' { b'}' } else { b']' };
-                let mut j = i + 1;
-                while j < n && matches!(src[j], b' ' | b'\t' | b'\n' | b'\r') {
-                    j += 1;
-                }
-                if j < n && src[j] == close {
-                    out.push(c);
-                    out.push(close);
-                    i = j + 1;
-                } else {
-                    out.push(c);
-                    depth += 1;
-                    newline(out, depth);
-                    i += 1;
-                }
-            }
-            b'}' | b']' => {
-                depth = depth.saturating_sub(1);
-                newline(out, depth);
-                out.push(c);
-                i += 1;
-            }
-            b',' => {
-                out.push(b',');
-                newline(out, depth);
-                i += 1;
-            }
-            b':' => {
-                out.extend_from_slice(b": ");
-                i += 1;
-            }
-            _ => {
-                let start = i;
-                while i < n
-                    && !matches!(
-                        src[i],
-                        b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']' | b':'
-                    )
-                {
-                    i += 1;
-                }
-                out.extend_from_slice(&src[start..i]);
-            }
-        }
-    }
-}
-
-/// Appends a newline and the indentation for `depth` levels.
-fn newline(out: &mut Vec<u8>, depth: usize) {
-    let n = 1 + 2 * depth;
-    if n <= INDENT.len() {
-        out.extend_from_slice(&INDENT[..n]);
-    } else {
-        out.push(b'\n');
-        out.resize(out.len() + 2 * depth, b' ');
-    }
-}
-
-/// Nesting handled by [`reindent_checked`] (one bit per level).
-const MAX_CHECKED_DEPTH: u32 = 64;
-
-/// Validates `src` as one JSON value and appends it re-indented exactly as
-/// [`reindent`] would, in one pass. Returns `false` with `out` unchanged
-/// when `src` is not valid JSON or nests deeper than 64 levels; the caller
-/// then lets serde_json decide (and word the error).
-///
-/// The grammar is what `serde_json` accepts when it skips a value
-/// (`IgnoredAny`): RFC 8259, whitespace ` \t\n\r`, strings without raw
-/// control characters and with the escapes `\" \\ \/ \b \f \n \r \t \uXXXX`
-/// (a `\u` escape is not checked further), no limit on number sizes, only
-/// whitespace after the value. `src` must be valid UTF-8 (checked by the
-/// caller), so bytes from 0x80 up are accepted inside strings. The tests
-/// compare the outcome with serde_json's on many malformed inputs.
-pub fn reindent_checked(src: &[u8], depth: usize, out: &mut Vec<u8>) -> bool {
-    let start = out.len();
-    out.reserve(src.len() + src.len() / 2);
-    let ok = checked_value(src, depth, out).is_some();
-    if !ok {
-        out.truncate(start);
-    }
-    ok
-}
-
-fn skip_ws(src: &[u8], mut i: usize) -> usize {
-    while let Some(b' ' | b'\n' | b'\t' | b'\r') = src.get(i) {
-        i += 1;
-    }
-    i
-}
-
-/// The string starting at `src[i] == '"'`, copied; returns the index after it.
-fn checked_string(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
-    let mut j = i + 1;
-    loop {
-        // Plain bytes eight at a time, straight to the next quote,
-        // backslash or control character.
-        while let Some(&word) = src.get(j..).and_then(|s| s.first_chunk::<8>()) {
-            let special = special_mask(u64::from_le_bytes(word));
-            if special != 0 {
-                j += (special.trailing_zeros() / 8) as usize;
-                break;
-            }
-            j += 8;
-        }
-        match *src.get(j)? {
-            b'"' => break,
-            b'\\' => match *src.get(j + 1)? {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
-                b'u' => {
-                    let hex = src.get(j + 2..j + 6)?;
-                    if !hex.iter().all(u8::is_ascii_hexdigit) {
-                        return None;
-                    }
-                    j += 6;
-                }
-                _ => return None,
-            },
-            0..=0x1f => return None,
-            _ => j += 1,
-        }
-    }
-    out.extend_from_slice(&src[i..=j]);
-    Some(j + 1)
-}
-
-/// An object key at `i` (after whitespace) and its colon: `"key": `.
-fn checked_key(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
-    let i = skip_ws(src, i);
-    if src.get(i) != Some(&b'"') {
-        return None;
-    }
-    let i = skip_ws(src, checked_string(src, i, out)?);
-    if src.get(i) != Some(&b':') {
-        return None;
-    }
-    out.extend_from_slice(b": ");
-    Some(i + 1)
-}
-
-fn digits(src: &[u8], mut i: usize) -> usize {
-    while let Some(b'0'..=b'9') = src.get(i) {
-        i += 1;
-    }
-    i
-}
-
-/// The number starting at `i`, copied: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-fn checked_number(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
-    let mut j = i + usize::from(src[i] == b'-');
-    match *src.get(j)? {
-        b'0' => j += 1,
-        b'1'..=b'9' => j = digits(src, j + 1),
-        _ => return None,
-    }
-    if src.get(j) == Some(&b'.') {
-        let k = digits(src, j + 1);
-        if k == j + 1 {
-            return None;
-        }
-        j = k;
-    }
-    if let Some(b'e' | b'E') = src.get(j) {
-        j += 1;
-        if let Some(b'+' | b'-') = src.get(j) {
-            j += 1;
-        }
-        let k = digits(src, j);
-        if k == j {
-            return None;
-        }
-        j = k;
-    }
-    out.extend_from_slice(&src[i..j]);
-    Some(j)
-}
-
-fn checked_value(src: &[u8], base: usize, out: &mut Vec<u8>) -> Option<()> {
-    // Open containers, innermost in the lowest bit (1 = object).
-    let mut stack: u64 = 0;
-    let mut level: u32 = 0;
-    let mut i = 0;
-    loop {
-        // A value is expected at `i`.
-        i = skip_ws(src, i);
-        let c = *src.get(i)?;
-        match c {
-            b'{' | b'[' => {
-                let close = c + 2; // `}` and `]`
-                let j = skip_ws(src, i + 1);
-                out.push(c);
-                if src.get(j) == Some(&close) {
-                    out.push(close);
-                    i = j + 1;
-                } else {
-                    if level == MAX_CHECKED_DEPTH {
-                        return None;
-                    }
-                    level += 1;
-                    stack = (stack << 1) | u64::from(c == b'{');
-                    newline(out, base + level as usize);
-                    i = if c == b'{' {
-                        checked_key(src, j, out)?
-                    } else {
-                        j
-                    };
-                    continue;
-                }
-            }
-            b'"' => i = checked_string(src, i, out)?,
-            b't' | b'f' | b'n' => {
-                let word: &[u8] = match c {
-                    b't' => b"true",
-                    b'f' => b"false",
-                    _ => b"null",
-                };
-                if !src[i..].starts_with(word) {
-                    return None;
-                }
-                out.extend_from_slice(word);
-                i += word.len();
-            }
-            b'-' | b'0'..=b'9' => i = checked_number(src, i, out)?,
-            _ => return None,
-        }
-        // After a value: a comma, closing brackets, or the end.
-        loop {
-            i = skip_ws(src, i);
-            if level == 0 {
-                return (i == src.len()).then_some(());
-            }
-            let in_object = stack & 1 == 1;
-            match *src.get(i)? {
-                b',' => {
-                    out.push(b',');
-                    newline(out, base + level as usize);
-                    i = if in_object {
-                        checked_key(src, i + 1, out)?
-                    } else {
-                        i + 1
-                    };
-                    break;
-                }
-                c @ b'}' if in_object => out_close(out, &mut level, &mut stack, base, c),
-                c @ b']' if !in_object => out_close(out, &mut level, &mut stack, base, c),
-                _ => return None,
-            }
-            i += 1;
-        }
-    }
-}
-
-fn out_close(out: &mut Vec<u8>, level: &mut u32, stack: &mut u64, base: usize, c: u8) {
-    *level -= 1;
-    *stack >>= 1;
-    newline(out, base + *level as usize);
-    out.push(c);
 }
 
 // --- the parallel walk -------------------------------------------------
@@ -592,7 +300,9 @@ impl Worker {
             out.rows
                 .push(serde_json::from_slice(data).map_err(json_err)?);
             reindent(data, 1, &mut out.text);
-        } else if !reindent_checked(data, 1, &mut out.text) {
+        } else if !reindent_canonical(data, 1, &mut out.text)
+            && !reindent_checked(data, 1, &mut out.text)
+        {
             serde_json::from_slice::<serde::de::IgnoredAny>(data).map_err(json_err)?;
             reindent(data, 1, &mut out.text);
         }
@@ -1038,15 +748,6 @@ mod tests {
     }
 
     #[test]
-    fn reindent_matches_python_indent_2() {
-        let src = br#" {"a" : [1, {"b":"x,\"}]"}, [], {}], "c":{ } ,"d":-1.5e3, "e": [ ]} "#;
-        let mut out = Vec::new();
-        reindent(src, 0, &mut out);
-        let want = "{\n  \"a\": [\n    1,\n    {\n      \"b\": \"x,\\\"}]\"\n    },\n    [],\n    {}\n  ],\n  \"c\": {},\n  \"d\": -1.5e3,\n  \"e\": []\n}";
-        assert_eq!(String::from_utf8(out).expect("utf8"), want);
-    }
-
-    #[test]
     fn output_is_the_reference_layout() {
         let t = tempfile::tempdir().expect("tmp");
         let r = t.path().join("r");
@@ -1105,66 +806,6 @@ mod tests {
         assert_eq!(v, (0..300).collect::<Vec<_>>());
         assert_eq!(rep.rows.len(), 300);
     }
-
-    /// `reindent_checked` accepts exactly what serde_json accepts (as
-    /// `IgnoredAny`) and then writes what `reindent` writes, over many
-    /// small edits of valid documents.
-    #[test]
-    fn checked_reindent_agrees_with_serde_json() {
-        let seeds: [&[u8]; 6] = [
-            br#" {"a" : [1, {"b":"x,\"}]\u00e9\/"}, [], {}], "c":{ } ,"d":-1.5e3, "e": [ ]} "#,
-            b"[0, -0, 1.25E+10, 3e-2, true, false, null, \"\\t\\n\\u12aF\", [[[]]]]",
-            "{\"k\u{e9}y\": \"v\u{20ac}\", \"n\": {\"m\": [{}, [ ], 12]}}".as_bytes(),
-            b"  \"plain\"\n",
-            b"-12.5e7",
-            b"{\n  \"hw\": \"b200\",\n  \"conc\": 4,\n  \"x\": [\n    1,\n    2\n  ]\n}",
-        ];
-        let alphabet = b" \t\n\r{}[],:\"\\/-+.0123456789eEtrufalsn\x01xu";
-        let mut rng: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |n: usize| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng % n as u64) as usize
-        };
-        let (mut accepted, mut rejected) = (0, 0);
-        for round in 0..20_000 {
-            let mut doc = seeds[round % seeds.len()].to_vec();
-            for _ in 0..1 + next(3) {
-                let at = next(doc.len() + 1);
-                match next(3) {
-                    0 if at < doc.len() => {
-                        doc.remove(at);
-                    }
-                    1 if at < doc.len() => doc[at] = alphabet[next(alphabet.len())],
-                    _ => doc.insert(at, alphabet[next(alphabet.len())]),
-                }
-            }
-            if std::str::from_utf8(&doc).is_err() {
-                continue;
-            }
-            let mut fast = b"prefix".to_vec();
-            let ok = reindent_checked(&doc, 1, &mut fast);
-            let serde_ok = serde_json::from_slice::<serde::de::IgnoredAny>(&doc).is_ok();
-            assert_eq!(ok, serde_ok, "{:?}", String::from_utf8_lossy(&doc));
-            if ok {
-                let mut slow = b"prefix".to_vec();
-                reindent(&doc, 1, &mut slow);
-                assert_eq!(fast, slow, "{:?}", String::from_utf8_lossy(&doc));
-                accepted += 1;
-            } else {
-                assert_eq!(fast, b"prefix");
-                rejected += 1;
-            }
-        }
-        assert!(accepted > 1000 && rejected > 1000, "{accepted} {rejected}");
-        // Deep nesting is left to serde_json.
-        let deep = format!("{}1{}", "[".repeat(65), "]".repeat(65));
-        assert!(!reindent_checked(deep.as_bytes(), 0, &mut Vec::new()));
-        let ok = format!("{}1{}", "[".repeat(64), "]".repeat(64));
-        assert!(reindent_checked(ok.as_bytes(), 0, &mut Vec::new()));
-    }
-
     #[test]
     fn output_replaces_an_existing_file_and_leaves_no_temporaries() {
         let t = tempfile::tempdir().expect("tmp");
