@@ -143,6 +143,7 @@ fn checked_string(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
 }
 
 /// The index after the valid string that starts at `src[i] == '"'`.
+#[inline(always)]
 fn string_end(src: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
     loop {
@@ -191,6 +192,7 @@ fn checked_key(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
 }
 
 /// The index after the run of ASCII digits at `i`, eight bytes at a time.
+#[inline(always)]
 fn digits(src: &[u8], mut i: usize) -> usize {
     while let Some(&word) = src.get(i..).and_then(|s| s.first_chunk::<8>()) {
         let other = non_digit_mask(u64::from_le_bytes(word));
@@ -208,6 +210,7 @@ fn digits(src: &[u8], mut i: usize) -> usize {
 /// The high bit of every byte of `x` that is not an ASCII digit. Exact for
 /// every byte: after `^ 0x30` a digit is 0..=9, and `(b & 0x7f) + 0x76`
 /// reaches 0x80 from 10 up without carrying into the next byte.
+#[inline(always)]
 fn non_digit_mask(x: u64) -> u64 {
     const ONES: u64 = u64::from_le_bytes([1; 8]);
     const LOW7: u64 = ONES * 0x7f;
@@ -225,6 +228,7 @@ fn checked_number(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
 
 /// The index after the number that starts at `i`:
 /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+#[inline(always)]
 fn number_end(src: &[u8], i: usize) -> Option<usize> {
     let mut j = i + usize::from(src[i] == b'-');
     match *src.get(j)? {
@@ -364,6 +368,7 @@ pub fn reindent_canonical(src: &[u8], depth: usize, out: &mut Vec<u8>) -> bool {
 
 /// Copies the lines of `src` up to the line break at `i` (plus `pad`), then
 /// checks that `level` indentation steps follow; returns the index after them.
+#[inline(always)]
 fn canonical_break(
     src: &[u8],
     i: usize,
@@ -384,6 +389,7 @@ fn canonical_break(
 }
 
 /// An object key at `i` and its separator, exactly `"key": `.
+#[inline(always)]
 fn canonical_key(src: &[u8], i: usize) -> Option<usize> {
     if src.get(i) != Some(&b'"') {
         return None;
