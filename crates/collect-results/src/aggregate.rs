@@ -284,6 +284,32 @@ impl Loc<'_> {
 struct Worker {
     buf: Vec<u8>,
     dirbuf: Vec<u8>,
+    /// Whether opening with `O_NOATIME` is still allowed (see [`open_read`]).
+    noatime: bool,
+}
+
+/// Opens `name` in `dirfd` for reading with `flags`, and with `O_NOATIME`
+/// while `*noatime` holds: reading a file or listing a directory otherwise
+/// records its access time, which for freshly downloaded artifacts is one
+/// inode write per file and per directory (a first walk of a new tree of
+/// 1,000 artifact directories took 3-8 ms longer than the next one; with
+/// `O_NOATIME` the two took the same). The kernel allows the flag only on
+/// files the caller owns (or with `CAP_FOWNER`); on the first refusal it is
+/// dropped for the rest of the walk.
+fn open_read(
+    dirfd: BorrowedFd<'_>,
+    name: &CStr,
+    flags: OFlags,
+    noatime: &mut bool,
+) -> rustix::io::Result<rustix::fd::OwnedFd> {
+    let flags = flags | OFlags::RDONLY | OFlags::CLOEXEC;
+    if *noatime {
+        match openat(dirfd, name, flags | OFlags::NOATIME, Mode::empty()) {
+            Err(rustix::io::Errno::PERM) => *noatime = false,
+            opened => return opened,
+        }
+    }
+    openat(dirfd, name, flags, Mode::empty())
 }
 
 /// What one chunk of top-level units produced: its elements, each written
@@ -376,7 +402,7 @@ impl Worker {
             file: path(),
             source,
         };
-        let fd = openat(dirfd, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
+        let fd = open_read(dirfd, name, OFlags::empty(), &mut self.noatime)
             .map_err(|e| read_err(e.into()))?;
         let (mut len, mut at_end) = self.read_from(fd.as_fd(), 0, regular).map_err(read_err)?;
         let start = out.text.len();
@@ -416,15 +442,11 @@ impl Worker {
         keep_rows: bool,
     ) -> Result<(), AggregateError> {
         let here = Loc::Child(parent, name);
-        let fd = openat(
-            parent_fd,
-            name,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| AggregateError::List {
-            dir: here.path().display().to_string(),
-            source: e.into(),
+        let fd = open_read(parent_fd, name, OFlags::DIRECTORY, &mut self.noatime).map_err(|e| {
+            AggregateError::List {
+                dir: here.path().display().to_string(),
+                source: e.into(),
+            }
         })?;
         let (files, dirs) = list_fd(fd.as_fd(), &mut self.dirbuf, &here, out)?;
         for (f, regular) in &files {
@@ -571,6 +593,7 @@ impl Job<'_> {
         let mut w = Worker {
             buf: vec![0; 16 * 1024],
             dirbuf: Vec::with_capacity(16 * 1024),
+            noatime: true,
         };
         let mut text = Vec::new();
         // Chunk buffers travel between the threads (the writer recycles
@@ -658,12 +681,11 @@ fn prepare<'a>(
             dir: results_dir.display().to_string(),
             source,
         };
-        let fd = rustix::fs::open(
-            results_dir,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| list_err(e.into()))?;
+        let mut noatime = true;
+        let path = CString::new(results_dir.as_os_str().as_bytes())
+            .map_err(|e| list_err(std::io::Error::new(std::io::ErrorKind::InvalidInput, e)))?;
+        let fd = open_read(rustix::fs::CWD, &path, OFlags::DIRECTORY, &mut noatime)
+            .map_err(|e| list_err(e.into()))?;
         let mut top = ChunkOut::default();
         let mut dirbuf = Vec::with_capacity(64 * 1024);
         let (files, dirs) = list_fd(fd.as_fd(), &mut dirbuf, &Loc::Root(results_dir), &mut top)?;
@@ -892,6 +914,41 @@ mod tests {
         assert!(err.to_string().contains("d040"), "{err}");
     }
 
+    /// The walk leaves access times alone (`O_NOATIME`), where the
+    /// filesystem would otherwise record them.
+    #[test]
+    fn reading_leaves_access_times_alone() {
+        use std::time::{Duration, SystemTime};
+        let t = tempfile::tempdir().expect("tmp");
+        let r = t.path().join("r");
+        let file = r.join("sub/a.json");
+        touch(&file, "{}");
+        let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+        let age = |p: &Path| {
+            std::fs::File::open(p)
+                .and_then(|f| f.set_times(std::fs::FileTimes::new().set_accessed(old)))
+                .expect("set atime");
+        };
+        let atime = |p: &Path| {
+            std::fs::metadata(p)
+                .and_then(|m| m.accessed())
+                .expect("atime")
+        };
+        // Only meaningful where a plain read records the access time.
+        age(&file);
+        std::fs::read(&file).expect("read");
+        if atime(&file) == old {
+            return;
+        }
+        for p in [&file, &r.join("sub"), &r] {
+            age(p);
+        }
+        run(&r, "x", t.path(), false).expect("run");
+        for p in [&file, &r.join("sub"), &r] {
+            assert_eq!(atime(p), old, "{}", p.display());
+        }
+    }
+
     /// Directories whose listing takes several `getdents64` calls (here an
     /// ext4 directory large enough to be hash-indexed) are listed whole.
     #[test]
@@ -935,6 +992,7 @@ mod tests {
         let mut w = Worker {
             buf: vec![0; 16 * 1024],
             dirbuf: Vec::new(),
+            noatime: true,
         };
         let mut out = ChunkOut::default();
         w.file(
