@@ -135,11 +135,29 @@ fn skip_ws(src: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The string starting at `src[i] == '"'`, copied; returns the index after it.
-fn checked_string(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
-    let end = string_end(src, i)?;
+/// The index after the scalar (string, number, `true`, `false` or `null`)
+/// that starts at `i`.
+#[inline(always)]
+fn scalar_end(src: &[u8], i: usize) -> Option<usize> {
+    match *src.get(i)? {
+        b'"' => string_end(src, i),
+        b'-' | b'0'..=b'9' => number_end(src, i),
+        c @ (b't' | b'f' | b'n') => {
+            let word: &[u8] = match c {
+                b't' => b"true",
+                b'f' => b"false",
+                _ => b"null",
+            };
+            src[i..].starts_with(word).then_some(i + word.len())
+        }
+        _ => None,
+    }
+}
+
+/// Copies the token `src[i..end]` to `out`; returns `end`.
+fn copied(src: &[u8], i: usize, end: usize, out: &mut Vec<u8>) -> usize {
     out.extend_from_slice(&src[i..end]);
-    Some(end)
+    end
 }
 
 /// The index after the valid string that starts at `src[i] == '"'`.
@@ -183,7 +201,7 @@ fn checked_key(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
     if src.get(i) != Some(&b'"') {
         return None;
     }
-    let i = skip_ws(src, checked_string(src, i, out)?);
+    let i = skip_ws(src, copied(src, i, string_end(src, i)?, out));
     if src.get(i) != Some(&b':') {
         return None;
     }
@@ -217,13 +235,6 @@ fn non_digit_mask(x: u64) -> u64 {
     const HIGH: u64 = ONES * 0x80;
     let a = x ^ (ONES * u64::from(b'0'));
     (((a & LOW7) + ONES * 0x76) | a) & HIGH
-}
-
-/// The number starting at `i`, copied.
-fn checked_number(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
-    let end = number_end(src, i)?;
-    out.extend_from_slice(&src[i..end]);
-    Some(end)
 }
 
 /// The index after the number that starts at `i`:
@@ -289,21 +300,7 @@ fn checked_value(src: &[u8], base: usize, out: &mut Vec<u8>) -> Option<()> {
                     continue;
                 }
             }
-            b'"' => i = checked_string(src, i, out)?,
-            b't' | b'f' | b'n' => {
-                let word: &[u8] = match c {
-                    b't' => b"true",
-                    b'f' => b"false",
-                    _ => b"null",
-                };
-                if !src[i..].starts_with(word) {
-                    return None;
-                }
-                out.extend_from_slice(word);
-                i += word.len();
-            }
-            b'-' | b'0'..=b'9' => i = checked_number(src, i, out)?,
-            _ => return None,
+            _ => i = copied(src, i, scalar_end(src, i)?, out),
         }
         // After a value: a comma, closing brackets, or the end.
         loop {
@@ -425,20 +422,7 @@ fn canonical_value(src: &[u8], pad: &[u8], out: &mut Vec<u8>) -> Option<()> {
                     continue;
                 }
             }
-            b'"' => i = string_end(src, i)?,
-            b't' | b'f' | b'n' => {
-                let word: &[u8] = match c {
-                    b't' => b"true",
-                    b'f' => b"false",
-                    _ => b"null",
-                };
-                if !src[i..].starts_with(word) {
-                    return None;
-                }
-                i += word.len();
-            }
-            b'-' | b'0'..=b'9' => i = number_end(src, i)?,
-            _ => return None,
+            _ => i = scalar_end(src, i)?,
         }
         // After a value: `,` and a line break, a line break and the
         // closing bracket, or (at the top) only whitespace to the end.
@@ -474,6 +458,37 @@ fn canonical_value(src: &[u8], pad: &[u8], out: &mut Vec<u8>) -> Option<()> {
 mod tests {
     use super::*;
 
+    /// Small random edits of JSON documents (xorshift, so every run tests
+    /// the same documents).
+    struct Editor(u64);
+
+    impl Editor {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+
+        /// `doc` with 1 to `max_edits` bytes removed, replaced or inserted
+        /// (from bytes that matter to JSON); `None` if that is not UTF-8.
+        fn edit(&mut self, doc: &[u8], max_edits: usize) -> Option<Vec<u8>> {
+            const ALPHABET: &[u8] = b" \t\n\r{}[],:\"\\/-+.0123456789eEtrufalsn\x01xu";
+            let mut doc = doc.to_vec();
+            for _ in 0..1 + self.below(max_edits) {
+                let at = self.below(doc.len() + 1);
+                match self.below(3) {
+                    0 if at < doc.len() => {
+                        doc.remove(at);
+                    }
+                    1 if at < doc.len() => doc[at] = ALPHABET[self.below(ALPHABET.len())],
+                    _ => doc.insert(at, ALPHABET[self.below(ALPHABET.len())]),
+                }
+            }
+            std::str::from_utf8(&doc).is_ok().then_some(doc)
+        }
+    }
+
     #[test]
     fn reindent_matches_python_indent_2() {
         let src = br#" {"a" : [1, {"b":"x,\"}]"}, [], {}], "c":{ } ,"d":-1.5e3, "e": [ ]} "#;
@@ -496,30 +511,12 @@ mod tests {
             b"-12.5e7",
             b"{\n  \"hw\": \"b200\",\n  \"conc\": 4,\n  \"x\": [\n    1,\n    2\n  ]\n}",
         ];
-        let alphabet = b" \t\n\r{}[],:\"\\/-+.0123456789eEtrufalsn\x01xu";
-        let mut rng: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |n: usize| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng % n as u64) as usize
-        };
+        let mut edits = Editor(0x9e37_79b9_7f4a_7c15);
         let (mut accepted, mut rejected) = (0, 0);
         for round in 0..20_000 {
-            let mut doc = seeds[round % seeds.len()].to_vec();
-            for _ in 0..1 + next(3) {
-                let at = next(doc.len() + 1);
-                match next(3) {
-                    0 if at < doc.len() => {
-                        doc.remove(at);
-                    }
-                    1 if at < doc.len() => doc[at] = alphabet[next(alphabet.len())],
-                    _ => doc.insert(at, alphabet[next(alphabet.len())]),
-                }
-            }
-            if std::str::from_utf8(&doc).is_err() {
+            let Some(doc) = edits.edit(seeds[round % seeds.len()], 3) else {
                 continue;
-            }
+            };
             let mut fast = b"prefix".to_vec();
             let ok = reindent_checked(&doc, 1, &mut fast);
             let serde_ok = serde_json::from_slice::<serde::de::IgnoredAny>(&doc).is_ok();
@@ -624,30 +621,12 @@ mod tests {
     #[test]
     fn canonical_agrees_with_checked() {
         let seeds = canonical_seeds();
-        let alphabet = b" \t\n\r{}[],:\"\\/-+.0123456789eEtrufalsn\x01xu";
-        let mut rng: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |n: usize| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng % n as u64) as usize
-        };
+        let mut edits = Editor(0x2545_f491_4f6c_dd1d);
         let (mut accepted, mut rejected) = (0, 0);
         for round in 0..40_000 {
-            let mut doc = seeds[round % seeds.len()].clone();
-            for _ in 0..1 + next(2) {
-                let at = next(doc.len() + 1);
-                match next(3) {
-                    0 if at < doc.len() => {
-                        doc.remove(at);
-                    }
-                    1 if at < doc.len() => doc[at] = alphabet[next(alphabet.len())],
-                    _ => doc.insert(at, alphabet[next(alphabet.len())]),
-                }
-            }
-            if std::str::from_utf8(&doc).is_err() {
+            let Some(doc) = edits.edit(&seeds[round % seeds.len()], 2) else {
                 continue;
-            }
+            };
             let depth = round % 3;
             let mut fast = b"prefix".to_vec();
             if reindent_canonical(&doc, depth, &mut fast) {
