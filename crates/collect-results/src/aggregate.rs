@@ -573,6 +573,9 @@ struct Job<'a> {
     results_dir: &'a Path,
     keep_rows: bool,
     root_fd: Option<rustix::fd::OwnedFd>,
+    /// Whether the results directory could be opened with `O_NOATIME`
+    /// (the workers start from that).
+    noatime: bool,
     units: Vec<Unit>,
     chunks: usize,
     next: AtomicUsize,
@@ -593,7 +596,7 @@ impl Job<'_> {
         let mut w = Worker {
             buf: vec![0; 16 * 1024],
             dirbuf: Vec::with_capacity(16 * 1024),
-            noatime: true,
+            noatime: self.noatime,
         };
         let mut text = Vec::new();
         // Chunk buffers travel between the threads (the writer recycles
@@ -676,12 +679,12 @@ fn prepare<'a>(
 
     let mut units = Vec::new();
     let mut root_fd = None;
+    let mut noatime = true;
     if results_dir.is_dir() {
         let list_err = |source: std::io::Error| AggregateError::List {
             dir: results_dir.display().to_string(),
             source,
         };
-        let mut noatime = true;
         let path = CString::new(results_dir.as_os_str().as_bytes())
             .map_err(|e| list_err(std::io::Error::new(std::io::ErrorKind::InvalidInput, e)))?;
         let fd = open_read(rustix::fs::CWD, &path, OFlags::DIRECTORY, &mut noatime)
@@ -701,6 +704,7 @@ fn prepare<'a>(
         results_dir,
         keep_rows,
         root_fd,
+        noatime,
         chunks: units.len().div_ceil(CHUNK_UNITS),
         units,
         next: AtomicUsize::new(0),

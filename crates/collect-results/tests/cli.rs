@@ -344,3 +344,39 @@ fn validate_scores_uses_model_prefix_from_env() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(text(&out).contains("(>= 0.9 from default)"));
 }
+
+/// Files the caller neither owns nor may treat as its own (no
+/// `CAP_FOWNER`) cannot be opened with `O_NOATIME`; `aggregate` then opens
+/// them without it. Needs root (to hand the files to another user) and
+/// util-linux's `setpriv` (to run without `CAP_FOWNER`); skipped otherwise.
+#[test]
+fn aggregate_reads_files_of_other_users_without_noatime() {
+    let root = Command::new("id").arg("-u").output();
+    let is_root = root.is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let setpriv = Command::new("setpriv").arg("--version").output();
+    if !is_root || setpriv.is_err() {
+        eprintln!("skipped: needs root and setpriv");
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.write("r/a.json", "{\"k\": 1}");
+    sb.write("r/d/b.json", "[2]");
+    let chown = Command::new("chown")
+        .args(["-R", "65534:65534", "r"])
+        .current_dir(sb.path())
+        .status()
+        .expect("chown");
+    assert!(chown.success());
+    let out = Command::new("setpriv")
+        .args(["--bounding-set=-fowner"])
+        .arg(env!("CARGO_BIN_EXE_collect-results"))
+        .args(["aggregate", "r", "x"])
+        .current_dir(sb.path())
+        .output()
+        .expect("run under setpriv");
+    assert!(out.status.success(), "{}", text(&out));
+    let got: Value =
+        serde_json::from_slice(&std::fs::read(sb.path().join("agg_x.json")).expect("output"))
+            .expect("json");
+    assert_eq!(got, json!([{"k": 1}, [2]]));
+}
