@@ -27,8 +27,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::relayout::{reindent, reindent_canonical, reindent_checked};
+use crate::summary::ElementFacts;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, RenameFlags, openat, statat};
-use serde_json::Value;
 
 /// Why aggregation failed; nothing is written in any of these cases.
 #[derive(Debug, thiserror::Error)]
@@ -72,8 +72,9 @@ pub struct AggregateReport {
     pub dir_missing: bool,
     /// Output path.
     pub output: PathBuf,
-    /// The elements written, parsed — only when asked for (summaries).
-    pub rows: Vec<Value>,
+    /// What the step summary needs of each element written (see
+    /// [`crate::summary::file_facts`]) — only when asked for.
+    pub elements: Vec<ElementFacts>,
 }
 
 /// One directory listing split the way the traversal order needs it.
@@ -320,7 +321,7 @@ struct ChunkOut {
     files: usize,
     ignored: usize,
     symlink_dirs: usize,
-    rows: Vec<Value>,
+    elements: Vec<ElementFacts>,
 }
 
 /// Why a file's text could not be appended.
@@ -330,18 +331,17 @@ enum Invalid {
 }
 
 /// Validates `data` and appends it to the chunk as the next element
-/// (`,\n  ` and the value re-indented one level); on error the chunk's
-/// rows are unchanged, its text may have the separator appended.
-fn append_element(data: &[u8], out: &mut ChunkOut, keep_rows: bool) -> Result<(), Invalid> {
+/// (`,\n  ` and the value re-indented one level), with its summary facts
+/// when `summarize`; on error the chunk's facts are unchanged, its text may
+/// have the separator appended.
+fn append_element(data: &[u8], out: &mut ChunkOut, summarize: bool) -> Result<(), Invalid> {
     std::str::from_utf8(data).map_err(Invalid::Utf8)?;
+    if summarize {
+        let facts = crate::summary::file_facts(data).map_err(Invalid::Json)?;
+        out.elements.extend(facts);
+    }
     out.text.extend_from_slice(b",\n  ");
-    if keep_rows {
-        out.rows
-            .push(serde_json::from_slice(data).map_err(Invalid::Json)?);
-        reindent(data, 1, &mut out.text);
-    } else if !reindent_canonical(data, 1, &mut out.text)
-        && !reindent_checked(data, 1, &mut out.text)
-    {
+    if !reindent_canonical(data, 1, &mut out.text) && !reindent_checked(data, 1, &mut out.text) {
         serde_json::from_slice::<serde::de::IgnoredAny>(data).map_err(Invalid::Json)?;
         reindent(data, 1, &mut out.text);
     }
@@ -395,7 +395,7 @@ impl Worker {
         regular: bool,
         dir: &Loc<'_>,
         out: &mut ChunkOut,
-        keep_rows: bool,
+        summarize: bool,
     ) -> Result<(), AggregateError> {
         let path = || os_path(&dir.path(), name).display().to_string();
         let read_err = |source| AggregateError::Read {
@@ -405,12 +405,13 @@ impl Worker {
         let fd = open_read(dirfd, name, OFlags::empty(), &mut self.noatime)
             .map_err(|e| read_err(e.into()))?;
         let (mut len, mut at_end) = self.read_from(fd.as_fd(), 0, regular).map_err(read_err)?;
-        let start = out.text.len();
+        let start = (out.text.len(), out.elements.len());
         loop {
-            match append_element(&self.buf[..len], out, keep_rows) {
+            match append_element(&self.buf[..len], out, summarize) {
                 Ok(()) => break,
                 Err(_) if !at_end => {
-                    out.text.truncate(start);
+                    out.text.truncate(start.0);
+                    out.elements.truncate(start.1);
                     (len, at_end) = self.read_from(fd.as_fd(), len, false).map_err(read_err)?;
                 }
                 Err(Invalid::Utf8(e)) => {
@@ -439,7 +440,7 @@ impl Worker {
         name: &CStr,
         parent: &Loc<'_>,
         out: &mut ChunkOut,
-        keep_rows: bool,
+        summarize: bool,
     ) -> Result<(), AggregateError> {
         let here = Loc::Child(parent, name);
         let fd = open_read(parent_fd, name, OFlags::DIRECTORY, &mut self.noatime).map_err(|e| {
@@ -450,10 +451,10 @@ impl Worker {
         })?;
         let (files, dirs) = list_fd(fd.as_fd(), &mut self.dirbuf, &here, out)?;
         for (f, regular) in &files {
-            self.file(fd.as_fd(), f, *regular, &here, out, keep_rows)?;
+            self.file(fd.as_fd(), f, *regular, &here, out, summarize)?;
         }
         for d in &dirs {
-            self.tree(fd.as_fd(), d, &here, out, keep_rows)?;
+            self.tree(fd.as_fd(), d, &here, out, summarize)?;
         }
         Ok(())
     }
@@ -515,7 +516,7 @@ impl Sink {
             self.report.files_read += c.files;
             self.report.ignored_files += c.ignored;
             self.report.skipped_symlink_dirs += c.symlink_dirs;
-            self.report.rows.append(&mut c.rows);
+            self.report.elements.append(&mut c.elements);
         }
         ready
     }
@@ -571,7 +572,7 @@ fn replace(tmp: tempfile::NamedTempFile, output: &Path) -> std::io::Result<()> {
 /// Everything the workers share once the top level is listed.
 struct Job<'a> {
     results_dir: &'a Path,
-    keep_rows: bool,
+    summarize: bool,
     root_fd: Option<rustix::fd::OwnedFd>,
     /// Whether the results directory could be opened with `O_NOATIME`
     /// (the workers start from that).
@@ -622,9 +623,9 @@ impl Job<'_> {
             for unit in units {
                 r = match unit {
                     Unit::File(name, regular) => {
-                        w.file(root, name, *regular, &top, &mut chunk, self.keep_rows)
+                        w.file(root, name, *regular, &top, &mut chunk, self.summarize)
                     }
-                    Unit::Dir(name) => w.tree(root, name, &top, &mut chunk, self.keep_rows),
+                    Unit::Dir(name) => w.tree(root, name, &top, &mut chunk, self.summarize),
                 };
                 if r.is_err() {
                     break;
@@ -650,7 +651,7 @@ impl Job<'_> {
 fn prepare<'a>(
     results_dir: &'a Path,
     output: PathBuf,
-    keep_rows: bool,
+    summarize: bool,
 ) -> Result<Job<'a>, AggregateError> {
     // Same temporary file and rename as `sweep_model::fsio::write_atomic`,
     // written as the walk goes.
@@ -702,7 +703,7 @@ fn prepare<'a>(
     }
     Ok(Job {
         results_dir,
-        keep_rows,
+        summarize,
         root_fd,
         noatime,
         chunks: units.len().div_ceil(CHUNK_UNITS),
@@ -715,12 +716,12 @@ fn prepare<'a>(
 }
 
 /// Aggregates `results_dir` into `out_dir/agg_<exp_name>.json`. With
-/// `keep_rows` the parsed elements are returned in the report as well.
+/// `summarize` the report also carries each element's summary facts.
 pub fn run(
     results_dir: &Path,
     exp_name: &str,
     out_dir: &Path,
-    keep_rows: bool,
+    summarize: bool,
 ) -> Result<AggregateReport, AggregateError> {
     let output = out_dir.join(format!("agg_{exp_name}.json"));
     let helpers = std::thread::available_parallelism()
@@ -756,7 +757,7 @@ pub fn run(
         // a helper spawned by a pinned thread would first run on (and
         // delay) the calling thread's CPU.
         pin_here = place.pin_caller();
-        let j = prepare(results_dir, output, keep_rows)?;
+        let j = prepare(results_dir, output, summarize)?;
         // Helpers beyond one per chunk would find nothing to do.
         let needed = j.chunks.saturating_sub(1);
         let j = job.get_or_init(|| j);
@@ -820,7 +821,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn touch(p: &Path, s: &str) {
         if let Some(d) = p.parent() {
@@ -1028,7 +1029,7 @@ mod tests {
             serde_json::from_slice(&std::fs::read(t.path().join("agg_x.json")).expect("read"))
                 .expect("json");
         assert_eq!(v, (0..300).collect::<Vec<_>>());
-        assert_eq!(rep.rows.len(), 300);
+        assert_eq!(rep.elements.len(), 300);
     }
     #[test]
     fn output_replaces_an_existing_file_and_leaves_no_temporaries() {
