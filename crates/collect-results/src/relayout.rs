@@ -9,8 +9,6 @@
 //! - [`reindent_checked`] validates any JSON and re-indents it token by token;
 //! - [`reindent`] re-indents text that is already known to be valid.
 
-use sweep_model::json::special_mask;
-
 /// Newline plus indentation for up to 64 levels (deeper levels extend it).
 const INDENT: &[u8] = b"\n                                                                                                                                ";
 
@@ -165,16 +163,9 @@ fn copied(src: &[u8], i: usize, end: usize, out: &mut Vec<u8>) -> usize {
 fn string_end(src: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
     loop {
-        // Plain bytes eight at a time, straight to the next quote,
-        // backslash or control character.
-        while let Some(&word) = src.get(j..).and_then(|s| s.first_chunk::<8>()) {
-            let special = special_mask(u64::from_le_bytes(word));
-            if special != 0 {
-                j += (special.trailing_zeros() / 8) as usize;
-                break;
-            }
-            j += 8;
-        }
+        // Straight to the next quote, backslash or control character (or
+        // to the last few bytes, which the match below steps through).
+        j = first_marked(src, j, special_mask);
         match *src.get(j)? {
             b'"' => break,
             b'\\' => match *src.get(j + 1)? {
@@ -209,20 +200,48 @@ fn checked_key(src: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
     Some(i + 1)
 }
 
-/// The index after the run of ASCII digits at `i`, eight bytes at a time.
+/// The index after the run of ASCII digits at `i`.
 #[inline(always)]
-fn digits(src: &[u8], mut i: usize) -> usize {
-    while let Some(&word) = src.get(i..).and_then(|s| s.first_chunk::<8>()) {
-        let other = non_digit_mask(u64::from_le_bytes(word));
-        if other != 0 {
-            return i + (other.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
+fn digits(src: &[u8], i: usize) -> usize {
+    let mut i = first_marked(src, i, non_digit_mask);
     while let Some(b'0'..=b'9') = src.get(i) {
         i += 1;
     }
     i
+}
+
+/// Scans `src` from `i` eight bytes at a time for the first byte that
+/// `mask` marks (see [`special_mask`]); returns its index, or the index of
+/// the last partial word (fewer than eight bytes left) when none is marked
+/// before it, for the caller to finish byte by byte.
+#[inline(always)]
+fn first_marked(src: &[u8], mut i: usize, mask: impl Fn(u64) -> u64) -> usize {
+    while let Some(&word) = src.get(i..).and_then(|s| s.first_chunk::<8>()) {
+        let marked = mask(u64::from_le_bytes(word));
+        if marked != 0 {
+            return i + (marked.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i
+}
+
+/// The bytes of `x` (little-endian) that end a run a JSON string holds
+/// unescaped (`"`, `\\` or below 0x20), as 0x80 in their byte of the
+/// result; its lowest set bit marks exactly the first such byte. Bits above
+/// the first special byte may be set spuriously (the usual borrow of the
+/// zero-byte test), never below it, and the result is zero iff no byte is
+/// special: `(v - 0x01…) & !v & 0x80…` is nonzero iff some byte of `v` is
+/// zero, and with 0x20 in place of 0x01 iff some byte is below 0x20.
+#[inline(always)]
+fn special_mask(x: u64) -> u64 {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let quote = zero(x ^ (ONES * u64::from(b'"')));
+    let backslash = zero(x ^ (ONES * u64::from(b'\\')));
+    let control = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+    quote | backslash | control
 }
 
 /// The high bit of every byte of `x` that is not an ASCII digit. Exact for
@@ -537,6 +556,33 @@ mod tests {
         assert!(!reindent_checked(deep.as_bytes(), 0, &mut Vec::new()));
         let ok = format!("{}1{}", "[".repeat(64), "]".repeat(64));
         assert!(reindent_checked(ok.as_bytes(), 0, &mut Vec::new()));
+    }
+
+    #[test]
+    fn special_mask_marks_the_first_special_byte_exactly() {
+        let special = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let first = x.to_le_bytes().iter().position(|&b| special(b));
+            let m = special_mask(x);
+            assert_eq!(
+                (m != 0).then(|| (m.trailing_zeros() / 8) as usize),
+                first,
+                "{x:#018x}"
+            );
+        }
+        for pos in 0..8 {
+            for b in 0..=255u8 {
+                let mut w = *b"abcdefgh";
+                w[pos] = b;
+                let m = special_mask(u64::from_le_bytes(w));
+                let want = special(b).then_some(pos);
+                assert_eq!((m != 0).then(|| (m.trailing_zeros() / 8) as usize), want);
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,6 @@ pub mod changelog;
 pub mod config;
 pub mod fsio;
 pub mod gha;
-pub mod json;
 pub mod out;
 pub mod par;
 pub mod pyjson;
