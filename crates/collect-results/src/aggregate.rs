@@ -9,11 +9,12 @@
 //!
 //! Speed: a sweep downloads one artifact directory per job, so the work is
 //! dominated by thousands of small opens and reads. The top-level entries
-//! are split into work units that a few threads walk, read and check in
-//! parallel; each unit's output is kept in order and concatenated at the end.
-//! Every file is validated with serde_json (no tree is built) and then
-//! re-indented token by token, so numbers and strings are carried over
-//! exactly as written. The output is semantically what the reference writes
+//! are split into chunks that a few threads walk, read and check in
+//! parallel; the chunks are written to the output in order as they finish
+//! (see the notes on the parallel walk below). Every file is validated and
+//! re-indented in one pass ([`crate::relayout`]), so numbers and strings are
+//! carried over exactly as written; serde_json only words the error of an
+//! invalid file. The output is semantically what the reference writes
 //! (2-space indent); the only textual differences are escapes and number
 //! spellings the reference would normalise (`1E5` stays `1E5`).
 

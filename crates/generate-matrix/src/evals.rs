@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
+use sweep_model::pyjson::{canonical_json, write_canonical, write_py_string};
 use sweep_model::rows::RowKind;
 
 use crate::generate::{EvalMode, GenError, Row};
@@ -21,13 +22,6 @@ const NON_TOPOLOGY: [&str; 6] = [
     "exp-name",
 ];
 
-/// Canonical JSON (object keys sorted, as Python's `json.dumps` with
-/// `sort_keys`) for value comparisons.
-#[must_use]
-pub fn canonical(v: &Value) -> String {
-    sweep_model::pyjson::canonical_json(v)
-}
-
 fn topology_key(row: &Row) -> String {
     let mut entries: Vec<(&str, &Value)> = row
         .iter()
@@ -37,9 +31,9 @@ fn topology_key(row: &Row) -> String {
     let mut out = String::with_capacity(512);
     out.push('{');
     for (k, v) in entries {
-        sweep_model::pyjson::write_py_string(k, &mut out);
+        write_py_string(k, &mut out);
         out.push(':');
-        sweep_model::pyjson::write_canonical(v, &mut out);
+        write_canonical(v, &mut out);
         out.push(',');
     }
     out
@@ -59,7 +53,7 @@ fn conc_list(row: &Row) -> Vec<i64> {
 }
 
 fn field(row: &Row, k: &str) -> String {
-    row.get(k).map(canonical).unwrap_or_default()
+    row.get(k).map(canonical_json).unwrap_or_default()
 }
 
 /// What eval selection needs of one row, worked out in parallel: which
@@ -345,7 +339,7 @@ mod tests {
     #[test]
     fn canonical_sorts_keys() {
         assert_eq!(
-            canonical(&json!({"b":1,"a":{"d":[1,2],"c":null}})),
+            canonical_json(&json!({"b":1,"a":{"d":[1,2],"c":null}})),
             r#"{"a":{"c":null,"d":[1,2]},"b":1}"#
         );
     }
