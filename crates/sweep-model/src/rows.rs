@@ -75,15 +75,12 @@ impl MatrixRow {
     /// The value of a field.
     #[must_use]
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.fields.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.position(key).map(|i| &self.fields[i].1)
     }
 
     /// The value of a field, to change in place.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
-        self.fields
-            .iter_mut()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
+        self.position(key).map(|i| &mut self.fields[i].1)
     }
 
     /// Sets a field: in place if present (returning the old value), else
@@ -214,197 +211,159 @@ pub struct WorkerRow<'a> {
     pub additional_settings: Option<Vec<Cow<'a, str>>>,
 }
 
-/// SN-fixed row (§9.1).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-#[allow(missing_docs)]
-pub struct SnFixedRow<'a> {
-    #[serde(borrow)]
-    pub image: Cow<'a, str>,
-    #[serde(borrow)]
-    pub model: Cow<'a, str>,
-    #[serde(borrow)]
-    pub model_prefix: Cow<'a, str>,
-    #[serde(borrow)]
-    pub precision: Cow<'a, str>,
-    #[serde(borrow)]
-    pub framework: Cow<'a, str>,
-    #[serde(borrow)]
-    pub runner: Cow<'a, str>,
-    pub isl: i64,
-    pub osl: i64,
-    pub tp: i64,
-    pub pp: i64,
-    pub dcp_size: i64,
-    pub pcp_size: i64,
-    pub conc: i64,
-    pub max_model_len: i64,
-    pub ep: i64,
-    pub dp_attn: bool,
-    #[serde(borrow)]
-    pub spec_decoding: Cow<'a, str>,
-    #[serde(borrow)]
-    pub exp_name: Cow<'a, str>,
-    pub disagg: bool,
-    pub run_eval: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub router: Option<Component<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub eval_only: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub recipe_fingerprint: Option<Cow<'a, str>>,
+/// Declares a strict row type (`deny_unknown_fields`, kebab-case keys):
+/// the six fields every row kind starts with, the kind's own fields, then
+/// the two every kind ends with, in output order. serde's `flatten` would
+/// share them as structs, but it cannot be combined with
+/// `deny_unknown_fields`.
+macro_rules! strict_row {
+    ($(#[$meta:meta])* $name:ident { $($fields:tt)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+        #[allow(missing_docs)]
+        pub struct $name<'a> {
+            #[serde(borrow)]
+            pub image: Cow<'a, str>,
+            #[serde(borrow)]
+            pub model: Cow<'a, str>,
+            #[serde(borrow)]
+            pub model_prefix: Cow<'a, str>,
+            #[serde(borrow)]
+            pub precision: Cow<'a, str>,
+            #[serde(borrow)]
+            pub framework: Cow<'a, str>,
+            #[serde(borrow)]
+            pub runner: Cow<'a, str>,
+            $($fields)*
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub eval_only: Option<bool>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(borrow)]
+            pub recipe_fingerprint: Option<Cow<'a, str>>,
+        }
+    };
 }
 
-/// MN-fixed row (§9.2).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-#[allow(missing_docs)]
-pub struct MnFixedRow<'a> {
-    #[serde(borrow)]
-    pub image: Cow<'a, str>,
-    #[serde(borrow)]
-    pub model: Cow<'a, str>,
-    #[serde(borrow)]
-    pub model_prefix: Cow<'a, str>,
-    #[serde(borrow)]
-    pub precision: Cow<'a, str>,
-    #[serde(borrow)]
-    pub framework: Cow<'a, str>,
-    #[serde(borrow)]
-    pub runner: Cow<'a, str>,
-    pub isl: i64,
-    pub osl: i64,
-    #[serde(borrow)]
-    pub spec_decoding: Cow<'a, str>,
-    #[serde(borrow)]
-    pub prefill: WorkerRow<'a>,
-    #[serde(borrow)]
-    pub decode: WorkerRow<'a>,
-    pub conc: Vec<i64>,
-    pub max_model_len: i64,
-    #[serde(borrow)]
-    pub exp_name: Cow<'a, str>,
-    pub disagg: bool,
-    pub run_eval: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub router: Option<Component<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub kv_p2p_transfer: Option<Cow<'a, str>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub eval_conc: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub eval_all_concs: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub eval_only: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub recipe_fingerprint: Option<Cow<'a, str>>,
+strict_row! {
+    /// SN-fixed row (§9.1).
+    SnFixedRow {
+        pub isl: i64,
+        pub osl: i64,
+        pub tp: i64,
+        pub pp: i64,
+        pub dcp_size: i64,
+        pub pcp_size: i64,
+        pub conc: i64,
+        pub max_model_len: i64,
+        pub ep: i64,
+        pub dp_attn: bool,
+        #[serde(borrow)]
+        pub spec_decoding: Cow<'a, str>,
+        #[serde(borrow)]
+        pub exp_name: Cow<'a, str>,
+        pub disagg: bool,
+        pub run_eval: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(borrow)]
+        pub router: Option<Component<'a>>,
+    }
 }
 
-/// SN-agentic row (§9.3).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-#[allow(missing_docs)]
-pub struct SnAgenticRow<'a> {
-    #[serde(borrow)]
-    pub image: Cow<'a, str>,
-    #[serde(borrow)]
-    pub model: Cow<'a, str>,
-    #[serde(borrow)]
-    pub model_prefix: Cow<'a, str>,
-    #[serde(borrow)]
-    pub precision: Cow<'a, str>,
-    #[serde(borrow)]
-    pub framework: Cow<'a, str>,
-    #[serde(borrow)]
-    pub runner: Cow<'a, str>,
-    pub tp: i64,
-    pub pp: i64,
-    pub dcp_size: i64,
-    pub pcp_size: i64,
-    pub ep: i64,
-    pub dp_attn: bool,
-    #[serde(borrow)]
-    pub spec_decoding: Cow<'a, str>,
-    pub conc: i64,
-    #[serde(borrow)]
-    pub kv_offloading: Cow<'a, str>,
-    pub total_cpu_dram_gb: i64,
-    pub duration: i64,
-    #[serde(borrow)]
-    pub exp_name: Cow<'a, str>,
-    #[serde(borrow)]
-    pub scenario_type: Cow<'a, str>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub kv_offload_backend: Option<Component<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub router: Option<Component<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_eval: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub eval_only: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub recipe_fingerprint: Option<Cow<'a, str>>,
+strict_row! {
+    /// MN-fixed row (§9.2).
+    MnFixedRow {
+        pub isl: i64,
+        pub osl: i64,
+        #[serde(borrow)]
+        pub spec_decoding: Cow<'a, str>,
+        #[serde(borrow)]
+        pub prefill: WorkerRow<'a>,
+        #[serde(borrow)]
+        pub decode: WorkerRow<'a>,
+        pub conc: Vec<i64>,
+        pub max_model_len: i64,
+        #[serde(borrow)]
+        pub exp_name: Cow<'a, str>,
+        pub disagg: bool,
+        pub run_eval: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(borrow)]
+        pub router: Option<Component<'a>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(borrow)]
+        pub kv_p2p_transfer: Option<Cow<'a, str>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub eval_conc: Option<i64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub eval_all_concs: Option<bool>,
+    }
 }
 
-/// MN-agentic row (§9.4).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-#[allow(missing_docs)]
-pub struct MnAgenticRow<'a> {
-    #[serde(borrow)]
-    pub image: Cow<'a, str>,
-    #[serde(borrow)]
-    pub model: Cow<'a, str>,
-    #[serde(borrow)]
-    pub model_prefix: Cow<'a, str>,
-    #[serde(borrow)]
-    pub precision: Cow<'a, str>,
-    #[serde(borrow)]
-    pub framework: Cow<'a, str>,
-    #[serde(borrow)]
-    pub runner: Cow<'a, str>,
-    #[serde(borrow)]
-    pub spec_decoding: Cow<'a, str>,
-    #[serde(borrow)]
-    pub prefill: WorkerRow<'a>,
-    #[serde(borrow)]
-    pub decode: WorkerRow<'a>,
-    pub conc: Vec<i64>,
-    #[serde(borrow)]
-    pub kv_offloading: Cow<'a, str>,
-    pub total_cpu_dram_gb: i64,
-    pub duration: i64,
-    #[serde(borrow)]
-    pub exp_name: Cow<'a, str>,
-    pub disagg: bool,
-    #[serde(borrow)]
-    pub scenario_type: Cow<'a, str>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub kv_offload_backend: Option<Component<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub router: Option<Component<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub kv_p2p_transfer: Option<Cow<'a, str>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_eval: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub eval_conc: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub eval_only: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub recipe_fingerprint: Option<Cow<'a, str>>,
+strict_row! {
+    /// SN-agentic row (§9.3).
+    SnAgenticRow {
+        pub tp: i64,
+        pub pp: i64,
+        pub dcp_size: i64,
+        pub pcp_size: i64,
+        pub ep: i64,
+        pub dp_attn: bool,
+        #[serde(borrow)]
+        pub spec_decoding: Cow<'a, str>,
+        pub conc: i64,
+        #[serde(borrow)]
+        pub kv_offloading: Cow<'a, str>,
+        pub total_cpu_dram_gb: i64,
+        pub duration: i64,
+        #[serde(borrow)]
+        pub exp_name: Cow<'a, str>,
+        #[serde(borrow)]
+        pub scenario_type: Cow<'a, str>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(borrow)]
+        pub kv_offload_backend: Option<Component<'a>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(borrow)]
+        pub router: Option<Component<'a>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub run_eval: Option<bool>,
+    }
+}
+
+strict_row! {
+    /// MN-agentic row (§9.4).
+    MnAgenticRow {
+        #[serde(borrow)]
+        pub spec_decoding: Cow<'a, str>,
+        #[serde(borrow)]
+        pub prefill: WorkerRow<'a>,
+        #[serde(borrow)]
+        pub decode: WorkerRow<'a>,
+        pub conc: Vec<i64>,
+        #[serde(borrow)]
+        pub kv_offloading: Cow<'a, str>,
+        pub total_cpu_dram_gb: i64,
+        pub duration: i64,
+        #[serde(borrow)]
+        pub exp_name: Cow<'a, str>,
+        pub disagg: bool,
+        #[serde(borrow)]
+        pub scenario_type: Cow<'a, str>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(borrow)]
+        pub kv_offload_backend: Option<Component<'a>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(borrow)]
+        pub router: Option<Component<'a>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(borrow)]
+        pub kv_p2p_transfer: Option<Cow<'a, str>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub run_eval: Option<bool>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub eval_conc: Option<i64>,
+    }
 }
 
 fn check_spec(s: &str) -> Result<(), String> {
