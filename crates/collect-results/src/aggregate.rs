@@ -336,9 +336,9 @@ enum Invalid {
 /// when `summarize`; on error the chunk's facts are unchanged, its text may
 /// have the separator appended.
 fn append_element(data: &[u8], out: &mut ChunkOut, summarize: bool) -> Result<(), Invalid> {
-    std::str::from_utf8(data).map_err(Invalid::Utf8)?;
+    let text = std::str::from_utf8(data).map_err(Invalid::Utf8)?;
     if summarize {
-        let facts = crate::summary::file_facts(data).map_err(Invalid::Json)?;
+        let facts = crate::summary::file_facts(text).map_err(Invalid::Json)?;
         out.elements.extend(facts);
     }
     out.text.extend_from_slice(b",\n  ");
