@@ -60,6 +60,20 @@ pub enum AggregateError {
     },
 }
 
+impl AggregateError {
+    /// The file or directory the error is about and, for invalid JSON, its
+    /// line (for the `::error file=…,line=…::` annotation).
+    #[must_use]
+    pub fn location(&self) -> (Option<&str>, Option<usize>) {
+        match self {
+            AggregateError::Json { file, source } => (Some(file), Some(source.line())),
+            AggregateError::List { dir: file, .. }
+            | AggregateError::Read { file, .. }
+            | AggregateError::Write { file, .. } => (Some(file), None),
+        }
+    }
+}
+
 /// What one aggregation read and wrote.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct AggregateReport {

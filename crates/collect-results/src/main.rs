@@ -85,9 +85,18 @@ fn parse_py_float(s: &str) -> Result<f64, String> {
 
 /// Prints an error (and its annotation inside Actions) and returns exit 1.
 fn fail(context: &str, err: &dyn std::fmt::Display) -> ExitCode {
+    fail_at(context, err, (None, None))
+}
+
+/// [`fail`] with the file (and line) the error is about, for the annotation.
+fn fail_at(
+    context: &str,
+    err: &dyn std::fmt::Display,
+    (file, line): (Option<&str>, Option<usize>),
+) -> ExitCode {
     let msg = format!("{context}: {err:#}");
     eprintln!("error: {msg}");
-    gha::annotate(Level::Error, None, None, &msg);
+    gha::annotate(Level::Error, file, line, &msg);
     ExitCode::from(1)
 }
 
@@ -127,7 +136,7 @@ fn run_process() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
-        Err(e) => fail("process", &e),
+        Err(e) => fail_at("process", &e, e.location()),
     }
 }
 
@@ -144,7 +153,7 @@ fn run_aggregate(results_dir: &str, exp_name: &str) -> ExitCode {
             step_summary(&summary::aggregate_markdown(&report, results_dir));
             ExitCode::SUCCESS
         }
-        Err(e) => fail("aggregate", &e),
+        Err(e) => fail_at("aggregate", &e, e.location()),
     }
 }
 

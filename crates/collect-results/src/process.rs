@@ -65,6 +65,22 @@ pub enum ProcessError {
     },
 }
 
+impl ProcessError {
+    /// The file the error is about and, for invalid JSON, its line (for
+    /// the `::error file=…,line=…::` annotation); `None` for the errors
+    /// about environment variables.
+    #[must_use]
+    pub fn location(&self) -> (Option<&str>, Option<usize>) {
+        match self {
+            ProcessError::Json { file, source } => (Some(file), Some(source.line())),
+            ProcessError::Read { file, .. }
+            | ProcessError::Field { file, .. }
+            | ProcessError::Write { file, .. } => (Some(file), None),
+            _ => (None, None),
+        }
+    }
+}
+
 /// What `process` produced.
 #[derive(Debug)]
 pub struct ProcessOutput {

@@ -380,3 +380,34 @@ fn aggregate_reads_files_of_other_users_without_noatime() {
             .expect("json");
     assert_eq!(got, json!([{"k": 1}, [2]]));
 }
+
+/// In Actions, an invalid file is also an annotation naming the file and
+/// the line of the error, for `process` and `aggregate` alike.
+#[test]
+fn invalid_json_is_annotated_with_file_and_line() {
+    let sb = Sandbox::new();
+    sb.write("r/ok.json", "{\"a\": 1}");
+    sb.write("r/d/bad.json", "{\n  \"hw\": \"b200\",\n  \"conc\": ,\n}\n");
+    let summary = sb.path().join("summary.md");
+    let summary = summary.to_str().expect("utf-8 path");
+    let actions = [("GITHUB_ACTIONS", "true"), ("GITHUB_STEP_SUMMARY", summary)];
+    let out = sb.run(&["aggregate", "r", "bmk"], &actions);
+    assert!(!out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("::error file=r/d/bad.json,line=3::aggregate: r/d/bad.json: invalid JSON"),
+        "{stdout}"
+    );
+
+    sb.write(&format!("{RESULT}.json"), "{\n  \"x\": 1,\n  oops\n}");
+    let mut env = single_node_env();
+    env.extend(actions);
+    let out = sb.run(&["process"], &env);
+    assert!(!out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("::error file="), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{RESULT}.json,line=3::")),
+        "{stdout}"
+    );
+}
