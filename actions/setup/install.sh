@@ -1,41 +1,67 @@
 #!/usr/bin/env bash
 # Makes sweepkit's binaries available on PATH for the rest of the job.
 #
-#   install.sh key              print the cache key of this source tree
-#   install.sh install [TOOL…]  prebuilt archive (sha256-verified) when one is
-#                               listed for this version and platform in
-#                               checksums.txt, else build from the action's
-#                               own source (cargo build --locked)
+#   install.sh install [TOOL…]  download the release archive of this version
+#                               for this platform, check its sha256 against
+#                               checksums.txt (which ships beside this script,
+#                               inside the pinned action ref), unpack it into
+#                               a directory the job owns, put it on PATH
 #   install.sh ensure TOOL      no-op when TOOL of this version is on PATH
-#                               (the setup action ran); else install it
+#                               (the setup action ran); else `install TOOL`
+#   install.sh bin-dir          print the directory `install` uses
 #
-# Every sweepkit action calls `ensure`, so a workflow that runs
-# actions/setup first builds once (and caches); one that doesn't still works.
+# Nothing is ever compiled unless SWEEPKIT_BUILD_FROM_SOURCE=true (the setup
+# action's `build-from-source: true`, for forks and development): then the
+# tools are built from this action's own source with cargo instead.
+#
+# Environment: SWEEPKIT_TARGET overrides the target triple (tests use the
+# host's gnu triple); SWEEPKIT_RELEASE_BASE the download base (default
+# https://github.com/sweepkit/sweepkit/releases/download); SWEEPKIT_BIN_DIR
+# the install directory (default $RUNNER_TEMP/sweepkit-<version>/bin, which
+# the runner empties for every job, so a previous job cannot plant binaries
+# there).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-all_tools=(check-changelog generate-matrix collect-results compare-results success-rate visualizer-comment reuse-sweep)
+all_tools=(check-changelog generate-matrix collect-results compare-results success-rate visualizer-comment reuse-sweep sweepkit)
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n1)
-bin_dir=${SWEEPKIT_BIN_DIR:-${RUNNER_TOOL_CACHE:-$HOME/.cache}/sweepkit/$version/bin}
+# The release archives hold eight small static binaries (a few MB each);
+# anything far larger is not one of ours, so the download stops there.
+MAX_ARCHIVE_BYTES=$((200 * 1024 * 1024))
 
 log() { printf 'sweepkit-setup: %s\n' "$*" >&2; }
-
-target_triple() {
-  case "$(uname -s)-$(uname -m)" in
-    Linux-x86_64) echo x86_64-unknown-linux-gnu ;;
-    Linux-aarch64) echo aarch64-unknown-linux-gnu ;;
-    Darwin-arm64) echo aarch64-apple-darwin ;;
-    Darwin-x86_64) echo x86_64-apple-darwin ;;
-    *) echo unknown ;;
-  esac
+fail() {
+  log "error: $*"
+  if [ "${GITHUB_ACTIONS:-}" = true ]; then
+    printf '::error title=sweepkit setup::%s\n' "$*"
+  fi
+  exit 1
 }
 
-# The source identity: every file the build reads. Rebuilds only when one changes.
-source_key() {
-  (cd "$root" && find Cargo.toml Cargo.lock rust-toolchain.toml crates templates -type f \
-     \( -name '*.rs' -o -name '*.toml' -o -name '*.lock' -o -name '*.j2' \) 2>/dev/null \
-   | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)
+[ -n "$version" ] || fail "no version in $root/Cargo.toml"
+
+default_bin_dir() {
+  if [ -n "${SWEEPKIT_BIN_DIR:-}" ]; then
+    echo "$SWEEPKIT_BIN_DIR"
+  elif [ -n "${RUNNER_TEMP:-}" ]; then
+    echo "$RUNNER_TEMP/sweepkit-$version/bin"
+  else
+    echo "${TMPDIR:-/tmp}/sweepkit-$version-$(id -u)/bin"
+  fi
+}
+bin_dir=$(default_bin_dir)
+
+target_triple() {
+  if [ -n "${SWEEPKIT_TARGET:-}" ]; then
+    echo "$SWEEPKIT_TARGET"
+    return
+  fi
+  case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64) echo x86_64-unknown-linux-musl ;;
+    Linux-aarch64 | Linux-arm64) echo aarch64-unknown-linux-musl ;;
+    *) echo "unsupported-$(uname -s)-$(uname -m)" ;;
+  esac
 }
 
 add_to_path() {
@@ -45,75 +71,106 @@ add_to_path() {
   export PATH="$bin_dir:$PATH"
 }
 
-try_prebuilt() {
-  local triple archive line url tmp
+# Prints "ok" when $1 runs and reports this version ("<tool> <version>").
+version_ok() {
+  local exe=$1 name=${1##*/} out
+  out=$("$exe" --version 2>/dev/null) || return 1
+  [ "$out" = "$name $version" ]
+}
+
+download_verified() {
+  local triple archive line url base stage parent t
   triple=$(target_triple)
   archive="sweepkit-$version-$triple.tar.gz"
+  base=${SWEEPKIT_RELEASE_BASE:-${GITHUB_SERVER_URL:-https://github.com}/sweepkit/sweepkit/releases/download}
+  url="$base/v$version/$archive"
   line=$(grep -E "^[0-9a-f]{64}  $archive\$" "$here/checksums.txt" 2>/dev/null || true)
-  [ -n "$line" ] || return 1
-  url="${SWEEPKIT_RELEASE_BASE:-${GITHUB_SERVER_URL:-https://github.com}/${SWEEPKIT_REPOSITORY:-sweepkit/sweepkit}/releases/download}/v$version/$archive"
-  tmp=$(mktemp -d)
+  [ -n "$line" ] || fail "no release archive of sweepkit $version for target $triple: $here/checksums.txt lists no sha256 for $archive (would download $url). Use a released version, or set build-from-source: true to build with cargo."
+  parent=$(dirname "$bin_dir")
+  mkdir -p "$parent"
+  stage=$(mktemp -d "$parent/.download.XXXXXX")
   log "downloading $url"
-  curl -fsSL --retry 3 -o "$tmp/$archive" "$url" || { rm -rf "$tmp"; return 1; }
-  (cd "$tmp" && printf '%s\n' "$line" | sha256sum -c --status) || {
-    log "sha256 mismatch for $archive: refusing it, building from source"; rm -rf "$tmp"; return 1; }
+  if ! curl -fsSL --retry 3 --max-filesize "$MAX_ARCHIVE_BYTES" -o "$stage/$archive" "$url"; then
+    rm -rf "$stage"
+    fail "could not download sweepkit $version for target $triple from $url"
+  fi
+  if ! (cd "$stage" && printf '%s\n' "$line" | sha256sum -c --status); then
+    rm -rf "$stage"
+    fail "sha256 of $archive from $url does not match $here/checksums.txt: refused"
+  fi
+  mkdir "$stage/bin"
+  if ! tar --no-same-owner -xzf "$stage/$archive" -C "$stage/bin"; then
+    rm -rf "$stage"
+    fail "could not unpack $archive"
+  fi
+  for t in "$@"; do
+    if [ ! -x "$stage/bin/$t" ]; then
+      rm -rf "$stage"
+      fail "$archive from $url has no executable $t"
+    fi
+  done
+  # Only a complete, verified set is moved into place.
   mkdir -p "$bin_dir"
-  tar -xzf "$tmp/$archive" -C "$bin_dir"
-  rm -rf "$tmp"
-  echo prebuilt
+  mv -f "$stage/bin/"* "$bin_dir/"
+  rm -rf "$stage"
+  how=prebuilt
 }
 
 build_from_source() {
   local pkgs=() t
+  command -v cargo >/dev/null || fail "build-from-source: cargo is not on PATH"
   for t in "$@"; do pkgs+=(-p "$t"); done
-  log "building ${*} $version from $root"
-  (cd "$root" && cargo build --release --locked "${pkgs[@]}" >&2) || { log "cargo build failed"; return 1; }
-  mkdir -p "$bin_dir" || return 1
+  log "building ${*} $version from $root (build-from-source)"
+  (cd "$root" && cargo build --release --locked "${pkgs[@]}" >&2) || fail "cargo build of sweepkit $version failed"
+  mkdir -p "$bin_dir"
   for t in "$@"; do
-    install -m 0755 "${CARGO_TARGET_DIR:-$root/target}/release/$t" "$bin_dir/$t" || return 1
+    install -m 0755 "${CARGO_TARGET_DIR:-$root/target}/release/$t" "$bin_dir/$t"
   done
-  source_key >"$bin_dir/.source-key" || return 1
-  echo build
+  how=build
 }
 
 cmd=${1:-install}
 shift || true
 case "$cmd" in
-  key)
-    echo "sweepkit-$version-$(target_triple)-$(source_key)"
-    ;;
   bin-dir)
     echo "$bin_dir"
     ;;
   install)
     tools=("$@")
     [ ${#tools[@]} -gt 0 ] || tools=("${all_tools[@]}")
-    missing=()
     for t in "${tools[@]}"; do
-      [ -x "$bin_dir/$t" ] || missing+=("$t")
+      case " ${all_tools[*]} " in
+        *" $t "*) ;;
+        *) fail "unknown tool $t (known: ${all_tools[*]})" ;;
+      esac
     done
-    if [ ${#missing[@]} -eq 0 ] && [ "$(cat "$bin_dir/.source-key" 2>/dev/null)" = "$(source_key)" ]; then
-      how=cache
+    how=
+    if [ "${SWEEPKIT_BUILD_FROM_SOURCE:-false}" = true ]; then
+      build_from_source "${tools[@]}"
     else
-      # Checked explicitly: errexit does not reach into $(…) or || lists.
-      if ! how=$(try_prebuilt); then
-        how=$(build_from_source "${tools[@]}") || exit 1
-      fi
+      download_verified "${tools[@]}"
     fi
+    for t in "${tools[@]}"; do
+      version_ok "$bin_dir/$t" || fail "$bin_dir/$t does not report version $version"
+    done
     add_to_path
-    log "$how: ${tools[*]} in $bin_dir"
+    log "$how: ${tools[*]} $version in $bin_dir"
     if [ -n "${GITHUB_OUTPUT:-}" ]; then
       { echo "bin-dir=$bin_dir"; echo "version=$version"; echo "source=$how"; } >>"$GITHUB_OUTPUT"
     fi
     ;;
   ensure)
     t=${1:?ensure needs a tool name}
-    if [ -x "$bin_dir/$t" ]; then
+    if [ -n "${SWEEPKIT_BIN_DIR:-}" ] && version_ok "$SWEEPKIT_BIN_DIR/$t"; then
       add_to_path
+    elif exe=$(command -v "$t") && version_ok "$exe"; then
+      log "$t $version already on PATH ($exe)"
     else
       "$0" install "$t" >/dev/null
     fi
     ;;
   *)
-    log "unknown command $cmd (key | bin-dir | install [TOOL…] | ensure TOOL)"; exit 2 ;;
+    log "unknown command $cmd (install [TOOL…] | ensure TOOL | bin-dir)"
+    exit 2
+    ;;
 esac

@@ -1,0 +1,370 @@
+//! `actions/setup/install.sh` against a release archive served on loopback:
+//! the archive comes from `scripts/release-archive --bin-dir` over small stub
+//! executables (no release build needed), the script runs from a temp copy
+//! of `actions/setup` whose `checksums.txt` the test writes, and a `cargo`
+//! first on PATH records any call, so a test fails if the script compiles.
+
+#![allow(clippy::unwrap_used)] // test code: a panic is the failure report
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const TOOLS: [&str; 8] = [
+    "check-changelog",
+    "generate-matrix",
+    "collect-results",
+    "compare-results",
+    "success-rate",
+    "visualizer-comment",
+    "reuse-sweep",
+    "sweepkit",
+];
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+const TARGET: &str = "x86_64-unknown-linux-gnu";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn executable(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Serves the files of `dir` over HTTP on 127.0.0.1 (GET only, 404 when
+/// missing); counts requests.
+fn serve(dir: PathBuf) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counter = hits.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            counter.fetch_add(1, Ordering::SeqCst);
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request = String::new();
+            if reader.read_line(&mut request).is_err() {
+                continue;
+            }
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+            }
+            let path = request.split_whitespace().nth(1).unwrap_or("/");
+            let file = dir.join(path.trim_start_matches('/'));
+            let (status, body) = match (path.contains(".."), std::fs::read(&file)) {
+                (false, Ok(b)) => ("200 OK", b),
+                _ => ("404 Not Found", b"not found".to_vec()),
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(&body);
+        }
+    });
+    (base, hits)
+}
+
+struct Fixture {
+    tmp: tempfile::TempDir,
+    base: String,
+    hits: Arc<AtomicUsize>,
+    /// The `sha256sum` line of the served archive.
+    line: String,
+    archive_bytes: u64,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let tmp = tempfile::tempdir().unwrap();
+        let stubs = tmp.path().join("stubs");
+        std::fs::create_dir(&stubs).unwrap();
+        for t in TOOLS {
+            executable(
+                &stubs.join(t),
+                &format!("#!/bin/sh\necho \"{t} {VERSION}\"\n"),
+            );
+        }
+        let dist = tmp.path().join("srv").join(format!("v{VERSION}"));
+        let out = Command::new(root().join("scripts/release-archive"))
+            .args(["--bin-dir", stubs.to_str().unwrap()])
+            .args(["--target", TARGET])
+            .args(["--out", dist.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "release-archive: {out:?}");
+        let archive = format!("sweepkit-{VERSION}-{TARGET}.tar.gz");
+        let line = std::fs::read_to_string(dist.join(format!("{archive}.sha256"))).unwrap();
+        let line = line.trim_end().to_string();
+        assert!(line.ends_with(&format!("  {archive}")), "{line}");
+        // The archive holds exactly the eight binaries at the top level.
+        let list = Command::new("tar")
+            .arg("-tzf")
+            .arg(dist.join(&archive))
+            .output()
+            .unwrap();
+        let mut names: Vec<String> = String::from_utf8(list.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        let mut want: Vec<String> = TOOLS.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        assert_eq!(names, want);
+        let archive_bytes = std::fs::metadata(dist.join(&archive)).unwrap().len();
+
+        // The action as a caller's runner checks it out: actions/setup plus
+        // the Cargo.toml that names the version.
+        let action = tmp.path().join("sweepkit/actions/setup");
+        std::fs::create_dir_all(&action).unwrap();
+        for f in ["install.sh", "action.yml"] {
+            std::fs::copy(root().join("actions/setup").join(f), action.join(f)).unwrap();
+        }
+        std::fs::copy(
+            root().join("Cargo.toml"),
+            tmp.path().join("sweepkit/Cargo.toml"),
+        )
+        .unwrap();
+        // A cargo that records being called.
+        let fake = tmp.path().join("fake-bin");
+        std::fs::create_dir(&fake).unwrap();
+        executable(
+            &fake.join("cargo"),
+            &format!(
+                "#!/bin/sh\ntouch '{}'\nexit 97\n",
+                tmp.path().join("cargo-was-called").display()
+            ),
+        );
+        let (base, hits) = serve(tmp.path().join("srv"));
+        Fixture {
+            tmp,
+            base,
+            hits,
+            line,
+            archive_bytes,
+        }
+    }
+
+    fn checksums(&self, text: &str) {
+        std::fs::write(
+            self.tmp.path().join("sweepkit/actions/setup/checksums.txt"),
+            format!("# test\n{text}"),
+        )
+        .unwrap();
+    }
+
+    fn runner_temp(&self) -> PathBuf {
+        self.tmp.path().join("runner-temp")
+    }
+
+    fn bin_dir(&self) -> PathBuf {
+        self.runner_temp().join(format!("sweepkit-{VERSION}/bin"))
+    }
+
+    fn github_path(&self) -> String {
+        std::fs::read_to_string(self.tmp.path().join("github-path")).unwrap_or_default()
+    }
+
+    /// Runs install.sh as a runner step would, with `extra` env and the
+    /// given PATH prefix before the fake cargo.
+    fn run(&self, args: &[&str], extra: &[(&str, &str)]) -> Output {
+        std::fs::create_dir_all(self.runner_temp()).unwrap();
+        let path = format!(
+            "{}:{}",
+            self.tmp.path().join("fake-bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let mut c = Command::new("bash");
+        c.arg(self.tmp.path().join("sweepkit/actions/setup/install.sh"))
+            .args(args)
+            .env_clear()
+            .env("PATH", path)
+            .env("HOME", self.tmp.path())
+            .env("RUNNER_TEMP", self.runner_temp())
+            .env("GITHUB_PATH", self.tmp.path().join("github-path"))
+            .env("GITHUB_OUTPUT", self.tmp.path().join("github-output"))
+            .env("SWEEPKIT_TARGET", TARGET)
+            .env("SWEEPKIT_RELEASE_BASE", &self.base);
+        for (k, v) in extra {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    }
+
+    fn assert_no_cargo(&self) {
+        assert!(
+            !self.tmp.path().join("cargo-was-called").exists(),
+            "install.sh ran cargo without build-from-source"
+        );
+    }
+
+    fn assert_nothing_installed(&self) {
+        assert_eq!(self.github_path(), "", "something was put on PATH");
+        let entries = std::fs::read_dir(self.bin_dir())
+            .map(|d| d.count())
+            .unwrap_or(0);
+        assert_eq!(entries, 0, "{} is not empty", self.bin_dir().display());
+    }
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn a_matching_checksum_installs_every_tool_on_path() {
+    let f = Fixture::new();
+    f.checksums(&format!("{}\n", f.line));
+    let started = std::time::Instant::now();
+    let out = f.run(&["install"], &[]);
+    let took = started.elapsed();
+    assert!(out.status.success(), "install failed: {}", stderr(&out));
+    eprintln!(
+        "installed the stub archive ({} bytes) in {took:?}",
+        f.archive_bytes
+    );
+    let path = f.github_path();
+    assert_eq!(path.trim_end(), f.bin_dir().to_str().unwrap());
+    for t in TOOLS {
+        let o = Command::new(f.bin_dir().join(t))
+            .arg("--version")
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout).trim(),
+            format!("{t} {VERSION}")
+        );
+    }
+    let outputs = std::fs::read_to_string(f.tmp.path().join("github-output")).unwrap();
+    assert!(outputs.contains("source=prebuilt"), "{outputs}");
+    assert!(outputs.contains(&format!("version={VERSION}")), "{outputs}");
+    f.assert_no_cargo();
+
+    // `ensure` finds the tool on PATH with the right version: no download.
+    let hits = f.hits.load(Ordering::SeqCst);
+    let with_path = format!(
+        "{}:{}:{}",
+        f.bin_dir().display(),
+        f.tmp.path().join("fake-bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = f.run(&["ensure", "generate-matrix"], &[("PATH", &with_path)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        f.hits.load(Ordering::SeqCst),
+        hits,
+        "ensure downloaded again"
+    );
+}
+
+#[test]
+fn ensure_replaces_a_tool_of_another_version_with_the_verified_one() {
+    let f = Fixture::new();
+    f.checksums(&format!("{}\n", f.line));
+    // A planted generate-matrix of another version first on PATH.
+    let planted = f.tmp.path().join("planted");
+    std::fs::create_dir(&planted).unwrap();
+    executable(
+        &planted.join("generate-matrix"),
+        "#!/bin/sh\necho 'generate-matrix 9.9.9'\n",
+    );
+    let path = format!(
+        "{}:{}:{}",
+        planted.display(),
+        f.tmp.path().join("fake-bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = f.run(&["ensure", "generate-matrix"], &[("PATH", &path)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(f.hits.load(Ordering::SeqCst) > 0, "nothing was downloaded");
+    assert_eq!(f.github_path().trim_end(), f.bin_dir().to_str().unwrap());
+    f.assert_no_cargo();
+}
+
+#[test]
+fn a_wrong_checksum_is_refused_and_nothing_is_installed() {
+    let f = Fixture::new();
+    let (sha, name) = f.line.split_once("  ").unwrap();
+    let flipped: String = sha
+        .chars()
+        .enumerate()
+        .map(|(i, c)| {
+            if i == 0 {
+                if c == '0' { '1' } else { '0' }
+            } else {
+                c
+            }
+        })
+        .collect();
+    f.checksums(&format!("{flipped}  {name}\n"));
+    let out = f.run(&["install"], &[]);
+    assert!(!out.status.success(), "a wrong checksum was accepted");
+    let err = stderr(&out);
+    assert!(err.contains("sha256") && err.contains("refused"), "{err}");
+    f.assert_nothing_installed();
+    f.assert_no_cargo();
+}
+
+#[test]
+fn a_version_without_an_archive_is_a_clear_error_and_never_compiles() {
+    let f = Fixture::new();
+    f.checksums("");
+    let out = f.run(&["install"], &[]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    let url = format!("{}/v{VERSION}/sweepkit-{VERSION}-{TARGET}.tar.gz", f.base);
+    for want in [VERSION, TARGET, url.as_str(), "build-from-source"] {
+        assert!(err.contains(want), "error lacks {want:?}: {err}");
+    }
+    f.assert_nothing_installed();
+    f.assert_no_cargo();
+    assert_eq!(f.hits.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn a_listed_archive_the_server_lacks_is_a_clear_error_and_never_compiles() {
+    let f = Fixture::new();
+    // Listed under another target name than the one served.
+    let other = "aarch64-unknown-linux-musl";
+    let (sha, _) = f.line.split_once("  ").unwrap();
+    f.checksums(&format!("{sha}  sweepkit-{VERSION}-{other}.tar.gz\n"));
+    let out = f.run(&["install"], &[("SWEEPKIT_TARGET", other)]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    let url = format!("{}/v{VERSION}/sweepkit-{VERSION}-{other}.tar.gz", f.base);
+    assert!(
+        err.contains("could not download") && err.contains(&url),
+        "{err}"
+    );
+    f.assert_nothing_installed();
+    f.assert_no_cargo();
+}
+
+#[test]
+fn build_from_source_is_the_only_way_cargo_runs() {
+    let f = Fixture::new();
+    f.checksums("");
+    let out = f.run(
+        &["install", "generate-matrix"],
+        &[("SWEEPKIT_BUILD_FROM_SOURCE", "true")],
+    );
+    // The fake cargo fails, so the install fails, but it was asked to build.
+    assert!(!out.status.success());
+    assert!(f.tmp.path().join("cargo-was-called").exists());
+    assert!(stderr(&out).contains("cargo build"), "{}", stderr(&out));
+    f.assert_nothing_installed();
+}
