@@ -46,9 +46,10 @@ fn action_files() -> Vec<String> {
     v
 }
 
-const WORKFLOWS: [&str; 3] = [
+const WORKFLOWS: [&str; 4] = [
     ".github/workflows/run-sweep.yml",
     ".github/workflows/ci.yml",
+    ".github/workflows/release.yml",
     "examples/run-sweep.yml",
 ];
 
@@ -293,7 +294,7 @@ fn actions_read_only_declared_inputs_and_pass_them_through_env() {
 }
 
 #[test]
-fn example_caller_is_short_and_calls_run_sweep_by_sha() {
+fn example_caller_is_short_and_calls_the_vendored_workflow() {
     let text = std::fs::read_to_string(root().join("examples/run-sweep.yml")).unwrap();
     assert!(
         text.lines().count() <= 30,
@@ -305,7 +306,9 @@ fn example_caller_is_short_and_calls_run_sweep_by_sha() {
         .pointer("/jobs/sweep/uses")
         .and_then(Value::as_str)
         .unwrap();
-    assert!(uses.starts_with("sweepkit/sweepkit/.github/workflows/run-sweep.yml@"));
+    // The workflow `sweepkit workflow write` vendors into the caller's own
+    // repository, so that its GPU jobs may use the caller's runners.
+    assert_eq!(uses, "./.github/workflows/sweepkit-run-sweep.yml");
     // Secrets are passed by name, never inherited.
     assert!(wf.pointer("/jobs/sweep/secrets").unwrap().is_object());
     // Every secret and input it passes is declared by the reusable workflow.

@@ -1,0 +1,118 @@
+//! The adoption path as a caller runs it: `sweepkit workflow write` in a
+//! fresh repository, then `sweepkit workflow check` (passes), a one-byte
+//! edit (fails, exit 1), a rewrite (the upgrade path: passes again), and a
+//! missing file (exit 2). The written workflow names one pinned commit in
+//! every `uses:` of sweepkit's actions. (scripts/lint-actions runs
+//! actionlint and zizmor over a workflow written the same way.)
+
+#![allow(clippy::unwrap_used)] // test code: a panic is the failure report
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn sweepkit() -> PathBuf {
+    let dir = std::env::var_os("SWEEPKIT_BIN_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(|t| PathBuf::from(t).join("release")))
+        .unwrap_or_else(|| root().join("target/release"));
+    let exe = dir.join("sweepkit");
+    assert!(
+        exe.is_file(),
+        "{} is missing: build the tools first (`cargo build --workspace --release`, as scripts/check does) or set SWEEPKIT_BIN_DIR",
+        exe.display()
+    );
+    exe
+}
+
+fn run(repo: &Path, args: &[&str]) -> Output {
+    Command::new(sweepkit())
+        .args(args)
+        .current_dir(repo)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn written_workflow_pins_every_action_at_one_commit_and_check_catches_a_one_byte_edit() {
+    let repo = tempfile::tempdir().unwrap();
+    let out = run(repo.path(), &["workflow", "write"]);
+    assert!(out.status.success(), "write: {}", stderr(&out));
+    let file = repo.path().join(".github/workflows/sweepkit-run-sweep.yml");
+    let text = std::fs::read_to_string(&file).unwrap();
+
+    // Every sweepkit action ref names the same commit, the one in the header,
+    // with this version's comment.
+    let pin = text
+        .lines()
+        .find_map(|l| l.strip_prefix("# sweepkit-actions: "))
+        .unwrap()
+        .to_string();
+    let uses: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter_map(|l| l.trim_start_matches("- ").strip_prefix("uses: "))
+        .filter(|u| u.starts_with("sweepkit/"))
+        .collect();
+    assert!(uses.len() > 10, "only {} sweepkit uses", uses.len());
+    for u in &uses {
+        let (spec, comment) = u.split_once(" # ").unwrap();
+        assert!(spec.starts_with("sweepkit/sweepkit/actions/"), "{u}");
+        assert_eq!(spec.rsplit_once('@').unwrap().1, pin, "{u}");
+        assert_eq!(comment, format!("v{}", env!("CARGO_PKG_VERSION")), "{u}");
+    }
+    // The body is this repository's reusable workflow.
+    let source = std::fs::read_to_string(root().join(".github/workflows/run-sweep.yml")).unwrap();
+    assert!(text.ends_with(&source), "the body is not run-sweep.yml");
+
+    let out = run(repo.path(), &["workflow", "check"]);
+    assert!(
+        out.status.success(),
+        "check of a fresh file: {}",
+        stderr(&out)
+    );
+
+    // One byte changed anywhere in the job graph: check fails with exit 1.
+    let at = text.find("runs-on:").unwrap() + 3;
+    let mut bytes = text.clone().into_bytes();
+    bytes[at] = b'N';
+    std::fs::write(&file, &bytes).unwrap();
+    let out = run(repo.path(), &["workflow", "check"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("changed since it was written"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Writing again restores it (also how a newer sweepkit upgrades it).
+    let out = run(repo.path(), &["workflow", "write"]);
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    assert!(run(repo.path(), &["workflow", "check"]).status.success());
+
+    // An explicit action commit: every ref names it, and it checks.
+    let other = "0123456789abcdef0123456789abcdef01234567";
+    let out = run(repo.path(), &["workflow", "write", "--ref", other]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let pinned = std::fs::read_to_string(&file).unwrap();
+    assert!(!pinned.contains(&pin) || pin == other);
+    assert!(pinned.matches(&format!("@{other} # v")).count() == uses.len());
+    assert!(run(repo.path(), &["workflow", "check"]).status.success());
+
+    // No file: the check cannot do its job (exit 2).
+    std::fs::remove_file(&file).unwrap();
+    let out = run(repo.path(), &["workflow", "check"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
