@@ -6,8 +6,9 @@
 #                               checksums.txt (which ships beside this script,
 #                               inside the pinned action ref), unpack it into
 #                               a directory the job owns, put it on PATH
-#   install.sh ensure TOOL      no-op when TOOL of this version is on PATH
-#                               (the setup action ran); else `install TOOL`
+#   install.sh ensure TOOL      no-op when TOOL of this version is in the
+#                               job's directory and first on PATH (the setup
+#                               action ran); else `install TOOL`
 #   install.sh bin-dir          print the directory `install` uses
 #
 # Nothing is ever compiled unless SWEEPKIT_BUILD_FROM_SOURCE=true (the setup
@@ -71,7 +72,7 @@ add_to_path() {
   export PATH="$bin_dir:$PATH"
 }
 
-# Prints "ok" when $1 runs and reports this version ("<tool> <version>").
+# True when $1 runs and reports this version ("<tool> <version>").
 version_ok() {
   local exe=$1 name=${1##*/} out
   out=$("$exe" --version 2>/dev/null) || return 1
@@ -161,10 +162,10 @@ case "$cmd" in
     ;;
   ensure)
     t=${1:?ensure needs a tool name}
-    if [ -n "${SWEEPKIT_BIN_DIR:-}" ] && version_ok "$SWEEPKIT_BIN_DIR/$t"; then
-      add_to_path
-    elif exe=$(command -v "$t") && version_ok "$exe"; then
-      log "$t $version already on PATH ($exe)"
+    # Only the job's own directory is trusted (a same-named tool elsewhere
+    # on a persistent runner's PATH may have been planted by an earlier job).
+    if version_ok "$bin_dir/$t"; then
+      if [ "$(command -v "$t" || true)" != "$bin_dir/$t" ]; then add_to_path; fi
     else
       "$0" install "$t" >/dev/null
     fi

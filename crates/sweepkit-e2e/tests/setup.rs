@@ -273,14 +273,24 @@ fn a_matching_checksum_installs_every_tool_on_path() {
 
 #[test]
 fn ensure_replaces_a_tool_of_another_version_with_the_verified_one() {
+    ensure_does_not_trust("9.9.9");
+}
+
+#[test]
+fn ensure_does_not_trust_a_same_version_tool_outside_the_job_directory() {
+    // What an earlier job on a persistent runner could leave on PATH.
+    ensure_does_not_trust(VERSION);
+}
+
+fn ensure_does_not_trust(planted_version: &str) {
     let f = Fixture::new();
     f.checksums(&format!("{}\n", f.line));
-    // A planted generate-matrix of another version first on PATH.
+    // A planted generate-matrix first on PATH.
     let planted = f.tmp.path().join("planted");
     std::fs::create_dir(&planted).unwrap();
     executable(
         &planted.join("generate-matrix"),
-        "#!/bin/sh\necho 'generate-matrix 9.9.9'\n",
+        &format!("#!/bin/sh\necho 'generate-matrix {planted_version}'\n"),
     );
     let path = format!(
         "{}:{}:{}",
