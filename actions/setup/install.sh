@@ -85,7 +85,7 @@ download_verified() {
   archive="sweepkit-$version-$triple.tar.gz"
   base=${SWEEPKIT_RELEASE_BASE:-${GITHUB_SERVER_URL:-https://github.com}/sweepkit/sweepkit/releases/download}
   url="$base/v$version/$archive"
-  line=$(grep -E "^[0-9a-f]{64}  $archive\$" "$here/checksums.txt" 2>/dev/null || true)
+  line=$(grep -xE "[0-9a-f]{64}  ${archive//./\\.}" "$here/checksums.txt" 2>/dev/null || true)
   [ -n "$line" ] || fail "no release archive of sweepkit $version for target $triple: $here/checksums.txt lists no sha256 for $archive (would download $url). Use a released version, or set build-from-source: true to build with cargo."
   parent=$(dirname "$bin_dir")
   mkdir -p "$parent"
