@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::par::par_map;
 use crate::yaml::{self, PathSeg, YamlDoc};
 
 /// The two scenario kinds.
@@ -423,30 +422,15 @@ impl MasterConfigs {
             }
             loaded.push((path, doc));
         }
-        // Entries are independent: validate them in parallel, report the
-        // first error in merged order.
-        let validated = par_map(
-            pending,
-            |(fi, key, raw)| {
-                let (path, doc) = &loaded[fi];
-                Validator {
-                    file: path,
-                    key: &key,
-                    doc,
-                }
-                .entry(raw)
-            },
-            |_| {
-                Err(ConfigError::file(
-                    Path::new("<configs>"),
-                    None,
-                    "internal error: validation thread panicked",
-                ))
-            },
-        );
-        out.entries.reserve(validated.len());
-        for entry in validated {
-            let entry = entry?;
+        out.entries.reserve(pending.len());
+        for (fi, key, raw) in pending {
+            let (path, doc) = &loaded[fi];
+            let entry = Validator {
+                file: path,
+                key: &key,
+                doc,
+            }
+            .entry(raw)?;
             out.index.insert(entry.key.clone(), out.entries.len());
             out.entries.push(entry);
         }
@@ -465,13 +449,12 @@ impl MasterConfigs {
     }
 }
 
-/// Reads YAML files, then parses them all together (`yaml::parse_many`
-/// shares the threads among the pieces of every file); one result per file,
+/// Reads and parses YAML files one after the other; one result per file,
 /// in order, each error naming its file. `what` names the kind of file in
 /// the message for a missing one ("config file", "runner config file").
 #[must_use]
 fn parse_files(files: &[(&Path, &str)]) -> Vec<Result<YamlDoc, ConfigError>> {
-    let texts: Vec<Result<String, ConfigError>> = files
+    files
         .iter()
         .map(|&(f, what)| {
             if !f.exists() {
@@ -481,20 +464,7 @@ fn parse_files(files: &[(&Path, &str)]) -> Vec<Result<YamlDoc, ConfigError>> {
                     format!("{what} '{}' does not exist", f.display()),
                 ));
             }
-            Ok(yaml::read_file(f)?)
-        })
-        .collect();
-    let readable: Vec<&str> = texts.iter().flatten().map(String::as_str).collect();
-    let mut parsed = yaml::parse_many(&readable).into_iter();
-    files
-        .iter()
-        .zip(texts)
-        .map(|(&(f, _), text)| {
-            text?;
-            let doc = parsed.next().ok_or_else(|| {
-                ConfigError::file(f, None, "internal error: a parsed document is missing")
-            })?;
-            doc.map_err(|e| ConfigError::from(e.in_file(f)))
+            Ok(yaml::load_file(f)?)
         })
         .collect()
 }
