@@ -416,10 +416,10 @@ fn scoped(search: Option<&Value>, top: Option<&Value>) -> Option<Value> {
     }
 }
 
-/// Fields of the widest row (an MN-agentic row with every optional field
-/// and eval marks): rows are allocated at this size once instead of
-/// growing as fields are added.
-const ROW_FIELDS: usize = 26;
+/// Room for the fields of a row: the most a row of the real masters has
+/// (22). A row is allocated at this size once instead of growing as fields
+/// are added; a wider one grows.
+const ROW_FIELDS: usize = 22;
 
 fn base_row(entry: &ConfigEntry, runner: &str) -> Row {
     let mut r = Row::with_capacity(ROW_FIELDS);

@@ -245,16 +245,8 @@ fn print_json(v: &Value) -> ExitCode {
 }
 
 fn rows_out(rows: &[generate_matrix::generate::Row]) -> ExitCode {
-    match serde_json::to_string(rows) {
-        Ok(s) => {
-            sweep_model::out::println(&s);
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("generate-matrix: error: cannot serialise the output rows: {e}");
-            ExitCode::from(1)
-        }
-    }
+    sweep_model::out::println_json(rows);
+    ExitCode::SUCCESS
 }
 
 fn load(common: &CommonArgs) -> Result<LoadedConfigs, GenError> {
