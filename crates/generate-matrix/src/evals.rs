@@ -57,7 +57,7 @@ fn field(row: &Row, k: &str) -> String {
     row.get(k).map(canonical_json).unwrap_or_default()
 }
 
-/// What eval selection needs of one row, worked out in parallel: which
+/// What eval selection needs of one row: which
 /// group the row competes in (by key) and with which concurrency.
 enum Facts {
     /// Not an eval candidate in this mode.

@@ -335,10 +335,10 @@ impl MasterConfigs {
         Self::load_with(files, &[]).map(|(masters, _)| masters)
     }
 
-    /// [`MasterConfigs::load`], parsing `extra` files (path, kind of file
-    /// for messages) in the same parallel phase; their parse results come
-    /// back in order for the caller to validate. Errors of the master
-    /// configs come first, as in a sequential load.
+    /// [`MasterConfigs::load`], also parsing `extra` files (path, kind of
+    /// file for messages) after the master configs; their parse results
+    /// come back in order for the caller to validate. Errors of the master
+    /// configs come first.
     ///
     /// # Errors
     /// As [`MasterConfigs::load`].
