@@ -63,15 +63,8 @@ impl LoadedConfigs {
     /// # Errors
     /// The first load or validation error.
     pub fn load(config_files: &[PathBuf], runner_file: &Path) -> Result<Self, ConfigError> {
-        // All files are parsed together; errors come in the order of a
-        // sequential load: master configs (parse, then validation), then
-        // the runner file.
-        let (masters, mut extra) =
-            MasterConfigs::load_with(config_files, &[(runner_file, "runner config file")])?;
-        let runner_doc = extra.pop().ok_or_else(|| {
-            ConfigError::file(runner_file, None, "internal error: runner file not parsed")
-        })??;
-        let runners = Runners::from_doc(runner_file, &runner_doc)?;
+        let masters = MasterConfigs::load(config_files)?;
+        let runners = Runners::load(runner_file)?;
         Ok(LoadedConfigs { masters, runners })
     }
 }

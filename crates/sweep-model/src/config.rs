@@ -332,32 +332,18 @@ impl MasterConfigs {
     /// Missing/unreadable file, bad YAML, non-mapping document, `*` in a key,
     /// a key defined twice across files, or any schema violation.
     pub fn load(files: &[PathBuf]) -> Result<Self, ConfigError> {
-        Self::load_with(files, &[]).map(|(masters, _)| masters)
-    }
-
-    /// [`MasterConfigs::load`], also parsing `extra` files (path, kind of
-    /// file for messages) after the master configs; their parse results
-    /// come back in order for the caller to validate. Errors of the master
-    /// configs come first.
-    ///
-    /// # Errors
-    /// As [`MasterConfigs::load`].
-    pub fn load_with(
-        files: &[PathBuf],
-        extra: &[(&Path, &str)],
-    ) -> Result<(Self, Vec<Result<YamlDoc, ConfigError>>), ConfigError> {
-        let named: Vec<(&Path, &str)> = files
-            .iter()
-            .map(|f| (f.as_path(), "config file"))
-            .chain(extra.iter().copied())
-            .collect();
-        let mut parsed = parse_files(&named);
-        let extra_docs = parsed.split_off(files.len());
         let mut docs = Vec::with_capacity(files.len());
-        for (f, doc) in files.iter().zip(parsed) {
-            docs.push((f.clone(), doc?));
+        for f in files {
+            if !f.exists() {
+                return Err(ConfigError::file(
+                    f,
+                    None,
+                    format!("config file '{}' does not exist", f.display()),
+                ));
+            }
+            docs.push((f.clone(), yaml::load_file(f)?));
         }
-        Ok((Self::from_docs(docs)?, extra_docs))
+        Self::from_docs(docs)
     }
 
     /// Like [`MasterConfigs::load`] but from already-parsed documents (e.g.
@@ -447,26 +433,6 @@ impl MasterConfigs {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.key.as_str())
     }
-}
-
-/// Reads and parses YAML files one after the other; one result per file,
-/// in order, each error naming its file. `what` names the kind of file in
-/// the message for a missing one ("config file", "runner config file").
-#[must_use]
-fn parse_files(files: &[(&Path, &str)]) -> Vec<Result<YamlDoc, ConfigError>> {
-    files
-        .iter()
-        .map(|&(f, what)| {
-            if !f.exists() {
-                return Err(ConfigError::file(
-                    f,
-                    None,
-                    format!("{what} '{}' does not exist", f.display()),
-                ));
-            }
-            Ok(yaml::load_file(f)?)
-        })
-        .collect()
 }
 
 /// Context for validating one entry: builds errors with file, key, path, line.
