@@ -49,6 +49,13 @@ pub const MAX_YAML_DEPTH: usize = 128;
 /// use no aliases; 100,000 copied nodes is a few tens of MB at most.
 pub const MAX_ALIAS_NODES: usize = 100_000;
 
+/// Most nodes in one document, aliases included. Each node costs about a
+/// hundred bytes or more once built (value and line index), so a file
+/// within [`MAX_YAML_BYTES`] made of tiny items (`- 1` lines) could
+/// otherwise take gigabytes. The two real master configs hold about 25,000
+/// nodes; the ten-fold scale catalogue about 250,000.
+pub const MAX_YAML_NODES: usize = 1_000_000;
+
 /// One step of a path into a document: a mapping key or a sequence index.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PathSeg {
@@ -274,6 +281,11 @@ pub fn read_file(path: &Path) -> Result<String, YamlError> {
         column: 0,
     };
     let file = std::fs::File::open(path).map_err(|e| err(format!("cannot read file: {e}")))?;
+    if let Ok(m) = file.metadata()
+        && m.len() > MAX_YAML_BYTES as u64
+    {
+        return Err(too_big(m.len()).in_file(path));
+    }
     // One byte more than the limit tells a file that is too large (or
     // grows while it is read) from one that is exactly at the limit.
     let mut text = String::new();
@@ -310,6 +322,18 @@ impl<'a> Builder<'a> {
             nodes: 0,
             alias_nodes: 0,
         }
+    }
+
+    /// Counts `n` more nodes, failing beyond [`MAX_YAML_NODES`].
+    fn count(&mut self, n: usize, span: &Span) -> Result<(), YamlError> {
+        self.nodes += n;
+        if self.nodes > MAX_YAML_NODES {
+            return Err(YamlError::at(
+                span,
+                format!("the document has more than {MAX_YAML_NODES} nodes (MAX_YAML_NODES)"),
+            ));
+        }
+        Ok(())
     }
 
     fn next(&mut self) -> Result<(Event<'a>, Span), YamlError> {
@@ -375,15 +399,15 @@ impl<'a> Builder<'a> {
                         ),
                     ));
                 }
-                let mut l = l.clone();
+                let (v, mut l) = (v.clone(), l.clone());
                 l.line = line;
-                self.nodes += n;
-                return Ok((v.clone(), l, n));
+                self.count(n, &span)?;
+                return Ok((v, l, n));
             }
             Event::Scalar(text, style, anchor, tag) => {
                 let v = resolve_scalar(text, style, tag.as_deref())
                     .map_err(|m| YamlError::at(&span, m))?;
-                self.nodes += 1;
+                self.count(1, &span)?;
                 (
                     anchor,
                     (
@@ -398,11 +422,11 @@ impl<'a> Builder<'a> {
             }
             Event::SequenceStart(anchor, tag) => {
                 check_collection_tag(tag.as_deref(), "seq").map_err(|m| YamlError::at(&span, m))?;
-                (anchor, self.sequence(line, depth)?)
+                (anchor, self.sequence(&span, depth)?)
             }
             Event::MappingStart(anchor, tag) => {
                 check_collection_tag(tag.as_deref(), "map").map_err(|m| YamlError::at(&span, m))?;
-                (anchor, self.mapping(line, depth)?)
+                (anchor, self.mapping(&span, depth)?)
             }
             _ => return Err(YamlError::at(&span, "unexpected YAML event")),
         };
@@ -420,9 +444,9 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn sequence(&mut self, line: usize, depth: usize) -> Result<Built, YamlError> {
-        let start = self.nodes;
-        self.nodes += 1;
+    fn sequence(&mut self, span: &Span, depth: usize) -> Result<Built, YamlError> {
+        let (start, line) = (self.nodes, span.start.line());
+        self.count(1, span)?;
         let mut items = Vec::new();
         let mut lines = Vec::new();
         loop {
@@ -446,9 +470,9 @@ impl<'a> Builder<'a> {
         ))
     }
 
-    fn mapping(&mut self, line: usize, depth: usize) -> Result<Built, YamlError> {
-        let start = self.nodes;
-        self.nodes += 1;
+    fn mapping(&mut self, span: &Span, depth: usize) -> Result<Built, YamlError> {
+        let (start, line) = (self.nodes, span.start.line());
+        self.count(1, span)?;
         // Own pairs in order, and merged (`<<`) pairs which PyYAML puts first.
         let mut own: Vec<(String, Value, LineNode)> = Vec::new();
         let mut merged: Vec<(String, Value, LineNode)> = Vec::new();
@@ -464,7 +488,7 @@ impl<'a> Builder<'a> {
                 Event::Scalar(text, style, anchor, tag) => {
                     let v = resolve_scalar(text, style, tag.as_deref())
                         .map_err(|m| YamlError::at(&kspan, m))?;
-                    self.nodes += 1;
+                    self.count(1, &kspan)?;
                     if anchor > 0 {
                         let leaf = LineNode {
                             line: key_line,
@@ -1087,6 +1111,15 @@ mod tests {
             "]".repeat(MAX_YAML_DEPTH)
         );
         assert!(parse_str(&ok).is_ok());
+    }
+
+    #[test]
+    fn node_count_is_capped() {
+        let text = "- 1\n".repeat(MAX_YAML_NODES + 1);
+        assert!(text.len() < MAX_YAML_BYTES);
+        let e = parse_str(&text).unwrap_err();
+        assert!(e.message.contains("MAX_YAML_NODES"), "{e}");
+        assert_eq!(e.line, MAX_YAML_NODES);
     }
 
     /// A 50 MB one-list file is refused before it is read, naming the file
