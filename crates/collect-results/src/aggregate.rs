@@ -194,6 +194,15 @@ fn read_value(path: &Path) -> Result<Value, AggregateError> {
         source,
     };
     let f = std::fs::File::open(path).map_err(read_err)?;
+    if let Ok(m) = f.metadata()
+        && m.is_file()
+        && m.len() > MAX_RESULT_FILE_BYTES
+    {
+        return Err(AggregateError::TooLarge {
+            file: file(),
+            size: m.len(),
+        });
+    }
     let mut bytes = Vec::new();
     // One byte over the limit tells a file that is too large from one at it.
     f.take(MAX_RESULT_FILE_BYTES + 1)
@@ -452,7 +461,7 @@ mod tests {
         let r = t.path().join("r");
         std::fs::create_dir_all(&r).expect("mkdir");
         let f = std::fs::File::create(r.join("big.json")).expect("create");
-        // A sparse file: the size is checked before anything is parsed.
+        // A sparse file: the size is checked before anything is read.
         f.set_len(MAX_RESULT_FILE_BYTES + 1).expect("set_len");
         let err = run(&r, "x", t.path()).expect_err("must fail");
         let msg = err.to_string();
