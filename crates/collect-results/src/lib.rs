@@ -13,7 +13,6 @@ pub mod power;
 pub mod power_csv;
 pub mod process;
 pub mod pyconv;
-pub mod relayout;
 pub mod summary;
 pub mod table;
 pub mod validate;

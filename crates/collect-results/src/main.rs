@@ -142,12 +142,7 @@ fn run_process() -> ExitCode {
 
 fn run_aggregate(results_dir: &str, exp_name: &str) -> ExitCode {
     // Relative paths keep error messages as the user wrote them.
-    match aggregate::run(
-        Path::new(results_dir),
-        exp_name,
-        Path::new(""),
-        gha::in_actions(),
-    ) {
+    match aggregate::run(Path::new(results_dir), exp_name, Path::new("")) {
         Ok(report) => {
             eprintln!("{}", summary::aggregate_line(&report, results_dir));
             step_summary(&summary::aggregate_markdown(&report, results_dir));

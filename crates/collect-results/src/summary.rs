@@ -1,7 +1,6 @@
 //! The one-line summaries (stderr) and the short `$GITHUB_STEP_SUMMARY`
 //! tables that `aggregate` and `evals` add beyond the reference.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde_json::Value;
@@ -56,28 +55,15 @@ pub fn aggregate_line(r: &AggregateReport, results_dir: &str) -> String {
 /// (model prefix, hw, framework, precision, kind) of an aggregate row.
 pub type GroupKey = (String, String, String, String, &'static str);
 
-/// What the step summary needs of one element of the aggregate: the group
-/// of a result object and whether its power figures are valid; `None` for
-/// an element that is not an object.
-pub type ElementFacts = Option<(GroupKey, bool)>;
-
-/// The fields of a result object that [`ElementFacts`] are made of.
-const FACT_FIELDS: [&str; 7] = [
-    "scenario_type",
-    "is_multinode",
-    "infmax_model_prefix",
-    "hw",
-    "framework",
-    "precision",
-    "power_valid",
-];
-
-/// The facts of a result object, given its field lookup.
-fn object_facts<'v>(get: impl Fn(&str) -> Option<&'v Value>) -> (GroupKey, bool) {
-    let str_field = |k: &str| get(k).and_then(Value::as_str).unwrap_or("?").to_owned();
-    let kind = if get("scenario_type").and_then(Value::as_str) == Some("agentic-coding") {
+/// The group of a result object in the aggregate and whether its power
+/// figures are valid; `None` for an element that is not an object.
+#[must_use]
+pub fn element_facts(v: &Value) -> Option<(GroupKey, bool)> {
+    let m = v.as_object()?;
+    let str_field = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("?").to_owned();
+    let kind = if m.get("scenario_type").and_then(Value::as_str) == Some("agentic-coding") {
         "agentic"
-    } else if get("is_multinode").and_then(Value::as_bool) == Some(true) {
+    } else if m.get("is_multinode").and_then(Value::as_bool) == Some(true) {
         "multi-node"
     } else {
         "single-node"
@@ -89,164 +75,13 @@ fn object_facts<'v>(get: impl Fn(&str) -> Option<&'v Value>) -> (GroupKey, bool)
         str_field("precision"),
         kind,
     );
-    (key, get("power_valid").and_then(Value::as_i64) == Some(1))
+    Some((key, m.get("power_valid").and_then(Value::as_i64) == Some(1)))
 }
-
-/// The facts of each element one result file adds to the aggregate (an
-/// array file adds its elements). The text is parsed without building its
-/// value: only the fields in [`FACT_FIELDS`] are kept (the last of a
-/// repeated key, as when the value is loaded), everything else is skipped.
-///
-/// Takes text (already checked to be UTF-8), so that serde_json does not
-/// check each string again.
-///
-/// # Errors
-/// `text` is not valid JSON.
-pub fn file_facts(text: &str) -> serde_json::Result<Vec<ElementFacts>> {
-    use serde::de::DeserializeSeed as _;
-    let mut de = serde_json::Deserializer::from_str(text);
-    let facts = TopLevel.deserialize(&mut de)?;
-    de.end()?;
-    Ok(facts)
-}
-
-mod facts_de {
-    //! The visitors behind [`super::file_facts`].
-
-    use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-    use serde_json::Value;
-
-    use super::{ElementFacts, FACT_FIELDS, object_facts};
-
-    /// A file's value: an array gives one fact per element, anything else one.
-    pub(super) struct TopLevel;
-    /// One element: an object gives its facts, anything else `None`.
-    struct Element;
-    /// An object key: its index in [`FACT_FIELDS`], if it is one of them.
-    struct Key;
-
-    /// Scalars (and, for [`Element`], arrays) are not result objects.
-    macro_rules! not_an_object {
-        ($out:expr) => {
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok($out)
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok($out)
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok($out)
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok($out)
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-                Ok($out)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok($out)
-            }
-        };
-    }
-
-    fn facts_of_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<ElementFacts, A::Error> {
-        let mut fields: [Option<Value>; FACT_FIELDS.len()] = Default::default();
-        while let Some(k) = map.next_key_seed(Key)? {
-            match k {
-                Some(i) => fields[i] = Some(map.next_value()?),
-                None => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(Some(object_facts(|k| {
-            FACT_FIELDS
-                .iter()
-                .position(|f| *f == k)
-                .and_then(|i| fields[i].as_ref())
-        })))
-    }
-
-    impl<'de> DeserializeSeed<'de> for TopLevel {
-        type Value = Vec<ElementFacts>;
-        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-            d.deserialize_any(self)
-        }
-    }
-
-    impl<'de> Visitor<'de> for TopLevel {
-        type Value = Vec<ElementFacts>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a JSON value")
-        }
-        not_an_object!(vec![None]);
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            facts_of_map(map).map(|f| vec![f])
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let mut out = Vec::new();
-            while let Some(f) = seq.next_element_seed(Element)? {
-                out.push(f);
-            }
-            Ok(out)
-        }
-    }
-
-    impl<'de> DeserializeSeed<'de> for Element {
-        type Value = ElementFacts;
-        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-            d.deserialize_any(self)
-        }
-    }
-
-    impl<'de> Visitor<'de> for Element {
-        type Value = ElementFacts;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a JSON value")
-        }
-        not_an_object!(None);
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            facts_of_map(map)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Ok(None)
-        }
-    }
-
-    impl<'de> DeserializeSeed<'de> for Key {
-        type Value = Option<usize>;
-        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-            d.deserialize_str(self)
-        }
-    }
-
-    impl Visitor<'_> for Key {
-        type Value = Option<usize>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an object key")
-        }
-        fn visit_str<E: de::Error>(self, k: &str) -> Result<Self::Value, E> {
-            Ok(FACT_FIELDS.iter().position(|f| *f == k))
-        }
-    }
-}
-
-use facts_de::TopLevel;
 
 /// Markdown for the step summary: counts, then rows per configuration.
 pub fn aggregate_markdown(r: &AggregateReport, results_dir: &str) -> String {
-    let mut groups: BTreeMap<GroupKey, (usize, usize)> = BTreeMap::new();
-    let mut other = 0usize;
-    for facts in &r.elements {
-        let Some((key, power_valid)) = facts else {
-            other += 1;
-            continue;
-        };
-        let e = groups.entry(key.clone()).or_default();
-        e.0 += 1;
-        e.1 += usize::from(*power_valid);
-    }
+    let groups = &r.groups;
+    let other = r.other_elements;
     let mut md = String::from("### collect-results aggregate\n\n");
     md.push_str("| Results dir | Files read | Rows written | Skipped |\n|---|---:|---:|---:|\n");
     let _ = writeln!(
@@ -338,7 +173,6 @@ mod tests {
         let r = AggregateReport {
             files_read: 2,
             ignored_files: 1,
-            elements: vec![None, None],
             output: "out/agg_bmk.json".into(),
             ..AggregateReport::default()
         };
@@ -352,16 +186,14 @@ mod tests {
     fn aggregate_markdown_groups_rows() {
         let row = json!({"infmax_model_prefix": "dsr1", "hw": "b200", "framework": "sglang",
                          "precision": "fp8", "is_multinode": false, "power_valid": 0});
-        let mut elements = Vec::new();
-        for v in [row.clone(), json!([row]), json!(3)] {
-            elements.extend(file_facts(&v.to_string()).expect("facts"));
-        }
-        let r = AggregateReport {
+        let mut r = AggregateReport {
             files_read: 2,
-            elements,
+            other_elements: 1,
             output: "agg_bmk.json".into(),
             ..AggregateReport::default()
         };
+        let (key, _) = element_facts(&row).expect("an object");
+        r.groups.insert(key, (2, 0));
         let md = aggregate_markdown(&r, "results/");
         assert!(
             md.contains("| dsr1 | b200 | sglang | fp8 | single-node | 2 | 0 |"),
@@ -370,35 +202,19 @@ mod tests {
         assert!(md.contains("1 element(s) are not result objects"), "{md}");
     }
 
-    /// The facts of a loaded value, for comparison.
-    fn value_facts(v: &Value) -> ElementFacts {
-        v.as_object().map(|m| object_facts(|k| m.get(k)))
-    }
-
     #[test]
-    fn file_facts_agree_with_the_loaded_value() {
-        let values = [
-            json!({"infmax_model_prefix": "dsr1", "hw": "b200", "framework": "sglang",
-                   "precision": "fp8", "is_multinode": true, "power_valid": 1,
-                   "nested": {"hw": "not this"}, "tput_per_gpu": 1.5}),
-            json!({"hw": 3, "scenario_type": "agentic-coding", "power_valid": 1.0}),
-            json!([{"is_multinode": true}, [{"hw": "x"}], 2, null, {"hw": "y"}]),
-            json!("text"),
-            json!({}),
-        ];
-        for v in values {
-            let want: Vec<ElementFacts> = match &v {
-                Value::Array(items) => items.iter().map(value_facts).collect(),
-                v => vec![value_facts(v)],
-            };
-            let got = file_facts(&v.to_string()).expect("facts");
-            assert_eq!(got, want, "{v}");
-        }
-        // A repeated key keeps its last value, as loading does.
-        let got = file_facts(r#"{"hw": "a", "hw": "b"}"#).expect("facts");
-        assert_eq!(got, vec![value_facts(&json!({"hw": "b"}))]);
-        for bad in ["{", "1 2", "", "[1,]"] {
-            assert!(file_facts(bad).is_err(), "{bad}");
-        }
+    fn element_facts_of_objects_only() {
+        let v = json!({"hw": 3, "scenario_type": "agentic-coding", "power_valid": 1});
+        let (key, power_valid) = element_facts(&v).expect("an object");
+        assert_eq!(key.1, "?");
+        assert_eq!(key.4, "agentic");
+        assert!(power_valid);
+        let v = json!({"is_multinode": true, "power_valid": 1.0});
+        assert_eq!(
+            element_facts(&v).map(|(k, p)| (k.4, p)),
+            Some(("multi-node", false))
+        );
+        assert_eq!(element_facts(&json!([1])), None);
+        assert_eq!(element_facts(&json!("text")), None);
     }
 }

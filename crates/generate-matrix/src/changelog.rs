@@ -79,11 +79,11 @@ impl Generator for MatrixGenerator {
     type Loaded = LoadedConfigs;
 
     fn load_masters(&self, files: &[(String, String)]) -> Result<MasterConfigs, String> {
-        let texts: Vec<&str> = files.iter().map(|(_, t)| t.as_str()).collect();
         let mut docs = Vec::with_capacity(files.len());
-        for ((path, _), doc) in files.iter().zip(yaml::parse_many(&texts)) {
+        for (path, text) in files {
             let path = PathBuf::from(path);
-            let doc = doc.map_err(|e| config_error(&ConfigError::from(e.in_file(&path))))?;
+            let doc = yaml::parse_str(text)
+                .map_err(|e| config_error(&ConfigError::from(e.in_file(&path))))?;
             docs.push((path, doc));
         }
         MasterConfigs::from_docs(docs).map_err(|e| config_error(&e))

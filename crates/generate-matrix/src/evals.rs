@@ -25,6 +25,7 @@ const NON_TOPOLOGY: [&str; 6] = [
 fn topology_key(row: &Row) -> String {
     let mut entries: Vec<(&str, &Value)> = row
         .iter()
+        .map(|(k, v)| (k.as_str(), v))
         .filter(|(k, _)| !NON_TOPOLOGY.contains(k))
         .collect();
     entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
@@ -56,7 +57,7 @@ fn field(row: &Row, k: &str) -> String {
     row.get(k).map(canonical_json).unwrap_or_default()
 }
 
-/// What eval selection needs of one row, worked out in parallel: which
+/// What eval selection needs of one row: which
 /// group the row competes in (by key) and with which concurrency.
 enum Facts {
     /// Not an eval candidate in this mode.
@@ -82,7 +83,7 @@ fn facts_of(row: &Row, agentic: bool) -> Facts {
             .collect::<Vec<_>>()
             .join("\u{1}")
     };
-    match row.kind() {
+    match RowKind::of(row) {
         RowKind::SnFixed if is_8k1k(row) => match row.get("conc").and_then(Value::as_i64) {
             Some(conc) if conc >= MIN_EVAL_CONC => Facts::SnFixed {
                 key: key(&[
@@ -202,10 +203,10 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
     let mut out: Vec<Row> = Vec::with_capacity(rows.len());
     let mut merged: HashMap<(bool, String), usize> = HashMap::new();
     for (i, mut row) in rows.into_iter().enumerate() {
-        let kind = row.kind();
+        let kind = RowKind::of(&row);
         match kind {
             RowKind::SnAgentic => {
-                row.insert("run-eval", true.into());
+                row.insert("run-eval".into(), true.into());
                 out.push(row);
             }
             RowKind::MnAgentic | RowKind::MnFixed
@@ -223,27 +224,27 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
                     union.extend(conc_list(&row));
                     let union = sorted_distinct(union);
                     if agentic && let Some(m) = union.last() {
-                        kept.insert("eval-conc", (*m).into());
+                        kept.insert("eval-conc".into(), (*m).into());
                     }
-                    kept.insert("conc", union.into());
+                    kept.insert("conc".into(), union.into());
                 } else {
                     let concs = sorted_distinct(conc_list(&row));
-                    row.insert("run-eval", true.into());
+                    row.insert("run-eval".into(), true.into());
                     if agentic {
                         if let Some(m) = concs.last() {
-                            row.insert("eval-conc", (*m).into());
+                            row.insert("eval-conc".into(), (*m).into());
                         }
                     } else {
                         row.remove("eval-conc");
-                        row.insert("eval-all-concs", true.into());
+                        row.insert("eval-all-concs".into(), true.into());
                     }
-                    row.insert("conc", concs.into());
+                    row.insert("conc".into(), concs.into());
                     merged.insert(key, out.len());
                     out.push(row);
                 }
             }
             RowKind::SnFixed if is_8k1k(&row) => {
-                row.insert("run-eval", true.into());
+                row.insert("run-eval".into(), true.into());
                 out.push(row);
             }
             _ => out.push(row),
@@ -259,19 +260,14 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
 pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenError> {
     if mode != EvalMode::NoEvals {
         let agentic = matches!(mode, EvalMode::EvalsOnly | EvalMode::AllEvals);
-        // What each row competes in (keys, topology, concurrency), worked
-        // out in parallel: the costly part of eval selection.
-        let facts: Vec<Facts> = sweep_model::par::par_map(
-            (0..rows.len()).collect(),
-            |i| facts_of(&rows[i], agentic),
-            |_| Facts::None,
-        );
+        // What each row competes in (keys, topology, concurrency).
+        let facts: Vec<Facts> = rows.iter().map(|r| facts_of(r, agentic)).collect();
         let (marked, eval_conc) = mark(&facts);
         for (i, row) in rows.iter_mut().enumerate() {
             if let Some(c) = eval_conc[i] {
-                row.insert("eval-conc", c.into());
+                row.insert("eval-conc".into(), c.into());
             }
-            row.insert("run-eval", marked[i].into());
+            row.insert("run-eval".into(), marked[i].into());
         }
         if mode == EvalMode::AllEvals {
             let topo = facts
@@ -286,7 +282,7 @@ pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenEr
         if agentic {
             rows.retain(|r| r.get("run-eval") == Some(&Value::Bool(true)));
             for r in &mut rows {
-                r.insert("eval-only", true.into());
+                r.insert("eval-only".into(), true.into());
             }
         }
     }
@@ -308,7 +304,6 @@ mod tests {
         .as_object()
         .unwrap()
         .clone()
-        .into()
     }
 
     #[test]

@@ -29,13 +29,13 @@ use serde_json::Value;
 use sweep_model::config::{
     AgenticBlock, AgenticSearch, ConfigEntry, ConfigError, FixedSearch, MasterConfigs, Worker,
 };
-use sweep_model::rows::validate_matrix_row;
+use sweep_model::rows::validate_row;
 use sweep_model::runners::Runners;
 
 use crate::evals::apply_evals;
 
 /// One matrix row (fields in the reference's order).
-pub type Row = sweep_model::rows::MatrixRow;
+pub type Row = serde_json::Map<String, Value>;
 
 /// A generation failure.
 #[derive(Debug, thiserror::Error)]
@@ -63,15 +63,8 @@ impl LoadedConfigs {
     /// # Errors
     /// The first load or validation error.
     pub fn load(config_files: &[PathBuf], runner_file: &Path) -> Result<Self, ConfigError> {
-        // All files are parsed together; errors come in the order of a
-        // sequential load: master configs (parse, then validation), then
-        // the runner file.
-        let (masters, mut extra) =
-            MasterConfigs::load_with(config_files, &[(runner_file, "runner config file")])?;
-        let runner_doc = extra.pop().ok_or_else(|| {
-            ConfigError::file(runner_file, None, "internal error: runner file not parsed")
-        })??;
-        let runners = Runners::from_doc(runner_file, &runner_doc)?;
+        let masters = MasterConfigs::load(config_files)?;
+        let runners = Runners::load(runner_file)?;
         Ok(LoadedConfigs { masters, runners })
     }
 }
@@ -416,25 +409,25 @@ fn scoped(search: Option<&Value>, top: Option<&Value>) -> Option<Value> {
     }
 }
 
-/// Fields of the widest row (an MN-agentic row with every optional field
-/// and eval marks): rows are allocated at this size once instead of
-/// growing as fields are added.
-const ROW_FIELDS: usize = 26;
+/// Room for the fields of a row: the most a row of the real masters has
+/// (22). A row is allocated at this size once instead of growing as fields
+/// are added; a wider one grows.
+const ROW_FIELDS: usize = 22;
 
 fn base_row(entry: &ConfigEntry, runner: &str) -> Row {
     let mut r = Row::with_capacity(ROW_FIELDS);
-    r.insert("image", entry.image.clone().into());
-    r.insert("model", entry.model.clone().into());
-    r.insert("model-prefix", entry.model_prefix.clone().into());
-    r.insert("precision", entry.precision.clone().into());
-    r.insert("framework", entry.framework.clone().into());
-    r.insert("runner", runner.into());
+    r.insert("image".into(), entry.image.clone().into());
+    r.insert("model".into(), entry.model.clone().into());
+    r.insert("model-prefix".into(), entry.model_prefix.clone().into());
+    r.insert("precision".into(), entry.precision.clone().into());
+    r.insert("framework".into(), entry.framework.clone().into());
+    r.insert("runner".into(), runner.into());
     r
 }
 
 /// Validates a row as it is built (§8.5) and appends it; no copy is made.
 pub(crate) fn push_row(rows: &mut Vec<Row>, row: Row) -> Result<(), GenError> {
-    if let Err(e) = validate_matrix_row(&row) {
+    if let Err(e) = validate_row(&row) {
         return Err(gen_err(format!(
             "generated matrix row failed validation: {e}\nrow: {}",
             Value::from(row)
@@ -444,26 +437,17 @@ pub(crate) fn push_row(rows: &mut Vec<Row>, row: Row) -> Result<(), GenError> {
     Ok(())
 }
 
-/// Generates the rows of every selected entry (in parallel: entries are
-/// independent) and concatenates them in entry order; the first error in
-/// entry order wins, as in a sequential run.
+/// Generates the rows of every selected entry and concatenates them in
+/// entry order; the first error stops the run.
 fn gen_all(
     loaded: &LoadedConfigs,
     work: Vec<(&ConfigEntry, Vec<String>)>,
     common: &CommonOptions,
     mode: &ConcMode<'_>,
 ) -> Result<Vec<Row>, GenError> {
-    let per_entry = sweep_model::par::par_map(
-        work,
-        |(entry, runners)| {
-            let mut rows = Vec::new();
-            gen_entry(loaded, entry, &runners, common, mode, &mut rows).map(|()| rows)
-        },
-        |_| Err(gen_err("internal error: generator thread panicked")),
-    );
     let mut rows = Vec::new();
-    for r in per_entry {
-        rows.extend(r?);
+    for (entry, runners) in work {
+        gen_entry(loaded, entry, &runners, common, mode, &mut rows)?;
     }
     Ok(rows)
 }
@@ -521,22 +505,22 @@ fn gen_entry(
                         for c in concs {
                             for r in runners {
                                 let mut row = base_row(entry, r);
-                                row.insert("isl", block.isl.into());
-                                row.insert("osl", block.osl.into());
-                                row.insert("tp", s.tp.into());
-                                row.insert("pp", s.pp.into());
-                                row.insert("dcp-size", s.dcp_size.into());
-                                row.insert("pcp-size", s.pcp_size.into());
-                                row.insert("conc", c.into());
-                                row.insert("max-model-len", max_model_len.into());
-                                row.insert("ep", ep.unwrap_or(1).into());
-                                row.insert("dp-attn", s.dp_attn.unwrap_or(false).into());
-                                row.insert("spec-decoding", s.spec_decoding.clone().into());
-                                row.insert("exp-name", exp_name.clone().into());
-                                row.insert("disagg", entry.disagg.into());
-                                row.insert("run-eval", false.into());
+                                row.insert("isl".into(), block.isl.into());
+                                row.insert("osl".into(), block.osl.into());
+                                row.insert("tp".into(), s.tp.into());
+                                row.insert("pp".into(), s.pp.into());
+                                row.insert("dcp-size".into(), s.dcp_size.into());
+                                row.insert("pcp-size".into(), s.pcp_size.into());
+                                row.insert("conc".into(), c.into());
+                                row.insert("max-model-len".into(), max_model_len.into());
+                                row.insert("ep".into(), ep.unwrap_or(1).into());
+                                row.insert("dp-attn".into(), s.dp_attn.unwrap_or(false).into());
+                                row.insert("spec-decoding".into(), s.spec_decoding.clone().into());
+                                row.insert("exp-name".into(), exp_name.clone().into());
+                                row.insert("disagg".into(), entry.disagg.into());
+                                row.insert("run-eval".into(), false.into());
                                 if let Some(v) = scoped(s.router.as_ref(), entry.router.as_ref()) {
-                                    row.insert("router", v);
+                                    row.insert("router".into(), v);
                                 }
                                 push_row(rows, row)?;
                             }
@@ -558,23 +542,26 @@ fn gen_entry(
                         };
                         for r in runners {
                             let mut row = base_row(entry, r);
-                            row.insert("isl", block.isl.into());
-                            row.insert("osl", block.osl.into());
-                            row.insert("spec-decoding", s.spec_decoding.clone().into());
-                            row.insert("prefill", Value::Object(s.prefill.row_value.clone()));
-                            row.insert("decode", Value::Object(s.decode.row_value.clone()));
-                            row.insert("conc", concs.clone().into());
-                            row.insert("max-model-len", max_model_len.into());
-                            row.insert("exp-name", exp_name.clone().into());
-                            row.insert("disagg", entry.disagg.into());
-                            row.insert("run-eval", false.into());
+                            row.insert("isl".into(), block.isl.into());
+                            row.insert("osl".into(), block.osl.into());
+                            row.insert("spec-decoding".into(), s.spec_decoding.clone().into());
+                            row.insert(
+                                "prefill".into(),
+                                Value::Object(s.prefill.row_value.clone()),
+                            );
+                            row.insert("decode".into(), Value::Object(s.decode.row_value.clone()));
+                            row.insert("conc".into(), concs.clone().into());
+                            row.insert("max-model-len".into(), max_model_len.into());
+                            row.insert("exp-name".into(), exp_name.clone().into());
+                            row.insert("disagg".into(), entry.disagg.into());
+                            row.insert("run-eval".into(), false.into());
                             if let Some(v) = scoped(s.router.as_ref(), entry.router.as_ref()) {
-                                row.insert("router", v);
+                                row.insert("router".into(), v);
                             }
                             if let Some(v) =
                                 scoped(s.kv_p2p_transfer.as_ref(), entry.kv_p2p_transfer.as_ref())
                             {
-                                row.insert("kv-p2p-transfer", v);
+                                row.insert("kv-p2p-transfer".into(), v);
                             }
                             push_row(rows, row)?;
                         }
@@ -757,10 +744,10 @@ fn gen_agentic(
     let p2p = scoped(s.kv_p2p_transfer.as_ref(), entry.kv_p2p_transfer.as_ref());
     let finish = |row: &mut Row| {
         if let Some(b) = &s.kv_offload_backend {
-            row.insert("kv-offload-backend", b.clone());
+            row.insert("kv-offload-backend".into(), b.clone());
         }
         if let Some(r) = &router {
-            row.insert("router", r.clone());
+            row.insert("router".into(), r.clone());
         }
     };
     if let (true, Some(p), Some(d)) = (entry.multinode, &s.prefill, &s.decode) {
@@ -777,22 +764,22 @@ fn gen_agentic(
                     exp.push_str(&kv_suffix);
                 }
                 let mut row = base_row(entry, r);
-                row.insert("spec-decoding", s.spec_decoding.clone().into());
-                row.insert("prefill", Value::Object(p.row_value.clone()));
-                row.insert("decode", Value::Object(d.row_value.clone()));
-                row.insert("conc", vec![*c].into());
+                row.insert("spec-decoding".into(), s.spec_decoding.clone().into());
+                row.insert("prefill".into(), Value::Object(p.row_value.clone()));
+                row.insert("decode".into(), Value::Object(d.row_value.clone()));
+                row.insert("conc".into(), vec![*c].into());
                 row.insert(
-                    "kv-offloading",
+                    "kv-offloading".into(),
                     kv_for_row.clone().map_or(Value::Null, Value::from),
                 );
-                row.insert("total-cpu-dram-gb", dram.into());
-                row.insert("duration", 3600.into());
-                row.insert("exp-name", exp.into());
-                row.insert("disagg", entry.disagg.into());
-                row.insert("scenario-type", "agentic-coding".into());
+                row.insert("total-cpu-dram-gb".into(), dram.into());
+                row.insert("duration".into(), 3600.into());
+                row.insert("exp-name".into(), exp.into());
+                row.insert("disagg".into(), entry.disagg.into());
+                row.insert("scenario-type".into(), "agentic-coding".into());
                 finish(&mut row);
                 if let Some(v) = &p2p {
-                    row.insert("kv-p2p-transfer", v.clone());
+                    row.insert("kv-p2p-transfer".into(), v.clone());
                 }
                 push_row(rows, row)?;
             }
@@ -806,19 +793,19 @@ fn gen_agentic(
             }
             for r in runners {
                 let mut row = base_row(entry, r);
-                row.insert("tp", tp.into());
-                row.insert("pp", s.pp.into());
-                row.insert("dcp-size", s.dcp_size.into());
-                row.insert("pcp-size", s.pcp_size.into());
-                row.insert("ep", s.ep.unwrap_or(1).into());
-                row.insert("dp-attn", s.dp_attn.unwrap_or(false).into());
-                row.insert("spec-decoding", s.spec_decoding.clone().into());
-                row.insert("conc", (*c).into());
-                row.insert("kv-offloading", kv_name.clone().into());
-                row.insert("total-cpu-dram-gb", dram.into());
-                row.insert("duration", 3600.into());
-                row.insert("exp-name", exp.clone().into());
-                row.insert("scenario-type", "agentic-coding".into());
+                row.insert("tp".into(), tp.into());
+                row.insert("pp".into(), s.pp.into());
+                row.insert("dcp-size".into(), s.dcp_size.into());
+                row.insert("pcp-size".into(), s.pcp_size.into());
+                row.insert("ep".into(), s.ep.unwrap_or(1).into());
+                row.insert("dp-attn".into(), s.dp_attn.unwrap_or(false).into());
+                row.insert("spec-decoding".into(), s.spec_decoding.clone().into());
+                row.insert("conc".into(), (*c).into());
+                row.insert("kv-offloading".into(), kv_name.clone().into());
+                row.insert("total-cpu-dram-gb".into(), dram.into());
+                row.insert("duration".into(), 3600.into());
+                row.insert("exp-name".into(), exp.clone().into());
+                row.insert("scenario-type".into(), "agentic-coding".into());
                 finish(&mut row);
                 push_row(rows, row)?;
             }

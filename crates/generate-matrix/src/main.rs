@@ -5,11 +5,6 @@
 //! Exit codes: 0 success, 1 invalid input (config, runner file, policy,
 //! generation), 2 usage error. Nothing is written to stdout on failure.
 
-// mimalloc instead of the system allocator: rows are many small maps and
-// strings, and glibc's malloc/free was a third of the run time.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use std::io::Read as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -249,37 +244,8 @@ fn print_json(v: &Value) -> ExitCode {
     }
 }
 
-fn rows_out(rows: Vec<generate_matrix::generate::Row>) -> ExitCode {
-    // Rows are written in parallel, a chunk of rows per job, then joined.
-    const CHUNK: usize = 64;
-    let chunks: Vec<&[generate_matrix::generate::Row]> = rows.chunks(CHUNK).collect();
-    let parts = sweep_model::par::par_map(
-        chunks,
-        |chunk| {
-            let mut s = Vec::with_capacity(chunk.len() * 640);
-            for row in chunk {
-                s.push(b',');
-                serde_json::to_writer(&mut s, row).ok()?;
-            }
-            String::from_utf8(s).ok()
-        },
-        |_| None,
-    );
-    let mut out = String::with_capacity(parts.iter().flatten().map(String::len).sum::<usize>() + 2);
-    out.push('[');
-    for p in parts {
-        let Some(p) = p else {
-            eprintln!("generate-matrix: error: cannot serialise the output rows");
-            return ExitCode::from(1);
-        };
-        // Each part starts with the comma before its first row.
-        out.push_str(if out.len() == 1 { &p[1..] } else { &p });
-    }
-    out.push(']');
-    sweep_model::out::println(&out);
-    // The process ends right after this; freeing thousands of small
-    // allocations one by one would only add to the run time.
-    std::mem::forget(rows);
+fn rows_out(rows: &[generate_matrix::generate::Row]) -> ExitCode {
+    sweep_model::out::println_json(rows);
     ExitCode::SUCCESS
 }
 
@@ -318,12 +284,8 @@ fn full_sweep(a: &FullSweepArgs) -> ExitCode {
         single_node: both || a.single_node,
         multi_node: both || a.multi_node,
     };
-    match load(&a.common).and_then(|l| {
-        let rows = generate_full_sweep(&l, &opts);
-        std::mem::forget(l); // see rows_out
-        rows
-    }) {
-        Ok(rows) => rows_out(rows),
+    match load(&a.common).and_then(|l| generate_full_sweep(&l, &opts)) {
+        Ok(rows) => rows_out(&rows),
         Err(e) => report(&e),
     }
 }
@@ -334,12 +296,8 @@ fn test_config(a: &TestConfigArgs) -> ExitCode {
         config_keys: a.config_keys.clone(),
         conc: a.conc.clone(),
     };
-    match load(&a.common).and_then(|l| {
-        let rows = generate_test_config(&l, &opts);
-        std::mem::forget(l); // see rows_out
-        rows
-    }) {
-        Ok(rows) => rows_out(rows),
+    match load(&a.common).and_then(|l| generate_test_config(&l, &opts)) {
+        Ok(rows) => rows_out(&rows),
         Err(e) => report(&e),
     }
 }

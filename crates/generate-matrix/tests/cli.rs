@@ -424,3 +424,23 @@ fn help_documents_subcommands() {
         assert!(s.contains(w), "{s}");
     }
 }
+
+/// A "billion laughs" config (nested aliases that would copy 10^9 nodes;
+/// it once took more than 4 GiB) is refused at the alias that crosses the
+/// limit, naming the file, line and limit.
+#[test]
+fn error_alias_expansion_names_file_line_and_limit() {
+    let mut master = String::from("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for i in 1..10 {
+        let p = i - 1;
+        let items = vec![format!("*a{p}"); 10].join(", ");
+        master.push_str(&format!("a{i}: &a{i} [{items}]\n"));
+    }
+    let case = Case::new(&master);
+    let out = case.full_sweep(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("master.yaml:"), "{err}");
+    assert!(err.contains("MAX_ALIAS_NODES"), "{err}");
+}

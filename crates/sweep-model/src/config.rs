@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::par::par_map;
 use crate::yaml::{self, PathSeg, YamlDoc};
 
 /// The two scenario kinds.
@@ -333,32 +332,18 @@ impl MasterConfigs {
     /// Missing/unreadable file, bad YAML, non-mapping document, `*` in a key,
     /// a key defined twice across files, or any schema violation.
     pub fn load(files: &[PathBuf]) -> Result<Self, ConfigError> {
-        Self::load_with(files, &[]).map(|(masters, _)| masters)
-    }
-
-    /// [`MasterConfigs::load`], parsing `extra` files (path, kind of file
-    /// for messages) in the same parallel phase; their parse results come
-    /// back in order for the caller to validate. Errors of the master
-    /// configs come first, as in a sequential load.
-    ///
-    /// # Errors
-    /// As [`MasterConfigs::load`].
-    pub fn load_with(
-        files: &[PathBuf],
-        extra: &[(&Path, &str)],
-    ) -> Result<(Self, Vec<Result<YamlDoc, ConfigError>>), ConfigError> {
-        let named: Vec<(&Path, &str)> = files
-            .iter()
-            .map(|f| (f.as_path(), "config file"))
-            .chain(extra.iter().copied())
-            .collect();
-        let mut parsed = parse_files(&named);
-        let extra_docs = parsed.split_off(files.len());
         let mut docs = Vec::with_capacity(files.len());
-        for (f, doc) in files.iter().zip(parsed) {
-            docs.push((f.clone(), doc?));
+        for f in files {
+            if !f.exists() {
+                return Err(ConfigError::file(
+                    f,
+                    None,
+                    format!("config file '{}' does not exist", f.display()),
+                ));
+            }
+            docs.push((f.clone(), yaml::load_file(f)?));
         }
-        Ok((Self::from_docs(docs)?, extra_docs))
+        Self::from_docs(docs)
     }
 
     /// Like [`MasterConfigs::load`] but from already-parsed documents (e.g.
@@ -423,30 +408,15 @@ impl MasterConfigs {
             }
             loaded.push((path, doc));
         }
-        // Entries are independent: validate them in parallel, report the
-        // first error in merged order.
-        let validated = par_map(
-            pending,
-            |(fi, key, raw)| {
-                let (path, doc) = &loaded[fi];
-                Validator {
-                    file: path,
-                    key: &key,
-                    doc,
-                }
-                .entry(raw)
-            },
-            |_| {
-                Err(ConfigError::file(
-                    Path::new("<configs>"),
-                    None,
-                    "internal error: validation thread panicked",
-                ))
-            },
-        );
-        out.entries.reserve(validated.len());
-        for entry in validated {
-            let entry = entry?;
+        out.entries.reserve(pending.len());
+        for (fi, key, raw) in pending {
+            let (path, doc) = &loaded[fi];
+            let entry = Validator {
+                file: path,
+                key: &key,
+                doc,
+            }
+            .entry(raw)?;
             out.index.insert(entry.key.clone(), out.entries.len());
             out.entries.push(entry);
         }
@@ -463,40 +433,6 @@ impl MasterConfigs {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.key.as_str())
     }
-}
-
-/// Reads YAML files, then parses them all together (`yaml::parse_many`
-/// shares the threads among the pieces of every file); one result per file,
-/// in order, each error naming its file. `what` names the kind of file in
-/// the message for a missing one ("config file", "runner config file").
-#[must_use]
-fn parse_files(files: &[(&Path, &str)]) -> Vec<Result<YamlDoc, ConfigError>> {
-    let texts: Vec<Result<String, ConfigError>> = files
-        .iter()
-        .map(|&(f, what)| {
-            if !f.exists() {
-                return Err(ConfigError::file(
-                    f,
-                    None,
-                    format!("{what} '{}' does not exist", f.display()),
-                ));
-            }
-            Ok(yaml::read_file(f)?)
-        })
-        .collect();
-    let readable: Vec<&str> = texts.iter().flatten().map(String::as_str).collect();
-    let mut parsed = yaml::parse_many(&readable).into_iter();
-    files
-        .iter()
-        .zip(texts)
-        .map(|(&(f, _), text)| {
-            text?;
-            let doc = parsed.next().ok_or_else(|| {
-                ConfigError::file(f, None, "internal error: a parsed document is missing")
-            })?;
-            doc.map_err(|e| ConfigError::from(e.in_file(f)))
-        })
-        .collect()
 }
 
 /// Context for validating one entry: builds errors with file, key, path, line.

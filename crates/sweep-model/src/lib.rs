@@ -3,13 +3,11 @@
 //! small I/O helpers every binary needs (atomic writes, GitHub Actions
 //! annotations, step summaries and outputs).
 
-pub mod affinity;
 pub mod changelog;
 pub mod config;
 pub mod fsio;
 pub mod gha;
 pub mod out;
-pub mod par;
 pub mod pyjson;
 pub mod results;
 pub mod rows;

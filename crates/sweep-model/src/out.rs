@@ -16,6 +16,19 @@ pub fn print(text: &str) {
     emit(text, false);
 }
 
+/// Writes `value` as compact JSON followed by a newline to stdout, through
+/// a buffer (no copy of the whole text is held), and flushes.
+pub fn println_json<T: serde::Serialize + ?Sized>(value: &T) {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = serde_json::to_writer(&mut out, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| try_write(&mut out, "", true));
+    if let Err(e) = written {
+        eprintln!("error: cannot write to standard output: {e}");
+        std::process::exit(2);
+    }
+}
+
 fn emit(text: &str, newline: bool) {
     if let Err(e) = try_write(&mut std::io::stdout().lock(), text, newline) {
         eprintln!("error: cannot write to standard output: {e}");

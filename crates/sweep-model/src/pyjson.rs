@@ -22,10 +22,8 @@ pub fn write_canonical(v: &Value, out: &mut String) {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                out.push_str(itoa::Buffer::new().format(i));
-            } else if let Some(u) = n.as_u64() {
-                out.push_str(itoa::Buffer::new().format(u));
+            if n.is_i64() || n.is_u64() {
+                out.push_str(&n.to_string());
             } else {
                 out.push_str(&py_float(n.as_f64().unwrap_or(0.0)));
             }

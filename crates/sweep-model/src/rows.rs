@@ -1,11 +1,10 @@
 //! Matrix rows: the four row kinds of spec matrix.md §9 as strict types.
 //!
-//! The generator builds rows as [`MatrixRow`]s (ordered fields, no hashing)
-//! and checks each one with [`validate_matrix_row`] before anything is
-//! printed: closed field set, exact types (no coercion, no defaults for
-//! required fields) and the row rules of §8.5. JSON objects are checked the
-//! same way by [`validate_row`]. Downstream tools can deserialize rows into
-//! these types too.
+//! The generator builds rows as JSON objects (fields in insertion order)
+//! and checks each one with [`validate_row`] before anything is printed:
+//! closed field set, exact types (no coercion, no defaults for required
+//! fields) and the row rules of §8.5. Downstream tools can deserialize rows
+//! into these types too.
 
 use std::borrow::Cow;
 
@@ -44,129 +43,6 @@ impl RowKind {
             (false, true) => RowKind::SnAgentic,
             (true, true) => RowKind::MnAgentic,
         }
-    }
-}
-
-/// A matrix row as the generator builds it: fields in insertion order (the
-/// order of the reference's dicts, which is the output order), looked up
-/// by a linear scan. Rows have about twenty short keys, so a scan costs
-/// less than hashing the key; generator keys are `&'static str`, so
-/// building a row allocates no key. Serializes as a JSON object; behaves
-/// like `serde_json::Map` with `preserve_order` (insert keeps an existing
-/// key's position, remove moves the last field into the gap).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct MatrixRow {
-    fields: Vec<(Cow<'static, str>, Value)>,
-}
-
-impl MatrixRow {
-    /// An empty row with room for `n` fields.
-    #[must_use]
-    pub fn with_capacity(n: usize) -> Self {
-        MatrixRow {
-            fields: Vec::with_capacity(n),
-        }
-    }
-
-    fn position(&self, key: &str) -> Option<usize> {
-        self.fields.iter().position(|(k, _)| k == key)
-    }
-
-    /// The value of a field.
-    #[must_use]
-    pub fn get(&self, key: &str) -> Option<&Value> {
-        self.position(key).map(|i| &self.fields[i].1)
-    }
-
-    /// The value of a field, to change in place.
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
-        self.position(key).map(|i| &mut self.fields[i].1)
-    }
-
-    /// Sets a field: in place if present (returning the old value), else
-    /// appended.
-    pub fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: Value) -> Option<Value> {
-        let key = key.into();
-        match self.position(&key) {
-            Some(i) => Some(std::mem::replace(&mut self.fields[i].1, value)),
-            None => {
-                self.fields.push((key, value));
-                None
-            }
-        }
-    }
-
-    /// Removes a field; the last field takes its place (as
-    /// `serde_json::Map::remove` with `preserve_order`).
-    pub fn remove(&mut self, key: &str) -> Option<Value> {
-        self.position(key).map(|i| self.fields.swap_remove(i).1)
-    }
-
-    /// Fields in order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
-        self.fields.iter().map(|(k, v)| (k.as_ref(), v))
-    }
-
-    /// Number of fields.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.fields.len()
-    }
-
-    /// Whether the row has no fields.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.fields.is_empty()
-    }
-
-    /// The row's kind ([`RowKind::of`]).
-    #[must_use]
-    pub fn kind(&self) -> RowKind {
-        RowKind::of_fields(|k| self.get(k))
-    }
-
-    /// The row as a JSON object, fields in order.
-    #[must_use]
-    pub fn into_map(self) -> Map<String, Value> {
-        self.fields
-            .into_iter()
-            .map(|(k, v)| (k.into_owned(), v))
-            .collect()
-    }
-}
-
-impl From<Map<String, Value>> for MatrixRow {
-    fn from(m: Map<String, Value>) -> Self {
-        MatrixRow {
-            fields: m.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect(),
-        }
-    }
-}
-
-impl From<MatrixRow> for Value {
-    fn from(r: MatrixRow) -> Self {
-        Value::Object(r.into_map())
-    }
-}
-
-impl std::ops::Index<&str> for MatrixRow {
-    type Output = Value;
-
-    /// The field's value, `null` when absent (as indexing a `Value`).
-    fn index(&self, key: &str) -> &Value {
-        const NULL: Value = Value::Null;
-        self.get(key).unwrap_or(&NULL)
-    }
-}
-
-impl Serialize for MatrixRow {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap as _;
-        let mut m = s.serialize_map(Some(self.fields.len()))?;
-        for (k, v) in &self.fields {
-            m.serialize_entry(k.as_ref(), v)?;
-        }
-        m.end()
     }
 }
 
@@ -449,16 +325,20 @@ fn check_kv(offloading: &str, backend: Option<&Component<'_>>) -> Result<(), Str
     }
 }
 
-/// Validates one generated row against the schema of its kind (§8.5).
-/// Convenience wrapper over [`validate_value`] (clones the row).
+/// Validates one generated row against the schema of its kind (§8.5),
+/// without copying it.
 ///
 /// # Errors
 /// A message naming the offending field.
 pub fn validate_row(row: &Map<String, Value>) -> Result<RowKind, String> {
-    validate_value(&Value::Object(row.clone()))
+    validate_as(RowKind::of(row), || {
+        serde::de::value::MapDeserializer::<_, serde_json::Error>::new(
+            row.iter().map(|(k, v)| (k.as_str(), v)),
+        )
+    })
 }
 
-/// Validates one generated row (a JSON object) without copying it.
+/// Validates one generated row (a JSON object).
 ///
 /// # Errors
 /// A message naming the offending field, or "not an object".
@@ -466,24 +346,11 @@ pub fn validate_value(v: &Value) -> Result<RowKind, String> {
     let Some(row) = v.as_object() else {
         return Err("a matrix row must be a JSON object".into());
     };
-    validate_as(RowKind::of(row), || v)
-}
-
-/// Validates a row as the generator builds it ([`MatrixRow`]), without
-/// copying it.
-///
-/// # Errors
-/// A message naming the offending field.
-pub fn validate_matrix_row(row: &MatrixRow) -> Result<RowKind, String> {
-    validate_as(row.kind(), || {
-        serde::de::value::MapDeserializer::<_, serde_json::Error>::new(
-            row.fields.iter().map(|(k, v)| (k.as_ref(), v)),
-        )
-    })
+    validate_row(row)
 }
 
 /// The typed checks of a row of `kind`, read through a fresh deserializer
-/// from `de` (a JSON object or a [`MatrixRow`]).
+/// from `de`.
 fn validate_as<'de, D>(kind: RowKind, de: impl Fn() -> D) -> Result<RowKind, String>
 where
     D: serde::Deserializer<'de, Error = serde_json::Error>,
@@ -571,67 +438,5 @@ mod tests {
         let mut r = sn();
         r.insert("dcp-size".into(), json!(3));
         assert!(validate_row(&r).unwrap_err().contains("dcp-size"));
-    }
-
-    #[test]
-    fn matrix_row_validates_as_the_json_object_does() {
-        let cases: Vec<Map<String, Value>> = {
-            let mut v = vec![sn()];
-            let mut r = sn();
-            r.insert("bogus".into(), json!(1));
-            v.push(r);
-            let mut r = sn();
-            r.remove("run-eval");
-            v.push(r);
-            let mut r = sn();
-            r.insert("tp".into(), json!("8"));
-            v.push(r);
-            let mut r = sn();
-            r.insert("dcp-size".into(), json!(3));
-            v.push(r);
-            let mut r = sn();
-            r.insert("router".into(), json!({"name": "x"}));
-            v.push(r);
-            v
-        };
-        for m in cases {
-            let want = validate_row(&m);
-            let got = validate_matrix_row(&MatrixRow::from(m.clone()));
-            assert_eq!(got.is_ok(), want.is_ok(), "{m:?}");
-            if let (Err(g), Err(w)) = (&got, &want) {
-                // Same field named (serde's messages may word it alike).
-                for f in ["bogus", "run-eval", "dcp-size", "version"] {
-                    assert_eq!(g.contains(f), w.contains(f), "{g} / {w}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn matrix_row_keeps_the_order_of_a_preserve_order_map() {
-        // The same edits on both: inserts (new and existing keys) and a
-        // remove from the middle, which moves the last field into the gap.
-        let mut map = sn();
-        let mut row = MatrixRow::from(map.clone());
-        for (k, v) in [
-            ("conc", json!(8)),
-            ("eval-conc", json!(16)),
-            ("x", json!(1)),
-        ] {
-            assert_eq!(row.insert(k, v.clone()), map.insert(k.into(), v));
-        }
-        assert_eq!(row.remove("isl"), map.remove("isl"));
-        assert_eq!(row.remove("absent"), map.remove("absent"));
-        assert_eq!(
-            serde_json::to_string(&row).unwrap(),
-            serde_json::to_string(&map).unwrap()
-        );
-        assert_eq!(row.clone().into_map(), map);
-        assert_eq!(row.len(), map.len());
-        assert_eq!(row["conc"], json!(8));
-        assert_eq!(row["absent"], Value::Null);
-        *row.get_mut("conc").unwrap() = json!(9);
-        assert_eq!(row.get("conc"), Some(&json!(9)));
-        assert_eq!(row.kind(), RowKind::SnFixed);
     }
 }

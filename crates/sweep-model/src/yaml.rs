@@ -30,8 +30,31 @@ use std::path::{Path, PathBuf};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, Tag};
 use serde_json::{Map, Number, Value};
 
-/// Deepest nesting accepted (guards the recursive builder's stack).
-const MAX_DEPTH: usize = 256;
+/// Largest YAML input accepted, in bytes. The builder keeps the value and
+/// a line index of every node, several times the text in memory; a real
+/// master config is about 400 KB and `perf-changelog.yaml` a few hundred
+/// KB, so 16 MiB is forty times the biggest real file while keeping a
+/// hostile or runaway file far from exhausting a runner's memory.
+pub const MAX_YAML_BYTES: usize = 16 * 1024 * 1024;
+
+/// Deepest nesting accepted. The builder recurses once per level, so this
+/// bounds its stack; real configs nest fewer than ten levels. (It is below
+/// saphyr-parser's own limit, so this is the error a deep file gets.)
+pub const MAX_YAML_DEPTH: usize = 128;
+
+/// Most nodes that aliases may add to a document. An alias is a copy of the
+/// anchored node (PyYAML shares it instead), so a few nested anchors can
+/// otherwise describe billions of nodes in a few hundred bytes ("billion
+/// laughs"). The two real master configs hold about 25,000 nodes in all and
+/// use no aliases; 100,000 copied nodes is a few tens of MB at most.
+pub const MAX_ALIAS_NODES: usize = 100_000;
+
+/// Most nodes in one document, aliases included. Each node costs about a
+/// hundred bytes or more once built (value and line index), so a file
+/// within [`MAX_YAML_BYTES`] made of tiny items (`- 1` lines) could
+/// otherwise take gigabytes. The two real master configs hold about 25,000
+/// nodes; the ten-fold scale catalogue about 250,000.
+pub const MAX_YAML_NODES: usize = 1_000_000;
 
 /// One step of a path into a document: a mapping key or a sequence index.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -159,12 +182,7 @@ enum LineChildren {
 #[derive(Debug, Clone)]
 pub struct YamlDoc {
     value: Value,
-    /// Built on the first [`YamlDoc::line_of`] call (by parsing `source`
-    /// again), since lines are only needed to report errors.
-    lines: std::sync::OnceLock<LineNode>,
-    source: Option<std::sync::Arc<str>>,
-    /// Lines of the top-level keys (known without the full index).
-    top_lines: Vec<(String, usize)>,
+    lines: LineNode,
     duplicates: Vec<DuplicateKey>,
 }
 
@@ -192,18 +210,7 @@ impl YamlDoc {
     /// ancestor is returned. `None` only for an empty document.
     #[must_use]
     pub fn line_of(&self, path: &[PathSeg]) -> Option<usize> {
-        if let [PathSeg::Key(k)] = path
-            && let Some((_, l)) = self.top_lines.iter().rev().find(|(x, _)| x == k)
-        {
-            return Some(*l);
-        }
-        let mut node = self.lines.get_or_init(|| {
-            self.source
-                .as_deref()
-                .and_then(|t| parse_with_lines(t).ok())
-                .and_then(|d| d.lines.into_inner())
-                .unwrap_or_default()
-        });
+        let mut node = &self.lines;
         for seg in path {
             let next = match (seg, &node.children) {
                 (PathSeg::Key(k), LineChildren::Map(m)) => {
@@ -231,195 +238,24 @@ impl YamlDoc {
 ///
 /// # Errors
 /// Syntax errors, a second document, unknown tags, complex keys,
-/// non-finite floats, nesting deeper than 256 levels.
+/// non-finite floats, input beyond [`MAX_YAML_BYTES`], nesting beyond
+/// [`MAX_YAML_DEPTH`], aliases adding more than [`MAX_ALIAS_NODES`] nodes.
 pub fn parse_str(text: &str) -> Result<YamlDoc, YamlError> {
-    parse_many(&[text])
-        .pop()
-        .unwrap_or_else(|| parse_whole(text))
+    if text.len() > MAX_YAML_BYTES {
+        return Err(too_big(text.len() as u64));
+    }
+    Builder::new(text).document()
 }
 
-/// Parses several documents at once, each exactly as [`parse_str`] would.
-///
-/// Big documents whose root is a block mapping (the master configs) are cut
-/// at top-level keys; their pieces and the uncut documents all share the
-/// worker threads ([`crate::par::par_map`]), largest first, so one big file
-/// among small ones still keeps every CPU busy. A piece that fails (a
-/// syntax error, an alias to an anchor in another piece, a key repeated
-/// across pieces) makes its document parse again as a whole on the calling
-/// thread, so the result and every error are those of a sequential parse.
-pub fn parse_many(texts: &[&str]) -> Vec<Result<YamlDoc, YamlError>> {
-    let threads = crate::par::worker_threads();
-    let total: usize = texts.iter().map(|t| t.len()).sum();
-    // About eight pieces a thread, so that the queue can even them out.
-    let piece_bytes = (total / (threads * 8).max(1)).max(MIN_PIECE_BYTES);
-    let plans: Vec<Option<Vec<(&str, usize)>>> = texts
-        .iter()
-        .map(|t| {
-            (threads > 1 && t.len() >= 2 * piece_bytes)
-                .then(|| cut(t, t.len().div_ceil(piece_bytes)))
-                .flatten()
-        })
-        .collect();
-    // One job per uncut text or piece: (text index, piece index or None).
-    let mut jobs: Vec<(usize, Option<usize>, &str)> = Vec::new();
-    for (i, (text, plan)) in texts.iter().zip(&plans).enumerate() {
-        match plan {
-            None => jobs.push((i, None, text)),
-            Some(pieces) => {
-                jobs.extend(pieces.iter().enumerate().map(|(k, p)| (i, Some(k), p.0)));
-            }
-        }
+fn too_big(len: u64) -> YamlError {
+    YamlError {
+        path: None,
+        message: format!(
+            "the YAML input is {len} bytes, more than the limit of {MAX_YAML_BYTES} bytes (MAX_YAML_BYTES)"
+        ),
+        line: 0,
+        column: 0,
     }
-    jobs.sort_by_key(|j| std::cmp::Reverse(j.2.len()));
-    let done = crate::par::par_map(
-        jobs.iter().collect(),
-        |&(_, piece, text)| match piece {
-            None => Parsed::Whole(parse_whole(text)),
-            Some(_) => Parsed::Piece(parse_piece(text)),
-        },
-        |_| Parsed::Piece(None),
-    );
-    let mut whole: Vec<Option<Result<YamlDoc, YamlError>>> =
-        std::iter::repeat_with(|| None).take(texts.len()).collect();
-    let mut pieces: Vec<Vec<Option<YamlDoc>>> = plans
-        .iter()
-        .map(|p| p.as_ref().map_or(0, Vec::len))
-        .map(|n| std::iter::repeat_with(|| None).take(n).collect())
-        .collect();
-    for ((i, piece, _), parsed) in jobs.into_iter().zip(done) {
-        match (piece, parsed) {
-            (None, Parsed::Whole(r)) => whole[i] = Some(r),
-            (Some(k), Parsed::Piece(d)) => pieces[i][k] = d,
-            // A whole-text job whose thread panicked: parse it again below.
-            _ => {}
-        }
-    }
-    texts
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            if let Some(r) = whole[i].take() {
-                return r;
-            }
-            let joined = plans[i]
-                .as_ref()
-                .and_then(|plan| join(text, plan, std::mem::take(&mut pieces[i])));
-            joined.map_or_else(|| parse_whole(text), Ok)
-        })
-        .collect()
-}
-
-/// Pieces smaller than this are not worth a job of their own.
-const MIN_PIECE_BYTES: usize = 8 * 1024;
-
-enum Parsed {
-    Whole(Result<YamlDoc, YamlError>),
-    Piece(Option<YamlDoc>),
-}
-
-/// A whole document on the calling thread: a fast pass without the line
-/// index, and a second pass with it if duplicate keys need their lines.
-fn parse_whole(text: &str) -> Result<YamlDoc, YamlError> {
-    let mut b = Builder::new(text, false);
-    let mut doc = b.document()?;
-    if b.saw_duplicate {
-        return parse_with_lines(text);
-    }
-    doc.source = Some(std::sync::Arc::from(text));
-    Ok(doc)
-}
-
-/// Cuts a document whose root is a block mapping into about `pieces`
-/// pieces of similar size at top-level key lines: (piece, 0-based line of
-/// its first line). `None` for anything else (a root sequence or scalar,
-/// directives, document markers) or too few keys.
-fn cut(text: &str, pieces: usize) -> Option<Vec<(&str, usize)>> {
-    if pieces < 2 {
-        return None;
-    }
-    // Byte offsets and 0-based line numbers of top-level key lines, found
-    // by jumping from newline to newline (this runs before the parallel
-    // phase, so it is kept cheap).
-    let bytes = text.as_bytes();
-    let mut starts: Vec<(usize, usize)> = Vec::new();
-    match bytes.first() {
-        Some(b'-' | b'.' | b'%') => return None,
-        Some(b' ' | b'\t' | b'\r' | b'\n' | b'#') | None => {}
-        Some(_) => starts.push((0, 0)),
-    }
-    for (line, nl) in memchr::memchr_iter(b'\n', bytes).enumerate() {
-        let off = nl + 1;
-        let rest = &bytes[off..];
-        match rest.first() {
-            None => break,
-            Some(b'-' | b'.' | b'%')
-                if rest.starts_with(b"---") || rest.starts_with(b"...") || rest[0] == b'%' =>
-            {
-                return None;
-            }
-            Some(b' ' | b'\t' | b'\r' | b'\n' | b'#') => {}
-            Some(_) => starts.push((off, line + 1)),
-        }
-    }
-    if starts.len() < pieces * 2 {
-        return None;
-    }
-    // The first piece starts at 0 so leading comments stay with it.
-    let target = text.len() / pieces;
-    let mut cuts: Vec<(usize, usize)> = vec![(0, 0)];
-    for &(off, line) in &starts {
-        if off >= target * cuts.len() && cuts.len() < pieces && off > 0 {
-            cuts.push((off, line));
-        }
-    }
-    Some(
-        cuts.iter()
-            .enumerate()
-            .map(|(i, &(off, line))| {
-                let end = cuts.get(i + 1).map_or(text.len(), |c| c.0);
-                (&text[off..end], line)
-            })
-            .collect(),
-    )
-}
-
-/// One piece; `None` on any error or duplicate key (the whole document is
-/// then parsed again, which reports it exactly).
-fn parse_piece(piece: &str) -> Option<YamlDoc> {
-    let mut b = Builder::new(piece, false);
-    let doc = b.document().ok()?;
-    (!b.saw_duplicate).then_some(doc)
-}
-
-/// The document from its parsed pieces; `None` if one is missing, is not a
-/// mapping, or repeats a key of an earlier piece.
-fn join(text: &str, plan: &[(&str, usize)], parsed: Vec<Option<YamlDoc>>) -> Option<YamlDoc> {
-    let mut map = Map::new();
-    let mut top_lines = Vec::new();
-    for (doc, &(_, first_line)) in parsed.into_iter().zip(plan) {
-        let doc = doc?;
-        let Value::Object(m) = doc.value else {
-            return None;
-        };
-        for (k, v) in m {
-            if map.insert(k, v).is_some() {
-                return None;
-            }
-        }
-        top_lines.extend(doc.top_lines.into_iter().map(|(k, l)| (k, l + first_line)));
-    }
-    Some(YamlDoc {
-        value: Value::Object(map),
-        lines: std::sync::OnceLock::new(),
-        source: Some(std::sync::Arc::from(text)),
-        top_lines,
-        duplicates: Vec::new(),
-    })
-}
-
-/// Parses with the full line index built eagerly.
-fn parse_with_lines(text: &str) -> Result<YamlDoc, YamlError> {
-    Builder::new(text, true).document()
 }
 
 /// Reads and parses a YAML file; every error names the path.
@@ -431,41 +267,73 @@ pub fn load_file(path: &Path) -> Result<YamlDoc, YamlError> {
     parse_str(&text).map_err(|e| e.in_file(path))
 }
 
-/// Reads a YAML file as text (for [`parse_many`]); the error names the path.
+/// Reads a YAML file as text, refusing one larger than [`MAX_YAML_BYTES`]
+/// before reading it; the error names the path.
 ///
 /// # Errors
-/// The file cannot be read or is not UTF-8.
+/// The file cannot be read, is too large or is not UTF-8.
 pub fn read_file(path: &Path) -> Result<String, YamlError> {
-    std::fs::read_to_string(path).map_err(|e| YamlError {
+    use std::io::Read as _;
+    let err = |message: String| YamlError {
         path: Some(path.to_path_buf()),
-        message: format!("cannot read file: {e}"),
+        message,
         line: 0,
         column: 0,
-    })
+    };
+    let file = std::fs::File::open(path).map_err(|e| err(format!("cannot read file: {e}")))?;
+    if let Ok(m) = file.metadata()
+        && m.len() > MAX_YAML_BYTES as u64
+    {
+        return Err(too_big(m.len()).in_file(path));
+    }
+    // One byte more than the limit tells a file that is too large (or
+    // grows while it is read) from one that is exactly at the limit.
+    let mut text = String::new();
+    file.take(MAX_YAML_BYTES as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| err(format!("cannot read file: {e}")))?;
+    if text.len() > MAX_YAML_BYTES {
+        let len = std::fs::metadata(path).map_or(text.len() as u64, |m| m.len());
+        return Err(too_big(len).in_file(path));
+    }
+    Ok(text)
 }
 
 struct Builder<'a> {
     parser: Parser<'a, saphyr_parser::StrInput<'a>>,
-    anchors: HashMap<usize, (Value, LineNode)>,
+    /// Anchored nodes: value, lines, and node count.
+    anchors: HashMap<usize, (Value, LineNode, usize)>,
     duplicates: Vec<DuplicateKey>,
-    /// Build the line index (else only each node's own line).
-    with_lines: bool,
-    /// A duplicate key was seen while `with_lines` was off.
-    saw_duplicate: bool,
-    /// Lines of the root mapping's keys.
-    top_lines: Vec<(String, usize)>,
+    /// Nodes built so far (aliases count the nodes they copy).
+    nodes: usize,
+    /// Nodes copied through aliases so far (see [`MAX_ALIAS_NODES`]).
+    alias_nodes: usize,
 }
 
+/// A built node: its value, its lines, and how many nodes it holds.
+type Built = (Value, LineNode, usize);
+
 impl<'a> Builder<'a> {
-    fn new(text: &'a str, with_lines: bool) -> Self {
+    fn new(text: &'a str) -> Self {
         Builder {
             parser: Parser::new_from_str(text),
             anchors: HashMap::new(),
             duplicates: Vec::new(),
-            with_lines,
-            saw_duplicate: false,
-            top_lines: Vec::new(),
+            nodes: 0,
+            alias_nodes: 0,
         }
+    }
+
+    /// Counts `n` more nodes, failing beyond [`MAX_YAML_NODES`].
+    fn count(&mut self, n: usize, span: &Span) -> Result<(), YamlError> {
+        self.nodes += n;
+        if self.nodes > MAX_YAML_NODES {
+            return Err(YamlError::at(
+                span,
+                format!("the document has more than {MAX_YAML_NODES} nodes (MAX_YAML_NODES)"),
+            ));
+        }
+        Ok(())
     }
 
     fn next(&mut self) -> Result<(Event<'a>, Span), YamlError> {
@@ -481,7 +349,7 @@ impl<'a> Builder<'a> {
     }
 
     fn document(&mut self) -> Result<YamlDoc, YamlError> {
-        let mut result: Option<(Value, LineNode)> = None;
+        let mut result: Option<Built> = None;
         loop {
             let (ev, span) = self.next()?;
             match ev {
@@ -500,44 +368,46 @@ impl<'a> Builder<'a> {
                 _ => return Err(YamlError::at(&span, "unexpected YAML event")),
             }
         }
-        let (value, lines) = result.unwrap_or((Value::Null, LineNode::default()));
+        let (value, lines, _) = result.unwrap_or((Value::Null, LineNode::default(), 0));
         Ok(YamlDoc {
             value,
-            lines: if self.with_lines {
-                std::sync::OnceLock::from(lines)
-            } else {
-                std::sync::OnceLock::new()
-            },
-            source: None,
-            top_lines: std::mem::take(&mut self.top_lines),
+            lines,
             duplicates: std::mem::take(&mut self.duplicates),
         })
     }
 
-    fn node(
-        &mut self,
-        ev: Event<'a>,
-        span: Span,
-        depth: usize,
-    ) -> Result<(Value, LineNode), YamlError> {
-        if depth > MAX_DEPTH {
-            return Err(YamlError::at(&span, "YAML nested too deeply"));
+    fn node(&mut self, ev: Event<'a>, span: Span, depth: usize) -> Result<Built, YamlError> {
+        if depth > MAX_YAML_DEPTH {
+            return Err(YamlError::at(
+                &span,
+                format!("YAML nested more than {MAX_YAML_DEPTH} levels deep (MAX_YAML_DEPTH)"),
+            ));
         }
         let line = span.start.line();
         let (anchor, built) = match ev {
             Event::Alias(id) => {
-                return match self.anchors.get(&id) {
-                    Some((v, l)) => {
-                        let mut l = l.clone();
-                        l.line = line;
-                        Ok((v.clone(), l))
-                    }
-                    None => Err(YamlError::at(&span, "alias to an unknown anchor")),
+                let Some((v, l, n)) = self.anchors.get(&id) else {
+                    return Err(YamlError::at(&span, "alias to an unknown anchor"));
                 };
+                let n = *n;
+                self.alias_nodes += n;
+                if self.alias_nodes > MAX_ALIAS_NODES {
+                    return Err(YamlError::at(
+                        &span,
+                        format!(
+                            "aliases expand to more than {MAX_ALIAS_NODES} nodes (MAX_ALIAS_NODES)"
+                        ),
+                    ));
+                }
+                let (v, mut l) = (v.clone(), l.clone());
+                l.line = line;
+                self.count(n, &span)?;
+                return Ok((v, l, n));
             }
             Event::Scalar(text, style, anchor, tag) => {
                 let v = resolve_scalar(text, style, tag.as_deref())
                     .map_err(|m| YamlError::at(&span, m))?;
+                self.count(1, &span)?;
                 (
                     anchor,
                     (
@@ -546,16 +416,17 @@ impl<'a> Builder<'a> {
                             line,
                             children: LineChildren::Leaf,
                         },
+                        1,
                     ),
                 )
             }
             Event::SequenceStart(anchor, tag) => {
                 check_collection_tag(tag.as_deref(), "seq").map_err(|m| YamlError::at(&span, m))?;
-                (anchor, self.sequence(line, depth)?)
+                (anchor, self.sequence(&span, depth)?)
             }
             Event::MappingStart(anchor, tag) => {
                 check_collection_tag(tag.as_deref(), "map").map_err(|m| YamlError::at(&span, m))?;
-                (anchor, self.mapping(line, depth)?)
+                (anchor, self.mapping(&span, depth)?)
             }
             _ => return Err(YamlError::at(&span, "unexpected YAML event")),
         };
@@ -563,40 +434,6 @@ impl<'a> Builder<'a> {
             self.anchors.insert(anchor, built.clone());
         }
         Ok(built)
-    }
-
-    /// The mapping from its pairs when no line index is built: same value,
-    /// duplicates only flagged (the caller re-parses with lines).
-    fn mapping_without_lines(
-        &mut self,
-        line: usize,
-        own: Vec<(String, Value, LineNode)>,
-        merged: Vec<(String, Value, LineNode)>,
-    ) -> (Value, LineNode) {
-        let mut map = Map::with_capacity(own.len() + merged.len());
-        let has_merged = !merged.is_empty();
-        for (k, v, _) in merged {
-            if !map.contains_key(&k) {
-                map.insert(k, v);
-            }
-        }
-        let mut own_seen: Option<HashSet<String>> = has_merged.then(HashSet::new);
-        for (k, v, _) in own {
-            let seen_before = match &mut own_seen {
-                None => true,
-                Some(seen) => !seen.insert(k.clone()),
-            };
-            if map.insert(k, v).is_some() && seen_before {
-                self.saw_duplicate = true;
-            }
-        }
-        (
-            Value::Object(map),
-            LineNode {
-                line,
-                children: LineChildren::Leaf,
-            },
-        )
     }
 
     /// Puts `seg` in front of the paths of the duplicates recorded since `from`
@@ -607,7 +444,9 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn sequence(&mut self, line: usize, depth: usize) -> Result<(Value, LineNode), YamlError> {
+    fn sequence(&mut self, span: &Span, depth: usize) -> Result<Built, YamlError> {
+        let (start, line) = (self.nodes, span.start.line());
+        self.count(1, span)?;
         let mut items = Vec::new();
         let mut lines = Vec::new();
         loop {
@@ -616,27 +455,24 @@ impl<'a> Builder<'a> {
                 break;
             }
             let dups_before = self.duplicates.len();
-            let (v, l) = self.node(ev, span, depth + 1)?;
+            let (v, l, _) = self.node(ev, span, depth + 1)?;
             self.prefix_duplicates(dups_before, PathSeg::Index(items.len()));
             items.push(v);
-            if self.with_lines {
-                lines.push(l);
-            }
+            lines.push(l);
         }
         Ok((
             Value::Array(items),
             LineNode {
                 line,
-                children: if self.with_lines {
-                    LineChildren::Seq(lines)
-                } else {
-                    LineChildren::Leaf
-                },
+                children: LineChildren::Seq(lines),
             },
+            self.nodes - start,
         ))
     }
 
-    fn mapping(&mut self, line: usize, depth: usize) -> Result<(Value, LineNode), YamlError> {
+    fn mapping(&mut self, span: &Span, depth: usize) -> Result<Built, YamlError> {
+        let (start, line) = (self.nodes, span.start.line());
+        self.count(1, span)?;
         // Own pairs in order, and merged (`<<`) pairs which PyYAML puts first.
         let mut own: Vec<(String, Value, LineNode)> = Vec::new();
         let mut merged: Vec<(String, Value, LineNode)> = Vec::new();
@@ -652,17 +488,13 @@ impl<'a> Builder<'a> {
                 Event::Scalar(text, style, anchor, tag) => {
                     let v = resolve_scalar(text, style, tag.as_deref())
                         .map_err(|m| YamlError::at(&kspan, m))?;
+                    self.count(1, &kspan)?;
                     if anchor > 0 {
-                        self.anchors.insert(
-                            anchor,
-                            (
-                                v.clone(),
-                                LineNode {
-                                    line: key_line,
-                                    children: LineChildren::Leaf,
-                                },
-                            ),
-                        );
+                        let leaf = LineNode {
+                            line: key_line,
+                            children: LineChildren::Leaf,
+                        };
+                        self.anchors.insert(anchor, (v.clone(), leaf, 1));
                     }
                     match v {
                         Value::String(s) => s,
@@ -670,7 +502,7 @@ impl<'a> Builder<'a> {
                     }
                 }
                 Event::Alias(id) => match self.anchors.get(&id) {
-                    Some((v, _)) if !v.is_array() && !v.is_object() => key_string(v),
+                    Some((v, _, _)) if !v.is_array() && !v.is_object() => key_string(v),
                     _ => {
                         return Err(YamlError::at(
                             &kspan,
@@ -685,12 +517,9 @@ impl<'a> Builder<'a> {
                     ));
                 }
             };
-            if depth == 0 {
-                self.top_lines.push((key.clone(), key_line));
-            }
             let (vev, vspan) = self.next()?;
             let dups_before = self.duplicates.len();
-            let (value, vlines) = self.node(vev, vspan, depth + 1)?;
+            let (value, vlines, _) = self.node(vev, vspan, depth + 1)?;
             if self.duplicates.len() > dups_before {
                 self.prefix_duplicates(dups_before, PathSeg::Key(key.clone()));
             }
@@ -706,9 +535,6 @@ impl<'a> Builder<'a> {
                     children: vlines.children,
                 },
             ));
-        }
-        if !self.with_lines {
-            return Ok(self.mapping_without_lines(line, own, merged));
         }
         let mut map = Map::with_capacity(own.len() + merged.len());
         let mut lines: Vec<(String, LineNode)> = Vec::with_capacity(own.len() + merged.len());
@@ -756,6 +582,7 @@ impl<'a> Builder<'a> {
                 line,
                 children: LineChildren::Map(lines),
             },
+            self.nodes - start,
         ))
     }
 }
@@ -1245,127 +1072,81 @@ mod tests {
         assert_eq!(d.line_of(&[k("c"), k("x")]), Some(5));
     }
 
-    /// The split path alone: cut into `pieces`, parse each, join.
-    fn parse_split_with(text: &str, pieces: usize) -> Option<YamlDoc> {
-        let plan = cut(text, pieces)?;
-        let parsed = plan.iter().map(|p| parse_piece(p.0)).collect();
-        join(text, &plan, parsed)
-    }
-
-    #[test]
-    fn split_parse_equals_sequential_parse() {
-        let mut text = String::from("# leading comment\n");
-        for i in 0..400 {
-            text.push_str(&format!(
-                "key-{i}:\n  n: {i}\n  list: [1, 2_000, yes]\n  base: &b{i}\n    x: 1\n  use:\n    <<: *b{i}\n    y: 0x10\n# comment {i}\n"
+    /// Nested anchors that would expand to 10^9 nodes ("billion laughs").
+    pub(crate) fn billion_laughs() -> String {
+        let mut t = String::from("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for i in 1..10 {
+            let p = i - 1;
+            t.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
             ));
         }
-        let seq = Builder::new(&text, true).document().unwrap();
-        for pieces in [2, 3, 4, 9] {
-            let split = parse_split_with(&text, pieces).expect("splittable");
-            assert_eq!(split.value(), seq.value());
-            for i in [0, 137, 399] {
-                let p = [PathSeg::Key(format!("key-{i}"))];
-                assert_eq!(split.line_of(&p), seq.line_of(&p));
-                let p = [PathSeg::Key(format!("key-{i}")), PathSeg::Key("use".into())];
-                assert_eq!(split.line_of(&p), seq.line_of(&p));
-            }
-        }
-        // An alias to an anchor in another piece, or a key repeated across
-        // pieces, makes the split give up (the caller parses sequentially).
-        let cross = format!("{text}late: *b0\n");
-        assert!(parse_split_with(&cross, 2).is_none());
-        assert_eq!(
-            parse_str(&cross).unwrap().value()["late"],
-            serde_json::json!({"x": 1})
+        t
+    }
+
+    #[test]
+    fn alias_expansion_is_capped() {
+        let e = parse_str(&billion_laughs()).unwrap_err();
+        assert!(e.message.contains("MAX_ALIAS_NODES"), "{e}");
+        assert!(e.message.contains(&MAX_ALIAS_NODES.to_string()), "{e}");
+        assert!(e.line >= 5, "{e}");
+        // Modest reuse stays fine.
+        let d = parse_str("a: &a [1, 2, 3]\nb: [*a, *a]\n").unwrap();
+        assert_eq!(d.value()["b"], json!([[1, 2, 3], [1, 2, 3]]));
+    }
+
+    #[test]
+    fn nesting_depth_is_capped() {
+        let deep = format!(
+            "k: {}{}\n",
+            "[".repeat(MAX_YAML_DEPTH + 10),
+            "]".repeat(MAX_YAML_DEPTH + 10)
         );
-        let dup = format!("{text}key-0: again\n");
-        assert!(parse_split_with(&dup, 2).is_none());
-        let d = parse_str(&dup).unwrap();
-        assert_eq!(d.duplicate_keys().len(), 1);
-        assert_eq!(d.value()["key-0"], serde_json::json!("again"));
+        let e = parse_str(&deep).unwrap_err();
+        assert!(e.message.contains("MAX_YAML_DEPTH"), "{e}");
+        assert_eq!(e.line, 1, "{e}");
+        let ok = format!(
+            "k: {}{}\n",
+            "[".repeat(MAX_YAML_DEPTH),
+            "]".repeat(MAX_YAML_DEPTH)
+        );
+        assert!(parse_str(&ok).is_ok());
     }
 
     #[test]
-    fn cut_points_are_top_level_key_lines() {
-        // A plain line-by-line reading of the same rule.
-        let naive = |text: &str, pieces: usize| -> Option<Vec<(usize, usize)>> {
-            let mut starts = Vec::new();
-            let mut off = 0;
-            for (n, line) in text.split_inclusive('\n').enumerate() {
-                let b = line.as_bytes()[0];
-                if (n == 0 && matches!(b, b'-' | b'.' | b'%'))
-                    || line.starts_with("---")
-                    || line.starts_with("...")
-                    || b == b'%'
-                {
-                    return None;
-                }
-                if !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'#') {
-                    starts.push((off, n));
-                }
-                off += line.len();
-            }
-            (starts.len() >= pieces * 2).then_some(starts)
-        };
-        let mut text = String::from("# head\r\n\r\n");
-        for i in 0..40 {
-            text.push_str(&format!("k{i}:\r\n  a: 1\n- x\n\t# t\n#c\n\n"));
-        }
-        text.push_str("last: 1");
-        for pieces in [2, 3, 5, 8] {
-            let plan = cut(&text, pieces).expect("cut");
-            let starts = naive(&text, pieces).expect("starts");
-            // Every piece starts at a key line (or at 0) with its own line.
-            for &(piece, line) in &plan[1..] {
-                let off = piece.as_ptr() as usize - text.as_ptr() as usize;
-                assert!(starts.contains(&(off, line)), "{off} {line}");
-            }
-            assert_eq!(plan.iter().map(|p| p.0.len()).sum::<usize>(), text.len());
-        }
-        for bad in [
-            "- a\nk: 1\n",
-            "k: 1\n---\nj: 2\n",
-            "%YAML 1.1\nk: 1\n",
-            "k: 1\n...\n",
-        ] {
-            let t = bad.to_string() + &"z: 1\n".repeat(10);
-            assert_eq!(cut(&t, 2).is_none(), naive(&t, 2).is_none(), "{bad:?}");
-            assert!(cut(&t, 2).is_none(), "{bad:?}");
-        }
+    fn node_count_is_capped() {
+        let text = "- 1\n".repeat(MAX_YAML_NODES + 1);
+        assert!(text.len() < MAX_YAML_BYTES);
+        let e = parse_str(&text).unwrap_err();
+        assert!(e.message.contains("MAX_YAML_NODES"), "{e}");
+        assert_eq!(e.line, MAX_YAML_NODES);
     }
 
+    /// A 50 MB one-list file is refused before it is read, naming the file
+    /// and the limit (it once took 5.6 GB to load).
     #[test]
-    fn parse_many_equals_parse_whole_per_text() {
-        let mut big = String::new();
-        for i in 0..3000 {
-            big.push_str(&format!("key-{i}:\n  n: {i}\n  on: yes\n  tags: [a, b]\n"));
+    fn input_size_is_capped() {
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("big.yaml");
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+        let line = "- 1\n".repeat(1024);
+        while f.get_ref().metadata().unwrap().len() < 50_000_000 {
+            f.write_all(line.as_bytes()).unwrap();
+            f.flush().unwrap();
         }
-        let broken = format!("{big}bad: [1, 2\nafter: 1\n");
-        let dup = format!("{big}key-5: again\n");
-        let texts = [
-            big.as_str(),
-            "small: 1\n",
-            broken.as_str(),
-            dup.as_str(),
-            "- 1\n- 2\n",
-        ];
-        let many = parse_many(&texts);
-        assert_eq!(many.len(), texts.len());
-        for (text, got) in texts.iter().zip(many) {
-            match (parse_whole(text), got) {
-                (Ok(want), Ok(got)) => {
-                    assert_eq!(got.value(), want.value());
-                    assert_eq!(got.duplicate_keys(), want.duplicate_keys());
-                    for k in ["key-0", "key-1500", "key-2999", "small"] {
-                        let p = [PathSeg::Key(k.into()), PathSeg::Key("on".into())];
-                        assert_eq!(got.line_of(&p), want.line_of(&p), "{k}");
-                    }
-                }
-                (Err(want), Err(got)) => assert_eq!(got, want),
-                (want, got) => panic!("parse_many gave {got:?}, a whole parse {want:?}"),
-            }
-        }
+        drop(f);
+        let e = load_file(&p).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("big.yaml"), "{msg}");
+        assert!(msg.contains("MAX_YAML_BYTES"), "{msg}");
+        let text = "- 1\n".repeat(MAX_YAML_BYTES / 4 + 1);
+        assert!(
+            parse_str(&text)
+                .unwrap_err()
+                .message
+                .contains("MAX_YAML_BYTES")
+        );
     }
 
     #[test]
