@@ -250,7 +250,9 @@ fn rows_out(rows: &[generate_matrix::generate::Row]) -> ExitCode {
 }
 
 fn load(common: &CommonArgs) -> Result<LoadedConfigs, GenError> {
-    let loaded = LoadedConfigs::load(&common.config_files, &common.runner_config)?;
+    let mut loaded = LoadedConfigs::load(&common.config_files, &common.runner_config)?;
+    // full-sweep and test-config need only the typed fields.
+    loaded.masters.drop_raw();
     for w in &loaded.masters.warnings {
         eprintln!("{w}");
     }
