@@ -482,11 +482,12 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         &work,
         &[],
     );
-    let ssc_text = s(&gm.outputs["search-space-config"]);
+    let config_file = s(&gm.outputs["config-file"]);
+    let ssc_text = std::fs::read_to_string(&config_file).unwrap();
     let ssc: Value = serde_json::from_str(&ssc_text).unwrap();
     show_file(
-        "actions/generate-matrix (search-space-config)",
-        Path::new(&s(&gm.outputs["config-file"])),
+        "actions/generate-matrix (search-space-config artifact)",
+        Path::new(&config_file),
     );
     let sn = &ssc["single_node"];
     let rows_1k = sn["1k1k"].as_array().cloned().unwrap_or_default();
@@ -513,7 +514,7 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     // 5. canary-select job: actions/canary.
     let cs = runner.action(
         "canary",
-        &[("search-space-config", ssc_text.as_str())],
+        &[("search-space-config-file", config_file.as_str())],
         &work,
         &[],
     );
@@ -523,7 +524,8 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     );
     let canary: Vec<Value> = serde_json::from_str(&s(&cs.outputs["canary-config"])).unwrap();
     let remaining: Value =
-        serde_json::from_str(&s(&cs.outputs["remaining-search-space-config"])).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(s(&cs.outputs["remaining-file"])).unwrap())
+            .unwrap();
     assert_eq!(canary.len(), 1);
     let min_conc = rows_1k
         .iter()
@@ -544,12 +546,9 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         rows_1k.len() + rows_8k.len()
     );
 
-    // 6. GPU jobs of run-sweep.yml, evaluated from the workflow itself: the
-    //    job env (the template contract of workflow.md §6) is computed from
-    //    the row with the job's own expressions, the "Launch the benchmark"
-    //    step runs with a launch command that plays back the recorded raw
-    //    benchmark_serving file (examples/sweep/raw/), then the job's
-    //    collect-results action processes it.
+    // 6. setup's split step (the workflow's own script) cuts the config
+    //    into the part jobs, without the canary row; then the GPU jobs of
+    //    run-sweep.yml run, evaluated from the workflow itself.
     let wf =
         sweep_model::yaml::load_file(&workspace_root().join(".github/workflows/run-sweep.yml"))
             .unwrap()
@@ -559,131 +558,28 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let launch = r#"cp "$E2E_RAW/${EXP_NAME}_tp${TP}_conc${CONC}.json" "$RESULT_FILENAME.json""#;
-    let nodes = ["h200-cw_00", "h200-cw_01"];
+    let setup_outputs = run_split(&wf, &config_file, true, &work);
+    let part =
+        |k: &str| -> Vec<Value> { serde_json::from_str(s(&setup_outputs[k]).as_str()).unwrap() };
+    assert_eq!(part("sn-1k1k-1"), remaining_rows("1k1k"));
+    assert_eq!(part("sn-8k1k-1"), remaining_rows("8k1k"));
     let mut jobs: Vec<(&str, Value)> = vec![("canary-sweep", canary[0].clone())];
-    for r in remaining_rows("1k1k") {
+    for r in part("sn-1k1k-1") {
         jobs.push(("sweep-single-node-1k1k", r));
     }
-    for r in remaining_rows("8k1k") {
+    for r in part("sn-8k1k-1") {
         jobs.push(("sweep-single-node-8k1k", r));
     }
     let results = work.join("results");
-    let mut job_names = Vec::new();
-    for (i, (job_id, row)) in jobs.iter().enumerate() {
-        let job = &wf["jobs"][*job_id];
-        let node = nodes[i % nodes.len()];
-        let mut ctx = json!({
-            "matrix": {"family": job["strategy"]["matrix"]["family"][0], "config": row},
-            "needs": {"policy": {"result": "success", "outputs": policy_outputs}},
-            "secrets": {},
-            "inputs": {"launch-command": launch, "timeout-minutes": 500},
-            "runner": {"name": node},
-            "github": {"token": "e2e-token"},
-        });
-        let mut env: Vec<(String, String)> = job["env"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
-            .collect();
-        ctx["env"] = Value::Object(env.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
-        let job_name = common::eval_template(&s(&job["name"]), &ctx);
-        let job_dir = work.join(format!("job{i}"));
-        std::fs::create_dir_all(&job_dir).unwrap();
-
-        // The launch step, as written in the workflow.
-        let steps = job["steps"].as_array().unwrap();
-        let step = |name: &str| steps.iter().find(|st| st["name"] == name).unwrap();
-        let launch_step = step("Launch the benchmark");
-        let github_env = job_dir.join("github_env");
-        std::fs::write(&github_env, "").unwrap();
-        let mut c = Command::new("bash");
-        c.args(["--noprofile", "--norc", "-eo", "pipefail", "-c"])
-            .arg(launch_step["run"].as_str().unwrap())
-            .current_dir(&job_dir)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("GITHUB_ENV", &github_env)
-            .env("E2E_RAW", data("raw"));
-        for (k, v) in &env {
-            c.env(k, v);
-        }
-        for (k, v) in launch_step["env"].as_object().unwrap() {
-            c.env(k, common::eval_template(&s(v), &ctx));
-        }
-        ok(
-            &c.output().unwrap(),
-            &format!("{job_id}: Launch the benchmark"),
-        );
-        for line in std::fs::read_to_string(&github_env).unwrap().lines() {
-            let (k, v) = line.split_once('=').unwrap();
-            env.push((k.to_string(), v.to_string()));
-        }
-        ctx["env"] = Value::Object(env.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
-        let name = env
-            .iter()
-            .rev()
-            .find(|(k, _)| k == "RESULT_FILENAME")
-            .unwrap()
-            .1
-            .clone();
-        assert!(
-            name.ends_with(&format!(
-                "_{node}_recipe-{}",
-                &s(&row["recipe-fingerprint"])[..16]
-            )),
-            "{name}"
-        );
-
-        // "Process the result": runs for fixed-seq-len benchmark jobs.
-        let process = step("Process the result");
-        assert!(common::eval_if(process["if"].as_str().unwrap(), &ctx, true));
-        let mut job_env = env.clone();
-        for (k, v) in process["env"].as_object().unwrap() {
-            job_env.push((k.clone(), common::eval_template(&s(v), &ctx)));
-        }
-        let run = runner.action(
-            "collect-results",
-            &[
-                ("command", "process"),
-                ("working-directory", job_dir.to_str().unwrap()),
-            ],
-            &work,
-            &job_env,
-        );
-        let agg = job_dir.join(s(&run.outputs["file"]));
-        assert_eq!(agg, job_dir.join(format!("agg_{name}.json")));
-        let processed: Value =
-            serde_json::from_str(&std::fs::read_to_string(&agg).unwrap()).unwrap();
-        assert_eq!(processed["conc"], row["conc"]);
-        assert_eq!(processed["hw"], row["runner"]);
-        let raw: Value = serde_json::from_str(
-            &std::fs::read_to_string(job_dir.join(format!("{name}.json"))).unwrap(),
-        )
-        .unwrap();
-        let gpus = row["tp"].as_f64().unwrap();
-        let raw_total = raw["total_token_throughput"].as_f64().unwrap();
-        assert!((processed["tput_per_gpu"].as_f64().unwrap() - raw_total / gpus).abs() < 1e-6);
-        if i < 2 {
-            show(
-                &format!("{job_id}: job \"{job_name}\" → RESULT_FILENAME"),
-                &name,
-            );
-            show_file(
-                &format!("{job_id}: actions/collect-results process (bmk_ artifact)"),
-                &agg,
-            );
-        }
-        // The upload step's artifact name, and download-artifact's layout.
-        let upload = step("Upload result");
-        let artifact = common::eval_template(&s(&upload["with"]["name"]), &ctx);
-        assert_eq!(artifact, format!("bmk_{name}"));
-        let art = results.join(&artifact);
-        std::fs::create_dir_all(&art).unwrap();
-        std::fs::copy(&agg, art.join(format!("agg_{name}.json"))).unwrap();
-        job_names.push(format!("sweep / {job_name}"));
-    }
+    let job_names = run_gpu_legs(
+        &runner,
+        &wf,
+        &policy_outputs,
+        &setup_outputs,
+        &jobs,
+        &work,
+        &results,
+    );
 
     // 7. collect-results job: actions/collect-results `aggregate`.
     let run = runner.action(
@@ -905,6 +801,206 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     show_file("job summaries written along the way", &summary);
 }
 
+/// The GPU jobs of run-sweep.yml for `jobs` ((job id, matrix row)), each
+/// in its own directory: the job env computed from the row with the job's
+/// own expressions, the cleanup, leg-environment and launch steps run as
+/// written (the launch command plays back the recorded raw
+/// benchmark_serving file, examples/sweep/raw/), then the job's
+/// collect-results action and the bmk_ artifact laid out in `results` as
+/// download-artifact does. Returns the job names as the API lists them.
+fn run_gpu_legs(
+    runner: &Runner,
+    wf: &Value,
+    policy_outputs: &serde_json::Map<String, Value>,
+    setup_outputs: &serde_json::Map<String, Value>,
+    jobs: &[(&str, Value)],
+    work: &Path,
+    results: &Path,
+) -> Vec<String> {
+    let launch = r#"cp "$E2E_RAW/${EXP_NAME}_tp${TP}_conc${CONC}.json" "$RESULT_FILENAME.json"
+printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" "${REQUIRE_POWER-}" >leg_seen"#;
+    let nodes = ["h200-cw_00", "h200-cw_01"];
+    let mut job_names = Vec::new();
+    for (i, (job_id, row)) in jobs.iter().enumerate() {
+        let job = &wf["jobs"][*job_id];
+        let node = nodes[i % nodes.len()];
+        let mut ctx = json!({
+            "matrix": {"family": job["strategy"]["matrix"]["family"][0], "config": row},
+            "needs": {
+                "policy": {"result": "success", "outputs": policy_outputs},
+                "setup": {"result": "success", "outputs": setup_outputs},
+            },
+            "secrets": {"hf-token": "hf-e2e-secret"},
+            "inputs": {
+                "launch-command": launch, "timeout-minutes": 500, "duration": "3600",
+                "duration-override": "", "require-power": false, "eval-limit": "",
+                "leg-env": "HF_HUB_CACHE=/mnt/hf_hub_cache/\nSALLOC_EXCLUDE=h200-cw_09\n",
+                "cleanup-command": "echo \"cleanup $RUNNER_NAME\" >>\"$E2E_CLEANUP_LOG\"",
+            },
+            "runner": {"name": node},
+            "github": {"token": "e2e-token"},
+        });
+        let mut env: Vec<(String, String)> = job["env"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
+            .collect();
+        ctx["env"] = Value::Object(env.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
+        let job_name = common::eval_template(&s(&job["name"]), &ctx);
+        let job_dir = work.join(format!("job{i}"));
+        std::fs::create_dir_all(&job_dir).unwrap();
+
+        // The leg's run: steps as written in the workflow: cleanup, leg
+        // environment, launch.
+        let cleanup_log = job_dir.join("cleanup.log");
+        env.push(("E2E_RAW".into(), data("raw").to_str().unwrap().into()));
+        env.push((
+            "E2E_CLEANUP_LOG".into(),
+            cleanup_log.to_str().unwrap().into(),
+        ));
+        let steps = job["steps"].as_array().unwrap();
+        let step = |name: &str| steps.iter().find(|st| st["name"] == name).unwrap();
+        for name in [
+            "Clean up before the leg",
+            "Set the leg environment",
+            "Launch the benchmark",
+        ] {
+            let out = run_job_step(job, name, &ctx, &mut env, &job_dir);
+            ok(&out, &format!("{job_id}: {name}"));
+        }
+        assert_eq!(
+            std::fs::read_to_string(job_dir.join("leg_seen")).unwrap(),
+            "/mnt/hf_hub_cache/|0.8|hf-e2e-secret|0",
+            "leg-env, its default, the secret in the launch step, REQUIRE_POWER"
+        );
+        ctx["env"] = Value::Object(env.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
+        let name = env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "RESULT_FILENAME")
+            .unwrap()
+            .1
+            .clone();
+        assert!(
+            name.ends_with(&format!(
+                "_{node}_recipe-{}",
+                &s(&row["recipe-fingerprint"])[..16]
+            )),
+            "{name}"
+        );
+
+        // "Process the result": runs for fixed-seq-len benchmark jobs.
+        let process = step("Process the result");
+        assert!(common::eval_if(process["if"].as_str().unwrap(), &ctx, true));
+        let mut job_env = env.clone();
+        for (k, v) in process["env"].as_object().unwrap() {
+            job_env.push((k.clone(), common::eval_template(&s(v), &ctx)));
+        }
+        let run = runner.action(
+            "collect-results",
+            &[
+                ("command", "process"),
+                ("working-directory", job_dir.to_str().unwrap()),
+            ],
+            work,
+            &job_env,
+        );
+        let agg = job_dir.join(s(&run.outputs["file"]));
+        assert_eq!(agg, job_dir.join(format!("agg_{name}.json")));
+        let processed: Value =
+            serde_json::from_str(&std::fs::read_to_string(&agg).unwrap()).unwrap();
+        assert_eq!(processed["conc"], row["conc"]);
+        assert_eq!(processed["hw"], row["runner"]);
+        let raw: Value = serde_json::from_str(
+            &std::fs::read_to_string(job_dir.join(format!("{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        let gpus = row["tp"].as_f64().unwrap();
+        let raw_total = raw["total_token_throughput"].as_f64().unwrap();
+        assert!((processed["tput_per_gpu"].as_f64().unwrap() - raw_total / gpus).abs() < 1e-6);
+        if i < 2 {
+            show(
+                &format!("{job_id}: job \"{job_name}\" → RESULT_FILENAME"),
+                &name,
+            );
+            show_file(
+                &format!("{job_id}: actions/collect-results process (bmk_ artifact)"),
+                &agg,
+            );
+        }
+        // The upload step's artifact name, and download-artifact's layout.
+        let upload = step("Upload result");
+        let artifact = common::eval_template(&s(&upload["with"]["name"]), &ctx);
+        assert_eq!(artifact, format!("bmk_{name}"));
+        let art = results.join(&artifact);
+        std::fs::create_dir_all(&art).unwrap();
+        std::fs::copy(&agg, art.join(format!("agg_{name}.json"))).unwrap();
+        let after = step("Clean up after the leg");
+        assert_eq!(after["if"], "always()");
+        let out = run_job_step(job, "Clean up after the leg", &ctx, &mut env, &job_dir);
+        ok(&out, &format!("{job_id}: Clean up after the leg"));
+        assert_eq!(
+            std::fs::read_to_string(&cleanup_log).unwrap(),
+            format!("cleanup {node}\ncleanup {node}\n"),
+            "cleanup before and after the leg"
+        );
+        job_names.push(format!("sweep / {job_name}"));
+    }
+    job_names
+}
+
+/// setup's "Split the legs into the part jobs" step, run as written on
+/// `config_file` (the search-space-config artifact); returns its outputs,
+/// which are the setup job's part outputs.
+fn run_split(
+    wf: &Value,
+    config_file: &str,
+    canary_mode: bool,
+    work: &Path,
+) -> serde_json::Map<String, Value> {
+    let job = &wf["jobs"]["setup"];
+    let dir = work.join("setup-split");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_file = dir.join("github_output");
+    std::fs::write(&out_file, "").unwrap();
+    let ctx = json!({
+        "needs": {"policy": {"result": "success", "outputs": {"canary": canary_mode.to_string()}}},
+        "steps": {
+            "changelog-matrix": {"outputs": {"config-file": config_file}},
+            "command-matrix": {"outputs": {}},
+            "reuse": {"outputs": {"reuse-enabled": "false"}},
+        },
+    });
+    let mut env = vec![
+        (
+            "GITHUB_OUTPUT".to_string(),
+            out_file.to_str().unwrap().to_string(),
+        ),
+        (
+            "GITHUB_STEP_SUMMARY".to_string(),
+            dir.join("summary.md").to_str().unwrap().to_string(),
+        ),
+    ];
+    let out = run_job_step(
+        job,
+        "Split the legs into the part jobs",
+        &ctx,
+        &mut env,
+        &dir,
+    );
+    ok(&out, "setup: Split the legs into the part jobs");
+    show_file("setup: split (job summary)", &dir.join("summary.md"));
+    let outs = outputs(&out_file);
+    // Every output the setup job declares from the split step is written.
+    for (k, v) in job["outputs"].as_object().unwrap() {
+        if s(v).contains("steps.split.outputs.") {
+            assert!(outs.contains_key(k), "split wrote no output {k}");
+        }
+    }
+    outs
+}
+
 /// The generate-matrix action's config-driven mode (e2e/manual sweeps):
 /// lists word-split into arguments, switches from `true`/`false` inputs.
 #[test]
@@ -934,7 +1030,9 @@ fn generate_matrix_action_full_sweep_and_test_config() {
         tmp.path(),
         &[],
     );
-    let rows: Value = serde_json::from_str(&s(&full.outputs["search-space-config"])).unwrap();
+    let rows: Value =
+        serde_json::from_str(&std::fs::read_to_string(s(&full.outputs["config-file"])).unwrap())
+            .unwrap();
     let rows = rows.as_array().unwrap();
     // nvidia: 1k1k conc 4, 8 (tp 8) + 8k1k conc 4 (tp 4); amd: 1k1k conc 4.
     let benchmarks = rows
@@ -958,7 +1056,9 @@ fn generate_matrix_action_full_sweep_and_test_config() {
         tmp.path(),
         &[],
     );
-    let rows: Value = serde_json::from_str(&s(&only.outputs["search-space-config"])).unwrap();
+    let rows: Value =
+        serde_json::from_str(&std::fs::read_to_string(s(&only.outputs["config-file"])).unwrap())
+            .unwrap();
     let rows = rows.as_array().unwrap();
     show(
         "actions/generate-matrix test-config --all-evals",
@@ -1120,7 +1220,10 @@ done"#;
     let ctx_for = |r: &Value, node: &str| {
         json!({
             "matrix": {"family": "fixed", "config": r},
-            "needs": {"policy": {"outputs": {"agentx-fast": "false", "fail-fast": "false"}}},
+            "needs": {
+                "policy": {"outputs": {"agentx-fast": "false", "fail-fast": "false"}},
+                "setup": {"outputs": {"mn-1k1k-parts": "1"}},
+            },
             "secrets": {}, "inputs": {"launch-command": launch},
             "runner": {"name": node}, "github": {"token": "t"},
         })
@@ -1198,7 +1301,11 @@ done"#;
         let dir = tmp.path().join(format!("evil{case}"));
         std::fs::create_dir_all(&dir).unwrap();
         let out = run_job_step(job, "Launch the multi-node benchmark", &ctx, &mut env, &dir);
-        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stdout = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         if let Some(value) = evil.strip_prefix("X=") {
             // A plain key: exported verbatim as an opaque value, never evaluated.
             ok(&out, evil);

@@ -346,6 +346,7 @@ fn every_variable_an_action_passes_is_read_by_its_tool() {
                 &["generate-matrix", "priority"],
                 &["generate-matrix", "full-sweep"],
                 &["generate-matrix", "test-config"],
+                &["generate-matrix", "from-command"],
             ],
         ),
         ("sweep-policy", &[&["generate-matrix", "sweep-policy"]]),
