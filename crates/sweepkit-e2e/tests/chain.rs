@@ -1001,6 +1001,253 @@ fn run_split(
     outs
 }
 
+/// The manual entry (the e2e-tests.yml equivalent): a `workflow_dispatch`
+/// with `generate-command: test-config --config-keys … --conc …` runs setup
+/// although the policy sweeps nothing for the event, the command line goes
+/// whole to `generate-matrix from-command`, and the same legs, collect and
+/// compare run; no PR comment and no ingest unless asked for.
+#[test]
+fn manual_entry_runs_a_test_config_command_through_the_same_legs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let work = tmp.path().join("work");
+    let temp = tmp.path().join("runner-temp");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(&temp).unwrap();
+    let (_, head) = make_repo(&repo);
+    let msg = git(&repo, &["log", "-1", "--format=%B", &head]);
+    let event_path = work.join("event.json");
+    std::fs::write(&event_path, json!({"inputs": {}}).to_string()).unwrap();
+    let runner = Runner {
+        github: vec![
+            ("github.event_name".into(), "workflow_dispatch".into()),
+            ("github.repository".into(), REPO.into()),
+            ("github.ref".into(), "refs/heads/main".into()),
+            ("github.run_id".into(), RUN_ID.into()),
+            ("github.run_attempt".into(), "1".into()),
+        ],
+        env: vec![
+            ("GITHUB_ACTIONS".into(), "true".into()),
+            ("GITHUB_EVENT_NAME".into(), "workflow_dispatch".into()),
+            (
+                "GITHUB_EVENT_PATH".into(),
+                event_path.to_str().unwrap().into(),
+            ),
+            ("GITHUB_REPOSITORY".into(), REPO.into()),
+            ("GITHUB_REF".into(), "refs/heads/main".into()),
+            ("GITHUB_RUN_ID".into(), RUN_ID.into()),
+        ],
+        summary: work.join("step_summary.md"),
+        temp: temp.clone(),
+    };
+    let wf =
+        sweep_model::yaml::load_file(&workspace_root().join(".github/workflows/run-sweep.yml"))
+            .unwrap()
+            .into_value();
+    let jobs = &wf["jobs"];
+
+    // policy: a dispatch sweeps nothing by itself…
+    let policy = runner.action(
+        "sweep-policy",
+        &[
+            ("head-commit-message", msg.as_str()),
+            ("allow-conflict", "true"),
+        ],
+        &work,
+        &[],
+    );
+    assert_eq!(policy.outputs["run-setup"], "false");
+    assert_eq!(policy.outputs["canary"], "false");
+    let policy_outputs = policy.outputs.clone();
+    // … setup runs because of generate-command.
+    let command = "test-config --config-keys tiny-fp8-h200-sglang --conc 4 8 --seq-lens 1k1k";
+    let mut ctx = json!({
+        "needs": {
+            "policy": {"result": "success", "outputs": policy_outputs},
+            "check-changelog": {"result": "skipped", "outputs": {}},
+            "reuse-sweep-gate": {"result": "skipped", "outputs": {}},
+        },
+        "inputs": {"generate-command": command, "manual-ingest": false, "comment-pr-number": "",
+                   "ingest-repository": "example/ingest"},
+        "github": {"event_name": "workflow_dispatch"},
+    });
+    let setup_if = jobs["setup"]["if"].as_str().unwrap();
+    assert!(
+        common::eval_if(setup_if, &ctx, false),
+        "manual entry runs setup"
+    );
+    let mut no_command = ctx.clone();
+    no_command["inputs"]["generate-command"] = json!("");
+    assert!(
+        !common::eval_if(setup_if, &no_command, false),
+        "a bare dispatch does not"
+    );
+    let setup_steps = jobs["setup"]["steps"].as_array().unwrap();
+    let step_runs = |name: &str, c: &Value| {
+        let st = setup_steps.iter().find(|st| st["name"] == name).unwrap();
+        st.get("if")
+            .is_none_or(|i| common::eval_if(i.as_str().unwrap(), c, true))
+    };
+    assert!(step_runs(
+        "Generate the matrix from the command line (manual entry)",
+        &ctx
+    ));
+    assert!(!step_runs("Generate the matrix from the changelog", &ctx));
+    assert!(!step_runs(
+        "Look up a reusable sweep (fails closed on main)",
+        &ctx
+    ));
+    assert!(step_runs(
+        "Generate the matrix from the changelog",
+        &no_command
+    ));
+
+    // setup: actions/generate-matrix from-command, then the split.
+    let repo_s = repo.to_str().unwrap();
+    let gm = runner.action(
+        "generate-matrix",
+        &[
+            ("command", "from-command"),
+            ("command-line", command),
+            ("priority", "true"),
+            (
+                "priority-policy",
+                data("configs/ci-priority.yaml").to_str().unwrap(),
+            ),
+            ("working-directory", repo_s),
+        ],
+        &work,
+        &[],
+    );
+    let config_file = s(&gm.outputs["config-file"]);
+    show_file(
+        "manual entry: actions/generate-matrix from-command",
+        Path::new(&config_file),
+    );
+    let ssc: Value = serde_json::from_str(&std::fs::read_to_string(&config_file).unwrap()).unwrap();
+    assert_eq!(ssc["changelog_metadata"]["generate_command"], command);
+    let setup_outputs = run_split(&wf, &config_file, false, &work);
+    assert_eq!(
+        setup_outputs["sn-8k1k-1"], "[]",
+        "--seq-lens 1k1k: no 8k1k legs"
+    );
+    let rows: Vec<Value> = serde_json::from_str(&s(&setup_outputs["sn-1k1k-1"])).unwrap();
+    let concs: Vec<u64> = rows.iter().filter_map(|r| r["conc"].as_u64()).collect();
+    assert_eq!(concs, [4, 8], "--conc 4 8 of the one config key");
+    assert!(
+        rows.iter()
+            .all(|r| r["model-prefix"] == "tiny" && r.get("priority").is_some())
+    );
+
+    // The legs, as in the changelog chain (no canary: the policy has none).
+    ctx["needs"]["setup"] = json!({"result": "success", "outputs": setup_outputs});
+    ctx["needs"]["canary-select"] = json!({"result": "skipped", "outputs": {}});
+    ctx["needs"]["canary-sweep"] = json!({"result": "skipped", "outputs": {}});
+    assert!(common::eval_if(
+        jobs["sweep-single-node-1k1k"]["if"].as_str().unwrap(),
+        &ctx,
+        true
+    ));
+    assert!(!common::eval_if(
+        jobs["sweep-single-node-1k1k-part-2"]["if"]
+            .as_str()
+            .unwrap(),
+        &ctx,
+        true
+    ));
+    assert!(!common::eval_if(
+        jobs["sweep-single-node-8k1k"]["if"].as_str().unwrap(),
+        &ctx,
+        true
+    ));
+    let legs: Vec<(&str, Value)> = rows
+        .iter()
+        .map(|r| ("sweep-single-node-1k1k", r.clone()))
+        .collect();
+    let results = work.join("results");
+    let names = run_gpu_legs(
+        &runner,
+        &wf,
+        &policy_outputs,
+        &setup_outputs,
+        &legs,
+        &work,
+        &results,
+    );
+    assert_eq!(names.len(), 2);
+    assert!(
+        names[0].starts_with("sweep / single-node 1k1k / "),
+        "{}",
+        names[0]
+    );
+
+    // collect-results and compare-results run; the comment and ingest do not.
+    let run = runner.action(
+        "collect-results",
+        &[
+            ("command", "aggregate"),
+            ("results-dir", "results/"),
+            ("exp-name", "bmk"),
+        ],
+        &work,
+        &[],
+    );
+    let agg: Value =
+        serde_json::from_str(&std::fs::read_to_string(work.join(s(&run.outputs["file"]))).unwrap())
+            .unwrap();
+    assert_eq!(agg.as_array().unwrap().len(), 2);
+    for id in [
+        "sweep-single-node-1k1k",
+        "sweep-single-node-1k1k-part-2",
+        "canary-sweep",
+    ] {
+        let r = if id == "sweep-single-node-1k1k" {
+            "success"
+        } else {
+            "skipped"
+        };
+        ctx["needs"][id] = json!({"result": r, "outputs": {}});
+    }
+    for (id, _) in jobs.as_object().unwrap() {
+        if ctx["needs"].get(id).is_none() {
+            ctx["needs"][id] = json!({"result": "skipped", "outputs": {}});
+        }
+    }
+    assert!(common::eval_if(
+        jobs["collect-results"]["if"].as_str().unwrap(),
+        &ctx,
+        true
+    ));
+    ctx["needs"]["collect-results"] = json!({"result": "success", "outputs": {}});
+    ctx["needs"]["upload-changelog-metadata"] = json!({"result": "success", "outputs": {}});
+    assert!(common::eval_if(
+        jobs["compare-results"]["if"].as_str().unwrap(),
+        &ctx,
+        true
+    ));
+    let comment = jobs["comment-unofficial-run-visualizer"]["if"]
+        .as_str()
+        .unwrap();
+    let ingest = jobs["trigger-ingest"]["if"].as_str().unwrap();
+    assert!(
+        !common::eval_if(comment, &ctx, true),
+        "no PR comment by default"
+    );
+    assert!(!common::eval_if(ingest, &ctx, true), "no ingest by default");
+    ctx["inputs"]["manual-ingest"] = json!(true);
+    ctx["inputs"]["comment-pr-number"] = json!("7");
+    assert!(common::eval_if(comment, &ctx, true), "comment when asked");
+    assert!(
+        common::eval_if(ingest, &ctx, true),
+        "ingest when asked, after a successful collect"
+    );
+    ctx["needs"]["collect-results"]["result"] = json!("failure");
+    assert!(
+        !common::eval_if(ingest, &ctx, false),
+        "never after a failed collect"
+    );
+}
+
 /// The generate-matrix action's config-driven mode (e2e/manual sweeps):
 /// lists word-split into arguments, switches from `true`/`false` inputs.
 #[test]

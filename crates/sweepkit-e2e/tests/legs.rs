@@ -1,0 +1,478 @@
+//! The GPU legs of `run-sweep.yml` against GitHub's and Linux's limits,
+//! read from the workflow itself (YAML anchors resolved):
+//!
+//! - no secret in a GPU job's `env:`, secrets only in the launch step (and
+//!   the checkout token); no `env:` value or action input fed from a
+//!   matrix/search-space output; the cleanup before and after (always)
+//!   every leg; nothing but bash, coreutils and sweepkit binaries in a GPU
+//!   job's scripts;
+//! - `generate-matrix split` on a synthetic 2,000-leg sweep and on the
+//!   biggest recorded real case (286 rows): every part ≤ 256 legs, every
+//!   job output < 1 MB, and no environment string of any leg > 128 KiB.
+
+#![allow(clippy::unwrap_used)] // test code: a panic is the failure report
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use generate_matrix::legs::{FAMILIES, MAX_LEGS_PER_JOB, TEMPLATE_VARS};
+use serde_json::{Map, Value, json};
+
+/// GitHub: one job output at most 1 MB.
+const GITHUB_OUTPUT_LIMIT: usize = 1024 * 1024;
+/// Linux: one `KEY=VALUE` environment string at most 128 KiB (MAX_ARG_STRLEN).
+const LINUX_ENV_STRING_LIMIT: usize = 128 * 1024;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn workflow() -> Value {
+    sweep_model::yaml::load_file(&root().join(".github/workflows/run-sweep.yml"))
+        .unwrap()
+        .into_value()
+}
+
+fn bin(tool: &str) -> PathBuf {
+    let dir = std::env::var_os("SWEEPKIT_BIN_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(|t| PathBuf::from(t).join("release")))
+        .unwrap_or_else(|| root().join("target/release"));
+    let p = dir.join(tool);
+    assert!(
+        p.is_file(),
+        "{} is missing: build the tools first or set SWEEPKIT_BIN_DIR",
+        p.display()
+    );
+    p
+}
+
+fn s(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// The jobs that run on a GPU runner (the matrix row's runner).
+fn gpu_jobs(wf: &Value) -> Vec<(String, Value)> {
+    wf["jobs"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, j)| s(&j["runs-on"]).contains("matrix.config.runner"))
+        .map(|(k, j)| (k.clone(), j.clone()))
+        .collect()
+}
+
+/// The setup/canary outputs that carry matrix rows: the part outputs and
+/// the canary config.
+fn matrix_outputs() -> Vec<String> {
+    let mut v: Vec<String> = FAMILIES
+        .iter()
+        .flat_map(|f| (1..=f.parts).map(move |k| format!("needs.setup.outputs.{}-{k}", f.stem)))
+        .collect();
+    v.push("needs.canary-select.outputs.canary-config".into());
+    v.push("search-space-config".into());
+    v.push("remaining".into());
+    v
+}
+
+#[test]
+fn gpu_jobs_keep_secrets_in_the_launch_step_matrices_out_of_env_and_clean_up_around_every_leg() {
+    let wf = workflow();
+    let gpu = gpu_jobs(&wf);
+    let ids: BTreeSet<String> = gpu.iter().map(|(k, _)| k.clone()).collect();
+    // Every family's part jobs, and the canary.
+    let mut want: BTreeSet<String> = FAMILIES
+        .iter()
+        .flat_map(|f| (1..=f.parts).map(move |k| f.job_id(k)))
+        .collect();
+    want.insert("canary-sweep".into());
+    assert_eq!(
+        ids, want,
+        "GPU jobs of run-sweep.yml vs generate-matrix's FAMILIES"
+    );
+
+    let forbidden = matrix_outputs();
+    let mut secret_steps = 0;
+    for (id, job) in &gpu {
+        // No secret at job level: every step would see it.
+        for (k, v) in job["env"].as_object().unwrap() {
+            assert!(
+                !s(v).contains("secrets."),
+                "{id}: job env {k} holds a secret"
+            );
+            assert!(
+                TEMPLATE_VARS.contains(&k.as_str()),
+                "{id}: job env {k} is not in generate-matrix's TEMPLATE_VARS (leg-env could override it)"
+            );
+        }
+        let steps = job["steps"].as_array().unwrap();
+        for st in steps {
+            let name = s(&st["name"]);
+            let text = st.to_string();
+            if text.contains("secrets.") {
+                let launch = name.starts_with("Launch the");
+                let checkout_token = s(&st["uses"]).starts_with("actions/checkout@")
+                    && st["with"]["token"]
+                        .as_str()
+                        .is_some_and(|t| t.contains("secrets."))
+                    && !st
+                        .get("env")
+                        .is_some_and(|e| e.to_string().contains("secrets."));
+                assert!(
+                    launch || checkout_token,
+                    "{id}: step {name:?} sees a secret; only the launch step may"
+                );
+                secret_steps += usize::from(launch);
+            }
+            if let Some(env) = st.get("env").and_then(Value::as_object) {
+                for k in env.keys() {
+                    assert!(
+                        TEMPLATE_VARS.contains(&k.as_str()) || k.starts_with("RUNNER_"),
+                        "{id}: step {name:?} env {k} is not in TEMPLATE_VARS"
+                    );
+                }
+            }
+            // Nothing beyond bash, coreutils and the sweepkit binaries.
+            if let Some(run) = st.get("run").and_then(Value::as_str) {
+                for tool in ["jq ", "jq\n", "python", "yq ", "node ", "perl "] {
+                    assert!(!run.contains(tool), "{id}: step {name:?} runs {tool:?}");
+                }
+            }
+        }
+        // The cleanup before (first step) and after (last step, always).
+        let first = &steps[0];
+        let last = &steps[steps.len() - 1];
+        for (st, name) in [
+            (first, "Clean up before the leg"),
+            (last, "Clean up after the leg"),
+        ] {
+            assert_eq!(s(&st["name"]), name, "{id}");
+            assert_eq!(
+                s(&st["env"]["CLEANUP_COMMAND"]),
+                "${{ inputs.cleanup-command }}"
+            );
+            assert!(
+                s(&st["run"]).contains(r#"bash -c "$CLEANUP_COMMAND""#),
+                "{id}"
+            );
+        }
+        assert!(
+            first.get("if").is_none(),
+            "{id}: the cleanup before is unconditional"
+        );
+        assert_eq!(
+            s(&last["if"]),
+            "always()",
+            "{id}: the cleanup after runs always"
+        );
+    }
+    assert_eq!(
+        secret_steps,
+        gpu.len(),
+        "one launch step with the secrets per GPU job"
+    );
+
+    // No env value or action input anywhere reads a matrix/search-space output.
+    for (id, job) in wf["jobs"].as_object().unwrap() {
+        let mut envs: Vec<(&str, &Value)> = Vec::new();
+        if let Some(e) = job.get("env") {
+            envs.push(("job env", e));
+        }
+        for st in job["steps"].as_array().into_iter().flatten() {
+            if let Some(e) = st.get("env") {
+                envs.push(("step env", e));
+            }
+            if let Some(w) = st.get("with") {
+                envs.push(("step with", w));
+            }
+        }
+        for (what, map) in envs {
+            for (k, v) in map.as_object().unwrap() {
+                let v = s(v);
+                for f in &forbidden {
+                    assert!(
+                        !(v.contains("${{") && v.contains(f.as_str())),
+                        "{id}: {what} {k} reads {f}: a matrix must not pass through env"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The leg's environment as the runner builds it: job `env:` plus the
+/// launch step's `env:`, each `KEY=VALUE` one string.
+fn leg_env_strings(job: &Value, ctx: &Value) -> Vec<String> {
+    let mut v: Vec<String> = job["env"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, x)| format!("{k}={}", common::eval_template(&s(x), ctx)))
+        .collect();
+    let launch = job["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|st| s(&st["name"]).starts_with("Launch the"))
+        .unwrap();
+    for (k, x) in launch["env"].as_object().unwrap() {
+        v.push(format!("{k}={}", common::eval_template(&s(x), ctx)));
+    }
+    v
+}
+
+struct Measured {
+    largest_output: (String, usize),
+    outputs_total: usize,
+    largest_env: (String, usize),
+    legs: usize,
+}
+
+/// Runs `generate-matrix split` on `ssc`, checks every part against the
+/// limits, renders every leg's environment from the workflow, and returns
+/// the measurements.
+fn split_and_measure(name: &str, ssc: &Value) -> (Map<String, Value>, Measured) {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("search-space-config.json");
+    std::fs::write(&input, ssc.to_string()).unwrap();
+    let out_file = tmp.path().join("github_output");
+    let out = Command::new(bin("generate-matrix"))
+        .args(["split", "--input"])
+        .arg(&input)
+        .arg("--github-output")
+        .arg(&out_file)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{name}: split failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut outputs = Map::new();
+    for line in std::fs::read_to_string(&out_file).unwrap().lines() {
+        let (k, v) = line.split_once('=').unwrap();
+        outputs.insert(k.to_string(), Value::String(v.to_string()));
+    }
+    let wf = workflow();
+    let mut m = Measured {
+        largest_output: (String::new(), 0),
+        outputs_total: 0,
+        largest_env: (String::new(), 0),
+        legs: 0,
+    };
+    for (k, v) in &outputs {
+        let n = s(v).len();
+        assert!(n < GITHUB_OUTPUT_LIMIT, "{name}: output {k} is {n} bytes");
+        m.outputs_total += n;
+        if n > m.largest_output.1 {
+            m.largest_output = (k.clone(), n);
+        }
+    }
+    for f in FAMILIES {
+        let mut rows_in_family = 0;
+        for k in 1..=f.parts {
+            let rows: Vec<Value> = serde_json::from_str(&s(&outputs[&format!("{}-{k}", f.stem)]))
+                .unwrap_or_else(|e| panic!("{name}: {}-{k}: {e}", f.stem));
+            assert!(rows.len() <= MAX_LEGS_PER_JOB, "{name}: {}-{k}", f.stem);
+            rows_in_family += rows.len();
+            let job = &wf["jobs"][f.job_id(k)];
+            for row in &rows {
+                let ctx = json!({
+                    "matrix": {"family": job["strategy"]["matrix"]["family"][0], "config": row},
+                    "needs": {
+                        "policy": {"result": "success", "outputs": {"agentx-fast": "false"}},
+                        "setup": {"result": "success", "outputs": outputs},
+                    },
+                    "secrets": {"hf-token": "x".repeat(64)},
+                    "inputs": {"launch-command": "bash ./runners/launch_${RUNNER_NAME%%_*}.sh",
+                               "duration": "3600", "require-power": false, "eval-limit": ""},
+                    "runner": {"name": "b200-nb_00"},
+                    "github": {"token": "t"},
+                });
+                for e in leg_env_strings(job, &ctx) {
+                    if e.len() > m.largest_env.1 {
+                        m.largest_env = (e.split('=').next().unwrap().to_string(), e.len());
+                    }
+                }
+                m.legs += 1;
+            }
+            // The part's job name says which part it is.
+            if let Some(row) = rows.first() {
+                let ctx =
+                    json!({"matrix": {"config": row}, "needs": {"setup": {"outputs": outputs}}});
+                let job_name = common::eval_template(&s(&job["name"]), &ctx);
+                let parts = s(&outputs[&format!("{}-parts", f.stem)]);
+                if parts != "1" {
+                    assert!(
+                        job_name.contains(&format!(" ({k}/{parts}) / ")),
+                        "{name}: {job_name}"
+                    );
+                } else {
+                    assert!(!job_name.contains(" (1/"), "{name}: {job_name}");
+                }
+            }
+        }
+        assert_eq!(
+            s(&outputs[&format!("{}-legs", f.stem)]),
+            rows_in_family.to_string()
+        );
+    }
+    assert!(
+        m.largest_env.1 < LINUX_ENV_STRING_LIMIT,
+        "{name}: env {} is {} bytes",
+        m.largest_env.0,
+        m.largest_env.1
+    );
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "{name}: {} legs; largest job output {} = {} bytes; all outputs {} bytes; largest env string {} = {} bytes",
+        m.legs,
+        m.largest_output.0,
+        m.largest_output.1,
+        m.outputs_total,
+        m.largest_env.0,
+        m.largest_env.1
+    );
+    (outputs, m)
+}
+
+/// Rows shaped like the generator's (the bundled demo configs), cloned
+/// with distinct concurrencies and fingerprints.
+fn synthetic(n: usize, template: &Value, salt: &str) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let mut r = template.clone();
+            r["conc"] = if r["conc"].is_array() {
+                json!([i + 1, 2 * i + 2])
+            } else {
+                json!(i + 1)
+            };
+            r["recipe-fingerprint"] = json!(format!("{salt}{i:060}"));
+            r["priority"] = json!(1);
+            r["queue-token"] = json!(format!("q-{salt}-{i}"));
+            r
+        })
+        .collect()
+}
+
+fn demo_rows() -> (Value, Value, Value) {
+    let out = Command::new(bin("generate-matrix"))
+        .args(["full-sweep", "--config-files"])
+        .arg(root().join("examples/configs/demo-master.yaml"))
+        .arg("--runner-config")
+        .arg(root().join("examples/configs/runners.yaml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let pick = |f: &dyn Fn(&Value) -> bool| rows.iter().find(|r| f(r)).unwrap().clone();
+    let single = pick(&|r| r.get("prefill").is_none() && r.get("scenario-type").is_none());
+    let multi = pick(&|r| r.get("prefill").is_some());
+    let agentic = pick(&|r| r.get("scenario-type").is_some());
+    (single, multi, agentic)
+}
+
+#[test]
+fn a_synthetic_2000_leg_sweep_splits_within_githubs_and_linuxs_limits() {
+    let (single, multi, agentic) = demo_rows();
+    let ssc = json!({
+        "single_node": {
+            "1k1k": synthetic(900, &single, "a"),
+            "8k1k": synthetic(600, &single, "b"),
+            "agentic": synthetic(200, &agentic, "c"),
+        },
+        "multi_node": {
+            "1k1k": synthetic(100, &multi, "d"),
+            "8k1k": synthetic(50, &multi, "e"),
+        },
+        "evals": synthetic(100, &single, "f"),
+        "multinode_evals": synthetic(50, &multi, "g"),
+        "changelog_metadata": {"base_ref": "", "head_ref": "", "entries": []},
+    });
+    let (outputs, m) = split_and_measure("synthetic 2000-leg sweep", &ssc);
+    assert_eq!(m.legs, 2000);
+    assert_eq!(s(&outputs["legs"]), "2000");
+    // 900 legs: four parts of 225; 600: three of 200; the rest one part.
+    for (stem, parts) in [
+        ("sn-1k1k", "4"),
+        ("sn-8k1k", "3"),
+        ("sn-agentic", "1"),
+        ("mn-1k1k", "1"),
+    ] {
+        assert_eq!(s(&outputs[&format!("{stem}-parts")]), parts, "{stem}");
+    }
+    let part: Vec<Value> = serde_json::from_str(&s(&outputs["sn-1k1k-4"])).unwrap();
+    assert_eq!(part.len(), 225);
+    assert_eq!(s(&outputs["sn-8k1k-4"]), "[]");
+    assert_eq!(s(&outputs["has-agentic"]), "true");
+    // Well under the 1 MB of one job output.
+    assert!(
+        m.largest_output.1 < GITHUB_OUTPUT_LIMIT / 4,
+        "{:?}",
+        m.largest_output
+    );
+
+    // One leg more than a family's part jobs hold: refused, naming the family.
+    let too_big =
+        json!({"single_node": {"1k1k": synthetic(4 * MAX_LEGS_PER_JOB + 1, &single, "h")}});
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("big.json");
+    std::fs::write(&input, too_big.to_string()).unwrap();
+    let out_file = tmp.path().join("out");
+    let out = Command::new(bin("generate-matrix"))
+        .args(["split", "--input"])
+        .arg(&input)
+        .arg("--github-output")
+        .arg(&out_file)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("single_node[\"1k1k\"] has 1025 legs"), "{err}");
+    assert!(!out_file.exists(), "no partial outputs");
+}
+
+/// The biggest recorded real sweep (the conformance case
+/// changelog-hist-39324e441-pr2508-range20: 286 rows, 254 KB as recorded).
+#[test]
+fn the_biggest_real_sweep_splits_within_the_limits() {
+    let shared = std::env::var_os("SWEEPKIT_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared"));
+    let case = shared.join(
+        "conformance/cases/generate-matrix/changelog-hist-39324e441-pr2508-range20/expected_stdout.json",
+    );
+    if !case.is_file() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} not found (set SWEEPKIT_SHARED)",
+            case.display()
+        );
+        eprintln!("!!! SKIPPED: {} not found", case.display());
+        return;
+    }
+    let ssc: Value = serde_json::from_str(&std::fs::read_to_string(&case).unwrap()).unwrap();
+    let (outputs, m) = split_and_measure("real case pr2508-range20", &ssc);
+    assert_eq!(m.legs, 286);
+    assert_eq!(s(&outputs["legs"]), "286");
+    assert_eq!(s(&outputs["sn-agentic-parts"]), "1");
+    assert!(
+        m.largest_output.1 < GITHUB_OUTPUT_LIMIT / 4,
+        "{:?}",
+        m.largest_output
+    );
+}
