@@ -543,6 +543,27 @@ mod tests {
         assert!(e.contains("key 'tolerances.mean_ttft'"), "{e}");
     }
 
+    #[test]
+    fn no_new_rows_fail_under_fail_on_regression_and_only_then() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let new = dir.path().join("agg_bmk.json");
+        std::fs::write(&new, "[]").expect("write");
+        let new = new.display().to_string();
+        let md = dir.path().join("compare.md").display().to_string();
+        let run_with = |extra: &[&str]| {
+            let mut argv = vec!["compare-results", "--new", &new, "--markdown", &md];
+            argv.extend_from_slice(extra);
+            run(&Args::parse_from(argv)).expect("run")
+        };
+        let strict = run_with(&["--fail-on-regression"]);
+        assert!(
+            strict.regressions && strict.fail_on_regression,
+            "{strict:?}"
+        );
+        let lenient = run_with(&[]);
+        assert!(!lenient.regressions, "{lenient:?}");
+    }
+
     fn policy_err(path: &str) -> String {
         let args = Args::parse_from(["compare-results", "--policy", path, "x"]);
         format!("{:#}", policy(&args).expect_err("bad policy"))
