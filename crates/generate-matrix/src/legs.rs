@@ -25,9 +25,15 @@ use crate::canary;
 /// GitHub runs at most 256 jobs from one matrix.
 pub const MAX_LEGS_PER_JOB: usize = 256;
 
-/// A GitHub job output may hold at most 1 MB; refuse to write one above
-/// half of that, which leaves room for the expression that reads it.
-pub const MAX_OUTPUT_BYTES: usize = 512 * 1024;
+/// GitHub caps the outputs of one job at 1 MB in all, sized as UTF-16
+/// (two bytes per character of JSON). A family's rows are the outputs of its
+/// own plan job; refuse a family above 900 KiB so the limit is never met.
+pub const MAX_JOB_OUTPUT_UTF16_BYTES: usize = 900 * 1024;
+
+/// Bytes GitHub counts for an output value (UTF-16 code units × 2).
+pub fn utf16_bytes(s: &str) -> usize {
+    s.encode_utf16().count() * 2
+}
 
 /// The search-space config file read by `split`: 64 MiB, far above any real
 /// sweep (the biggest recorded one is 254 KB) but bounded.
@@ -183,19 +189,65 @@ impl Family {
 /// The split of a search-space config into the workflow's part jobs.
 #[derive(Debug, Clone)]
 pub struct Split {
-    /// Step outputs in order: `<stem>-<k>` (a JSON array, `[]` when empty),
-    /// `<stem>-parts`, `<stem>-legs`, then `legs`, `has-agentic`,
-    /// `has-fixed`.
+    /// Step outputs in order. Without a family (the setup job): per family
+    /// `<stem>-parts` and `<stem>-legs`, then `legs`, `has-agentic`,
+    /// `has-fixed`, `without-canary`. For one family (its plan job):
+    /// `part-<k>` (a JSON array, `[]` when unused) for every part job, then
+    /// `parts`.
     pub outputs: Vec<(String, String)>,
     /// Markdown for the job summary.
     pub summary: String,
 }
 
-/// Cuts `ssc` into parts. With `without_canary`, the canary row
+/// One family's legs dealt evenly over as few part jobs as hold them (300
+/// legs become 150 + 150, not 256 + 44), checked against the part count
+/// and the job-output budget.
+fn family_parts(f: &Family, rows: &[Value]) -> Result<Vec<String>, String> {
+    let parts = rows.len().div_ceil(MAX_LEGS_PER_JOB);
+    if parts > f.parts {
+        return Err(format!(
+            "{} has {} legs: more than the {} part jobs of {} legs each that run-sweep.yml has for it ({} legs at most); narrow the sweep or split it over runs",
+            f.label(),
+            rows.len(),
+            f.parts,
+            MAX_LEGS_PER_JOB,
+            f.parts * MAX_LEGS_PER_JOB
+        ));
+    }
+    let per = if parts == 0 {
+        0
+    } else {
+        rows.len().div_ceil(parts)
+    };
+    let mut out = Vec::with_capacity(f.parts);
+    let mut total = 0;
+    for k in 1..=f.parts {
+        let chunk: &[Value] = if k <= parts {
+            let lo = (k - 1) * per;
+            &rows[lo..(lo + per).min(rows.len())]
+        } else {
+            &[]
+        };
+        let text = serde_json::to_string(chunk).map_err(|e| e.to_string())?;
+        total += utf16_bytes(&text);
+        out.push(text);
+    }
+    if total > MAX_JOB_OUTPUT_UTF16_BYTES {
+        return Err(format!(
+            "{}: its {} legs are {total} bytes of job output as GitHub counts them (UTF-16), above the {MAX_JOB_OUTPUT_UTF16_BYTES} allowed for its plan job (GitHub's limit: 1 MB per job); narrow the sweep or split it over runs",
+            f.label(),
+            rows.len()
+        ));
+    }
+    Ok(out)
+}
+
+/// Checks and counts every family of `ssc` (the setup job), or, with
+/// `family` (a stem of [`FAMILIES`]), cuts that family into its part
+/// outputs (its plan job). With `without_canary`, the canary row
 /// ([`canary::select`]) is left out of the single-node buckets, as the
-/// fan-out runs it first. Fails when a family needs more parts than the
-/// workflow has, or an output would exceed [`MAX_OUTPUT_BYTES`].
-pub fn split(ssc: &Value, without_canary: bool) -> Result<Split, String> {
+/// fan-out runs it first.
+pub fn split(ssc: &Value, without_canary: bool, family: Option<&str>) -> Result<Split, String> {
     let owned;
     let ssc = if without_canary {
         owned = canary::select(ssc).map_err(|e| e.to_string())?.remaining;
@@ -206,6 +258,30 @@ pub fn split(ssc: &Value, without_canary: bool) -> Result<Split, String> {
     let Value::Object(top) = ssc else {
         return Err("search-space config must be a JSON object".into());
     };
+    if let Some(stem) = family {
+        let Some(f) = FAMILIES.iter().find(|f| f.stem == stem) else {
+            let known: Vec<&str> = FAMILIES.iter().map(|f| f.stem).collect();
+            return Err(format!(
+                "unknown family {stem:?} (one of {})",
+                known.join(", ")
+            ));
+        };
+        let rows = f.rows(top)?;
+        let parts = family_parts(f, rows)?;
+        let used = rows.len().div_ceil(MAX_LEGS_PER_JOB);
+        let mut outputs: Vec<(String, String)> = parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| (format!("part-{}", i + 1), t))
+            .collect();
+        outputs.push(("parts".into(), used.to_string()));
+        let summary = format!(
+            "### {}\n\n{} legs in {used} part job(s) of at most {MAX_LEGS_PER_JOB}\n",
+            f.label(),
+            rows.len()
+        );
+        return Ok(Split { outputs, summary });
+    }
     let mut outputs = Vec::new();
     let mut summary = String::from("### Matrix split\n\n| family | legs | jobs |\n|---|---|---|\n");
     let mut total = 0usize;
@@ -213,48 +289,15 @@ pub fn split(ssc: &Value, without_canary: bool) -> Result<Split, String> {
     let mut fixed = 0usize;
     for f in FAMILIES {
         let rows = f.rows(top)?;
+        family_parts(&f, rows)?;
         let parts = rows.len().div_ceil(MAX_LEGS_PER_JOB);
-        if parts > f.parts {
-            return Err(format!(
-                "{} has {} legs: more than the {} part jobs of {} legs each that run-sweep.yml has for it ({} legs at most); narrow the sweep or split it over runs",
-                f.label(),
-                rows.len(),
-                f.parts,
-                MAX_LEGS_PER_JOB,
-                f.parts * MAX_LEGS_PER_JOB
-            ));
-        }
-        // Even parts: 300 legs become 150 + 150, not 256 + 44.
-        let per = if parts == 0 {
-            0
-        } else {
-            rows.len().div_ceil(parts)
-        };
-        for k in 1..=f.parts {
-            let chunk: &[Value] = if k <= parts {
-                let lo = (k - 1) * per;
-                &rows[lo..(lo + per).min(rows.len())]
-            } else {
-                &[]
-            };
-            let text = serde_json::to_string(chunk).map_err(|e| e.to_string())?;
-            if text.len() > MAX_OUTPUT_BYTES {
-                return Err(format!(
-                    "{} part {k}: {} bytes of JSON, above the {} bytes allowed for one job output",
-                    f.label(),
-                    text.len(),
-                    MAX_OUTPUT_BYTES
-                ));
-            }
-            outputs.push((format!("{}-{k}", f.stem), text));
-        }
         outputs.push((format!("{}-parts", f.stem), parts.to_string()));
         outputs.push((format!("{}-legs", f.stem), rows.len().to_string()));
         if !rows.is_empty() {
             summary.push_str(&format!("| {} | {} | {parts} |\n", f.label(), rows.len()));
         }
         total += rows.len();
-        if f.stem.contains("agentic") && !f.stem.contains("evals") {
+        if matches!(f.stem, "sn-agentic" | "mn-agentic") {
             agentic += rows.len();
         }
         if matches!(f.stem, "sn-1k1k" | "sn-8k1k" | "mn-1k1k" | "mn-8k1k") {
@@ -270,6 +313,7 @@ pub fn split(ssc: &Value, without_canary: bool) -> Result<Split, String> {
     outputs.push(("legs".into(), total.to_string()));
     outputs.push(("has-agentic".into(), (agentic > 0).to_string()));
     outputs.push(("has-fixed".into(), (fixed > 0).to_string()));
+    outputs.push(("without-canary".into(), without_canary.to_string()));
     Ok(Split { outputs, summary })
 }
 
@@ -305,6 +349,10 @@ pub struct SplitArgs {
     /// The search-space config file (the setup job's `search-space-config` artifact).
     #[arg(long, value_name = "FILE")]
     pub input: PathBuf,
+    /// Cut only this family (a plan job: `sn-1k1k`, `mn-evals`, …) into its
+    /// `part-<k>` outputs; without it, check and count every family.
+    #[arg(long, env = "INPUT_FAMILY", value_name = "STEM")]
+    pub family: Option<String>,
     /// Leave the canary row out (the canary job runs it first): `true` or `false`.
     #[arg(long, env = "INPUT_WITHOUT_CANARY", default_value = "false", value_parser = clap::builder::BoolishValueParser::new())]
     pub without_canary: bool,
@@ -319,7 +367,7 @@ pub fn run_split(a: &SplitArgs) -> ExitCode {
         Ok(v) => v,
         Err(e) => return fail(Some(&a.input), &e),
     };
-    let s = match split(&ssc, a.without_canary) {
+    let s = match split(&ssc, a.without_canary, a.family.as_deref()) {
         Ok(s) => s,
         Err(e) => return fail(Some(&a.input), &format!("{}: {e}", a.input.display())),
     };
@@ -329,23 +377,9 @@ pub fn run_split(a: &SplitArgs) -> ExitCode {
         .filter(|p| !p.as_os_str().is_empty())
     {
         Some(out) => {
-            // All outputs in one write after they are all computed: a failure
-            // above leaves the file as it was.
-            let tmp = out.with_extension("split.tmp");
-            let mut text = String::new();
-            for (k, v) in &s.outputs {
-                text.push_str(&format!("{k}={v}\n"));
-            }
-            let r = std::fs::write(&tmp, &text).and_then(|()| {
-                use std::io::Write as _;
-                let mut f = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(out)?;
-                f.write_all(text.as_bytes())?;
-                std::fs::remove_file(&tmp)
-            });
-            if let Err(e) = r {
+            // All outputs in one append after they are all computed: a
+            // failure above leaves the file as it was.
+            if let Err(e) = append_lines(out, &s.outputs) {
                 eprintln!("generate-matrix: error: {}: {e}", out.display());
                 return ExitCode::from(2);
             }
@@ -728,37 +762,46 @@ mod tests {
     #[test]
     fn a_big_bucket_splits_evenly_and_empty_parts_are_empty_lists() {
         let ssc = json!({"single_node": {"1k1k": rows(600, 1024), "8k1k": rows(3, 8192)}});
-        let s = split(&ssc, false).unwrap();
-        assert_eq!(out(&s, "sn-1k1k-parts"), "3");
+        let all = split(&ssc, false, None).unwrap();
+        assert_eq!(out(&all, "sn-1k1k-parts"), "3");
+        assert_eq!(out(&all, "legs"), "603");
+        assert_eq!(out(&all, "has-fixed"), "true");
+        assert_eq!(out(&all, "has-agentic"), "false");
+        let s = split(&ssc, false, Some("sn-1k1k")).unwrap();
+        assert_eq!(out(&s, "parts"), "3");
         for k in 1..=3 {
-            let v: Vec<Value> = serde_json::from_str(out(&s, &format!("sn-1k1k-{k}"))).unwrap();
+            let v: Vec<Value> = serde_json::from_str(out(&s, &format!("part-{k}"))).unwrap();
             assert_eq!(v.len(), 200, "part {k}");
         }
-        assert_eq!(out(&s, "sn-1k1k-4"), "[]");
-        assert_eq!(out(&s, "mn-agentic-1"), "[]");
-        assert_eq!(out(&s, "legs"), "603");
-        assert_eq!(out(&s, "has-fixed"), "true");
-        assert_eq!(out(&s, "has-agentic"), "false");
+        assert_eq!(out(&s, "part-4"), "[]");
+        let s = split(&ssc, false, Some("mn-agentic")).unwrap();
+        assert_eq!((out(&s, "part-1"), out(&s, "parts")), ("[]", "0"));
         // Without the canary: one row fewer in the single-node buckets.
-        let s = split(&ssc, true).unwrap();
-        assert_eq!(out(&s, "legs"), "602");
+        assert_eq!(out(&split(&ssc, true, None).unwrap(), "legs"), "602");
+        assert!(split(&ssc, false, Some("nope")).is_err());
     }
 
     #[test]
-    fn more_legs_than_part_jobs_is_refused_naming_the_family() {
+    fn more_legs_than_part_jobs_or_job_output_is_refused_naming_the_family() {
         let ssc = json!({"evals": rows(513, 1024)});
-        let e = split(&ssc, false).unwrap_err();
+        let e = split(&ssc, false, None).unwrap_err();
         assert!(
             e.contains("evals has 513 legs") && e.contains("512 legs at most"),
             "{e}"
         );
-        let s = split(&json!({"evals": rows(512, 1024)}), false).unwrap();
+        let s = split(&json!({"evals": rows(512, 1024)}), false, None).unwrap();
         assert_eq!(out(&s, "evals-parts"), "2");
+        // Rows of ~2 KB: 300 of them are above the job-output budget.
+        let fat: Vec<Value> = (0..300)
+            .map(|i| json!({"conc": i, "isl": 1024, "pad": "x".repeat(2000)}))
+            .collect();
+        let e = split(&json!({"evals": fat}), false, None).unwrap_err();
+        assert!(e.contains("UTF-16") && e.contains("evals"), "{e}");
     }
 
     #[test]
     fn empty_config_says_so() {
-        let s = split(&json!({}), false).unwrap();
+        let s = split(&json!({}), false, None).unwrap();
         assert_eq!(out(&s, "legs"), "0");
         assert!(s.summary.contains("No legs to run"));
     }

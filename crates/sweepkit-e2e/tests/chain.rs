@@ -558,16 +558,17 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let setup_outputs = run_split(&wf, &config_file, true, &work);
-    let part =
-        |k: &str| -> Vec<Value> { serde_json::from_str(s(&setup_outputs[k]).as_str()).unwrap() };
-    assert_eq!(part("sn-1k1k-1"), remaining_rows("1k1k"));
-    assert_eq!(part("sn-8k1k-1"), remaining_rows("8k1k"));
+    let needs = run_setup_and_plans(&wf, &config_file, true, &work);
+    let part = |plan: &str, k: &str| -> Vec<Value> {
+        serde_json::from_str(s(&needs[plan]["outputs"][k]).as_str()).unwrap()
+    };
+    assert_eq!(part("plan-sn-1k1k", "part-1"), remaining_rows("1k1k"));
+    assert_eq!(part("plan-sn-8k1k", "part-1"), remaining_rows("8k1k"));
     let mut jobs: Vec<(&str, Value)> = vec![("canary-sweep", canary[0].clone())];
-    for r in part("sn-1k1k-1") {
+    for r in part("plan-sn-1k1k", "part-1") {
         jobs.push(("sweep-single-node-1k1k", r));
     }
-    for r in part("sn-8k1k-1") {
+    for r in part("plan-sn-8k1k", "part-1") {
         jobs.push(("sweep-single-node-8k1k", r));
     }
     let results = work.join("results");
@@ -575,7 +576,7 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         &runner,
         &wf,
         &policy_outputs,
-        &setup_outputs,
+        &needs,
         &jobs,
         &work,
         &results,
@@ -812,7 +813,7 @@ fn run_gpu_legs(
     runner: &Runner,
     wf: &Value,
     policy_outputs: &serde_json::Map<String, Value>,
-    setup_outputs: &serde_json::Map<String, Value>,
+    needs: &Value,
     jobs: &[(&str, Value)],
     work: &Path,
     results: &Path,
@@ -826,10 +827,7 @@ printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" 
         let node = nodes[i % nodes.len()];
         let mut ctx = json!({
             "matrix": {"family": job["strategy"]["matrix"]["family"][0], "config": row},
-            "needs": {
-                "policy": {"result": "success", "outputs": policy_outputs},
-                "setup": {"result": "success", "outputs": setup_outputs},
-            },
+            "needs": needs,
             "secrets": {"hf-token": "hf-e2e-secret"},
             "inputs": {
                 "launch-command": launch, "timeout-minutes": 500, "duration": "3600",
@@ -840,6 +838,7 @@ printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" 
             "runner": {"name": node},
             "github": {"token": "e2e-token"},
         });
+        ctx["needs"]["policy"] = json!({"result": "success", "outputs": policy_outputs});
         let mut env: Vec<(String, String)> = job["env"]
             .as_object()
             .unwrap()
@@ -950,20 +949,37 @@ printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" 
     job_names
 }
 
-/// setup's "Split the legs into the part jobs" step, run as written on
-/// `config_file` (the search-space-config artifact); returns its outputs,
-/// which are the setup job's part outputs.
-fn run_split(
-    wf: &Value,
-    config_file: &str,
-    canary_mode: bool,
-    work: &Path,
-) -> serde_json::Map<String, Value> {
-    let job = &wf["jobs"]["setup"];
-    let dir = work.join("setup-split");
-    std::fs::create_dir_all(&dir).unwrap();
-    let out_file = dir.join("github_output");
-    std::fs::write(&out_file, "").unwrap();
+/// setup's "Check and count the legs of every family" step, then the plan
+/// job of every family its `if:` selects, each step run as written on
+/// `config_file` (the search-space-config artifact). Returns the `needs`
+/// entries of `setup` and of every `plan-<family>` (skipped ones included).
+fn run_setup_and_plans(wf: &Value, config_file: &str, canary_mode: bool, work: &Path) -> Value {
+    let run_step = |job: &Value, step: &str, ctx: &Value, dir: &Path| {
+        std::fs::create_dir_all(dir).unwrap();
+        let out_file = dir.join("github_output");
+        std::fs::write(&out_file, "").unwrap();
+        let mut env = vec![
+            (
+                "GITHUB_OUTPUT".to_string(),
+                out_file.to_str().unwrap().to_string(),
+            ),
+            (
+                "GITHUB_STEP_SUMMARY".to_string(),
+                dir.join("summary.md").to_str().unwrap().to_string(),
+            ),
+        ];
+        let out = run_job_step(job, step, ctx, &mut env, dir);
+        ok(&out, step);
+        let outs = outputs(&out_file);
+        // Every job output read from the step's outputs is written.
+        for (k, v) in job["outputs"].as_object().unwrap() {
+            if s(v).contains("steps.split.outputs.") {
+                assert!(outs.contains_key(k), "{step}: no output {k}");
+            }
+        }
+        outs
+    };
+    let setup = &wf["jobs"]["setup"];
     let ctx = json!({
         "needs": {"policy": {"result": "success", "outputs": {"canary": canary_mode.to_string()}}},
         "steps": {
@@ -972,33 +988,36 @@ fn run_split(
             "reuse": {"outputs": {"reuse-enabled": "false"}},
         },
     });
-    let mut env = vec![
-        (
-            "GITHUB_OUTPUT".to_string(),
-            out_file.to_str().unwrap().to_string(),
-        ),
-        (
-            "GITHUB_STEP_SUMMARY".to_string(),
-            dir.join("summary.md").to_str().unwrap().to_string(),
-        ),
-    ];
-    let out = run_job_step(
-        job,
-        "Split the legs into the part jobs",
+    let dir = work.join("setup-split");
+    let mut setup_outputs = run_step(
+        setup,
+        "Check and count the legs of every family",
         &ctx,
-        &mut env,
         &dir,
     );
-    ok(&out, "setup: Split the legs into the part jobs");
+    setup_outputs.insert("reuse-enabled".into(), json!("false"));
     show_file("setup: split (job summary)", &dir.join("summary.md"));
-    let outs = outputs(&out_file);
-    // Every output the setup job declares from the split step is written.
-    for (k, v) in job["outputs"].as_object().unwrap() {
-        if s(v).contains("steps.split.outputs.") {
-            assert!(outs.contains_key(k), "split wrote no output {k}");
+    let mut needs = json!({"setup": {"result": "success", "outputs": setup_outputs}});
+    // The plan jobs download the artifact to search-space/.
+    for f in generate_matrix::legs::FAMILIES {
+        let id = format!("plan-{}", f.stem);
+        let job = &wf["jobs"][&id];
+        let ctx = json!({"needs": {"setup": needs["setup"].clone()}});
+        if !common::eval_if(job["if"].as_str().unwrap(), &ctx, true) {
+            needs[&id] = json!({"result": "skipped", "outputs": {}});
+            continue;
         }
+        let dir = work.join(&id);
+        std::fs::create_dir_all(dir.join("search-space")).unwrap();
+        std::fs::copy(
+            config_file,
+            dir.join("search-space/search-space-config.json"),
+        )
+        .unwrap();
+        let outs = run_step(job, "Cut the family into its part jobs", &ctx, &dir);
+        needs[&id] = json!({"result": "success", "outputs": outs});
     }
-    outs
+    needs
 }
 
 /// The manual entry (the e2e-tests.yml equivalent): a `workflow_dispatch`
@@ -1126,12 +1145,13 @@ fn manual_entry_runs_a_test_config_command_through_the_same_legs() {
     );
     let ssc: Value = serde_json::from_str(&std::fs::read_to_string(&config_file).unwrap()).unwrap();
     assert_eq!(ssc["changelog_metadata"]["generate_command"], command);
-    let setup_outputs = run_split(&wf, &config_file, false, &work);
+    let needs = run_setup_and_plans(&wf, &config_file, false, &work);
     assert_eq!(
-        setup_outputs["sn-8k1k-1"], "[]",
-        "--seq-lens 1k1k: no 8k1k legs"
+        needs["plan-sn-8k1k"]["result"], "skipped",
+        "--seq-lens 1k1k: no 8k1k legs, no 8k1k plan"
     );
-    let rows: Vec<Value> = serde_json::from_str(&s(&setup_outputs["sn-1k1k-1"])).unwrap();
+    let rows: Vec<Value> =
+        serde_json::from_str(&s(&needs["plan-sn-1k1k"]["outputs"]["part-1"])).unwrap();
     let concs: Vec<u64> = rows.iter().filter_map(|r| r["conc"].as_u64()).collect();
     assert_eq!(concs, [4, 8], "--conc 4 8 of the one config key");
     assert!(
@@ -1140,7 +1160,9 @@ fn manual_entry_runs_a_test_config_command_through_the_same_legs() {
     );
 
     // The legs, as in the changelog chain (no canary: the policy has none).
-    ctx["needs"]["setup"] = json!({"result": "success", "outputs": setup_outputs});
+    for (k, v) in needs.as_object().unwrap() {
+        ctx["needs"][k] = v.clone();
+    }
     ctx["needs"]["canary-select"] = json!({"result": "skipped", "outputs": {}});
     ctx["needs"]["canary-sweep"] = json!({"result": "skipped", "outputs": {}});
     assert!(common::eval_if(
@@ -1169,7 +1191,7 @@ fn manual_entry_runs_a_test_config_command_through_the_same_legs() {
         &runner,
         &wf,
         &policy_outputs,
-        &setup_outputs,
+        &needs,
         &legs,
         &work,
         &results,
@@ -1469,7 +1491,7 @@ done"#;
             "matrix": {"family": "fixed", "config": r},
             "needs": {
                 "policy": {"outputs": {"agentx-fast": "false", "fail-fast": "false"}},
-                "setup": {"outputs": {"mn-1k1k-parts": "1"}},
+                "plan-mn-1k1k": {"outputs": {"parts": "1"}},
             },
             "secrets": {}, "inputs": {"launch-command": launch},
             "runner": {"name": node}, "github": {"token": "t"},

@@ -6,9 +6,10 @@
 //!   matrix/search-space output; the cleanup before and after (always)
 //!   every leg; nothing but bash, coreutils and sweepkit binaries in a GPU
 //!   job's scripts;
-//! - `generate-matrix split` on a synthetic 2,000-leg sweep and on the
-//!   biggest recorded real case (286 rows): every part ≤ 256 legs, every
-//!   job output < 1 MB, and no environment string of any leg > 128 KiB.
+//! - `generate-matrix split` (setup's count, then each family's plan job)
+//!   on a synthetic 2,000-leg sweep and on the biggest recorded real case
+//!   (286 rows): every part ≤ 256 legs, every job's outputs < 1 MB as GitHub
+//!   counts them (UTF-16), and no environment string of any leg > 128 KiB.
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
@@ -22,7 +23,7 @@ use std::process::Command;
 use generate_matrix::legs::{FAMILIES, MAX_LEGS_PER_JOB, TEMPLATE_VARS};
 use serde_json::{Map, Value, json};
 
-/// GitHub: one job output at most 1 MB.
+/// GitHub: the outputs of one job at most 1 MB in all, sized as UTF-16.
 const GITHUB_OUTPUT_LIMIT: usize = 1024 * 1024;
 /// Linux: one `KEY=VALUE` environment string at most 128 KiB (MAX_ARG_STRLEN).
 const LINUX_ENV_STRING_LIMIT: usize = 128 * 1024;
@@ -78,7 +79,7 @@ fn gpu_jobs(wf: &Value) -> Vec<(String, Value)> {
 fn matrix_outputs() -> Vec<String> {
     let mut v: Vec<String> = FAMILIES
         .iter()
-        .flat_map(|f| (1..=f.parts).map(move |k| format!("needs.setup.outputs.{}-{k}", f.stem)))
+        .flat_map(|f| (1..=f.parts).map(move |k| format!("needs.plan-{}.outputs.part-{k}", f.stem)))
         .collect();
     v.push("needs.canary-select.outputs.canary-config".into());
     v.push("search-space-config".into());
@@ -234,30 +235,32 @@ fn leg_env_strings(job: &Value, ctx: &Value) -> Vec<String> {
 
 struct Measured {
     largest_output: (String, usize),
-    outputs_total: usize,
+    largest_job: (String, usize),
     largest_env: (String, usize),
     legs: usize,
 }
 
-/// Runs `generate-matrix split` on `ssc`, checks every part against the
-/// limits, renders every leg's environment from the workflow, and returns
-/// the measurements.
-fn split_and_measure(name: &str, ssc: &Value) -> (Map<String, Value>, Measured) {
-    let tmp = tempfile::tempdir().unwrap();
-    let input = tmp.path().join("search-space-config.json");
-    std::fs::write(&input, ssc.to_string()).unwrap();
-    let out_file = tmp.path().join("github_output");
-    let out = Command::new(bin("generate-matrix"))
-        .args(["split", "--input"])
-        .arg(&input)
+fn utf16(s: &str) -> usize {
+    s.encode_utf16().count() * 2
+}
+
+/// `generate-matrix split --input FILE [--family STEM]` → its outputs.
+fn run_split(input: &Path, family: Option<&str>) -> Map<String, Value> {
+    let out_file = input.with_extension(format!("{}.out", family.unwrap_or("setup")));
+    let mut c = Command::new(bin("generate-matrix"));
+    c.args(["split", "--input"])
+        .arg(input)
         .arg("--github-output")
         .arg(&out_file)
         .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .unwrap();
+        .env_remove("INPUT_WITHOUT_CANARY");
+    if let Some(f) = family {
+        c.args(["--family", f]);
+    }
+    let out = c.output().unwrap();
     assert!(
         out.status.success(),
-        "{name}: split failed: {}",
+        "split {family:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let mut outputs = Map::new();
@@ -265,36 +268,81 @@ fn split_and_measure(name: &str, ssc: &Value) -> (Map<String, Value>, Measured) 
         let (k, v) = line.split_once('=').unwrap();
         outputs.insert(k.to_string(), Value::String(v.to_string()));
     }
-    let wf = workflow();
+    outputs
+}
+
+/// Runs setup's `split` and every family's plan-job `split` on `ssc`,
+/// checks every job's outputs against GitHub's limit, renders every leg's
+/// environment from the workflow, and returns the needs context and the
+/// measurements.
+fn split_and_measure(name: &str, ssc: &Value) -> (Value, Measured) {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("search-space-config.json");
+    std::fs::write(&input, ssc.to_string()).unwrap();
     let mut m = Measured {
         largest_output: (String::new(), 0),
-        outputs_total: 0,
+        largest_job: (String::new(), 0),
         largest_env: (String::new(), 0),
         legs: 0,
     };
-    for (k, v) in &outputs {
-        let n = s(v).len();
-        assert!(n < GITHUB_OUTPUT_LIMIT, "{name}: output {k} is {n} bytes");
-        m.outputs_total += n;
-        if n > m.largest_output.1 {
-            m.largest_output = (k.clone(), n);
+    let measure = |m: &mut Measured, job: &str, outputs: &Map<String, Value>| {
+        let mut total = 0;
+        for (k, v) in outputs {
+            let n = utf16(&s(v));
+            total += n;
+            if n > m.largest_output.1 {
+                m.largest_output = (format!("{job}.{k}"), n);
+            }
         }
+        assert!(
+            total < GITHUB_OUTPUT_LIMIT,
+            "{name}: {job}'s outputs are {total} bytes"
+        );
+        if total > m.largest_job.1 {
+            m.largest_job = (job.to_string(), total);
+        }
+    };
+    let setup = run_split(&input, None);
+    measure(&mut m, "setup", &setup);
+    let mut needs = json!({
+        "policy": {"result": "success", "outputs": {"agentx-fast": "false"}},
+        "setup": {"result": "success", "outputs": setup},
+    });
+    let wf = workflow();
+    for f in FAMILIES {
+        let plan_id = format!("plan-{}", f.stem);
+        let ctx = json!({"needs": needs});
+        if !common::eval_if(s(&wf["jobs"][&plan_id]["if"]).as_str(), &ctx, true) {
+            assert_eq!(
+                s(&needs["setup"]["outputs"][format!("{}-legs", f.stem)]),
+                "0"
+            );
+            continue;
+        }
+        let plan = run_split(&input, Some(f.stem));
+        measure(&mut m, &plan_id, &plan);
+        assert_eq!(
+            s(&plan["parts"]),
+            s(&needs["setup"]["outputs"][format!("{}-parts", f.stem)])
+        );
+        needs[&plan_id] = json!({"result": "success", "outputs": plan});
     }
     for f in FAMILIES {
+        let plan_id = format!("plan-{}", f.stem);
+        let Some(plan) = needs.get(&plan_id).map(|p| p["outputs"].clone()) else {
+            continue;
+        };
         let mut rows_in_family = 0;
         for k in 1..=f.parts {
-            let rows: Vec<Value> = serde_json::from_str(&s(&outputs[&format!("{}-{k}", f.stem)]))
-                .unwrap_or_else(|e| panic!("{name}: {}-{k}: {e}", f.stem));
-            assert!(rows.len() <= MAX_LEGS_PER_JOB, "{name}: {}-{k}", f.stem);
+            let rows: Vec<Value> = serde_json::from_str(&s(&plan[format!("part-{k}")]))
+                .unwrap_or_else(|e| panic!("{name}: {plan_id} part-{k}: {e}"));
+            assert!(rows.len() <= MAX_LEGS_PER_JOB, "{name}: {plan_id} part-{k}");
             rows_in_family += rows.len();
             let job = &wf["jobs"][f.job_id(k)];
             for row in &rows {
                 let ctx = json!({
                     "matrix": {"family": job["strategy"]["matrix"]["family"][0], "config": row},
-                    "needs": {
-                        "policy": {"result": "success", "outputs": {"agentx-fast": "false"}},
-                        "setup": {"result": "success", "outputs": outputs},
-                    },
+                    "needs": needs,
                     "secrets": {"hf-token": "x".repeat(64)},
                     "inputs": {"launch-command": "bash ./runners/launch_${RUNNER_NAME%%_*}.sh",
                                "duration": "3600", "require-power": false, "eval-limit": ""},
@@ -310,10 +358,9 @@ fn split_and_measure(name: &str, ssc: &Value) -> (Map<String, Value>, Measured) 
             }
             // The part's job name says which part it is.
             if let Some(row) = rows.first() {
-                let ctx =
-                    json!({"matrix": {"config": row}, "needs": {"setup": {"outputs": outputs}}});
+                let ctx = json!({"matrix": {"config": row}, "needs": needs});
                 let job_name = common::eval_template(&s(&job["name"]), &ctx);
-                let parts = s(&outputs[&format!("{}-parts", f.stem)]);
+                let parts = s(&plan["parts"]);
                 if parts != "1" {
                     assert!(
                         job_name.contains(&format!(" ({k}/{parts}) / ")),
@@ -325,7 +372,7 @@ fn split_and_measure(name: &str, ssc: &Value) -> (Map<String, Value>, Measured) 
             }
         }
         assert_eq!(
-            s(&outputs[&format!("{}-legs", f.stem)]),
+            s(&needs["setup"]["outputs"][format!("{}-legs", f.stem)]),
             rows_in_family.to_string()
         );
     }
@@ -338,15 +385,16 @@ fn split_and_measure(name: &str, ssc: &Value) -> (Map<String, Value>, Measured) 
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
         err,
-        "{name}: {} legs; largest job output {} = {} bytes; all outputs {} bytes; largest env string {} = {} bytes",
+        "{name}: {} legs; largest job outputs {} = {} bytes (UTF-16, as GitHub counts); largest single output {} = {} bytes; largest env string {} = {} bytes",
         m.legs,
+        m.largest_job.0,
+        m.largest_job.1,
         m.largest_output.0,
         m.largest_output.1,
-        m.outputs_total,
         m.largest_env.0,
         m.largest_env.1
     );
-    (outputs, m)
+    (needs, m)
 }
 
 /// Rows shaped like the generator's (the bundled demo configs), cloned
@@ -402,9 +450,10 @@ fn a_synthetic_2000_leg_sweep_splits_within_githubs_and_linuxs_limits() {
         "multinode_evals": synthetic(50, &multi, "g"),
         "changelog_metadata": {"base_ref": "", "head_ref": "", "entries": []},
     });
-    let (outputs, m) = split_and_measure("synthetic 2000-leg sweep", &ssc);
+    let (needs, m) = split_and_measure("synthetic 2000-leg sweep", &ssc);
     assert_eq!(m.legs, 2000);
-    assert_eq!(s(&outputs["legs"]), "2000");
+    let setup = &needs["setup"]["outputs"];
+    assert_eq!(s(&setup["legs"]), "2000");
     // 900 legs: four parts of 225; 600: three of 200; the rest one part.
     for (stem, parts) in [
         ("sn-1k1k", "4"),
@@ -412,18 +461,19 @@ fn a_synthetic_2000_leg_sweep_splits_within_githubs_and_linuxs_limits() {
         ("sn-agentic", "1"),
         ("mn-1k1k", "1"),
     ] {
-        assert_eq!(s(&outputs[&format!("{stem}-parts")]), parts, "{stem}");
+        assert_eq!(s(&setup[format!("{stem}-parts")]), parts, "{stem}");
     }
-    let part: Vec<Value> = serde_json::from_str(&s(&outputs["sn-1k1k-4"])).unwrap();
+    let part: Vec<Value> =
+        serde_json::from_str(&s(&needs["plan-sn-1k1k"]["outputs"]["part-4"])).unwrap();
     assert_eq!(part.len(), 225);
-    assert_eq!(s(&outputs["sn-8k1k-4"]), "[]");
-    assert_eq!(s(&outputs["has-agentic"]), "true");
-    // Well under the 1 MB of one job output.
+    assert_eq!(s(&needs["plan-sn-8k1k"]["outputs"]["part-4"]), "[]");
+    assert_eq!(s(&setup["has-agentic"]), "true");
     assert!(
-        m.largest_output.1 < GITHUB_OUTPUT_LIMIT / 4,
-        "{:?}",
-        m.largest_output
+        needs.get("plan-mn-agentic").is_none(),
+        "no legs, no plan job"
     );
+    // The setup job's own outputs are counts only.
+    assert!(utf16(&setup.to_string()) < 4096, "{setup}");
 
     // One leg more than a family's part jobs hold: refused, naming the family.
     let too_big =
@@ -466,13 +516,78 @@ fn the_biggest_real_sweep_splits_within_the_limits() {
         return;
     }
     let ssc: Value = serde_json::from_str(&std::fs::read_to_string(&case).unwrap()).unwrap();
-    let (outputs, m) = split_and_measure("real case pr2508-range20", &ssc);
+    let (needs, m) = split_and_measure("real case pr2508-range20", &ssc);
     assert_eq!(m.legs, 286);
-    assert_eq!(s(&outputs["legs"]), "286");
-    assert_eq!(s(&outputs["sn-agentic-parts"]), "1");
+    assert_eq!(s(&needs["setup"]["outputs"]["legs"]), "286");
+    assert_eq!(s(&needs["setup"]["outputs"]["sn-agentic-parts"]), "1");
     assert!(
-        m.largest_output.1 < GITHUB_OUTPUT_LIMIT / 4,
+        m.largest_job.1 < GITHUB_OUTPUT_LIMIT / 2,
         "{:?}",
-        m.largest_output
+        m.largest_job
     );
+}
+
+/// `generate-matrix from-command` takes the command line whole: only
+/// `full-sweep` / `test-config`, nothing evaluated, clear failures.
+#[test]
+fn from_command_accepts_only_the_generator_subcommands_and_evaluates_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |line: &str| {
+        Command::new(bin("generate-matrix"))
+            .arg("from-command")
+            .current_dir(tmp.path())
+            .env("INPUT_COMMAND_LINE", line)
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .unwrap()
+    };
+    let cfg = root().join("examples/configs");
+    let base = format!(
+        "--config-files {} --runner-config {}",
+        cfg.join("demo-master.yaml").display(),
+        cfg.join("runners.yaml").display()
+    );
+    let ok = run(&format!(
+        "test-config {base} --config-keys 'llama-*' --conc 4"
+    ));
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let v: Value = serde_json::from_slice(&ok.stdout).unwrap();
+    let rows = v["single_node"]["1k1k"].as_array().unwrap();
+    assert!(
+        !rows.is_empty() && rows.iter().all(|r| r["conc"] == 4),
+        "{v}"
+    );
+    assert!(rows.iter().all(|r| {
+        r["recipe-fingerprint"]
+            .as_str()
+            .is_some_and(|f| f.len() == 64)
+    }));
+
+    for (line, code, says) in [
+        (
+            "changelog --base-ref a --head-ref b",
+            2,
+            "only `full-sweep …` and `test-config …`",
+        ),
+        ("rm -rf /", 2, "only `full-sweep …` and `test-config …`"),
+        ("", 2, "empty"),
+        ("test-config --config-keys 'open", 2, "unterminated"),
+        ("test-config --no-such-flag", 2, "--no-such-flag"),
+    ] {
+        let out = run(line);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{line:?}: {err}");
+        assert!(err.contains(says), "{line:?}: {err}");
+        assert!(out.stdout.is_empty(), "{line:?}: no partial output");
+    }
+    // Shell syntax in a word is just text: nothing runs.
+    let out = run(&format!(
+        "test-config {base} --config-keys 'x;touch pwned' $(touch pwned2) --conc 4"
+    ));
+    assert!(!out.status.success());
+    assert!(!tmp.path().join("pwned").exists() && !tmp.path().join("pwned2").exists());
 }
