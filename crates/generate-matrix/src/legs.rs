@@ -51,96 +51,102 @@ pub const MAX_LEG_ENV_BYTES: usize = 32 * 1024;
 pub struct Family {
     /// Path in the search-space config (`single_node.1k1k`, `evals`).
     pub path: (&'static str, Option<&'static str>),
-    /// Output stem: part k is the setup output `<stem>-<k>`.
+    /// Stem of the family's setup outputs (`<stem>-legs`, `<stem>-parts`)
+    /// and plan jobs (`plan-<stem>`, `plan-<stem>-2`).
     pub stem: &'static str,
     /// Job id of part 1; part k ≥ 2 is `<job>-part-<k>`.
     pub job: &'static str,
     /// Part jobs in the workflow.
     pub parts: usize,
+    /// Plan jobs carrying the parts' rows as outputs, each an equal share of
+    /// the parts (GitHub's 1 MB of outputs per job).
+    pub plans: usize,
 }
 
 /// The families in workflow order. The fixed-sequence single-node buckets
 /// are the big ones (a full sweep of one sequence length); four parts give
-/// them 1,024 legs each, every other family two parts, 512 legs.
+/// them 1,024 legs each, over two plan jobs; every other family has two
+/// parts, 512 legs, and one plan job.
 pub const FAMILIES: [Family; 10] = [
     fam(
-        "single_node",
-        Some("1k1k"),
+        ("single_node", Some("1k1k")),
         "sn-1k1k",
         "sweep-single-node-1k1k",
         4,
+        2,
     ),
     fam(
-        "single_node",
-        Some("8k1k"),
+        ("single_node", Some("8k1k")),
         "sn-8k1k",
         "sweep-single-node-8k1k",
         4,
+        2,
     ),
     fam(
-        "single_node",
-        Some("agentic"),
+        ("single_node", Some("agentic")),
         "sn-agentic",
         "sweep-agentic",
         2,
+        1,
     ),
-    fam("evals", None, "evals", "sweep-evals", 2),
+    fam(("evals", None), "evals", "sweep-evals", 2, 1),
     fam(
-        "agentic_evals",
-        None,
+        ("agentic_evals", None),
         "agentic-evals",
         "sweep-agentic-evals",
         2,
+        1,
     ),
     fam(
-        "multi_node",
-        Some("1k1k"),
+        ("multi_node", Some("1k1k")),
         "mn-1k1k",
         "sweep-multi-node-1k1k",
         2,
+        1,
     ),
     fam(
-        "multi_node",
-        Some("8k1k"),
+        ("multi_node", Some("8k1k")),
         "mn-8k1k",
         "sweep-multi-node-8k1k",
         2,
+        1,
     ),
     fam(
-        "multi_node",
-        Some("agentic"),
+        ("multi_node", Some("agentic")),
         "mn-agentic",
         "sweep-multi-node-agentic",
         2,
+        1,
     ),
     fam(
-        "multinode_evals",
-        None,
+        ("multinode_evals", None),
         "mn-evals",
         "sweep-multi-node-evals",
         2,
+        1,
     ),
     fam(
-        "multinode_agentic_evals",
-        None,
+        ("multinode_agentic_evals", None),
         "mn-agentic-evals",
         "sweep-multi-node-agentic-evals",
         2,
+        1,
     ),
 ];
 
 const fn fam(
-    top: &'static str,
-    bucket: Option<&'static str>,
+    path: (&'static str, Option<&'static str>),
     stem: &'static str,
     job: &'static str,
     parts: usize,
+    plans: usize,
 ) -> Family {
     Family {
-        path: (top, bucket),
+        path,
         stem,
         job,
         parts,
+        plans,
     }
 }
 
@@ -160,6 +166,26 @@ impl Family {
         } else {
             format!("{}-part-{k}", self.job)
         }
+    }
+
+    /// Job id of plan job `p` (1-based).
+    pub fn plan_id(&self, p: usize) -> String {
+        if p == 1 {
+            format!("plan-{}", self.stem)
+        } else {
+            format!("plan-{}-{p}", self.stem)
+        }
+    }
+
+    /// The plan job (1-based) that carries part `k`.
+    pub fn plan_of(&self, k: usize) -> usize {
+        (k - 1) / (self.parts / self.plans) + 1
+    }
+
+    /// The parts (1-based) plan job `p` carries.
+    pub fn parts_of(&self, p: usize) -> std::ops::RangeInclusive<usize> {
+        let per = self.parts / self.plans;
+        (p - 1) * per + 1..=p * per
     }
 
     fn rows<'a>(&self, ssc: &'a Map<String, Value>) -> Result<&'a [Value], String> {
@@ -220,7 +246,7 @@ fn family_parts(f: &Family, rows: &[Value]) -> Result<Vec<String>, String> {
         rows.len().div_ceil(parts)
     };
     let mut out = Vec::with_capacity(f.parts);
-    let mut total = 0;
+    let mut totals = vec![0; f.plans];
     for k in 1..=f.parts {
         let chunk: &[Value] = if k <= parts {
             let lo = (k - 1) * per;
@@ -229,25 +255,33 @@ fn family_parts(f: &Family, rows: &[Value]) -> Result<Vec<String>, String> {
             &[]
         };
         let text = serde_json::to_string(chunk).map_err(|e| e.to_string())?;
-        total += utf16_bytes(&text);
+        totals[f.plan_of(k) - 1] += utf16_bytes(&text);
         out.push(text);
     }
-    if total > MAX_JOB_OUTPUT_UTF16_BYTES {
-        return Err(format!(
-            "{}: its {} legs are {total} bytes of job output as GitHub counts them (UTF-16), above the {MAX_JOB_OUTPUT_UTF16_BYTES} allowed for its plan job (GitHub's limit: 1 MB per job); narrow the sweep or split it over runs",
-            f.label(),
-            rows.len()
-        ));
+    for (p, total) in totals.into_iter().enumerate() {
+        if total > MAX_JOB_OUTPUT_UTF16_BYTES {
+            return Err(format!(
+                "{}: {} legs; the rows of plan job {} are {total} bytes of job output as GitHub counts them (UTF-16), above the {MAX_JOB_OUTPUT_UTF16_BYTES} allowed (GitHub's limit: 1 MB per job); narrow the sweep or split it over runs",
+                f.label(),
+                rows.len(),
+                f.plan_id(p + 1)
+            ));
+        }
     }
     Ok(out)
 }
 
 /// Checks and counts every family of `ssc` (the setup job), or, with
-/// `family` (a stem of [`FAMILIES`]), cuts that family into its part
-/// outputs (its plan job). With `without_canary`, the canary row
+/// `family` (a stem of [`FAMILIES`]) and `plan`, writes the part outputs
+/// of that family's plan job `plan` (1-based). With `without_canary`, the canary row
 /// ([`canary::select`]) is left out of the single-node buckets, as the
 /// fan-out runs it first.
-pub fn split(ssc: &Value, without_canary: bool, family: Option<&str>) -> Result<Split, String> {
+pub fn split(
+    ssc: &Value,
+    without_canary: bool,
+    family: Option<&str>,
+    plan: usize,
+) -> Result<Split, String> {
     let owned;
     let ssc = if without_canary {
         owned = canary::select(ssc).map_err(|e| e.to_string())?.remaining;
@@ -266,12 +300,17 @@ pub fn split(ssc: &Value, without_canary: bool, family: Option<&str>) -> Result<
                 known.join(", ")
             ));
         };
+        if plan == 0 || plan > f.plans {
+            return Err(format!("{stem} has {} plan job(s), not {plan}", f.plans));
+        }
         let rows = f.rows(top)?;
         let parts = family_parts(f, rows)?;
         let used = rows.len().div_ceil(MAX_LEGS_PER_JOB);
+        let mine = f.parts_of(plan);
         let mut outputs: Vec<(String, String)> = parts
             .into_iter()
             .enumerate()
+            .filter(|(i, _)| mine.contains(&(i + 1)))
             .map(|(i, t)| (format!("part-{}", i + 1), t))
             .collect();
         outputs.push(("parts".into(), used.to_string()));
@@ -353,6 +392,9 @@ pub struct SplitArgs {
     /// `part-<k>` outputs; without it, check and count every family.
     #[arg(long, env = "INPUT_FAMILY", value_name = "STEM")]
     pub family: Option<String>,
+    /// With --family: which of the family's plan jobs (1-based).
+    #[arg(long, env = "INPUT_PLAN", default_value_t = 1)]
+    pub plan: usize,
     /// Leave the canary row out (the canary job runs it first): `true` or `false`.
     #[arg(long, env = "INPUT_WITHOUT_CANARY", default_value = "false", value_parser = clap::builder::BoolishValueParser::new())]
     pub without_canary: bool,
@@ -367,7 +409,7 @@ pub fn run_split(a: &SplitArgs) -> ExitCode {
         Ok(v) => v,
         Err(e) => return fail(Some(&a.input), &e),
     };
-    let s = match split(&ssc, a.without_canary, a.family.as_deref()) {
+    let s = match split(&ssc, a.without_canary, a.family.as_deref(), a.plan) {
         Ok(s) => s,
         Err(e) => return fail(Some(&a.input), &format!("{}: {e}", a.input.display())),
     };
@@ -762,46 +804,50 @@ mod tests {
     #[test]
     fn a_big_bucket_splits_evenly_and_empty_parts_are_empty_lists() {
         let ssc = json!({"single_node": {"1k1k": rows(600, 1024), "8k1k": rows(3, 8192)}});
-        let all = split(&ssc, false, None).unwrap();
+        let all = split(&ssc, false, None, 1).unwrap();
         assert_eq!(out(&all, "sn-1k1k-parts"), "3");
         assert_eq!(out(&all, "legs"), "603");
         assert_eq!(out(&all, "has-fixed"), "true");
         assert_eq!(out(&all, "has-agentic"), "false");
-        let s = split(&ssc, false, Some("sn-1k1k")).unwrap();
-        assert_eq!(out(&s, "parts"), "3");
-        for k in 1..=3 {
-            let v: Vec<Value> = serde_json::from_str(out(&s, &format!("part-{k}"))).unwrap();
+        // Two plan jobs: parts 1-2, then 3-4.
+        let p1 = split(&ssc, false, Some("sn-1k1k"), 1).unwrap();
+        let p2 = split(&ssc, false, Some("sn-1k1k"), 2).unwrap();
+        assert_eq!((out(&p1, "parts"), out(&p2, "parts")), ("3", "3"));
+        for (s, k) in [(&p1, 1), (&p1, 2), (&p2, 3)] {
+            let v: Vec<Value> = serde_json::from_str(out(s, &format!("part-{k}"))).unwrap();
             assert_eq!(v.len(), 200, "part {k}");
         }
-        assert_eq!(out(&s, "part-4"), "[]");
-        let s = split(&ssc, false, Some("mn-agentic")).unwrap();
+        assert_eq!(out(&p2, "part-4"), "[]");
+        assert!(p1.outputs.iter().all(|(k, _)| k != "part-3"));
+        assert!(split(&ssc, false, Some("sn-1k1k"), 3).is_err());
+        let s = split(&ssc, false, Some("mn-agentic"), 1).unwrap();
         assert_eq!((out(&s, "part-1"), out(&s, "parts")), ("[]", "0"));
         // Without the canary: one row fewer in the single-node buckets.
-        assert_eq!(out(&split(&ssc, true, None).unwrap(), "legs"), "602");
-        assert!(split(&ssc, false, Some("nope")).is_err());
+        assert_eq!(out(&split(&ssc, true, None, 1).unwrap(), "legs"), "602");
+        assert!(split(&ssc, false, Some("nope"), 1).is_err());
     }
 
     #[test]
     fn more_legs_than_part_jobs_or_job_output_is_refused_naming_the_family() {
         let ssc = json!({"evals": rows(513, 1024)});
-        let e = split(&ssc, false, None).unwrap_err();
+        let e = split(&ssc, false, None, 1).unwrap_err();
         assert!(
             e.contains("evals has 513 legs") && e.contains("512 legs at most"),
             "{e}"
         );
-        let s = split(&json!({"evals": rows(512, 1024)}), false, None).unwrap();
+        let s = split(&json!({"evals": rows(512, 1024)}), false, None, 1).unwrap();
         assert_eq!(out(&s, "evals-parts"), "2");
         // Rows of ~2 KB: 300 of them are above the job-output budget.
         let fat: Vec<Value> = (0..300)
             .map(|i| json!({"conc": i, "isl": 1024, "pad": "x".repeat(2000)}))
             .collect();
-        let e = split(&json!({"evals": fat}), false, None).unwrap_err();
+        let e = split(&json!({"evals": fat}), false, None, 1).unwrap_err();
         assert!(e.contains("UTF-16") && e.contains("evals"), "{e}");
     }
 
     #[test]
     fn empty_config_says_so() {
-        let s = split(&json!({}), false, None).unwrap();
+        let s = split(&json!({}), false, None, 1).unwrap();
         assert_eq!(out(&s, "legs"), "0");
         assert!(s.summary.contains("No legs to run"));
     }

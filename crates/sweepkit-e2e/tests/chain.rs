@@ -999,8 +999,11 @@ fn run_setup_and_plans(wf: &Value, config_file: &str, canary_mode: bool, work: &
     show_file("setup: split (job summary)", &dir.join("summary.md"));
     let mut needs = json!({"setup": {"result": "success", "outputs": setup_outputs}});
     // The plan jobs download the artifact to search-space/.
-    for f in generate_matrix::legs::FAMILIES {
-        let id = format!("plan-{}", f.stem);
+    for (f, p) in generate_matrix::legs::FAMILIES
+        .iter()
+        .flat_map(|f| (1..=f.plans).map(move |p| (f, p)))
+    {
+        let id = f.plan_id(p);
         let job = &wf["jobs"][&id];
         let ctx = json!({"needs": {"setup": needs["setup"].clone()}});
         if !common::eval_if(job["if"].as_str().unwrap(), &ctx, true) {
