@@ -212,6 +212,35 @@ fn gpu_jobs_keep_secrets_in_the_launch_step_matrices_out_of_env_and_clean_up_aro
     }
 }
 
+/// Every `needs.<job>.outputs.<key>` the workflow reads is an output that
+/// job declares (a missing one reads as empty, and a gate silently fails).
+#[test]
+fn every_job_output_read_is_declared() {
+    let wf = workflow();
+    let jobs = wf["jobs"].as_object().unwrap();
+    let text = serde_json::to_string(&wf["jobs"]).unwrap();
+    let mut read = 0;
+    for (i, _) in text.match_indices("needs.") {
+        let rest = &text[i + 6..];
+        let ident = |r: &str| -> String {
+            r.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect()
+        };
+        let job = ident(rest);
+        let Some(after) = rest[job.len()..].strip_prefix(".outputs.") else {
+            continue;
+        };
+        let key = ident(after);
+        assert!(
+            jobs[&job]["outputs"].get(&key).is_some(),
+            "the workflow reads needs.{job}.outputs.{key}, which {job} does not declare"
+        );
+        read += 1;
+    }
+    assert!(read > 100, "only {read} reads found");
+}
+
 /// The leg's environment as the runner builds it: job `env:` plus the
 /// launch step's `env:`, each `KEY=VALUE` one string.
 fn leg_env_strings(job: &Value, ctx: &Value) -> Vec<String> {
