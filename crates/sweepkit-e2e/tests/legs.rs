@@ -619,3 +619,58 @@ fn from_command_accepts_only_the_generator_subcommands_and_evaluates_nothing() {
     assert!(!out.status.success());
     assert!(!tmp.path().join("pwned").exists() && !tmp.path().join("pwned2").exists());
 }
+
+/// No silent success: the ingest dispatch of a push to main follows the
+/// collect jobs' results, evaluated on the workflow's own `if:`.
+#[test]
+fn ingest_is_dispatched_only_after_a_successful_collect() {
+    let wf = workflow();
+    let ingest = s(&wf["jobs"]["trigger-ingest"]["if"]);
+    let ctx = |collect: &str, evals: &str, reuse: &str, agentic: &str| {
+        json!({
+            "inputs": {"ingest-repository": "example/ingest", "generate-command": "", "manual-ingest": false},
+            "needs": {
+                "policy": {"result": "success", "outputs": {"push-to-main": "true"}},
+                "setup": {"result": "success", "outputs": {"reuse-enabled": reuse, "has-agentic": agentic}},
+                "collect-results": {"result": collect, "outputs": {}},
+                "collect-evals": {"result": evals, "outputs": {}},
+                "calc-success-rate": {"result": "success", "outputs": {}},
+                "upload-changelog-metadata": {"result": "success", "outputs": {}},
+            },
+        })
+    };
+    let dispatch = |c: &Value| common::eval_if(&ingest, c, false);
+    assert!(dispatch(&ctx("success", "skipped", "false", "false")));
+    assert!(dispatch(&ctx("success", "success", "false", "false")));
+    assert!(
+        dispatch(&ctx("skipped", "success", "false", "false")),
+        "evals-only sweep"
+    );
+    assert!(
+        !dispatch(&ctx("failure", "skipped", "false", "false")),
+        "failed collect"
+    );
+    assert!(
+        !dispatch(&ctx("cancelled", "skipped", "false", "false")),
+        "cancelled collect"
+    );
+    assert!(
+        !dispatch(&ctx("success", "failure", "false", "false")),
+        "failed eval collect"
+    );
+    assert!(
+        !dispatch(&ctx("skipped", "skipped", "false", "false")),
+        "nothing collected"
+    );
+    assert!(
+        dispatch(&ctx("skipped", "skipped", "true", "false")),
+        "reused sweep"
+    );
+    assert!(
+        !dispatch(&ctx("success", "skipped", "false", "true")),
+        "agentic: the other dispatch"
+    );
+    let mut pr = ctx("success", "skipped", "false", "false");
+    pr["needs"]["policy"]["outputs"]["push-to-main"] = json!("false");
+    assert!(!dispatch(&pr), "a PR never ingests");
+}
