@@ -3,8 +3,9 @@
 //! travels through an environment variable:
 //!
 //! - `generate-matrix split`: the search-space config (a file, the setup
-//!   job's artifact) cut into the fixed part jobs of the workflow, at most
-//!   [`MAX_LEGS_PER_JOB`] legs each, as step outputs;
+//!   job's artifact) checked and counted (setup), or one family's share cut
+//!   into the fixed part jobs of the workflow, at most [`MAX_LEGS_PER_JOB`]
+//!   legs each, as the outputs of that family's plan job;
 //! - `generate-matrix leg-env`: the caller's extra leg environment, validated
 //!   and appended to `$GITHUB_ENV`;
 //! - `generate-matrix worker-settings`: a multi-node row's prefill/decode
@@ -27,7 +28,8 @@ pub const MAX_LEGS_PER_JOB: usize = 256;
 
 /// GitHub caps the outputs of one job at 1 MB in all, sized as UTF-16
 /// (two bytes per character of JSON). A family's rows are the outputs of its
-/// own plan job; refuse a family above 900 KiB so the limit is never met.
+/// own plan jobs; refuse a plan job above 900 KiB so the limit is never met
+/// (the rest of its outputs is a few bytes).
 pub const MAX_JOB_OUTPUT_UTF16_BYTES: usize = 900 * 1024;
 
 /// Bytes GitHub counts for an output value (UTF-16 code units × 2).
