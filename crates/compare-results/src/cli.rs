@@ -150,6 +150,9 @@ fn parse_metrics(s: &str) -> Result<MetricSet, String> {
 /// What the run found.
 #[derive(Debug)]
 pub struct Outcome {
+    /// The check says no: a regressed point, or, under
+    /// `--fail-on-regression`, no new rows at all (an empty sweep cannot
+    /// show that nothing regressed).
     pub regressions: bool,
     pub fail_on_regression: bool,
 }
@@ -468,8 +471,23 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         comparison.unmatched_baseline.len(),
         comparison.verdict()
     );
+    let nothing_compared = new_rows.is_empty() && args.fail_on_regression;
+    if nothing_compared {
+        let msg = format!(
+            "no new benchmark rows in {}: nothing was compared, so --fail-on-regression cannot pass",
+            new_path.display()
+        );
+        if sweep_model::gha::in_actions() {
+            let level = sweep_model::gha::Level::Error;
+            eprintln!("{}", sweep_model::gha::annotation(level, None, None, &msg));
+        }
+        eprintln!("compare-results: {msg}");
+        if let Err(e) = sweep_model::gha::append_step_summary(&format!("**{msg}**\n")) {
+            eprintln!("compare-results: warning: could not append to GITHUB_STEP_SUMMARY: {e}");
+        }
+    }
     Ok(Outcome {
-        regressions: comparison.has_regressions(),
+        regressions: comparison.has_regressions() || nothing_compared,
         fail_on_regression: args.fail_on_regression,
     })
 }
@@ -523,6 +541,27 @@ mod tests {
         std::fs::write(&p, "tolerances:\n  mean_ttft: lots\n").expect("write");
         let e = policy_err(&path);
         assert!(e.contains("key 'tolerances.mean_ttft'"), "{e}");
+    }
+
+    #[test]
+    fn no_new_rows_fail_under_fail_on_regression_and_only_then() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let new = dir.path().join("agg_bmk.json");
+        std::fs::write(&new, "[]").expect("write");
+        let new = new.display().to_string();
+        let md = dir.path().join("compare.md").display().to_string();
+        let run_with = |extra: &[&str]| {
+            let mut argv = vec!["compare-results", "--new", &new, "--markdown", &md];
+            argv.extend_from_slice(extra);
+            run(&Args::parse_from(argv)).expect("run")
+        };
+        let strict = run_with(&["--fail-on-regression"]);
+        assert!(
+            strict.regressions && strict.fail_on_regression,
+            "{strict:?}"
+        );
+        let lenient = run_with(&[]);
+        assert!(!lenient.regressions, "{lenient:?}");
     }
 
     fn policy_err(path: &str) -> String {

@@ -171,6 +171,11 @@ pub struct CanaryArgs {
     /// Append `canary-config` and `remaining-search-space-config` to this file.
     #[arg(long, env = "GITHUB_OUTPUT")]
     pub github_output: Option<std::path::PathBuf>,
+    /// Write the remaining config to this file instead: it is the whole
+    /// matrix, too big for a step output, and only `canary-config` is then
+    /// appended to the outputs.
+    #[arg(long, env = "INPUT_REMAINING_FILE", value_name = "FILE")]
+    pub remaining_file: Option<std::path::PathBuf>,
 }
 
 /// Runs `canary`: prints `{"canary-config": [...], "remaining-search-space-config": {...}}`
@@ -207,15 +212,26 @@ pub fn run_cli(args: &CanaryArgs) -> std::process::ExitCode {
         "remaining-search-space-config": split.remaining,
     });
     sweep_model::out::println(&doc.to_string());
+    let remaining_file = args
+        .remaining_file
+        .as_ref()
+        .filter(|p| !p.as_os_str().is_empty());
+    if let Some(p) = remaining_file
+        && let Err(e) = sweep_model::fsio::write_atomic(p, split.remaining.to_string().as_bytes())
+    {
+        eprintln!("error: {}: cannot write: {e}", p.display());
+        return ExitCode::from(2);
+    }
     if let Some(path) = args
         .github_output
         .as_ref()
         .filter(|p| !p.as_os_str().is_empty())
     {
-        for (k, v) in [
-            ("canary-config", &canary),
-            ("remaining-search-space-config", &split.remaining),
-        ] {
+        let mut outputs = vec![("canary-config", &canary)];
+        if remaining_file.is_none() {
+            outputs.push(("remaining-search-space-config", &split.remaining));
+        }
+        for (k, v) in outputs {
             if let Err(e) = gha::write_output(path, k, &v.to_string()) {
                 eprintln!("error: {}: cannot write step outputs: {e}", path.display());
                 return ExitCode::from(2);

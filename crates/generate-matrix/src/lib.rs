@@ -5,5 +5,6 @@ pub mod changelog;
 pub mod decimal;
 pub mod evals;
 pub mod generate;
+pub mod legs;
 pub mod policy;
 pub mod priority;

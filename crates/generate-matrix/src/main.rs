@@ -54,6 +54,29 @@ enum Command {
     SweepPolicy(generate_matrix::policy::PolicyArgs),
     /// Split a search-space config into the canary row and the remaining config (workflow.md §5).
     Canary(generate_matrix::canary::CanaryArgs),
+    /// The manual entry: run a `full-sweep …` or `test-config …` command line (split by shell
+    /// quoting rules, never evaluated) and print the bucketed search-space config.
+    #[command(
+        after_help = "Example:\n  generate-matrix from-command --command-line \\\n    'test-config --config-keys dsr1-fp8-b200-sglang --conc 4 8 --seq-lens 1k1k'"
+    )]
+    #[command(name = "from-command")]
+    FromLine(FromCommandArgs),
+    /// Cut a search-space config file into the fixed part jobs of run-sweep.yml (step outputs).
+    Split(generate_matrix::legs::SplitArgs),
+    /// Validate the caller's extra leg environment and append it to $GITHUB_ENV.
+    LegEnv(generate_matrix::legs::LegEnvArgs),
+    /// Write a multi-node row's worker additional-settings as checked KEY=VALUE lines.
+    WorkerSettings(generate_matrix::legs::WorkerSettingsArgs),
+    /// Write the changelog_metadata of a search-space config file.
+    ChangelogMetadata(generate_matrix::legs::MetadataArgs),
+}
+
+#[derive(Args)]
+struct FromCommandArgs {
+    /// The command line: `full-sweep …` or `test-config …` (without the program name).
+    /// Without --config-files, the changelog path's master configs are read.
+    #[arg(long, env = "INPUT_COMMAND_LINE", value_name = "LINE")]
+    command_line: String,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -260,16 +283,25 @@ fn load(common: &CommonArgs) -> Result<LoadedConfigs, GenError> {
 }
 
 fn full_sweep(a: &FullSweepArgs) -> ExitCode {
+    match full_sweep_rows(a) {
+        Ok(rows) => rows_out(&rows),
+        Err(code) => code,
+    }
+}
+
+fn full_sweep_rows(a: &FullSweepArgs) -> Result<Vec<generate_matrix::generate::Row>, ExitCode> {
     if a.step_size <= 1 {
-        return usage_error(&format!(
+        return Err(usage_error(&format!(
             "--step-size must be greater than 1, got {}",
             a.step_size
-        ));
+        )));
     }
     if let (Some(min), Some(max)) = (a.min_conc, a.max_conc)
         && min > max
     {
-        return usage_error(&format!("--min-conc ({min}) must be <= --max-conc ({max})"));
+        return Err(usage_error(&format!(
+            "--min-conc ({min}) must be <= --max-conc ({max})"
+        )));
     }
     let both = a.single_node == a.multi_node;
     let opts = FullSweepOptions {
@@ -286,21 +318,89 @@ fn full_sweep(a: &FullSweepArgs) -> ExitCode {
         single_node: both || a.single_node,
         multi_node: both || a.multi_node,
     };
-    match load(&a.common).and_then(|l| generate_full_sweep(&l, &opts)) {
-        Ok(rows) => rows_out(&rows),
-        Err(e) => report(&e),
-    }
+    load(&a.common)
+        .and_then(|l| generate_full_sweep(&l, &opts))
+        .map_err(|e| report(&e))
 }
 
 fn test_config(a: &TestConfigArgs) -> ExitCode {
+    match test_config_rows(a) {
+        Ok(rows) => rows_out(&rows),
+        Err(code) => code,
+    }
+}
+
+fn test_config_rows(a: &TestConfigArgs) -> Result<Vec<generate_matrix::generate::Row>, ExitCode> {
     let opts = TestConfigOptions {
         common: a.common.options(),
         config_keys: a.config_keys.clone(),
         conc: a.conc.clone(),
     };
-    match load(&a.common).and_then(|l| generate_test_config(&l, &opts)) {
-        Ok(rows) => rows_out(&rows),
-        Err(e) => report(&e),
+    load(&a.common)
+        .and_then(|l| generate_test_config(&l, &opts))
+        .map_err(|e| report(&e))
+}
+
+/// `from-command`: the command line is split by quoting rules (nothing is
+/// evaluated) and parsed by this program's own `full-sweep` / `test-config`
+/// parser, so it accepts exactly what those subcommands accept.
+fn from_command(a: &FromCommandArgs) -> ExitCode {
+    let mut words = match generate_matrix::legs::command_words(&a.command_line) {
+        Ok(w) => w,
+        Err(e) => {
+            gha::annotate(gha::Level::Error, None, None, &e);
+            return usage_error(&e);
+        }
+    };
+    if !words
+        .iter()
+        .any(|w| w == "--config-files" || w.starts_with("--config-files="))
+    {
+        words.push("--config-files".into());
+        words.extend(generate_matrix::legs::default_config_files());
+    }
+    let argv = std::iter::once("generate-matrix".to_string()).chain(words);
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => {
+            let msg = format!("command line {:?}: {}", a.command_line, e.render());
+            gha::annotate(gha::Level::Error, None, None, msg.trim_end());
+            eprintln!("generate-matrix: error: {msg}");
+            return ExitCode::from(2);
+        }
+    };
+    let rows = match &cli.command {
+        Command::FullSweep(f) => full_sweep_rows(f),
+        Command::TestConfig(t) => test_config_rows(t),
+        _ => return usage_error("only full-sweep and test-config command lines are accepted"),
+    };
+    let rows = match rows {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let rows: Result<Vec<Value>, _> = rows.iter().map(serde_json::to_value).collect();
+    let rows = match rows {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("generate-matrix: error: cannot serialise the rows: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if rows.is_empty() {
+        let msg = format!(
+            "command line {:?} selects no benchmark rows: nothing to sweep",
+            a.command_line
+        );
+        gha::annotate(gha::Level::Error, None, None, &msg);
+        eprintln!("generate-matrix: error: {msg}");
+        return ExitCode::from(1);
+    }
+    match generate_matrix::legs::bucket_rows(rows, &a.command_line) {
+        Ok(v) => print_json(&v),
+        Err(e) => {
+            eprintln!("generate-matrix: error: {e}");
+            ExitCode::from(1)
+        }
     }
 }
 
@@ -356,5 +456,10 @@ fn main() -> ExitCode {
         },
         Command::SweepPolicy(a) => generate_matrix::policy::run_cli(a),
         Command::Canary(a) => generate_matrix::canary::run_cli(a),
+        Command::FromLine(a) => from_command(a),
+        Command::Split(a) => generate_matrix::legs::run_split(a),
+        Command::LegEnv(a) => generate_matrix::legs::run_leg_env(a),
+        Command::WorkerSettings(a) => generate_matrix::legs::run_worker_settings(a),
+        Command::ChangelogMetadata(a) => generate_matrix::legs::run_metadata(a),
     }
 }

@@ -482,11 +482,12 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         &work,
         &[],
     );
-    let ssc_text = s(&gm.outputs["search-space-config"]);
+    let config_file = s(&gm.outputs["config-file"]);
+    let ssc_text = std::fs::read_to_string(&config_file).unwrap();
     let ssc: Value = serde_json::from_str(&ssc_text).unwrap();
     show_file(
-        "actions/generate-matrix (search-space-config)",
-        Path::new(&s(&gm.outputs["config-file"])),
+        "actions/generate-matrix (search-space-config artifact)",
+        Path::new(&config_file),
     );
     let sn = &ssc["single_node"];
     let rows_1k = sn["1k1k"].as_array().cloned().unwrap_or_default();
@@ -513,7 +514,7 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     // 5. canary-select job: actions/canary.
     let cs = runner.action(
         "canary",
-        &[("search-space-config", ssc_text.as_str())],
+        &[("search-space-config-file", config_file.as_str())],
         &work,
         &[],
     );
@@ -523,7 +524,8 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     );
     let canary: Vec<Value> = serde_json::from_str(&s(&cs.outputs["canary-config"])).unwrap();
     let remaining: Value =
-        serde_json::from_str(&s(&cs.outputs["remaining-search-space-config"])).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(s(&cs.outputs["remaining-file"])).unwrap())
+            .unwrap();
     assert_eq!(canary.len(), 1);
     let min_conc = rows_1k
         .iter()
@@ -544,12 +546,9 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         rows_1k.len() + rows_8k.len()
     );
 
-    // 6. GPU jobs of run-sweep.yml, evaluated from the workflow itself: the
-    //    job env (the template contract of workflow.md §6) is computed from
-    //    the row with the job's own expressions, the "Launch the benchmark"
-    //    step runs with a launch command that plays back the recorded raw
-    //    benchmark_serving file (examples/sweep/raw/), then the job's
-    //    collect-results action processes it.
+    // 6. setup's split step (the workflow's own script) cuts the config
+    //    into the part jobs, without the canary row; then the GPU jobs of
+    //    run-sweep.yml run, evaluated from the workflow itself.
     let wf =
         sweep_model::yaml::load_file(&workspace_root().join(".github/workflows/run-sweep.yml"))
             .unwrap()
@@ -559,131 +558,29 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let launch = r#"cp "$E2E_RAW/${EXP_NAME}_tp${TP}_conc${CONC}.json" "$RESULT_FILENAME.json""#;
-    let nodes = ["h200-cw_00", "h200-cw_01"];
+    let needs = run_setup_and_plans(&wf, &config_file, true, &work);
+    let part = |plan: &str, k: &str| -> Vec<Value> {
+        serde_json::from_str(s(&needs[plan]["outputs"][k]).as_str()).unwrap()
+    };
+    assert_eq!(part("plan-sn-1k1k", "part-1"), remaining_rows("1k1k"));
+    assert_eq!(part("plan-sn-8k1k", "part-1"), remaining_rows("8k1k"));
     let mut jobs: Vec<(&str, Value)> = vec![("canary-sweep", canary[0].clone())];
-    for r in remaining_rows("1k1k") {
+    for r in part("plan-sn-1k1k", "part-1") {
         jobs.push(("sweep-single-node-1k1k", r));
     }
-    for r in remaining_rows("8k1k") {
+    for r in part("plan-sn-8k1k", "part-1") {
         jobs.push(("sweep-single-node-8k1k", r));
     }
     let results = work.join("results");
-    let mut job_names = Vec::new();
-    for (i, (job_id, row)) in jobs.iter().enumerate() {
-        let job = &wf["jobs"][*job_id];
-        let node = nodes[i % nodes.len()];
-        let mut ctx = json!({
-            "matrix": {"family": job["strategy"]["matrix"]["family"][0], "config": row},
-            "needs": {"policy": {"result": "success", "outputs": policy_outputs}},
-            "secrets": {},
-            "inputs": {"launch-command": launch, "timeout-minutes": 500},
-            "runner": {"name": node},
-            "github": {"token": "e2e-token"},
-        });
-        let mut env: Vec<(String, String)> = job["env"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
-            .collect();
-        ctx["env"] = Value::Object(env.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
-        let job_name = common::eval_template(&s(&job["name"]), &ctx);
-        let job_dir = work.join(format!("job{i}"));
-        std::fs::create_dir_all(&job_dir).unwrap();
-
-        // The launch step, as written in the workflow.
-        let steps = job["steps"].as_array().unwrap();
-        let step = |name: &str| steps.iter().find(|st| st["name"] == name).unwrap();
-        let launch_step = step("Launch the benchmark");
-        let github_env = job_dir.join("github_env");
-        std::fs::write(&github_env, "").unwrap();
-        let mut c = Command::new("bash");
-        c.args(["--noprofile", "--norc", "-eo", "pipefail", "-c"])
-            .arg(launch_step["run"].as_str().unwrap())
-            .current_dir(&job_dir)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("GITHUB_ENV", &github_env)
-            .env("E2E_RAW", data("raw"));
-        for (k, v) in &env {
-            c.env(k, v);
-        }
-        for (k, v) in launch_step["env"].as_object().unwrap() {
-            c.env(k, common::eval_template(&s(v), &ctx));
-        }
-        ok(
-            &c.output().unwrap(),
-            &format!("{job_id}: Launch the benchmark"),
-        );
-        for line in std::fs::read_to_string(&github_env).unwrap().lines() {
-            let (k, v) = line.split_once('=').unwrap();
-            env.push((k.to_string(), v.to_string()));
-        }
-        ctx["env"] = Value::Object(env.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
-        let name = env
-            .iter()
-            .rev()
-            .find(|(k, _)| k == "RESULT_FILENAME")
-            .unwrap()
-            .1
-            .clone();
-        assert!(
-            name.ends_with(&format!(
-                "_{node}_recipe-{}",
-                &s(&row["recipe-fingerprint"])[..16]
-            )),
-            "{name}"
-        );
-
-        // "Process the result": runs for fixed-seq-len benchmark jobs.
-        let process = step("Process the result");
-        assert!(common::eval_if(process["if"].as_str().unwrap(), &ctx, true));
-        let mut job_env = env.clone();
-        for (k, v) in process["env"].as_object().unwrap() {
-            job_env.push((k.clone(), common::eval_template(&s(v), &ctx)));
-        }
-        let run = runner.action(
-            "collect-results",
-            &[
-                ("command", "process"),
-                ("working-directory", job_dir.to_str().unwrap()),
-            ],
-            &work,
-            &job_env,
-        );
-        let agg = job_dir.join(s(&run.outputs["file"]));
-        assert_eq!(agg, job_dir.join(format!("agg_{name}.json")));
-        let processed: Value =
-            serde_json::from_str(&std::fs::read_to_string(&agg).unwrap()).unwrap();
-        assert_eq!(processed["conc"], row["conc"]);
-        assert_eq!(processed["hw"], row["runner"]);
-        let raw: Value = serde_json::from_str(
-            &std::fs::read_to_string(job_dir.join(format!("{name}.json"))).unwrap(),
-        )
-        .unwrap();
-        let gpus = row["tp"].as_f64().unwrap();
-        let raw_total = raw["total_token_throughput"].as_f64().unwrap();
-        assert!((processed["tput_per_gpu"].as_f64().unwrap() - raw_total / gpus).abs() < 1e-6);
-        if i < 2 {
-            show(
-                &format!("{job_id}: job \"{job_name}\" → RESULT_FILENAME"),
-                &name,
-            );
-            show_file(
-                &format!("{job_id}: actions/collect-results process (bmk_ artifact)"),
-                &agg,
-            );
-        }
-        // The upload step's artifact name, and download-artifact's layout.
-        let upload = step("Upload result");
-        let artifact = common::eval_template(&s(&upload["with"]["name"]), &ctx);
-        assert_eq!(artifact, format!("bmk_{name}"));
-        let art = results.join(&artifact);
-        std::fs::create_dir_all(&art).unwrap();
-        std::fs::copy(&agg, art.join(format!("agg_{name}.json"))).unwrap();
-        job_names.push(format!("sweep / {job_name}"));
-    }
+    let job_names = run_gpu_legs(
+        &runner,
+        &wf,
+        &policy_outputs,
+        &needs,
+        &jobs,
+        &work,
+        &results,
+    );
 
     // 7. collect-results job: actions/collect-results `aggregate`.
     let run = runner.action(
@@ -905,6 +802,477 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     show_file("job summaries written along the way", &summary);
 }
 
+/// The GPU jobs of run-sweep.yml for `jobs` ((job id, matrix row)), each
+/// in its own directory: the job env computed from the row with the job's
+/// own expressions, the cleanup, leg-environment and launch steps run as
+/// written (the launch command plays back the recorded raw
+/// benchmark_serving file, examples/sweep/raw/), then the job's
+/// collect-results action and the bmk_ artifact laid out in `results` as
+/// download-artifact does. Returns the job names as the API lists them.
+fn run_gpu_legs(
+    runner: &Runner,
+    wf: &Value,
+    policy_outputs: &serde_json::Map<String, Value>,
+    needs: &Value,
+    jobs: &[(&str, Value)],
+    work: &Path,
+    results: &Path,
+) -> Vec<String> {
+    let launch = r#"cp "$E2E_RAW/${EXP_NAME}_tp${TP}_conc${CONC}.json" "$RESULT_FILENAME.json"
+printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" "${REQUIRE_POWER-}" >leg_seen"#;
+    let nodes = ["h200-cw_00", "h200-cw_01"];
+    let mut job_names = Vec::new();
+    for (i, (job_id, row)) in jobs.iter().enumerate() {
+        let job = &wf["jobs"][*job_id];
+        let node = nodes[i % nodes.len()];
+        let mut ctx = json!({
+            "matrix": {"family": job["strategy"]["matrix"]["family"][0], "config": row},
+            "needs": needs,
+            "secrets": {"hf-token": "hf-e2e-secret"},
+            "inputs": {
+                "launch-command": launch, "timeout-minutes": 500, "duration": "3600",
+                "duration-override": "", "require-power": false, "eval-limit": "",
+                "leg-env": "HF_HUB_CACHE=/mnt/hf_hub_cache/\nSALLOC_EXCLUDE=h200-cw_09\n",
+                "cleanup-command": "echo \"cleanup $RUNNER_NAME\" >>\"$E2E_CLEANUP_LOG\"",
+            },
+            "runner": {"name": node},
+            "github": {"token": "e2e-token"},
+        });
+        ctx["needs"]["policy"] = json!({"result": "success", "outputs": policy_outputs});
+        let mut env: Vec<(String, String)> = job["env"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
+            .collect();
+        ctx["env"] = Value::Object(env.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
+        let job_name = common::eval_template(&s(&job["name"]), &ctx);
+        let job_dir = work.join(format!("job{i}"));
+        std::fs::create_dir_all(&job_dir).unwrap();
+
+        // The leg's run: steps as written in the workflow: cleanup, leg
+        // environment, launch.
+        let cleanup_log = job_dir.join("cleanup.log");
+        env.push(("E2E_RAW".into(), data("raw").to_str().unwrap().into()));
+        env.push((
+            "E2E_CLEANUP_LOG".into(),
+            cleanup_log.to_str().unwrap().into(),
+        ));
+        let steps = job["steps"].as_array().unwrap();
+        let step = |name: &str| steps.iter().find(|st| st["name"] == name).unwrap();
+        for name in [
+            "Clean up before the leg",
+            "Set the leg environment",
+            "Launch the benchmark",
+        ] {
+            let out = run_job_step(job, name, &ctx, &mut env, &job_dir);
+            ok(&out, &format!("{job_id}: {name}"));
+        }
+        assert_eq!(
+            std::fs::read_to_string(job_dir.join("leg_seen")).unwrap(),
+            "/mnt/hf_hub_cache/|0.8|hf-e2e-secret|0",
+            "leg-env, its default, the secret in the launch step, REQUIRE_POWER"
+        );
+        ctx["env"] = Value::Object(env.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
+        let name = env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "RESULT_FILENAME")
+            .unwrap()
+            .1
+            .clone();
+        assert!(
+            name.ends_with(&format!(
+                "_{node}_recipe-{}",
+                &s(&row["recipe-fingerprint"])[..16]
+            )),
+            "{name}"
+        );
+
+        // "Process the result": runs for fixed-seq-len benchmark jobs.
+        let process = step("Process the result");
+        assert!(common::eval_if(process["if"].as_str().unwrap(), &ctx, true));
+        let mut job_env = env.clone();
+        for (k, v) in process["env"].as_object().unwrap() {
+            job_env.push((k.clone(), common::eval_template(&s(v), &ctx)));
+        }
+        let run = runner.action(
+            "collect-results",
+            &[
+                ("command", "process"),
+                ("working-directory", job_dir.to_str().unwrap()),
+            ],
+            work,
+            &job_env,
+        );
+        let agg = job_dir.join(s(&run.outputs["file"]));
+        assert_eq!(agg, job_dir.join(format!("agg_{name}.json")));
+        let processed: Value =
+            serde_json::from_str(&std::fs::read_to_string(&agg).unwrap()).unwrap();
+        assert_eq!(processed["conc"], row["conc"]);
+        assert_eq!(processed["hw"], row["runner"]);
+        let raw: Value = serde_json::from_str(
+            &std::fs::read_to_string(job_dir.join(format!("{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        let gpus = row["tp"].as_f64().unwrap();
+        let raw_total = raw["total_token_throughput"].as_f64().unwrap();
+        assert!((processed["tput_per_gpu"].as_f64().unwrap() - raw_total / gpus).abs() < 1e-6);
+        if i < 2 {
+            show(
+                &format!("{job_id}: job \"{job_name}\" → RESULT_FILENAME"),
+                &name,
+            );
+            show_file(
+                &format!("{job_id}: actions/collect-results process (bmk_ artifact)"),
+                &agg,
+            );
+        }
+        // The upload step's artifact name, and download-artifact's layout.
+        let upload = step("Upload result");
+        let artifact = common::eval_template(&s(&upload["with"]["name"]), &ctx);
+        assert_eq!(artifact, format!("bmk_{name}"));
+        let art = results.join(&artifact);
+        std::fs::create_dir_all(&art).unwrap();
+        std::fs::copy(&agg, art.join(format!("agg_{name}.json"))).unwrap();
+        let after = step("Clean up after the leg");
+        assert_eq!(after["if"], "always()");
+        let out = run_job_step(job, "Clean up after the leg", &ctx, &mut env, &job_dir);
+        ok(&out, &format!("{job_id}: Clean up after the leg"));
+        assert_eq!(
+            std::fs::read_to_string(&cleanup_log).unwrap(),
+            format!("cleanup {node}\ncleanup {node}\n"),
+            "cleanup before and after the leg"
+        );
+        job_names.push(format!("sweep / {job_name}"));
+    }
+    job_names
+}
+
+/// setup's "Check and count the legs of every family" step, then the plan
+/// job of every family its `if:` selects, each step run as written on
+/// `config_file` (the search-space-config artifact). Returns the `needs`
+/// entries of `setup` and of every `plan-<family>` (skipped ones included).
+fn run_setup_and_plans(wf: &Value, config_file: &str, canary_mode: bool, work: &Path) -> Value {
+    let run_step = |job: &Value, step: &str, ctx: &Value, dir: &Path| {
+        std::fs::create_dir_all(dir).unwrap();
+        let out_file = dir.join("github_output");
+        std::fs::write(&out_file, "").unwrap();
+        let mut env = vec![
+            (
+                "GITHUB_OUTPUT".to_string(),
+                out_file.to_str().unwrap().to_string(),
+            ),
+            (
+                "GITHUB_STEP_SUMMARY".to_string(),
+                dir.join("summary.md").to_str().unwrap().to_string(),
+            ),
+        ];
+        let out = run_job_step(job, step, ctx, &mut env, dir);
+        ok(&out, step);
+        let outs = outputs(&out_file);
+        // Every job output read from the step's outputs is written.
+        for (k, v) in job["outputs"].as_object().unwrap() {
+            if s(v).contains("steps.split.outputs.") {
+                assert!(outs.contains_key(k), "{step}: no output {k}");
+            }
+        }
+        outs
+    };
+    let setup = &wf["jobs"]["setup"];
+    let ctx = json!({
+        "needs": {"policy": {"result": "success", "outputs": {"canary": canary_mode.to_string()}}},
+        "steps": {
+            "changelog-matrix": {"outputs": {"config-file": config_file}},
+            "command-matrix": {"outputs": {}},
+            "reuse": {"outputs": {"reuse-enabled": "false"}},
+        },
+    });
+    let dir = work.join("setup-split");
+    let mut setup_outputs = run_step(
+        setup,
+        "Check and count the legs of every family",
+        &ctx,
+        &dir,
+    );
+    setup_outputs.insert("reuse-enabled".into(), json!("false"));
+    show_file("setup: split (job summary)", &dir.join("summary.md"));
+    let mut needs = json!({"setup": {"result": "success", "outputs": setup_outputs}});
+    // The plan jobs download the artifact to search-space/.
+    for (f, p) in generate_matrix::legs::FAMILIES
+        .iter()
+        .flat_map(|f| (1..=f.plans).map(move |p| (f, p)))
+    {
+        let id = f.plan_id(p);
+        let job = &wf["jobs"][&id];
+        let ctx = json!({"needs": {"setup": needs["setup"].clone()}});
+        if !common::eval_if(job["if"].as_str().unwrap(), &ctx, true) {
+            needs[&id] = json!({"result": "skipped", "outputs": {}});
+            continue;
+        }
+        let dir = work.join(&id);
+        std::fs::create_dir_all(dir.join("search-space")).unwrap();
+        std::fs::copy(
+            config_file,
+            dir.join("search-space/search-space-config.json"),
+        )
+        .unwrap();
+        let outs = run_step(job, "Cut the family into its part jobs", &ctx, &dir);
+        needs[&id] = json!({"result": "success", "outputs": outs});
+    }
+    needs
+}
+
+/// The manual entry (the e2e-tests.yml equivalent): a `workflow_dispatch`
+/// with `generate-command: test-config --config-keys … --conc …` runs setup
+/// although the policy sweeps nothing for the event, the command line goes
+/// whole to `generate-matrix from-command`, and the same legs, collect and
+/// compare run; no PR comment and no ingest unless asked for.
+#[test]
+fn manual_entry_runs_a_test_config_command_through_the_same_legs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let work = tmp.path().join("work");
+    let temp = tmp.path().join("runner-temp");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(&temp).unwrap();
+    let (_, head) = make_repo(&repo);
+    let msg = git(&repo, &["log", "-1", "--format=%B", &head]);
+    let event_path = work.join("event.json");
+    std::fs::write(&event_path, json!({"inputs": {}}).to_string()).unwrap();
+    let runner = Runner {
+        github: vec![
+            ("github.event_name".into(), "workflow_dispatch".into()),
+            ("github.repository".into(), REPO.into()),
+            ("github.ref".into(), "refs/heads/main".into()),
+            ("github.run_id".into(), RUN_ID.into()),
+            ("github.run_attempt".into(), "1".into()),
+        ],
+        env: vec![
+            ("GITHUB_ACTIONS".into(), "true".into()),
+            ("GITHUB_EVENT_NAME".into(), "workflow_dispatch".into()),
+            (
+                "GITHUB_EVENT_PATH".into(),
+                event_path.to_str().unwrap().into(),
+            ),
+            ("GITHUB_REPOSITORY".into(), REPO.into()),
+            ("GITHUB_REF".into(), "refs/heads/main".into()),
+            ("GITHUB_RUN_ID".into(), RUN_ID.into()),
+        ],
+        summary: work.join("step_summary.md"),
+        temp: temp.clone(),
+    };
+    let wf =
+        sweep_model::yaml::load_file(&workspace_root().join(".github/workflows/run-sweep.yml"))
+            .unwrap()
+            .into_value();
+    let jobs = &wf["jobs"];
+
+    // policy: a dispatch sweeps nothing by itself…
+    let policy = runner.action(
+        "sweep-policy",
+        &[
+            ("head-commit-message", msg.as_str()),
+            ("allow-conflict", "true"),
+        ],
+        &work,
+        &[],
+    );
+    assert_eq!(policy.outputs["run-setup"], "false");
+    assert_eq!(policy.outputs["canary"], "false");
+    let policy_outputs = policy.outputs.clone();
+    // … setup runs because of generate-command.
+    let command = "test-config --config-keys tiny-fp8-h200-sglang --conc 4 8 --seq-lens 1k1k";
+    let mut ctx = json!({
+        "needs": {
+            "policy": {"result": "success", "outputs": policy_outputs},
+            "check-changelog": {"result": "skipped", "outputs": {}},
+            "reuse-sweep-gate": {"result": "skipped", "outputs": {}},
+        },
+        "inputs": {"generate-command": command, "manual-ingest": false, "comment-pr-number": "",
+                   "ingest-repository": "example/ingest"},
+        "github": {"event_name": "workflow_dispatch"},
+    });
+    let setup_if = jobs["setup"]["if"].as_str().unwrap();
+    assert!(
+        common::eval_if(setup_if, &ctx, false),
+        "manual entry runs setup"
+    );
+    let mut no_command = ctx.clone();
+    no_command["inputs"]["generate-command"] = json!("");
+    assert!(
+        !common::eval_if(setup_if, &no_command, false),
+        "a bare dispatch does not"
+    );
+    let setup_steps = jobs["setup"]["steps"].as_array().unwrap();
+    let step_runs = |name: &str, c: &Value| {
+        let st = setup_steps.iter().find(|st| st["name"] == name).unwrap();
+        st.get("if")
+            .is_none_or(|i| common::eval_if(i.as_str().unwrap(), c, true))
+    };
+    assert!(step_runs(
+        "Generate the matrix from the command line (manual entry)",
+        &ctx
+    ));
+    assert!(!step_runs("Generate the matrix from the changelog", &ctx));
+    assert!(!step_runs(
+        "Look up a reusable sweep (fails closed on main)",
+        &ctx
+    ));
+    assert!(step_runs(
+        "Generate the matrix from the changelog",
+        &no_command
+    ));
+
+    // setup: actions/generate-matrix from-command, then the split.
+    let repo_s = repo.to_str().unwrap();
+    let gm = runner.action(
+        "generate-matrix",
+        &[
+            ("command", "from-command"),
+            ("command-line", command),
+            ("priority", "true"),
+            (
+                "priority-policy",
+                data("configs/ci-priority.yaml").to_str().unwrap(),
+            ),
+            ("working-directory", repo_s),
+        ],
+        &work,
+        &[],
+    );
+    let config_file = s(&gm.outputs["config-file"]);
+    show_file(
+        "manual entry: actions/generate-matrix from-command",
+        Path::new(&config_file),
+    );
+    let ssc: Value = serde_json::from_str(&std::fs::read_to_string(&config_file).unwrap()).unwrap();
+    assert_eq!(ssc["changelog_metadata"]["generate_command"], command);
+    let needs = run_setup_and_plans(&wf, &config_file, false, &work);
+    assert_eq!(
+        needs["plan-sn-8k1k"]["result"], "skipped",
+        "--seq-lens 1k1k: no 8k1k legs, no 8k1k plan"
+    );
+    let rows: Vec<Value> =
+        serde_json::from_str(&s(&needs["plan-sn-1k1k"]["outputs"]["part-1"])).unwrap();
+    let concs: Vec<u64> = rows.iter().filter_map(|r| r["conc"].as_u64()).collect();
+    assert_eq!(concs, [4, 8], "--conc 4 8 of the one config key");
+    assert!(
+        rows.iter()
+            .all(|r| r["model-prefix"] == "tiny" && r.get("priority").is_some())
+    );
+
+    // The legs, as in the changelog chain (no canary: the policy has none).
+    for (k, v) in needs.as_object().unwrap() {
+        ctx["needs"][k] = v.clone();
+    }
+    ctx["needs"]["canary-select"] = json!({"result": "skipped", "outputs": {}});
+    ctx["needs"]["canary-sweep"] = json!({"result": "skipped", "outputs": {}});
+    assert!(common::eval_if(
+        jobs["sweep-single-node-1k1k"]["if"].as_str().unwrap(),
+        &ctx,
+        true
+    ));
+    assert!(!common::eval_if(
+        jobs["sweep-single-node-1k1k-part-2"]["if"]
+            .as_str()
+            .unwrap(),
+        &ctx,
+        true
+    ));
+    assert!(!common::eval_if(
+        jobs["sweep-single-node-8k1k"]["if"].as_str().unwrap(),
+        &ctx,
+        true
+    ));
+    let legs: Vec<(&str, Value)> = rows
+        .iter()
+        .map(|r| ("sweep-single-node-1k1k", r.clone()))
+        .collect();
+    let results = work.join("results");
+    let names = run_gpu_legs(
+        &runner,
+        &wf,
+        &policy_outputs,
+        &needs,
+        &legs,
+        &work,
+        &results,
+    );
+    assert_eq!(names.len(), 2);
+    assert!(
+        names[0].starts_with("sweep / single-node 1k1k / "),
+        "{}",
+        names[0]
+    );
+
+    // collect-results and compare-results run; the comment and ingest do not.
+    let run = runner.action(
+        "collect-results",
+        &[
+            ("command", "aggregate"),
+            ("results-dir", "results/"),
+            ("exp-name", "bmk"),
+        ],
+        &work,
+        &[],
+    );
+    let agg: Value =
+        serde_json::from_str(&std::fs::read_to_string(work.join(s(&run.outputs["file"]))).unwrap())
+            .unwrap();
+    assert_eq!(agg.as_array().unwrap().len(), 2);
+    for id in [
+        "sweep-single-node-1k1k",
+        "sweep-single-node-1k1k-part-2",
+        "canary-sweep",
+    ] {
+        let r = if id == "sweep-single-node-1k1k" {
+            "success"
+        } else {
+            "skipped"
+        };
+        ctx["needs"][id] = json!({"result": r, "outputs": {}});
+    }
+    for (id, _) in jobs.as_object().unwrap() {
+        if ctx["needs"].get(id).is_none() {
+            ctx["needs"][id] = json!({"result": "skipped", "outputs": {}});
+        }
+    }
+    assert!(common::eval_if(
+        jobs["collect-results"]["if"].as_str().unwrap(),
+        &ctx,
+        true
+    ));
+    ctx["needs"]["collect-results"] = json!({"result": "success", "outputs": {}});
+    ctx["needs"]["upload-changelog-metadata"] = json!({"result": "success", "outputs": {}});
+    assert!(common::eval_if(
+        jobs["compare-results"]["if"].as_str().unwrap(),
+        &ctx,
+        true
+    ));
+    let comment = jobs["comment-unofficial-run-visualizer"]["if"]
+        .as_str()
+        .unwrap();
+    let ingest = jobs["trigger-ingest"]["if"].as_str().unwrap();
+    assert!(
+        !common::eval_if(comment, &ctx, true),
+        "no PR comment by default"
+    );
+    assert!(!common::eval_if(ingest, &ctx, true), "no ingest by default");
+    ctx["inputs"]["manual-ingest"] = json!(true);
+    ctx["inputs"]["comment-pr-number"] = json!("7");
+    assert!(common::eval_if(comment, &ctx, true), "comment when asked");
+    assert!(
+        common::eval_if(ingest, &ctx, true),
+        "ingest when asked, after a successful collect"
+    );
+    ctx["needs"]["collect-results"]["result"] = json!("failure");
+    assert!(
+        !common::eval_if(ingest, &ctx, false),
+        "never after a failed collect"
+    );
+}
+
 /// The generate-matrix action's config-driven mode (e2e/manual sweeps):
 /// lists word-split into arguments, switches from `true`/`false` inputs.
 #[test]
@@ -934,7 +1302,9 @@ fn generate_matrix_action_full_sweep_and_test_config() {
         tmp.path(),
         &[],
     );
-    let rows: Value = serde_json::from_str(&s(&full.outputs["search-space-config"])).unwrap();
+    let rows: Value =
+        serde_json::from_str(&std::fs::read_to_string(s(&full.outputs["config-file"])).unwrap())
+            .unwrap();
     let rows = rows.as_array().unwrap();
     // nvidia: 1k1k conc 4, 8 (tp 8) + 8k1k conc 4 (tp 4); amd: 1k1k conc 4.
     let benchmarks = rows
@@ -958,7 +1328,9 @@ fn generate_matrix_action_full_sweep_and_test_config() {
         tmp.path(),
         &[],
     );
-    let rows: Value = serde_json::from_str(&s(&only.outputs["search-space-config"])).unwrap();
+    let rows: Value =
+        serde_json::from_str(&std::fs::read_to_string(s(&only.outputs["config-file"])).unwrap())
+            .unwrap();
     let rows = rows.as_array().unwrap();
     show(
         "actions/generate-matrix test-config --all-evals",
@@ -1120,7 +1492,10 @@ done"#;
     let ctx_for = |r: &Value, node: &str| {
         json!({
             "matrix": {"family": "fixed", "config": r},
-            "needs": {"policy": {"outputs": {"agentx-fast": "false", "fail-fast": "false"}}},
+            "needs": {
+                "policy": {"outputs": {"agentx-fast": "false", "fail-fast": "false"}},
+                "plan-mn-1k1k": {"outputs": {"parts": "1"}},
+            },
             "secrets": {}, "inputs": {"launch-command": launch},
             "runner": {"name": node}, "github": {"token": "t"},
         })
@@ -1198,7 +1573,11 @@ done"#;
         let dir = tmp.path().join(format!("evil{case}"));
         std::fs::create_dir_all(&dir).unwrap();
         let out = run_job_step(job, "Launch the multi-node benchmark", &ctx, &mut env, &dir);
-        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stdout = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         if let Some(value) = evil.strip_prefix("X=") {
             // A plain key: exported verbatim as an opaque value, never evaluated.
             ok(&out, evil);

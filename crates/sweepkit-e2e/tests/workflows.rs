@@ -51,6 +51,7 @@ const WORKFLOWS: [&str; 4] = [
     ".github/workflows/ci.yml",
     ".github/workflows/release.yml",
     "examples/run-sweep.yml",
+    "examples/e2e-tests.yml",
 ];
 
 /// Every step of a workflow (all jobs) or of a composite action.
@@ -349,6 +350,7 @@ fn every_variable_an_action_passes_is_read_by_its_tool() {
                 &["generate-matrix", "priority"],
                 &["generate-matrix", "full-sweep"],
                 &["generate-matrix", "test-config"],
+                &["generate-matrix", "from-command"],
             ],
         ),
         ("sweep-policy", &[&["generate-matrix", "sweep-policy"]]),
@@ -420,5 +422,50 @@ fn readme_shows_the_example_caller_verbatim() {
     assert!(
         readme.contains(&format!("```yaml\n{example}```\n")),
         "README.md must show examples/run-sweep.yml verbatim in a yaml block"
+    );
+}
+
+/// The manual-entry example (examples/e2e-tests.yml) calls the vendored
+/// reusable workflow with the e2e-tests.yml inputs, every one declared.
+#[test]
+fn e2e_example_drives_the_manual_entry_with_declared_inputs() {
+    let wf = load("examples/e2e-tests.yml");
+    let dispatch = on(&wf).pointer("/workflow_dispatch/inputs").unwrap();
+    for k in [
+        "generate-command",
+        "ref",
+        "duration-override",
+        "require-power",
+        "eval-limit",
+    ] {
+        assert!(dispatch.get(k).is_some(), "dispatch input {k}");
+    }
+    let job = wf.pointer("/jobs/e2e").unwrap();
+    assert_eq!(job["uses"], "./.github/workflows/sweepkit-run-sweep.yml");
+    assert_eq!(
+        job["with"]["generate-command"],
+        "${{ inputs.generate-command }}"
+    );
+    let callee = load(".github/workflows/run-sweep.yml");
+    for kind in ["secrets", "with"] {
+        let declared_at = if kind == "with" { "inputs" } else { "secrets" };
+        for k in job[kind].as_object().unwrap().keys() {
+            assert!(
+                on(&callee)
+                    .pointer(&format!("/workflow_call/{declared_at}/{k}"))
+                    .is_some(),
+                "e2e example passes {kind}.{k}, which run-sweep.yml does not declare"
+            );
+        }
+    }
+    // The documented cleanup is accepted as written and the leg-env passes
+    // generate-matrix's checks.
+    let leg_env = job["with"]["leg-env"].as_str().unwrap();
+    generate_matrix::legs::parse_leg_env(leg_env, &[]).unwrap();
+    assert!(
+        job["with"]["cleanup-command"]
+            .as_str()
+            .unwrap()
+            .contains("scancel")
     );
 }

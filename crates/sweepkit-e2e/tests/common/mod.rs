@@ -137,6 +137,10 @@ fn loose_eq(a: &Value, b: &Value) -> bool {
         (Value::Number(x), Value::String(y)) | (Value::String(y), Value::Number(x)) => {
             y.trim().parse::<f64>().ok() == x.as_f64()
         }
+        // null coerces to 0, '' and whitespace to 0 as well (so `null == ''`).
+        (Value::Null, Value::String(y)) | (Value::String(y), Value::Null) => {
+            y.trim().is_empty() || y.trim().parse::<f64>().ok() == Some(0.0)
+        }
         (Value::Bool(x), Value::String(y)) | (Value::String(y), Value::Bool(x)) => {
             // Booleans coerce to numbers, strings to numbers: never equal to text.
             y.trim().parse::<f64>().ok() == Some(if *x { 1.0 } else { 0.0 })
@@ -286,6 +290,14 @@ impl Parser<'_> {
                     }
                     other => Value::String(to_text(other)),
                 }
+            }
+            "format" => {
+                // `{N}` replaced by argument N+1 (`{{`/`}}` escapes unsupported).
+                let mut out = a[0].as_str().unwrap_or("").to_string();
+                for (n, v) in a.iter().enumerate().skip(1) {
+                    out = out.replace(&format!("{{{}}}", n - 1), &to_text(v));
+                }
+                Value::String(out)
             }
             _ => panic!("function {name}() is not supported by the test engine"),
         }

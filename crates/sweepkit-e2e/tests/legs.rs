@@ -1,0 +1,676 @@
+//! The GPU legs of `run-sweep.yml` against GitHub's and Linux's limits,
+//! read from the workflow itself (YAML anchors resolved):
+//!
+//! - no secret in a GPU job's `env:`, secrets only in the launch step (and
+//!   the checkout token); no `env:` value or action input fed from a
+//!   matrix/search-space output; the cleanup before and after (always)
+//!   every leg; nothing but bash, coreutils and sweepkit binaries in a GPU
+//!   job's scripts;
+//! - `generate-matrix split` (setup's count, then each family's plan job)
+//!   on a synthetic 2,000-leg sweep and on the biggest recorded real case
+//!   (286 rows): every part ≤ 256 legs, every job's outputs < 1 MB as GitHub
+//!   counts them (UTF-16), and no environment string of any leg > 128 KiB.
+
+#![allow(clippy::unwrap_used)] // test code: a panic is the failure report
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use generate_matrix::legs::{FAMILIES, MAX_LEGS_PER_JOB, TEMPLATE_VARS};
+use serde_json::{Map, Value, json};
+
+/// GitHub: the outputs of one job at most 1 MB in all, sized as UTF-16.
+const GITHUB_OUTPUT_LIMIT: usize = 1024 * 1024;
+/// Linux: one `KEY=VALUE` environment string at most 128 KiB (MAX_ARG_STRLEN).
+const LINUX_ENV_STRING_LIMIT: usize = 128 * 1024;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn workflow() -> Value {
+    sweep_model::yaml::load_file(&root().join(".github/workflows/run-sweep.yml"))
+        .unwrap()
+        .into_value()
+}
+
+fn bin(tool: &str) -> PathBuf {
+    let dir = std::env::var_os("SWEEPKIT_BIN_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(|t| PathBuf::from(t).join("release")))
+        .unwrap_or_else(|| root().join("target/release"));
+    let p = dir.join(tool);
+    assert!(
+        p.is_file(),
+        "{} is missing: build the tools first or set SWEEPKIT_BIN_DIR",
+        p.display()
+    );
+    p
+}
+
+fn s(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// The jobs that run on a GPU runner (the matrix row's runner).
+fn gpu_jobs(wf: &Value) -> Vec<(String, Value)> {
+    wf["jobs"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, j)| s(&j["runs-on"]).contains("matrix.config.runner"))
+        .map(|(k, j)| (k.clone(), j.clone()))
+        .collect()
+}
+
+/// The setup/canary outputs that carry matrix rows: the part outputs and
+/// the canary config.
+fn matrix_outputs() -> Vec<String> {
+    let mut v: Vec<String> = FAMILIES
+        .iter()
+        .flat_map(|f| (1..=f.parts).map(move |k| format!("needs.plan-{}.outputs.part-{k}", f.stem)))
+        .collect();
+    v.push("needs.canary-select.outputs.canary-config".into());
+    v.push("search-space-config".into());
+    v.push("remaining".into());
+    v
+}
+
+#[test]
+fn gpu_jobs_keep_secrets_in_the_launch_step_matrices_out_of_env_and_clean_up_around_every_leg() {
+    let wf = workflow();
+    let gpu = gpu_jobs(&wf);
+    let ids: BTreeSet<String> = gpu.iter().map(|(k, _)| k.clone()).collect();
+    // Every family's part jobs, and the canary.
+    let mut want: BTreeSet<String> = FAMILIES
+        .iter()
+        .flat_map(|f| (1..=f.parts).map(move |k| f.job_id(k)))
+        .collect();
+    want.insert("canary-sweep".into());
+    assert_eq!(
+        ids, want,
+        "GPU jobs of run-sweep.yml vs generate-matrix's FAMILIES"
+    );
+
+    let forbidden = matrix_outputs();
+    let mut secret_steps = 0;
+    for (id, job) in &gpu {
+        // No secret at job level: every step would see it.
+        for (k, v) in job["env"].as_object().unwrap() {
+            assert!(
+                !s(v).contains("secrets."),
+                "{id}: job env {k} holds a secret"
+            );
+            assert!(
+                TEMPLATE_VARS.contains(&k.as_str()),
+                "{id}: job env {k} is not in generate-matrix's TEMPLATE_VARS (leg-env could override it)"
+            );
+        }
+        let steps = job["steps"].as_array().unwrap();
+        for st in steps {
+            let name = s(&st["name"]);
+            let text = st.to_string();
+            if text.contains("secrets.") {
+                let launch = name.starts_with("Launch the");
+                let checkout_token = s(&st["uses"]).starts_with("actions/checkout@")
+                    && st["with"]["token"]
+                        .as_str()
+                        .is_some_and(|t| t.contains("secrets."))
+                    && !st
+                        .get("env")
+                        .is_some_and(|e| e.to_string().contains("secrets."));
+                assert!(
+                    launch || checkout_token,
+                    "{id}: step {name:?} sees a secret; only the launch step may"
+                );
+                secret_steps += usize::from(launch);
+            }
+            if let Some(env) = st.get("env").and_then(Value::as_object) {
+                for k in env.keys() {
+                    assert!(
+                        TEMPLATE_VARS.contains(&k.as_str()) || k.starts_with("RUNNER_"),
+                        "{id}: step {name:?} env {k} is not in TEMPLATE_VARS"
+                    );
+                }
+            }
+            // Nothing beyond bash, coreutils and the sweepkit binaries.
+            if let Some(run) = st.get("run").and_then(Value::as_str) {
+                for tool in ["jq ", "jq\n", "python", "yq ", "node ", "perl "] {
+                    assert!(!run.contains(tool), "{id}: step {name:?} runs {tool:?}");
+                }
+            }
+        }
+        // The cleanup before (first step) and after (last step, always).
+        let first = &steps[0];
+        let last = &steps[steps.len() - 1];
+        for (st, name) in [
+            (first, "Clean up before the leg"),
+            (last, "Clean up after the leg"),
+        ] {
+            assert_eq!(s(&st["name"]), name, "{id}");
+            assert_eq!(
+                s(&st["env"]["CLEANUP_COMMAND"]),
+                "${{ inputs.cleanup-command }}"
+            );
+            assert!(
+                s(&st["run"]).contains(r#"bash -c "$CLEANUP_COMMAND""#),
+                "{id}"
+            );
+        }
+        assert!(
+            first.get("if").is_none(),
+            "{id}: the cleanup before is unconditional"
+        );
+        assert_eq!(
+            s(&last["if"]),
+            "always()",
+            "{id}: the cleanup after runs always"
+        );
+    }
+    assert_eq!(
+        secret_steps,
+        gpu.len(),
+        "one launch step with the secrets per GPU job"
+    );
+
+    // No env value or action input anywhere reads a matrix/search-space output.
+    for (id, job) in wf["jobs"].as_object().unwrap() {
+        let mut envs: Vec<(&str, &Value)> = Vec::new();
+        if let Some(e) = job.get("env") {
+            envs.push(("job env", e));
+        }
+        for st in job["steps"].as_array().into_iter().flatten() {
+            if let Some(e) = st.get("env") {
+                envs.push(("step env", e));
+            }
+            if let Some(w) = st.get("with") {
+                envs.push(("step with", w));
+            }
+        }
+        for (what, map) in envs {
+            for (k, v) in map.as_object().unwrap() {
+                let v = s(v);
+                for f in &forbidden {
+                    assert!(
+                        !(v.contains("${{") && v.contains(f.as_str())),
+                        "{id}: {what} {k} reads {f}: a matrix must not pass through env"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Every `needs.<job>.outputs.<key>` the workflow reads is an output that
+/// job declares (a missing one reads as empty, and a gate silently fails).
+#[test]
+fn every_job_output_read_is_declared() {
+    let wf = workflow();
+    let jobs = wf["jobs"].as_object().unwrap();
+    let text = serde_json::to_string(&wf["jobs"]).unwrap();
+    let mut read = 0;
+    for (i, _) in text.match_indices("needs.") {
+        let rest = &text[i + 6..];
+        let ident = |r: &str| -> String {
+            r.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect()
+        };
+        let job = ident(rest);
+        let Some(after) = rest[job.len()..].strip_prefix(".outputs.") else {
+            continue;
+        };
+        let key = ident(after);
+        assert!(
+            jobs[&job]["outputs"].get(&key).is_some(),
+            "the workflow reads needs.{job}.outputs.{key}, which {job} does not declare"
+        );
+        read += 1;
+    }
+    assert!(read > 100, "only {read} reads found");
+}
+
+/// The leg's environment as the runner builds it: job `env:` plus the
+/// launch step's `env:`, each `KEY=VALUE` one string.
+fn leg_env_strings(job: &Value, ctx: &Value) -> Vec<String> {
+    let mut v: Vec<String> = job["env"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, x)| format!("{k}={}", common::eval_template(&s(x), ctx)))
+        .collect();
+    let launch = job["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|st| s(&st["name"]).starts_with("Launch the"))
+        .unwrap();
+    for (k, x) in launch["env"].as_object().unwrap() {
+        v.push(format!("{k}={}", common::eval_template(&s(x), ctx)));
+    }
+    v
+}
+
+struct Measured {
+    largest_output: (String, usize),
+    largest_job: (String, usize),
+    largest_env: (String, usize),
+    legs: usize,
+}
+
+fn utf16(s: &str) -> usize {
+    s.encode_utf16().count() * 2
+}
+
+/// `generate-matrix split --input FILE [--family STEM]` → its outputs.
+fn run_split(input: &Path, family: Option<(&str, usize)>) -> Map<String, Value> {
+    let tag = family.map_or("setup".to_string(), |(f, p)| format!("{f}-{p}"));
+    let out_file = input.with_extension(format!("{tag}.out"));
+    let mut c = Command::new(bin("generate-matrix"));
+    c.args(["split", "--input"])
+        .arg(input)
+        .arg("--github-output")
+        .arg(&out_file)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("INPUT_WITHOUT_CANARY");
+    if let Some((f, p)) = family {
+        c.args(["--family", f, "--plan", &p.to_string()]);
+    }
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "split {family:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut outputs = Map::new();
+    for line in std::fs::read_to_string(&out_file).unwrap().lines() {
+        let (k, v) = line.split_once('=').unwrap();
+        outputs.insert(k.to_string(), Value::String(v.to_string()));
+    }
+    outputs
+}
+
+/// Runs setup's `split` and every family's plan-job `split` on `ssc`,
+/// checks every job's outputs against GitHub's limit, renders every leg's
+/// environment from the workflow, and returns the needs context and the
+/// measurements.
+fn split_and_measure(name: &str, ssc: &Value) -> (Value, Measured) {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("search-space-config.json");
+    std::fs::write(&input, ssc.to_string()).unwrap();
+    let mut m = Measured {
+        largest_output: (String::new(), 0),
+        largest_job: (String::new(), 0),
+        largest_env: (String::new(), 0),
+        legs: 0,
+    };
+    let measure = |m: &mut Measured, job: &str, outputs: &Map<String, Value>| {
+        let mut total = 0;
+        for (k, v) in outputs {
+            let n = utf16(&s(v));
+            total += n;
+            if n > m.largest_output.1 {
+                m.largest_output = (format!("{job}.{k}"), n);
+            }
+        }
+        assert!(
+            total < GITHUB_OUTPUT_LIMIT,
+            "{name}: {job}'s outputs are {total} bytes"
+        );
+        if total > m.largest_job.1 {
+            m.largest_job = (job.to_string(), total);
+        }
+    };
+    let setup = run_split(&input, None);
+    measure(&mut m, "setup", &setup);
+    let mut needs = json!({
+        "policy": {"result": "success", "outputs": {"agentx-fast": "false"}},
+        "setup": {"result": "success", "outputs": setup},
+    });
+    let wf = workflow();
+    for f in FAMILIES {
+        for p in 1..=f.plans {
+            let plan_id = f.plan_id(p);
+            let ctx = json!({"needs": needs});
+            if !common::eval_if(s(&wf["jobs"][&plan_id]["if"]).as_str(), &ctx, true) {
+                continue;
+            }
+            let plan = run_split(&input, Some((f.stem, p)));
+            measure(&mut m, &plan_id, &plan);
+            assert_eq!(
+                s(&plan["parts"]),
+                s(&needs["setup"]["outputs"][format!("{}-parts", f.stem)])
+            );
+            needs[&plan_id] = json!({"result": "success", "outputs": plan});
+        }
+    }
+    for f in FAMILIES {
+        let mut rows_in_family = 0;
+        for k in 1..=f.parts {
+            let plan_id = f.plan_id(f.plan_of(k));
+            let Some(plan) = needs.get(&plan_id).map(|p| p["outputs"].clone()) else {
+                continue;
+            };
+            let rows: Vec<Value> = serde_json::from_str(&s(&plan[format!("part-{k}")]))
+                .unwrap_or_else(|e| panic!("{name}: {plan_id} part-{k}: {e}"));
+            assert!(rows.len() <= MAX_LEGS_PER_JOB, "{name}: {plan_id} part-{k}");
+            rows_in_family += rows.len();
+            let job = &wf["jobs"][f.job_id(k)];
+            for row in &rows {
+                let ctx = json!({
+                    "matrix": {"family": job["strategy"]["matrix"]["family"][0], "config": row},
+                    "needs": needs,
+                    "secrets": {"hf-token": "x".repeat(64)},
+                    "inputs": {"launch-command": "bash ./runners/launch_${RUNNER_NAME%%_*}.sh",
+                               "duration": "3600", "require-power": false, "eval-limit": ""},
+                    "runner": {"name": "b200-nb_00"},
+                    "github": {"token": "t"},
+                });
+                for e in leg_env_strings(job, &ctx) {
+                    if e.len() > m.largest_env.1 {
+                        m.largest_env = (e.split('=').next().unwrap().to_string(), e.len());
+                    }
+                }
+                m.legs += 1;
+            }
+            // The part's job name says which part it is.
+            if let Some(row) = rows.first() {
+                let ctx = json!({"matrix": {"config": row}, "needs": needs});
+                let job_name = common::eval_template(&s(&job["name"]), &ctx);
+                let parts = s(&plan["parts"]);
+                if parts != "1" {
+                    assert!(
+                        job_name.contains(&format!(" ({k}/{parts}) / ")),
+                        "{name}: {job_name}"
+                    );
+                } else {
+                    assert!(!job_name.contains(" (1/"), "{name}: {job_name}");
+                }
+            }
+        }
+        assert_eq!(
+            s(&needs["setup"]["outputs"][format!("{}-legs", f.stem)]),
+            rows_in_family.to_string()
+        );
+    }
+    assert!(
+        m.largest_env.1 < LINUX_ENV_STRING_LIMIT,
+        "{name}: env {} is {} bytes",
+        m.largest_env.0,
+        m.largest_env.1
+    );
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "{name}: {} legs; largest job outputs {} = {} bytes (UTF-16, as GitHub counts); largest single output {} = {} bytes; largest env string {} = {} bytes",
+        m.legs,
+        m.largest_job.0,
+        m.largest_job.1,
+        m.largest_output.0,
+        m.largest_output.1,
+        m.largest_env.0,
+        m.largest_env.1
+    );
+    (needs, m)
+}
+
+/// Rows shaped like the generator's (the bundled demo configs), cloned
+/// with distinct concurrencies and fingerprints.
+fn synthetic(n: usize, template: &Value, salt: &str) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let mut r = template.clone();
+            r["conc"] = if r["conc"].is_array() {
+                json!([i + 1, 2 * i + 2])
+            } else {
+                json!(i + 1)
+            };
+            r["recipe-fingerprint"] = json!(format!("{salt}{i:060}"));
+            r["priority"] = json!(1);
+            r["queue-token"] = json!(format!("q-{salt}-{i}"));
+            r
+        })
+        .collect()
+}
+
+fn demo_rows() -> (Value, Value, Value) {
+    let out = Command::new(bin("generate-matrix"))
+        .args(["full-sweep", "--config-files"])
+        .arg(root().join("examples/configs/demo-master.yaml"))
+        .arg("--runner-config")
+        .arg(root().join("examples/configs/runners.yaml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let pick = |f: &dyn Fn(&Value) -> bool| rows.iter().find(|r| f(r)).unwrap().clone();
+    let single = pick(&|r| r.get("prefill").is_none() && r.get("scenario-type").is_none());
+    let multi = pick(&|r| r.get("prefill").is_some());
+    let agentic = pick(&|r| r.get("scenario-type").is_some());
+    (single, multi, agentic)
+}
+
+#[test]
+fn a_synthetic_2000_leg_sweep_splits_within_githubs_and_linuxs_limits() {
+    let (single, multi, agentic) = demo_rows();
+    let ssc = json!({
+        "single_node": {
+            "1k1k": synthetic(900, &single, "a"),
+            "8k1k": synthetic(600, &single, "b"),
+            "agentic": synthetic(200, &agentic, "c"),
+        },
+        "multi_node": {
+            "1k1k": synthetic(100, &multi, "d"),
+            "8k1k": synthetic(50, &multi, "e"),
+        },
+        "evals": synthetic(100, &single, "f"),
+        "multinode_evals": synthetic(50, &multi, "g"),
+        "changelog_metadata": {"base_ref": "", "head_ref": "", "entries": []},
+    });
+    let (needs, m) = split_and_measure("synthetic 2000-leg sweep", &ssc);
+    assert_eq!(m.legs, 2000);
+    let setup = &needs["setup"]["outputs"];
+    assert_eq!(s(&setup["legs"]), "2000");
+    // 900 legs: four parts of 225; 600: three of 200; the rest one part.
+    for (stem, parts) in [
+        ("sn-1k1k", "4"),
+        ("sn-8k1k", "3"),
+        ("sn-agentic", "1"),
+        ("mn-1k1k", "1"),
+    ] {
+        assert_eq!(s(&setup[format!("{stem}-parts")]), parts, "{stem}");
+    }
+    let part: Vec<Value> =
+        serde_json::from_str(&s(&needs["plan-sn-1k1k-2"]["outputs"]["part-4"])).unwrap();
+    assert_eq!(part.len(), 225);
+    assert_eq!(s(&needs["plan-sn-8k1k-2"]["outputs"]["part-4"]), "[]");
+    assert_eq!(s(&setup["has-agentic"]), "true");
+    assert!(
+        needs.get("plan-mn-agentic").is_none(),
+        "no legs, no plan job"
+    );
+    // The setup job's own outputs are counts only.
+    assert!(utf16(&setup.to_string()) < 4096, "{setup}");
+
+    // One leg more than a family's part jobs hold: refused, naming the family.
+    let too_big =
+        json!({"single_node": {"1k1k": synthetic(4 * MAX_LEGS_PER_JOB + 1, &single, "h")}});
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("big.json");
+    std::fs::write(&input, too_big.to_string()).unwrap();
+    let out_file = tmp.path().join("out");
+    let out = Command::new(bin("generate-matrix"))
+        .args(["split", "--input"])
+        .arg(&input)
+        .arg("--github-output")
+        .arg(&out_file)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("single_node[\"1k1k\"] has 1025 legs"), "{err}");
+    assert!(!out_file.exists(), "no partial outputs");
+}
+
+/// The biggest recorded real sweep (the conformance case
+/// changelog-hist-39324e441-pr2508-range20: 286 rows, 254 KB as recorded).
+#[test]
+fn the_biggest_real_sweep_splits_within_the_limits() {
+    let shared = std::env::var_os("SWEEPKIT_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared"));
+    let case = shared.join(
+        "conformance/cases/generate-matrix/changelog-hist-39324e441-pr2508-range20/expected_stdout.json",
+    );
+    if !case.is_file() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} not found (set SWEEPKIT_SHARED)",
+            case.display()
+        );
+        eprintln!("!!! SKIPPED: {} not found", case.display());
+        return;
+    }
+    let ssc: Value = serde_json::from_str(&std::fs::read_to_string(&case).unwrap()).unwrap();
+    let (needs, m) = split_and_measure("real case pr2508-range20", &ssc);
+    assert_eq!(m.legs, 286);
+    assert_eq!(s(&needs["setup"]["outputs"]["legs"]), "286");
+    assert_eq!(s(&needs["setup"]["outputs"]["sn-agentic-parts"]), "1");
+    assert!(
+        m.largest_job.1 < GITHUB_OUTPUT_LIMIT / 2,
+        "{:?}",
+        m.largest_job
+    );
+}
+
+/// `generate-matrix from-command` takes the command line whole: only
+/// `full-sweep` / `test-config`, nothing evaluated, clear failures.
+#[test]
+fn from_command_accepts_only_the_generator_subcommands_and_evaluates_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |line: &str| {
+        Command::new(bin("generate-matrix"))
+            .arg("from-command")
+            .current_dir(tmp.path())
+            .env("INPUT_COMMAND_LINE", line)
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .unwrap()
+    };
+    let cfg = root().join("examples/configs");
+    let base = format!(
+        "--config-files {} --runner-config {}",
+        cfg.join("demo-master.yaml").display(),
+        cfg.join("runners.yaml").display()
+    );
+    let ok = run(&format!(
+        "test-config {base} --config-keys 'llama-*' --conc 4"
+    ));
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let v: Value = serde_json::from_slice(&ok.stdout).unwrap();
+    let rows = v["single_node"]["1k1k"].as_array().unwrap();
+    assert!(
+        !rows.is_empty() && rows.iter().all(|r| r["conc"] == 4),
+        "{v}"
+    );
+    assert!(rows.iter().all(|r| {
+        r["recipe-fingerprint"]
+            .as_str()
+            .is_some_and(|f| f.len() == 64)
+    }));
+
+    for (line, code, says) in [
+        (
+            "changelog --base-ref a --head-ref b",
+            2,
+            "only `full-sweep …` and `test-config …`",
+        ),
+        ("rm -rf /", 2, "only `full-sweep …` and `test-config …`"),
+        ("", 2, "empty"),
+        ("test-config --config-keys 'open", 2, "unterminated"),
+        ("test-config --no-such-flag", 2, "--no-such-flag"),
+    ] {
+        let out = run(line);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{line:?}: {err}");
+        assert!(err.contains(says), "{line:?}: {err}");
+        assert!(out.stdout.is_empty(), "{line:?}: no partial output");
+    }
+    // Shell syntax in a word is just text: nothing runs.
+    let out = run(&format!(
+        "test-config {base} --config-keys 'x;touch pwned' $(touch pwned2) --conc 4"
+    ));
+    assert!(!out.status.success());
+    assert!(!tmp.path().join("pwned").exists() && !tmp.path().join("pwned2").exists());
+}
+
+/// No silent success: the ingest dispatch of a push to main follows the
+/// collect jobs' results, evaluated on the workflow's own `if:`.
+#[test]
+fn ingest_is_dispatched_only_after_a_successful_collect() {
+    let wf = workflow();
+    let ingest = s(&wf["jobs"]["trigger-ingest"]["if"]);
+    let ctx = |collect: &str, evals: &str, reuse: &str, agentic: &str| {
+        json!({
+            "inputs": {"ingest-repository": "example/ingest", "generate-command": "", "manual-ingest": false},
+            "needs": {
+                "policy": {"result": "success", "outputs": {"push-to-main": "true"}},
+                "setup": {"result": "success", "outputs": {"reuse-enabled": reuse, "has-agentic": agentic}},
+                "collect-results": {"result": collect, "outputs": {}},
+                "collect-evals": {"result": evals, "outputs": {}},
+                "calc-success-rate": {"result": "success", "outputs": {}},
+                "upload-changelog-metadata": {"result": "success", "outputs": {}},
+            },
+        })
+    };
+    let dispatch = |c: &Value| common::eval_if(&ingest, c, false);
+    assert!(dispatch(&ctx("success", "skipped", "false", "false")));
+    assert!(dispatch(&ctx("success", "success", "false", "false")));
+    assert!(
+        dispatch(&ctx("skipped", "success", "false", "false")),
+        "evals-only sweep"
+    );
+    assert!(
+        !dispatch(&ctx("failure", "skipped", "false", "false")),
+        "failed collect"
+    );
+    assert!(
+        !dispatch(&ctx("cancelled", "skipped", "false", "false")),
+        "cancelled collect"
+    );
+    assert!(
+        !dispatch(&ctx("success", "failure", "false", "false")),
+        "failed eval collect"
+    );
+    assert!(
+        !dispatch(&ctx("skipped", "skipped", "false", "false")),
+        "nothing collected"
+    );
+    assert!(
+        dispatch(&ctx("skipped", "skipped", "true", "false")),
+        "reused sweep"
+    );
+    assert!(
+        !dispatch(&ctx("success", "skipped", "false", "true")),
+        "agentic: the other dispatch"
+    );
+    let mut pr = ctx("success", "skipped", "false", "false");
+    pr["needs"]["policy"]["outputs"]["push-to-main"] = json!("false");
+    assert!(!dispatch(&pr), "a PR never ingests");
+}
