@@ -213,6 +213,28 @@ impl FakeGitHub {
             .insert(format!("/repos/{repo}/issues/{number}/comments"), comments);
     }
 
+    /// Answers `GET /repos/<repo>/collaborators/<login>/permission` as
+    /// GitHub does for a collaborator with repository role `role` (`admin`,
+    /// `maintain`, `write`, `triage`, `read`): `role_name` is the role,
+    /// `permission` the legacy value (maintain → write, triage → read).
+    /// A login without this route gets GitHub's 404 (not a collaborator).
+    pub fn with_collaborator(&self, repo: &str, login: &str, role: &str) {
+        let permission = match role {
+            "maintain" => "write",
+            "triage" => "read",
+            other => other,
+        };
+        self.add_route(Route::json(
+            "GET",
+            &format!("/repos/{repo}/collaborators/{login}/permission"),
+            json!({
+                "permission": permission,
+                "role_name": role,
+                "user": {"login": login},
+            }),
+        ));
+    }
+
     /// Comments currently stored for issue/PR `number` of `repo`.
     pub fn comments(&self, repo: &str, number: u64) -> Vec<Value> {
         self.shared

@@ -986,6 +986,8 @@ fn reuse_sweep_action_gate_and_setup_modes() {
             "created_at": "2026-01-01T00:00:00Z", "user": {"login": "maintainer"}
         })],
     );
+    // The commenter's permission is read from the API (strict rules).
+    gh.with_collaborator(REPO, "maintainer", "maintain");
     let runner = Runner {
         github: vec![
             ("github.event_name".into(), "pull_request".into()),
