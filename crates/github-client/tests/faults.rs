@@ -253,3 +253,27 @@ fn unreachable_server_is_a_transport_error_after_retries() {
         "{err}"
     );
 }
+
+/// Issue #16 point 4: a response body beyond `MAX_BODY_BYTES` is refused
+/// with an error naming the endpoint and the limit, and not retried.
+#[test]
+fn oversized_response_bodies_are_refused() {
+    let s = server();
+    let big = "x".repeat(github_client::MAX_BODY_BYTES + 1);
+    s.add_route(Route::json("GET", "/repos/o/r/pulls/1", json!({"title": big})));
+    let err = client(&s)
+        .get("/repos/o/r/pulls/1", &[])
+        .expect_err("must refuse");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("GET /repos/o/r/pulls/1")
+            && msg.contains("larger than the 32 MiB limit (MAX_BODY_BYTES)"),
+        "{msg}"
+    );
+    assert_eq!(s.count("GET", "/repos/o/r/pulls/1"), 1);
+    // Just under the limit is read.
+    let fits = "x".repeat(1024 * 1024);
+    s.add_route(Route::json("GET", "/repos/o/r/pulls/2", json!({"title": fits})));
+    let ok = client(&s).get("/repos/o/r/pulls/2", &[]).expect("fits");
+    assert_eq!(ok["title"].as_str().map(str::len), Some(1024 * 1024));
+}
