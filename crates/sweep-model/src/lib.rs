@@ -8,6 +8,7 @@ pub mod changelog;
 pub mod config;
 pub mod fsio;
 pub mod gha;
+pub mod markdown;
 pub mod out;
 pub mod par;
 pub mod pyjson;
