@@ -201,6 +201,7 @@ enum Verb {
     Get,
     Post,
     Patch,
+    Delete,
 }
 
 impl Verb {
@@ -209,6 +210,7 @@ impl Verb {
             Verb::Get => "GET",
             Verb::Post => "POST",
             Verb::Patch => "PATCH",
+            Verb::Delete => "DELETE",
         }
     }
 
@@ -322,6 +324,12 @@ impl Client {
         Ok(self.call(Verb::Post, path, Some(body))?.body)
     }
 
+    /// `DELETE path` (idempotent: retried like a GET; a 404 after a retry
+    /// is the caller's to read as "already gone").
+    pub fn delete(&self, path: &str) -> Result<()> {
+        self.call(Verb::Delete, path, None).map(|_| ())
+    }
+
     /// `PATCH path` with a JSON body (idempotent: retried like a GET).
     pub fn patch(&self, path: &str, body: &Value) -> Result<Value> {
         Ok(self.call(Verb::Patch, path, Some(body))?.body)
@@ -394,6 +402,7 @@ impl Client {
                 }
                 Verb::Post => self.octo._post(uri, body).await,
                 Verb::Patch => self.octo._patch(uri, body).await,
+                Verb::Delete => self.octo._delete(uri, body).await,
             };
             let response = match sent {
                 Ok(r) => r,
