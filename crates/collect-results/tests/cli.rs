@@ -447,3 +447,32 @@ fn evals_name_unparseable_files_and_fail_when_nothing_was_read() {
         "{stdout}"
     );
 }
+
+/// Issue #16 point 8: a non-finite derived value (NaN or infinite
+/// throughput per GPU) is an error naming the field, not a `null` with
+/// exit 0.
+#[test]
+fn non_finite_derived_values_are_an_error_naming_the_field() {
+    for (total, output, field) in [
+        (json!("nan"), json!(400.0), "tput_per_gpu"),
+        (json!(1.0e308), json!(-1.0e308), "input_tput_per_gpu"),
+        (json!(800.0), json!("inf"), "output_tput_per_gpu"),
+    ] {
+        let sb = Sandbox::new();
+        let mut r = raw_result();
+        r["total_token_throughput"] = total;
+        r["output_throughput"] = output;
+        sb.write(&format!("{RESULT}.json"), &r.to_string());
+        let out = sb.run(&["process"], &single_node_env());
+        assert!(!out.status.success(), "{field}: {}", text(&out));
+        assert!(
+            text(&out).contains(&format!("derived field '{field}'")),
+            "{field}: {}",
+            text(&out)
+        );
+        assert!(
+            !sb.path().join(format!("agg_{RESULT}.json")).exists(),
+            "{field}: no output"
+        );
+    }
+}
