@@ -280,7 +280,10 @@ fn unknown_ref_says_how_to_fix_the_checkout() {
 #[test]
 fn a_ref_that_looks_like_an_option_is_refused() {
     let f = Fixture::new();
-    f.append(&format!("\n{}", entry("alpha-fp8-mi355x-sglang", &format!("{LINK}2"))));
+    f.append(&format!(
+        "\n{}",
+        entry("alpha-fp8-mi355x-sglang", &format!("{LINK}2"))
+    ));
     f.commit("pr");
     let victim = f._tmp.path().join("written-by-git");
     let injected = format!("--output={}", victim.display());

@@ -80,7 +80,10 @@ fn load_thresholds(path: &Path, shown: &str) -> Result<Thresholds, ThresholdsErr
     })?;
     let doc = sweep_model::yaml::parse_str(&text).map_err(|e| {
         ThresholdsError::Invalid(if e.line > 0 {
-            format!("{shown}:{}:{}: invalid YAML: {}", e.line, e.column, e.message)
+            format!(
+                "{shown}:{}:{}: invalid YAML: {}",
+                e.line, e.column, e.message
+            )
         } else {
             format!("{shown}: invalid YAML: {}", e.message)
         })
@@ -622,7 +625,11 @@ mod tests {
     #[test]
     fn unparseable_thresholds_file_is_an_error_with_its_line() {
         let d = tempfile::tempdir().expect("tmp");
-        std::fs::write(d.path().join("t.yaml"), "default:\n  gsm8k: 0.90\n  bad: [1,\n").expect("w");
+        std::fs::write(
+            d.path().join("t.yaml"),
+            "default:\n  gsm8k: 0.90\n  bad: [1,\n",
+        )
+        .expect("w");
         std::fs::write(d.path().join("list.yaml"), "- 0.5\n").expect("w");
         std::fs::write(
             d.path().join("results_a.json"),
@@ -638,7 +645,11 @@ mod tests {
         op.thresholds = Some("list.yaml".into());
         let o = run(&op, d.path());
         assert_eq!(o.exit, 2);
-        assert!(text(&o).contains("ERROR: list.yaml:1:1: thresholds config must be a mapping"), "{}", text(&o));
+        assert!(
+            text(&o).contains("ERROR: list.yaml:1:1: thresholds config must be a mapping"),
+            "{}",
+            text(&o)
+        );
         // A missing file keeps the reference's warning and defaults.
         op.thresholds = Some("missing.yaml".into());
         let o = run(&op, d.path());

@@ -431,7 +431,10 @@ fn evals_name_unparseable_files_and_fail_when_nothing_was_read() {
         err.contains("no eval result could be read: 2 file(s) are not valid JSON objects: ev/eval_a/results_1.json, ev/eval_a/results_2.json"),
         "{err}"
     );
-    assert!(!sb.path().join("agg_eval_all.json").exists(), "no empty output");
+    assert!(
+        !sb.path().join("agg_eval_all.json").exists(),
+        "no empty output"
+    );
 
     // One readable file: exit 0, the broken one named in a warning.
     sb.write(

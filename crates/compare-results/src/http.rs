@@ -121,7 +121,9 @@ mod tests {
         );
         let url = serve_once(512);
         assert_eq!(
-            fetch_limited(&url, Duration::from_secs(5), 1024).unwrap().len(),
+            fetch_limited(&url, Duration::from_secs(5), 1024)
+                .unwrap()
+                .len(),
             512
         );
     }

@@ -537,7 +537,11 @@ fn comment_store(st: &mut State, base: &str, req: &Request) -> Option<Answer> {
                     .comment_author
                     .clone()
                     .unwrap_or_else(|| "github-actions[bot]".to_string());
-                let kind = if author.ends_with("[bot]") { "Bot" } else { "User" };
+                let kind = if author.ends_with("[bot]") {
+                    "Bot"
+                } else {
+                    "User"
+                };
                 let issue_url = req.path.trim_end_matches("/comments").to_string();
                 let comment = json!({
                     "id": id,

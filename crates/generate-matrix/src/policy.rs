@@ -552,7 +552,6 @@ pub fn gating_cross_product(repository: &str) -> Vec<(PolicyInput, bool, bool)> 
                                     head_repo: Some(repository.into()),
                                     repository: repository.into(),
                                     git_ref: "refs/pull/1/merge".into(),
-                                    ..PolicyInput::default()
                                 };
                                 out.push((event, valid, auth));
                             }

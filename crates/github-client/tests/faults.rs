@@ -260,7 +260,11 @@ fn unreachable_server_is_a_transport_error_after_retries() {
 fn oversized_response_bodies_are_refused() {
     let s = server();
     let big = "x".repeat(github_client::MAX_BODY_BYTES + 1);
-    s.add_route(Route::json("GET", "/repos/o/r/pulls/1", json!({"title": big})));
+    s.add_route(Route::json(
+        "GET",
+        "/repos/o/r/pulls/1",
+        json!({"title": big}),
+    ));
     let err = client(&s)
         .get("/repos/o/r/pulls/1", &[])
         .expect_err("must refuse");
@@ -273,7 +277,11 @@ fn oversized_response_bodies_are_refused() {
     assert_eq!(s.count("GET", "/repos/o/r/pulls/1"), 1);
     // Just under the limit is read.
     let fits = "x".repeat(1024 * 1024);
-    s.add_route(Route::json("GET", "/repos/o/r/pulls/2", json!({"title": fits})));
+    s.add_route(Route::json(
+        "GET",
+        "/repos/o/r/pulls/2",
+        json!({"title": fits}),
+    ));
     let ok = client(&s).get("/repos/o/r/pulls/2", &[]).expect("fits");
     assert_eq!(ok["title"].as_str().map(str::len), Some(1024 * 1024));
 }

@@ -47,7 +47,10 @@ pub fn swept_head(commits: &[Value]) -> Option<String> {
         .iter()
         .rev()
         .find(|c| {
-            let parents = c.get("parents").and_then(Value::as_array).map_or(1, Vec::len);
+            let parents = c
+                .get("parents")
+                .and_then(Value::as_array)
+                .map_or(1, Vec::len);
             let message = c
                 .pointer("/commit/message")
                 .and_then(Value::as_str)
@@ -663,9 +666,7 @@ mod tests {
 
     #[test]
     fn swept_head_skips_merges_and_skip_sweep_commits() {
-        let c = |sha: &str, parents: usize, msg: &str| {
-            json!({"sha": sha, "parents": vec![json!({"sha": "p"}); parents], "commit": {"message": msg}})
-        };
+        let c = |sha: &str, parents: usize, msg: &str| json!({"sha": sha, "parents": vec![json!({"sha": "p"}); parents], "commit": {"message": msg}});
         let list = vec![
             c("a", 1, "feat"),
             c("b", 1, "fix"),

@@ -93,7 +93,12 @@ struct FindCli {
     /// permission from the API and reuses only a `success` run of the PR's
     /// head; `reference` is the reference's association-based, any-PR-commit
     /// rules, kept only to check the recorded reference scenarios.
-    #[arg(long, env = "SWEEPKIT_REUSE_RULES", value_enum, default_value = "strict")]
+    #[arg(
+        long,
+        env = "SWEEPKIT_REUSE_RULES",
+        value_enum,
+        default_value = "strict"
+    )]
     rules: Rules,
     /// File the outputs are appended to.
     #[arg(long, env = "GITHUB_OUTPUT")]

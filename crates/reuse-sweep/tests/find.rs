@@ -330,10 +330,7 @@ fn authorisation_needs_write_permission_from_the_api() {
             "PR #7 has no /reuse-sweep-run authorization"
         );
         assert_eq!(
-            s.count(
-                "GET",
-                &format!("{R}/collaborators/{login}/permission")
-            ),
+            s.count("GET", &format!("{R}/collaborators/{login}/permission")),
             1
         );
         assert!(stderr(&out).contains("has no write, maintain or admin permission"));
@@ -349,7 +346,11 @@ fn authorisation_needs_write_permission_from_the_api() {
     }
     // A maintainer whose association reads CONTRIBUTOR does authorise.
     for login in ["maintainer", "writer", "owner"] {
-        let mut c = comment("CONTRIBUTOR", "2026-08-21T10:00:00Z", "/reuse-sweep-run 555");
+        let mut c = comment(
+            "CONTRIBUTOR",
+            "2026-08-21T10:00:00Z",
+            "/reuse-sweep-run 555",
+        );
         c["user"]["login"] = json!(login);
         let s = server(&["full-sweep-enabled"], vec![c]);
         let dir = tempfile::tempdir().expect("tmp");
@@ -365,7 +366,11 @@ fn authorisation_needs_write_permission_from_the_api() {
 fn a_failed_permission_lookup_fails_closed() {
     let s = server(
         &["full-sweep-enabled"],
-        vec![comment("OWNER", "2026-08-21T10:00:00Z", "/reuse-sweep-run 555")],
+        vec![comment(
+            "OWNER",
+            "2026-08-21T10:00:00Z",
+            "/reuse-sweep-run 555",
+        )],
     );
     s.fail_always(
         "GET",
@@ -421,8 +426,16 @@ fn with_history(s: &FakeGitHub) {
 #[test]
 fn a_pinned_run_must_be_a_success_of_the_current_head() {
     for (conclusion, head, want) in [
-        ("failure", HEAD, "has conclusion 'failure'; expected success."),
-        ("cancelled", HEAD, "has conclusion 'cancelled'; expected success."),
+        (
+            "failure",
+            HEAD,
+            "has conclusion 'failure'; expected success.",
+        ),
+        (
+            "cancelled",
+            HEAD,
+            "has conclusion 'cancelled'; expected success.",
+        ),
         (
             "success",
             OLD,
@@ -431,7 +444,11 @@ fn a_pinned_run_must_be_a_success_of_the_current_head() {
     ] {
         let s = server(
             &["full-sweep-enabled"],
-            vec![comment("OWNER", "2026-08-21T10:00:00Z", "/reuse-sweep-run 556")],
+            vec![comment(
+                "OWNER",
+                "2026-08-21T10:00:00Z",
+                "/reuse-sweep-run 556",
+            )],
         );
         with_history(&s);
         set_run(&s, 556, head, conclusion);
@@ -444,7 +461,11 @@ fn a_pinned_run_must_be_a_success_of_the_current_head() {
     // The reference's rules (kept for the recorded scenarios) accept the failed pin.
     let s = server(
         &["full-sweep-enabled"],
-        vec![comment("OWNER", "2026-08-21T10:00:00Z", "/reuse-sweep-run 556")],
+        vec![comment(
+            "OWNER",
+            "2026-08-21T10:00:00Z",
+            "/reuse-sweep-run 556",
+        )],
     );
     with_history(&s);
     set_run(&s, 556, OLD, "failure");
@@ -497,7 +518,9 @@ fn an_unpinned_reuse_takes_only_a_run_of_the_current_head() {
     assert_eq!(pairs["reuse-source-head-sha"], HEAD);
     assert_eq!(
         pairs["reuse-reason"],
-        format!("PR #7 approved reusable full sweep from latest run on {HEAD}: run 602 concluded success on the PR's head commit and has result artifacts")
+        format!(
+            "PR #7 approved reusable full sweep from latest run on {HEAD}: run 602 concluded success on the PR's head commit and has result artifacts"
+        )
     );
 
     // Only the old commit succeeded: refused, naming the head.

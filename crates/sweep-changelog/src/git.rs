@@ -120,7 +120,14 @@ impl Repo {
     /// Which of `paths` exist (as files) at `rev`.
     pub fn ls_tree(&self, rev: &str, paths: &[&str]) -> Result<Vec<String>, GitError> {
         check_rev(rev)?;
-        let mut args = vec!["ls-tree", "-r", "--name-only", "--end-of-options", rev, "--"];
+        let mut args = vec![
+            "ls-tree",
+            "-r",
+            "--name-only",
+            "--end-of-options",
+            rev,
+            "--",
+        ];
         args.extend_from_slice(paths);
         let out = self.run(&args)?;
         if !out.status.success() {
@@ -149,7 +156,13 @@ impl Repo {
         check_rev(rev).ok()?;
         let spec = format!("{rev}^{{commit}}");
         let out = self
-            .run(&["rev-parse", "--verify", "--quiet", "--end-of-options", &spec])
+            .run(&[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                "--end-of-options",
+                &spec,
+            ])
             .ok()?;
         out.status
             .success()

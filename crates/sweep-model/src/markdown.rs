@@ -106,16 +106,28 @@ mod tests {
         let j = JOINER;
         let cases: Vec<(&str, String)> = vec![
             ("b200", "b200".into()),
-            ("mi355x-sglang 0.5.1 (rc2)", "mi355x-sglang 0.5.1 (rc2)".into()),
+            (
+                "mi355x-sglang 0.5.1 (rc2)",
+                "mi355x-sglang 0.5.1 (rc2)".into(),
+            ),
             ("@octocat", format!("@{j}octocat")),
             ("cc @org/team please", format!("cc @{j}org/team please")),
             ("mail a@b.example", format!("mail a@{j}b.example")),
-            ("[click](https://evil.example)", format!("\\[click\\](https:/{j}/evil.example)")),
+            (
+                "[click](https://evil.example)",
+                format!("\\[click\\](https:/{j}/evil.example)"),
+            ),
             ("![img](x.png)", "!\\[img\\](x.png)".into()),
-            ("see https://evil.example/x", format!("see https:/{j}/evil.example/x")),
+            (
+                "see https://evil.example/x",
+                format!("see https:/{j}/evil.example/x"),
+            ),
             ("www.evil.example", format!("www{j}.evil.example")),
             ("WWW.Evil.example", format!("WWW{j}.Evil.example")),
-            ("<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;".into()),
+            (
+                "<img src=x onerror=alert(1)>",
+                "&lt;img src=x onerror=alert(1)&gt;".into(),
+            ),
             ("<!-- hidden -->", "&lt;!-- hidden --&gt;".into()),
             ("&lt;b&gt;", "&amp;lt;b&amp;gt;".into()),
             ("a | b", "a \\| b".into()),

@@ -224,7 +224,11 @@ fn a_pat_finds_its_own_comment_by_its_login() {
         .filter(|c| c["user"]["login"] == "alice")
         .collect();
     assert_eq!(mine.len(), 1, "{mine:?}");
-    assert!(mine[0]["body"].as_str().is_some_and(|b| b.ends_with("second")));
+    assert!(
+        mine[0]["body"]
+            .as_str()
+            .is_some_and(|b| b.ends_with("second"))
+    );
     assert_eq!(s.count("POST", LIST), 1);
     // The bot's comment is not the PAT's to edit.
     assert_eq!(s.count("PATCH", "/repos/acme/bench/issues/comments/5"), 0);
@@ -249,7 +253,11 @@ fn a_duplicate_created_by_a_race_is_deleted() {
     ok(&out);
     let left = ours(&s);
     assert_eq!(left.len(), 1, "{left:?}");
-    assert!(left[0]["body"].as_str().is_some_and(|b| b.ends_with("this run")));
+    assert!(
+        left[0]["body"]
+            .as_str()
+            .is_some_and(|b| b.ends_with("this run"))
+    );
     assert_eq!(s.count("POST", LIST), 1);
     let deletes = s
         .requests()
@@ -267,9 +275,7 @@ fn unauthorised_or_missing_is_an_error_not_read_only() {
     for (status, message) in [(401, "Bad credentials"), (404, "Not Found")] {
         let s = FakeGitHub::start().expect("server");
         s.add_route(Route::paginated("GET", LIST, json!([]), "array"));
-        s.add_route(
-            Route::json("POST", LIST, json!({"message": message})).with_status(status),
-        );
+        s.add_route(Route::json("POST", LIST, json!({"message": message})).with_status(status));
         let dir = tempfile::tempdir().expect("tmp");
         let out = run(&s, dir.path(), &[]);
         assert_eq!(out.status.code(), Some(2), "{status}");
