@@ -265,7 +265,20 @@ fn oversized_response_bodies_are_refused() {
         "/repos/o/r/pulls/1",
         json!({"title": big}),
     ));
-    let err = client(&s)
+    // The fake builds a 32 MiB answer (slow in a debug build on a busy
+    // machine): a long timeout keeps this about the size, not the clock.
+    let patient = Client::new(Config {
+        api_url: s.base_url(),
+        token: Some("ghp_test".into()),
+        retry: RetryPolicy {
+            max_attempts: 4,
+            base_delay: Duration::from_millis(5),
+            max_delay: Duration::from_secs(2),
+        },
+        timeout: Duration::from_secs(300),
+    })
+    .expect("client");
+    let err = patient
         .get("/repos/o/r/pulls/1", &[])
         .expect_err("must refuse");
     let msg = err.to_string();
@@ -282,6 +295,6 @@ fn oversized_response_bodies_are_refused() {
         "/repos/o/r/pulls/2",
         json!({"title": fits}),
     ));
-    let ok = client(&s).get("/repos/o/r/pulls/2", &[]).expect("fits");
+    let ok = patient.get("/repos/o/r/pulls/2", &[]).expect("fits");
     assert_eq!(ok["title"].as_str().map(str::len), Some(1024 * 1024));
 }
