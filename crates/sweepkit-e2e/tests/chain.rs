@@ -876,6 +876,10 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     // 11. comment job: actions/visualizer-comment, twice (a re-run): one
     //     sticky comment, updated in place, carrying the compare report.
     gh.with_comments(REPO, PR, vec![]);
+    // The fake token answers GET /user as `e2e-bot` (a PAT-like identity):
+    // the comments it creates are that login's, and the sticky comment is
+    // found by it.
+    gh.set_comment_author("e2e-bot");
     std::fs::create_dir_all(work.join("report")).unwrap();
     std::fs::copy(&report, work.join("report/compare.md")).unwrap();
     let pr = PR.to_string();
