@@ -275,6 +275,37 @@ fn unknown_ref_says_how_to_fix_the_checkout() {
     assert!(err.contains("fetch-depth: 0"), "{err}");
 }
 
+/// Issue #16 point 5: a ref that git would read as an option is refused
+/// before git runs (`--output=<file>` used to write that file).
+#[test]
+fn a_ref_that_looks_like_an_option_is_refused() {
+    let f = Fixture::new();
+    f.append(&format!(
+        "\n{}",
+        entry("alpha-fp8-mi355x-sglang", &format!("{LINK}2"))
+    ));
+    f.commit("pr");
+    let victim = f._tmp.path().join("written-by-git");
+    let injected = format!("--output={}", victim.display());
+    let out = f.check(
+        &["--base-ref", "HEAD~1"],
+        &[("INPUT_HEAD_REF", injected.as_str())],
+    );
+    assert!(!victim.exists(), "git wrote {}", victim.display());
+    assert_ne!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("git revision '{injected}' starts with '-'")),
+        "{err}"
+    );
+    // The same through the flag, and for the base.
+    let base = format!("--base-ref={injected}");
+    let out = f.check(&[base.as_str(), "--head-ref", "HEAD"], &[]);
+    assert!(!victim.exists());
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("starts with '-'"), "{}", stderr(&out));
+}
+
 #[test]
 fn shallow_clone_without_the_base_names_fetch_depth() {
     let f = Fixture::new();

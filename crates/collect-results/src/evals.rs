@@ -18,6 +18,14 @@ use crate::table::{Cell, github_table};
 /// Why `evals` could not write its output.
 #[derive(Debug, thiserror::Error)]
 pub enum EvalsError {
+    /// Result files were found but none could be read: an empty output
+    /// would hide that nothing was done.
+    #[error(
+        "no eval result could be read: {} file(s) are not valid JSON objects: {}",
+        .files.len(),
+        .files.join(", ")
+    )]
+    NothingReadable { files: Vec<String> },
     #[error("cannot write {file}: {source}")]
     Write {
         file: String,
@@ -31,6 +39,8 @@ pub enum EvalsError {
 pub struct SkipCounts {
     /// Not parseable as JSON (or not a JSON object).
     pub unparseable: usize,
+    /// Their paths, for the warning that names them.
+    pub unparseable_files: Vec<PathBuf>,
     /// JSON objects without `lm_eval_version` (not lm-eval results).
     pub not_lm_eval: usize,
     /// lm-eval results superseded by a newer file for the same set/conc.
@@ -129,7 +139,10 @@ fn candidates(dir: &Path, skipped: &mut SkipCounts) -> Vec<Candidate> {
         }
         let path = e.path();
         match load_object(&path) {
-            None => skipped.unparseable += 1,
+            None => {
+                skipped.unparseable += 1;
+                skipped.unparseable_files.push(path.clone());
+            }
             Some(data) if !data.contains_key("lm_eval_version") => skipped.not_lm_eval += 1,
             Some(data) => {
                 let mtime = std::fs::metadata(&path)
@@ -455,6 +468,17 @@ pub fn run(
     out_dir: &Path,
 ) -> Result<EvalsReport, EvalsError> {
     let mut report = collect(root_arg, cwd);
+    report.skipped.unparseable_files.sort();
+    if report.rows.is_empty() && !report.skipped.unparseable_files.is_empty() {
+        return Err(EvalsError::NothingReadable {
+            files: report
+                .skipped
+                .unparseable_files
+                .iter()
+                .map(|p| p.strip_prefix(cwd).unwrap_or(p).display().to_string())
+                .collect(),
+        });
+    }
     report.output = out_dir.join(format!("agg_eval_{exp_name}.json"));
     sweep_model::fsio::write_json_atomic(&report.output, &report.rows, true).map_err(|source| {
         EvalsError::Write {

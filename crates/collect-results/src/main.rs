@@ -156,6 +156,14 @@ fn run_evals(root: &str, exp_name: &str, sort_by: Option<&str>) -> ExitCode {
     let dir = cwd();
     match evals::run(root, exp_name, &dir, &dir) {
         Ok(report) => {
+            // Unparseable files are left out (the reference skips them);
+            // each is named so a broken upload is not silently lost.
+            for p in &report.skipped.unparseable_files {
+                let shown = p.strip_prefix(&dir).unwrap_or(p).display().to_string();
+                let msg = format!("{shown}: not a valid JSON object; left out of the eval table");
+                gha::annotate(Level::Warning, Some(&shown), None, &msg);
+                eprintln!("warning: {msg}");
+            }
             sweep_model::out::print(&evals::render_markdown(
                 &report.rows,
                 sort_by.unwrap_or("model_prefix"),
@@ -163,6 +171,11 @@ fn run_evals(root: &str, exp_name: &str, sort_by: Option<&str>) -> ExitCode {
             eprintln!("{}", summary::evals_line(&report));
             step_summary(&summary::evals_markdown(&report, root));
             ExitCode::SUCCESS
+        }
+        // Could not do the job: there were results, none readable.
+        Err(e @ evals::EvalsError::NothingReadable { .. }) => {
+            fail("evals", &e);
+            ExitCode::from(2)
         }
         Err(e) => fail("evals", &e),
     }

@@ -385,6 +385,24 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
         gpu_split = None;
     }
 
+    // A non-finite derived value would be written as JSON `null` and read
+    // as a missing measurement: refuse it, naming the field and its inputs.
+    for (field, v, from) in [
+        ("tput_per_gpu", tput, "total_token_throughput"),
+        ("output_tput_per_gpu", out_tput, "output_throughput"),
+        (
+            "input_tput_per_gpu",
+            in_tput,
+            "total_token_throughput - output_throughput",
+        ),
+    ] {
+        if !v.is_finite() {
+            return Err(field_err(format!(
+                "derived field '{field}' (from {from}) is {v}, not a finite number; JSON cannot hold it"
+            )));
+        }
+    }
+
     let row = BenchmarkRow {
         hw,
         conc,

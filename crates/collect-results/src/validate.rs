@@ -60,14 +60,38 @@ struct Thresholds {
     models: Map<String, Value>,
 }
 
-fn load_thresholds(path: &Path, shown: &str) -> Result<Thresholds, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => format!("[Errno 2] No such file or directory: '{shown}'"),
-        _ => format!("{e}: '{shown}'"),
+/// Why the thresholds file was not used.
+enum ThresholdsError {
+    /// Absent or unreadable: the reference warns and uses the defaults.
+    Unreadable(String),
+    /// Present but not a thresholds mapping: an error (`file:line:col: …`),
+    /// never a silent fallback to the defaults.
+    Invalid(String),
+}
+
+fn load_thresholds(path: &Path, shown: &str) -> Result<Thresholds, ThresholdsError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ThresholdsError::Unreadable(match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                format!("[Errno 2] No such file or directory: '{shown}'")
+            }
+            _ => format!("{e}: '{shown}'"),
+        })
     })?;
-    let doc = sweep_model::yaml::parse_str(&text).map_err(|e| format!("invalid YAML: {e}"))?;
+    let doc = sweep_model::yaml::parse_str(&text).map_err(|e| {
+        ThresholdsError::Invalid(if e.line > 0 {
+            format!(
+                "{shown}:{}:{}: invalid YAML: {}",
+                e.line, e.column, e.message
+            )
+        } else {
+            format!("{shown}: invalid YAML: {}", e.message)
+        })
+    })?;
     let Value::Object(cfg) = doc.into_value() else {
-        return Err("thresholds config must be a mapping".to_owned());
+        return Err(ThresholdsError::Invalid(format!(
+            "{shown}:1:1: thresholds config must be a mapping"
+        )));
     };
     let table = |v: Option<&Value>| v.and_then(Value::as_object).cloned().unwrap_or_default();
     if !cfg.contains_key("default") && !cfg.contains_key("models") {
@@ -406,10 +430,18 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
                 thresholds = t;
                 o.out(format!("Loaded thresholds from {}", path.display()));
             }
-            Err(e) => o.err(format!(
+            Err(ThresholdsError::Unreadable(e)) => o.err(format!(
                 "WARN: could not load thresholds from {}: {e}",
                 path.display()
             )),
+            Err(ThresholdsError::Invalid(e)) => {
+                // Could not do the job: checking against the defaults
+                // instead would hide a broken thresholds file.
+                o.err(format!("ERROR: {e}"));
+                o.exit = 2;
+                o.failed = true;
+                return o;
+            }
         }
     }
 
@@ -586,6 +618,43 @@ mod tests {
         assert!(!fnmatch("results*.json", "xresults.json"));
         assert!(fnmatch("r?[0-9].json", "ra5.json"));
         assert!(!fnmatch("r[!a]", "ra"));
+    }
+
+    /// Issue #16 point 8: a thresholds file that does not parse is exit 2
+    /// naming file:line, not a silent fallback to the default thresholds.
+    #[test]
+    fn unparseable_thresholds_file_is_an_error_with_its_line() {
+        let d = tempfile::tempdir().expect("tmp");
+        std::fs::write(
+            d.path().join("t.yaml"),
+            "default:\n  gsm8k: 0.90\n  bad: [1,\n",
+        )
+        .expect("w");
+        std::fs::write(d.path().join("list.yaml"), "- 0.5\n").expect("w");
+        std::fs::write(
+            d.path().join("results_a.json"),
+            r#"{"results":{"gsm8k":{"exact_match,strict-match":0.93,"exact_match_stderr,strict-match":0.01}}}"#,
+        )
+        .expect("w");
+        let mut op = opts();
+        op.thresholds = Some("t.yaml".into());
+        let o = run(&op, d.path());
+        assert_eq!(o.exit, 2, "{}", text(&o));
+        assert!(text(&o).contains("ERROR: t.yaml:"), "{}", text(&o));
+        assert!(!text(&o).contains("PASS"), "nothing checked: {}", text(&o));
+        op.thresholds = Some("list.yaml".into());
+        let o = run(&op, d.path());
+        assert_eq!(o.exit, 2);
+        assert!(
+            text(&o).contains("ERROR: list.yaml:1:1: thresholds config must be a mapping"),
+            "{}",
+            text(&o)
+        );
+        // A missing file keeps the reference's warning and defaults.
+        op.thresholds = Some("missing.yaml".into());
+        let o = run(&op, d.path());
+        assert_ne!(o.exit, 2, "{}", text(&o));
+        assert!(text(&o).contains("WARN: could not load thresholds from missing.yaml"));
     }
 
     #[test]

@@ -392,3 +392,71 @@ fn invalid_json_is_annotated_with_file_and_line() {
         "{stdout}"
     );
 }
+
+/// Issue #16 point 8: an unparseable eval file is named in a warning; when
+/// no file at all could be read the tool fails (exit 2) instead of writing
+/// an empty table with exit 0.
+#[test]
+fn evals_name_unparseable_files_and_fail_when_nothing_was_read() {
+    let sb = Sandbox::new();
+    sb.write(
+        "ev/eval_a/meta_env.json",
+        r#"{"hw":"b200","framework":"SGLang","precision":"FP8","infmax_model_prefix":"dsr1","tp":8,"conc":4}"#,
+    );
+    sb.write("ev/eval_a/results_1.json", "{\"lm_eval_version\": ");
+    sb.write("ev/eval_a/results_2.json", "[1, 2]");
+    let out = sb.run(&["evals", "ev", "all"], &[("GITHUB_ACTIONS", "true")]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no eval result could be read: 2 file(s) are not valid JSON objects: ev/eval_a/results_1.json, ev/eval_a/results_2.json"),
+        "{err}"
+    );
+    assert!(
+        !sb.path().join("agg_eval_all.json").exists(),
+        "no empty output"
+    );
+
+    // One readable file: exit 0, the broken one named in a warning.
+    sb.write(
+        "ev/eval_a/results_3.json",
+        r#"{"lm_eval_version":"0.4","results":{"gsm8k":{"exact_match,strict-match":0.95,"exact_match_stderr,strict-match":0.01}},
+            "configs":{"gsm8k":{"filter_list":[{"name":"strict-match"}]}},"n-samples":{"gsm8k":{"effective":1319}},"model_name":"m"}"#,
+    );
+    let out = sb.run(&["evals", "ev", "all"], &[("GITHUB_ACTIONS", "true")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("::warning file=ev/eval_a/results_1.json::ev/eval_a/results_1.json: not a valid JSON object"),
+        "{stdout}"
+    );
+}
+
+/// Issue #16 point 8: a non-finite derived value (NaN or infinite
+/// throughput per GPU) is an error naming the field, not a `null` with
+/// exit 0.
+#[test]
+fn non_finite_derived_values_are_an_error_naming_the_field() {
+    for (total, output, field) in [
+        (json!("nan"), json!(400.0), "tput_per_gpu"),
+        (json!(1.0e308), json!(-1.0e308), "input_tput_per_gpu"),
+        (json!(800.0), json!("inf"), "output_tput_per_gpu"),
+    ] {
+        let sb = Sandbox::new();
+        let mut r = raw_result();
+        r["total_token_throughput"] = total;
+        r["output_throughput"] = output;
+        sb.write(&format!("{RESULT}.json"), &r.to_string());
+        let out = sb.run(&["process"], &single_node_env());
+        assert!(!out.status.success(), "{field}: {}", text(&out));
+        assert!(
+            text(&out).contains(&format!("derived field '{field}'")),
+            "{field}: {}",
+            text(&out)
+        );
+        assert!(
+            !sb.path().join(format!("agg_{RESULT}.json")).exists(),
+            "{field}: no output"
+        );
+    }
+}

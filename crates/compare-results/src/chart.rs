@@ -47,8 +47,13 @@ pub fn series(c: &Comparison) -> Vec<GroupSeries<'_>> {
         .collect()
 }
 
+/// A quoted mermaid label: data cannot end the quote, the line or the
+/// fenced block it sits in.
 fn quote(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "'"))
+    format!(
+        "\"{}\"",
+        sweep_model::markdown::code_block_line(s).replace('"', "'")
+    )
 }
 
 /// A mermaid `xychart-beta` for one group. The x axis is categorical:

@@ -162,6 +162,9 @@ fn environment() -> Result<Environment<'static>, CompareError> {
         what: "templates".into(),
         cause: format!("{e:#}"),
     };
+    // `md`: data (hardware, framework, model, task, file names) as inert
+    // markdown text — no mentions, links, HTML or line breaks.
+    env.add_filter("md", |s: String| sweep_model::markdown::inline(&s));
     env.add_template("compare.md.j2", MAIN_TEMPLATE)
         .map_err(err)?;
     env.add_template("compare-reference.md.j2", REFERENCE_TEMPLATE)
@@ -403,6 +406,10 @@ fn reference_hw(hw: &str) -> String {
     s.to_uppercase()
 }
 
+fn md(s: &str) -> String {
+    sweep_model::markdown::inline(s)
+}
+
 fn raw_str(row: &Row, key: &str) -> String {
     match row.metrics.get(key) {
         Some(Value::String(s)) => s.clone(),
@@ -498,22 +505,23 @@ pub fn reference_markdown(input: &ReportInput<'_>) -> Result<String, CompareErro
         let table_rows: Vec<Vec<String>> = part
             .iter()
             .map(|r| {
+                // Result-file strings: escaped for markdown (sweep_model::markdown).
                 let mut cells = vec![
-                    raw_str(r, "infmax_model_prefix"),
-                    raw_str(r, "model"),
-                    reference_hw(&raw_str(r, "hw")),
-                    raw_str(r, "framework").to_uppercase(),
-                    raw_str(r, "precision").to_uppercase(),
+                    md(&raw_str(r, "infmax_model_prefix")),
+                    md(&raw_str(r, "model")),
+                    md(&reference_hw(&raw_str(r, "hw"))),
+                    md(&raw_str(r, "framework").to_uppercase()),
+                    md(&raw_str(r, "precision").to_uppercase()),
                     r.key.group.isl.to_string(),
                     r.key.group.osl.to_string(),
                 ];
                 if multi {
                     for k in ["prefill_tp", "prefill_ep", "decode_tp", "decode_ep"] {
-                        cells.push(raw_str(r, k));
+                        cells.push(md(&raw_str(r, k)));
                     }
                 } else {
                     for k in ["tp", "ep", "dp_attention"] {
-                        cells.push(raw_str(r, k));
+                        cells.push(md(&raw_str(r, k)));
                     }
                 }
                 cells.push(r.key.conc.to_string());

@@ -1143,3 +1143,64 @@ fn saved_api_error_answer_is_reported() {
         stderr(&o)
     );
 }
+
+/// Issue #16 point 6: strings from result files reach the report as inert
+/// markdown text: no mention, link, autolink, HTML, table break or heading.
+#[test]
+fn hostile_result_strings_are_escaped_in_both_layouts() {
+    let hostile = |v: Value| {
+        let mut v = v;
+        v["hw"] = json!("h100 @octocat <img src=x onerror=alert(1)>");
+        v["framework"] = json!("sglang [click](https://evil.example) | x\n# pwned");
+        v["model"] = json!("org/Model www.evil.example `code`");
+        v["infmax_model_prefix"] = json!("dsr1 @org/team");
+        v
+    };
+    let base = vec![
+        hostile(agg_row("x", 8, 4, 1000.0, 0.010, 0.200)),
+        hostile(agg_row("x", 8, 8, 1800.0, 0.012, 0.250)),
+    ];
+    let new = vec![
+        hostile(agg_row("x", 8, 4, 1040.0, 0.0098, 0.190)),
+        hostile(agg_row("x", 8, 8, 1900.0, 0.0118, 0.240)),
+    ];
+    let f = Fixture::new(&base, &new);
+    let mut eval = eval_row(8, 0.95, 0.006, 0.94);
+    eval["task"] = json!("gsm8k | @octocat\n## heading");
+    eval["hw"] = json!("H100 <script>");
+    f.write("new/agg_eval_all.json", &json!([eval]));
+    let o = run(f
+        .compare()
+        .arg("--new-evals")
+        .arg(f.path("new/agg_eval_all.json")));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = stdout(&o);
+    insta::assert_snapshot!("hostile_markdown", md);
+    let o = run(f.compare().arg("--metrics").arg("reference"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let reference = stdout(&o);
+    insta::assert_snapshot!("hostile_reference_markdown", reference);
+    for text in [&md, &reference] {
+        for bad in [
+            "@octocat",
+            "@org/team",
+            "<img",
+            "<script",
+            "](https://",
+            "https://evil",
+            "www.evil",
+            "\n# pwned",
+            "\n## heading",
+        ] {
+            assert!(!text.contains(bad), "{bad:?} in\n{text}");
+        }
+        // Every table row still has its column count.
+        for block in text.split("\n\n") {
+            let rows: Vec<&str> = block.lines().filter(|l| l.starts_with('|')).collect();
+            if let Some(first) = rows.first() {
+                let cols = |l: &str| l.replace("\\|", "").matches('|').count();
+                assert!(rows.iter().all(|r| cols(r) == cols(first)), "{block}");
+            }
+        }
+    }
+}

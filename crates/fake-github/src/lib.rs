@@ -85,6 +85,11 @@ pub enum Fault {
     AppliedThenStatus(u16),
     /// Close the connection without answering.
     Drop,
+    /// Another writer got there first: before this request is handled, a
+    /// comment with this body (by the comment author, see
+    /// [`FakeGitHub::set_comment_author`]) is added to the issue's store.
+    /// Models two runs racing between their list and their POST.
+    ConcurrentComment(String),
 }
 
 /// A recorded request.
@@ -107,6 +112,8 @@ struct State {
     comments: BTreeMap<String, Vec<Value>>,
     next_comment_id: u64,
     clock: u64,
+    /// Login that created comments get (`github-actions[bot]` by default).
+    comment_author: Option<String>,
 }
 
 struct Shared {
@@ -211,6 +218,34 @@ impl FakeGitHub {
         let mut st = self.shared.lock();
         st.comments
             .insert(format!("/repos/{repo}/issues/{number}/comments"), comments);
+    }
+
+    /// Answers `GET /repos/<repo>/collaborators/<login>/permission` as
+    /// GitHub does for a collaborator with repository role `role` (`admin`,
+    /// `maintain`, `write`, `triage`, `read`): `role_name` is the role,
+    /// `permission` the legacy value (maintain → write, triage → read).
+    /// A login without this route gets GitHub's 404 (not a collaborator).
+    pub fn with_collaborator(&self, repo: &str, login: &str, role: &str) {
+        let permission = match role {
+            "maintain" => "write",
+            "triage" => "read",
+            other => other,
+        };
+        self.add_route(Route::json(
+            "GET",
+            &format!("/repos/{repo}/collaborators/{login}/permission"),
+            json!({
+                "permission": permission,
+                "role_name": role,
+                "user": {"login": login},
+            }),
+        ));
+    }
+
+    /// The login comments created through the store get (the token's
+    /// identity; default `github-actions[bot]`).
+    pub fn set_comment_author(&self, login: &str) {
+        self.shared.lock().comment_author = Some(login.to_string());
     }
 
     /// Comments currently stored for issue/PR `number` of `repo`.
@@ -462,6 +497,14 @@ fn respond(shared: &Shared, req: Request) -> Option<Answer> {
                 return Some(a);
             }
             Fault::AppliedThenStatus(s) => applied_status = Some(s),
+            Fault::ConcurrentComment(body) => {
+                let fake = Request {
+                    method: "POST".into(),
+                    body: Some(json!({ "body": body })),
+                    ..req.clone()
+                };
+                let _ = comment_store(&mut st, &shared.base, &fake);
+            }
         }
     }
     let mut answer = comment_store(&mut st, &shared.base, &req)
@@ -490,12 +533,21 @@ fn comment_store(st: &mut State, base: &str, req: &Request) -> Option<Answer> {
                     .unwrap_or(Value::Null);
                 let id = st.next_comment_id;
                 st.next_comment_id += 1;
+                let author = st
+                    .comment_author
+                    .clone()
+                    .unwrap_or_else(|| "github-actions[bot]".to_string());
+                let kind = if author.ends_with("[bot]") {
+                    "Bot"
+                } else {
+                    "User"
+                };
                 let issue_url = req.path.trim_end_matches("/comments").to_string();
                 let comment = json!({
                     "id": id,
                     "url": format!("{GITHUB_PREFIX}{}/comments/{id}", issue_url.rsplit_once('/').map(|x| x.0).unwrap_or_default()),
                     "html_url": format!("https://github.com/pull#issuecomment-{id}"),
-                    "user": {"login": "github-actions[bot]", "type": "Bot"},
+                    "user": {"login": author, "type": kind},
                     "author_association": "NONE",
                     "created_at": format!("2026-08-22T06:{:02}:{:02}Z", (st.clock / 60) % 60, st.clock % 60),
                     "body": body,
@@ -511,6 +563,26 @@ fn comment_store(st: &mut State, base: &str, req: &Request) -> Option<Answer> {
             }
             _ => return None,
         }
+    }
+    // DELETE /repos/{o}/{r}/issues/comments/{id}
+    if req.method == "DELETE" {
+        let (prefix, id) = req.path.rsplit_once('/')?;
+        let id: u64 = id.parse().ok()?;
+        let repo_prefix = prefix.strip_suffix("/issues/comments")?;
+        for (issue, list) in st.comments.iter_mut() {
+            if !issue.starts_with(&format!("{repo_prefix}/issues/")) {
+                continue;
+            }
+            if let Some(i) = list.iter().position(|c| c["id"].as_u64() == Some(id)) {
+                list.remove(i);
+                return Some(Answer {
+                    status: 204,
+                    headers: Vec::new(),
+                    body: None,
+                });
+            }
+        }
+        return None;
     }
     // PATCH /repos/{o}/{r}/issues/comments/{id}
     if req.method == "PATCH" {

@@ -74,7 +74,10 @@ pub struct PolicyInput {
     pub draft: bool,
     /// The head commit message (PR head, or the pushed head commit).
     pub head_commit_message: String,
-    /// `github.event.pull_request.head.repo.full_name`; `None` means same repository.
+    /// `github.event.pull_request.head.repo.full_name`. `None` (or empty)
+    /// means unknown (a deleted fork has `head.repo: null`) and is treated as
+    /// a fork: the PR's code never reaches the self-hosted runners unless the
+    /// head repository is known to be this one.
     pub head_repo: Option<String>,
     /// `github.repository`.
     pub repository: String,
@@ -161,10 +164,11 @@ pub fn decide(input: &PolicyInput) -> Decisions {
         !label_event || PRIMARY_LABELS.contains(&label) || MODIFIER_LABELS.contains(&label);
 
     let primaries: Vec<&str> = PRIMARY_LABELS.iter().copied().filter(|l| has(l)).collect();
+    // Fail closed: only a head repository known to be this one is trusted.
     let same_repo = input
         .head_repo
         .as_deref()
-        .is_none_or(|r| r.is_empty() || r == input.repository);
+        .is_some_and(|r| !r.is_empty() && r == input.repository);
     let skip_pr_sweep = is_pr && input.head_commit_message.contains(SKIP_SWEEP_TAG);
 
     let run_check_changelog = is_pr && !input.draft && action_ok;
@@ -545,9 +549,9 @@ pub fn gating_cross_product(repository: &str) -> Vec<(PolicyInput, bool, bool)> 
                                     label: label.map(str::to_string),
                                     labels: labels.iter().map(|s| (*s).to_string()).collect(),
                                     head_commit_message: msg.into(),
+                                    head_repo: Some(repository.into()),
                                     repository: repository.into(),
                                     git_ref: "refs/pull/1/merge".into(),
-                                    ..PolicyInput::default()
                                 };
                                 out.push((event, valid, auth));
                             }
@@ -576,6 +580,7 @@ mod tests {
             event_name: "pull_request".into(),
             action: action.into(),
             labels: labels.iter().map(|s| s.to_string()).collect(),
+            head_repo: Some(REPO.into()),
             repository: REPO.into(),
             git_ref: "refs/pull/1/merge".into(),
             ..PolicyInput::default()
@@ -705,7 +710,7 @@ mod tests {
         let gate = if gate_runs { Success } else { Skipped };
         let event_ok = if is_pr {
             !sc.draft
-                && sc.head_repo.as_deref().is_none_or(|r| r == REPO)
+                && sc.head_repo.as_deref() == Some(REPO)
                 && sweep_labels > 0
                 && relevant_event
                 && !sc.head_commit_message.contains("[skip-sweep]")
@@ -859,6 +864,33 @@ mod tests {
         d.draft = true;
         assert!(!decide(&d).comment);
         assert!(!decide(&push("m")).comment);
+    }
+
+    /// Issue #16 point 1: a PR whose head repository is unknown (`head.repo:
+    /// null`, as for a deleted fork, or empty) is a fork and sets up nothing.
+    #[test]
+    fn unknown_head_repository_is_a_fork() {
+        let ev = serde_json::json!({
+            "action": "synchronize",
+            "pull_request": {
+                "draft": false,
+                "labels": [{"name": "full-sweep-enabled"}],
+                "head": {"repo": null}
+            }
+        });
+        let mut input = pr("", &[]);
+        input.head_repo = None;
+        fill_from_event(&mut input, &ev, &Given::default());
+        assert_eq!(input.head_repo, None);
+        let d = decide(&input);
+        assert!(d.run_check_changelog && !d.run_setup, "{d:?}");
+        for unknown in [None, Some(String::new())] {
+            let mut i = pr("synchronize", &["full-sweep-enabled"]);
+            i.head_repo = unknown.clone();
+            assert!(!decide(&i).run_setup, "{unknown:?}");
+        }
+        // The same PR from this repository does set up.
+        assert!(decide(&pr("synchronize", &["full-sweep-enabled"])).run_setup);
     }
 
     #[test]

@@ -34,6 +34,13 @@ mod retry;
 /// Public GitHub's API root.
 pub const DEFAULT_API_URL: &str = "https://api.github.com";
 
+/// Largest response body read from the API. The biggest answers these tools
+/// read are 100-item pages (jobs with their steps; issue comments, each at
+/// most 65 536 characters, so a page stays under 26 MiB even then); a body
+/// beyond this is not a real answer and is refused before it can take the
+/// job's memory. A `Content-Length` above it is refused without reading.
+pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+
 /// Upper bound on followed `Link` pages (10 000 items at 100 per page):
 /// protection against a server that always answers `rel="next"`.
 const MAX_PAGES: usize = 100;
@@ -194,6 +201,7 @@ enum Verb {
     Get,
     Post,
     Patch,
+    Delete,
 }
 
 impl Verb {
@@ -202,6 +210,7 @@ impl Verb {
             Verb::Get => "GET",
             Verb::Post => "POST",
             Verb::Patch => "PATCH",
+            Verb::Delete => "DELETE",
         }
     }
 
@@ -315,6 +324,12 @@ impl Client {
         Ok(self.call(Verb::Post, path, Some(body))?.body)
     }
 
+    /// `DELETE path` (idempotent: retried like a GET; a 404 after a retry
+    /// is the caller's to read as "already gone").
+    pub fn delete(&self, path: &str) -> Result<()> {
+        self.call(Verb::Delete, path, None).map(|_| ())
+    }
+
     /// `PATCH path` with a JSON body (idempotent: retried like a GET).
     pub fn patch(&self, path: &str, body: &Value) -> Result<Value> {
         Ok(self.call(Verb::Patch, path, Some(body))?.body)
@@ -387,6 +402,7 @@ impl Client {
                 }
                 Verb::Post => self.octo._post(uri, body).await,
                 Verb::Patch => self.octo._patch(uri, body).await,
+                Verb::Delete => self.octo._delete(uri, body).await,
             };
             let response = match sent {
                 Ok(r) => r,
@@ -401,8 +417,22 @@ impl Client {
             };
             let status = response.status().as_u16();
             let headers = response.headers().clone();
-            let text = match self.octo.body_to_string(response).await {
-                Ok(t) => t,
+            let text = match read_capped(response, MAX_BODY_BYTES).await {
+                Ok(Some(bytes)) => String::from_utf8(bytes).map_err(|_| Error::Shape {
+                    method: method.clone(),
+                    endpoint: endpoint.clone(),
+                    detail: "body is not UTF-8".to_string(),
+                })?,
+                Ok(None) => {
+                    return Err(Error::Shape {
+                        method,
+                        endpoint,
+                        detail: format!(
+                            "response body larger than the {} MiB limit (MAX_BODY_BYTES); refused",
+                            MAX_BODY_BYTES / (1024 * 1024)
+                        ),
+                    });
+                }
                 Err(e) => {
                     let message = format!(
                         "reading the response failed: {}",
@@ -483,6 +513,38 @@ impl Client {
             }
         }
     }
+}
+
+/// The body, read frame by frame up to `limit` bytes; `None` when it is
+/// larger (by its `Content-Length`, or once more than `limit` arrived).
+async fn read_capped<B>(
+    response: http::Response<B>,
+    limit: usize,
+) -> std::result::Result<Option<Vec<u8>>, B::Error>
+where
+    B: http_body_util::BodyExt + Unpin,
+    B::Data: AsRef<[u8]>,
+{
+    let declared = response
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Ok(None);
+    }
+    let mut body = response.into_body();
+    let mut out = Vec::new();
+    while let Some(frame) = body.frame().await {
+        if let Ok(data) = frame?.into_data() {
+            let data = data.as_ref();
+            if out.len() + data.len() > limit {
+                return Ok(None);
+            }
+            out.extend_from_slice(data);
+        }
+    }
+    Ok(Some(out))
 }
 
 fn kind(v: &Value) -> &'static str {

@@ -253,3 +253,48 @@ fn unreachable_server_is_a_transport_error_after_retries() {
         "{err}"
     );
 }
+
+/// Issue #16 point 4: a response body beyond `MAX_BODY_BYTES` is refused
+/// with an error naming the endpoint and the limit, and not retried.
+#[test]
+fn oversized_response_bodies_are_refused() {
+    let s = server();
+    let big = "x".repeat(github_client::MAX_BODY_BYTES + 1);
+    s.add_route(Route::json(
+        "GET",
+        "/repos/o/r/pulls/1",
+        json!({"title": big}),
+    ));
+    // The fake builds a 32 MiB answer (slow in a debug build on a busy
+    // machine): a long timeout keeps this about the size, not the clock.
+    let patient = Client::new(Config {
+        api_url: s.base_url(),
+        token: Some("ghp_test".into()),
+        retry: RetryPolicy {
+            max_attempts: 4,
+            base_delay: Duration::from_millis(5),
+            max_delay: Duration::from_secs(2),
+        },
+        timeout: Duration::from_secs(300),
+    })
+    .expect("client");
+    let err = patient
+        .get("/repos/o/r/pulls/1", &[])
+        .expect_err("must refuse");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("GET /repos/o/r/pulls/1")
+            && msg.contains("larger than the 32 MiB limit (MAX_BODY_BYTES)"),
+        "{msg}"
+    );
+    assert_eq!(s.count("GET", "/repos/o/r/pulls/1"), 1);
+    // Just under the limit is read.
+    let fits = "x".repeat(1024 * 1024);
+    s.add_route(Route::json(
+        "GET",
+        "/repos/o/r/pulls/2",
+        json!({"title": fits}),
+    ));
+    let ok = patient.get("/repos/o/r/pulls/2", &[]).expect("fits");
+    assert_eq!(ok["title"].as_str().map(str::len), Some(1024 * 1024));
+}

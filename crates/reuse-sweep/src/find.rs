@@ -13,9 +13,58 @@ use serde_json::Value;
 
 use crate::command;
 
+/// Which trust rules decide authorisation and the source run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Rules {
+    /// Fail closed (the default): a command counts only when its author
+    /// has write, maintain or admin permission on the repository (read from
+    /// the collaborator permission endpoint); the source run must be a
+    /// `success` run of the PR's swept head (see [`swept_head`]), pinned or not.
+    #[default]
+    Strict,
+    /// The reference's rules, kept only so the recorded reference scenarios
+    /// can be checked: the `author_association` string decides, any commit
+    /// that is still in the PR may be the source, and a pinned run may also
+    /// be `failure` or `cancelled`. Never for production use.
+    Reference,
+}
+
+/// Repository roles whose holders may authorise a reuse (`role_name` of the
+/// collaborator permission endpoint; custom roles report their base
+/// `permission`, checked against [`WRITE_PERMISSIONS`]).
+pub const AUTHORISING_ROLES: [&str; 3] = ["admin", "maintain", "write"];
+/// `permission` values (the legacy field: maintain reports `write`) that
+/// may authorise.
+pub const WRITE_PERMISSIONS: [&str; 2] = ["admin", "write"];
+
+/// The commit whose sweep a reuse stands for: the PR's newest commit that is
+/// neither a merge commit nor tagged `[skip-sweep]` (the commits the reuse
+/// protocol itself adds after the sweep, `merge_with_reuse`: the merge of
+/// main and the refresh commit). `commits` is the PR's commit list in API
+/// order (oldest first).
+pub fn swept_head(commits: &[Value]) -> Option<String> {
+    commits
+        .iter()
+        .rev()
+        .find(|c| {
+            let parents = c
+                .get("parents")
+                .and_then(Value::as_array)
+                .map_or(1, Vec::len);
+            let message = c
+                .pointer("/commit/message")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            parents <= 1 && !message.contains("[skip-sweep]")
+        })
+        .map(|c| py_str(c.get("sha")))
+        .filter(|s| !s.is_empty())
+}
+
 /// Inputs, with the reference's flag names and defaults.
 #[derive(Debug, Clone)]
 pub struct FindArgs {
+    pub rules: Rules,
     pub repo: String,
     pub commit_sha: String,
     pub event_name: String,
@@ -141,8 +190,9 @@ pub struct Finder<'a> {
     client: &'a Client,
     args: &'a FindArgs,
     repo: String,
-    commits: HashMap<i64, BTreeSet<String>>,
+    commits: HashMap<i64, Vec<Value>>,
     artifacts: HashMap<i64, BTreeSet<String>>,
+    permissions: HashMap<String, bool>,
 }
 
 impl<'a> Finder<'a> {
@@ -158,6 +208,7 @@ impl<'a> Finder<'a> {
                 .join("/"),
             commits: HashMap::new(),
             artifacts: HashMap::new(),
+            permissions: HashMap::new(),
         }
     }
 
@@ -285,18 +336,45 @@ impl<'a> Finder<'a> {
                 let run = self
                     .client
                     .get(&self.path(&format!("/actions/runs/{id}")), &[])?;
-                (
-                    run,
-                    format!("PR #{pr_number} approved reusable full sweep from pinned run {id}"),
-                )
+                let why = match a.rules {
+                    Rules::Strict => format!(
+                        "PR #{pr_number} approved reusable full sweep from pinned run {id}: it concluded success on the PR's head commit {} and has result artifacts",
+                        py_str(run.get("head_sha"))
+                    ),
+                    Rules::Reference => {
+                        format!("PR #{pr_number} approved reusable full sweep from pinned run {id}")
+                    }
+                };
+                (run, why)
             }
             None => {
                 let head_branch = py_str(pr.get("head").and_then(|h| h.get("ref")));
-                let shas = self.pr_commits(pr_number)?;
-                if shas.is_empty() {
+                let all = self.pr_commits(pr_number)?;
+                if all.is_empty() {
                     return refused(format!("PR #{pr_number} has no commits."));
                 }
-                let Some(run) = self.latest_successful_run(&head_branch, &shas)? else {
+                let shas = match a.rules {
+                    Rules::Reference => all,
+                    Rules::Strict => match self.swept_head(pr_number)? {
+                        Some(h) => BTreeSet::from([h]),
+                        None => {
+                            return refused(format!(
+                                "PR #{pr_number} has no commit that a sweep could have run on (every commit is a merge or [skip-sweep])."
+                            ));
+                        }
+                    },
+                };
+                let found = self.latest_successful_run(&head_branch, &shas)?;
+                if a.rules == Rules::Strict
+                    && found.is_none()
+                    && let Some(head) = shas.iter().next()
+                {
+                    return refused(format!(
+                        "PR #{pr_number} has {cmd} authorization but no successful {} pull_request run with result artifacts was found for its head commit {head} (the newest commit that is not a merge or [skip-sweep]); runs of older commits are not reused. Re-run the sweep on that commit, or pin a successful run of it with `{cmd} <run_id>`.",
+                        a.workflow_id
+                    ));
+                }
+                let Some(run) = found else {
                     return refused(format!(
                         "PR #{pr_number} has {cmd} authorization but no successful {} pull_request run was found for any of its {} commit(s); pin a specific run with `{cmd} <run_id>`.",
                         a.workflow_id,
@@ -307,12 +385,16 @@ impl<'a> Finder<'a> {
                     None | Some(Value::Null) => "None".to_string(),
                     v => py_str(v),
                 };
-                (
-                    run,
-                    format!(
+                let why = match a.rules {
+                    Rules::Strict => format!(
+                        "PR #{pr_number} approved reusable full sweep from latest run on {head}: run {} concluded success on the PR's head commit and has result artifacts",
+                        py_str(run.get("id"))
+                    ),
+                    Rules::Reference => format!(
                         "PR #{pr_number} approved reusable full sweep from latest run on {head}"
                     ),
-                )
+                };
+                (run, why)
             }
         };
         let run_id = int_field(&run, "id", "the source run")?;
@@ -335,7 +417,7 @@ impl<'a> Finder<'a> {
     }
 
     /// `(authorised, pinned run id)` from the PR's issue comments.
-    fn authorisation(&self, pr: i64) -> Result<(bool, Option<String>), FindError> {
+    fn authorisation(&mut self, pr: i64) -> Result<(bool, Option<String>), FindError> {
         let allowed = csv_set(&self.args.allowed_author_associations);
         let mut comments =
             self.client
@@ -343,11 +425,16 @@ impl<'a> Finder<'a> {
         // Stable sort by the timestamp string: equal stamps keep API order.
         comments.sort_by_key(|c| py_str(c.get("created_at")));
         for c in comments.iter().rev() {
-            if !allowed.contains(&py_str(c.get("author_association"))) {
+            if self.args.rules == Rules::Reference
+                && !allowed.contains(&py_str(c.get("author_association")))
+            {
                 continue;
             }
             let body = py_str(c.get("body"));
             if let Some(found) = command::last_command(&body, &self.args.pinned_run_command) {
+                if self.args.rules == Rules::Strict && !self.may_authorise(c)? {
+                    continue;
+                }
                 let pin = match found {
                     None => None,
                     Some(digits) => {
@@ -366,20 +453,63 @@ impl<'a> Finder<'a> {
         Ok((false, None))
     }
 
-    fn pr_commits(&mut self, pr: i64) -> Result<BTreeSet<String>, FindError> {
+    /// Whether the author of comment `c` has write, maintain or admin
+    /// permission on the repository (GitHub's collaborator permission
+    /// endpoint; cached per login). A comment without a login, or a user
+    /// GitHub does not know as a collaborator (404), does not authorise;
+    /// any other failure is an error (the caller fails closed).
+    fn may_authorise(&mut self, c: &Value) -> Result<bool, FindError> {
+        let login = py_str(c.pointer("/user/login"));
+        if login.is_empty() {
+            return Ok(false);
+        }
+        if let Some(ok) = self.permissions.get(&login) {
+            return Ok(*ok);
+        }
+        let path = self.path(&format!("/collaborators/{}/permission", encode(&login)));
+        let (ok, why) = match self.client.get(&path, &[]) {
+            Ok(v) => {
+                let role = py_str(v.get("role_name"));
+                let permission = py_str(v.get("permission"));
+                let ok = AUTHORISING_ROLES.contains(&role.as_str())
+                    || WRITE_PERMISSIONS.contains(&permission.as_str());
+                (ok, format!("role '{role}', permission '{permission}'"))
+            }
+            Err(e) if e.status() == Some(404) => (false, "not a collaborator".to_string()),
+            Err(e) => return Err(e.into()),
+        };
+        if !ok {
+            eprintln!(
+                "{} by {login} ignored: {login} has no write, maintain or admin permission on {} ({why})",
+                self.args.pinned_run_command, self.args.repo
+            );
+        }
+        self.permissions.insert(login, ok);
+        Ok(ok)
+    }
+
+    fn pr_commit_list(&mut self, pr: i64) -> Result<Vec<Value>, FindError> {
         if let Some(c) = self.commits.get(&pr) {
             return Ok(c.clone());
         }
         let list = self
             .client
             .get_all(&self.path(&format!("/pulls/{pr}/commits")), &[], None)?;
-        let shas: BTreeSet<String> = list
+        self.commits.insert(pr, list.clone());
+        Ok(list)
+    }
+
+    fn pr_commits(&mut self, pr: i64) -> Result<BTreeSet<String>, FindError> {
+        Ok(self
+            .pr_commit_list(pr)?
             .iter()
             .map(|c| py_str(c.get("sha")))
             .filter(|s| !s.is_empty())
-            .collect();
-        self.commits.insert(pr, shas.clone());
-        Ok(shas)
+            .collect())
+    }
+
+    fn swept_head(&mut self, pr: i64) -> Result<Option<String>, FindError> {
+        Ok(swept_head(&self.pr_commit_list(pr)?))
     }
 
     fn artifact_names(&mut self, run_id: i64) -> Result<BTreeSet<String>, FindError> {
@@ -454,13 +584,14 @@ impl<'a> Finder<'a> {
             return refused(format!("Reusable source run {id} is not completed."));
         }
         let conclusion = run.get("conclusion").and_then(Value::as_str).unwrap_or("");
-        let allowed: &[&str] = if pinned {
+        let lenient = pinned && self.args.rules == Rules::Reference;
+        let allowed: &[&str] = if lenient {
             &["success", "failure", "cancelled"]
         } else {
             &["success"]
         };
         if !allowed.contains(&conclusion) || run.get("conclusion").is_some_and(|c| !c.is_string()) {
-            let expected = if pinned {
+            let expected = if lenient {
                 "success, failure, or cancelled"
             } else {
                 "success"
@@ -490,6 +621,14 @@ impl<'a> Finder<'a> {
             return refused(format!(
                 "Reusable source run {id} head {head} is not in PR #{pr}'s commit list; pin a run whose commit is still part of the PR."
             ));
+        }
+        if self.args.rules == Rules::Strict {
+            let want = self.swept_head(pr)?.unwrap_or_default();
+            if head != want {
+                return refused(format!(
+                    "Reusable source run {id} ran on {head}, not on PR #{pr}'s head commit {want} (the newest commit that is not a merge or [skip-sweep]); only a run of the PR's current code is reused."
+                ));
+            }
         }
         if !has_reusable_results(&self.artifact_names(id)?) {
             return refused(format!(
@@ -523,6 +662,26 @@ mod tests {
             "bmk_qwen",
             "results_bmk_x"
         ])));
+    }
+
+    #[test]
+    fn swept_head_skips_merges_and_skip_sweep_commits() {
+        let c = |sha: &str, parents: usize, msg: &str| json!({"sha": sha, "parents": vec![json!({"sha": "p"}); parents], "commit": {"message": msg}});
+        let list = vec![
+            c("a", 1, "feat"),
+            c("b", 1, "fix"),
+            c("m", 2, "Merge branch 'main'"),
+            c("r", 1, "chore: refresh [skip-sweep]"),
+        ];
+        assert_eq!(swept_head(&list).as_deref(), Some("b"));
+        assert_eq!(swept_head(&list[..2]).as_deref(), Some("b"));
+        // A code commit after the merge is the new head.
+        let mut more = list.clone();
+        more.push(c("z", 1, "tweak"));
+        assert_eq!(swept_head(&more).as_deref(), Some("z"));
+        assert_eq!(swept_head(&list[2..]), None);
+        // No `parents`/`commit` (older fixtures): every commit counts.
+        assert_eq!(swept_head(&[json!({"sha": "x"})]).as_deref(), Some("x"));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use github_client::{Client, Config};
-use reuse_sweep::find::{FindArgs, Finder};
+use reuse_sweep::find::{FindArgs, Finder, Rules};
 use sweep_model::gha::{self, Level};
 
 #[derive(Parser, Debug)]
@@ -81,13 +81,25 @@ struct FindCli {
         default_value = "/reuse-sweep-run"
     )]
     pinned_run_command: String,
-    /// Comma-separated `author_association` values whose commands count.
+    /// Comma-separated `author_association` values whose commands count
+    /// (`--rules reference` only; strict rules ask the API for the permission).
     #[arg(
         long,
         env = "INPUT_ALLOWED_AUTHOR_ASSOCIATIONS",
         default_value = "OWNER,MEMBER,COLLABORATOR"
     )]
     allowed_author_associations: String,
+    /// Trust rules: `strict` (default) reads the commenter's repository
+    /// permission from the API and reuses only a `success` run of the PR's
+    /// head; `reference` is the reference's association-based, any-PR-commit
+    /// rules, kept only to check the recorded reference scenarios.
+    #[arg(
+        long,
+        env = "SWEEPKIT_REUSE_RULES",
+        value_enum,
+        default_value = "strict"
+    )]
+    rules: Rules,
     /// File the outputs are appended to.
     #[arg(long, env = "GITHUB_OUTPUT")]
     github_output: Option<PathBuf>,
@@ -127,6 +139,7 @@ fn find(cli: FindCli) -> ExitCode {
         },
     };
     let args = FindArgs {
+        rules: cli.rules,
         repo: cli.repo,
         commit_sha: cli.commit_sha,
         event_name: cli.event_name,

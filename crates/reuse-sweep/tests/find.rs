@@ -11,13 +11,29 @@ const SHA: &str = "aaaa000000000000000000000000000000000001";
 const HEAD: &str = "bbbb000000000000000000000000000000000002";
 const R: &str = "/repos/acme/bench";
 
+/// A comment by the user `assoc.to_lowercase()` (see [`server`] for who
+/// has which repository role).
 fn comment(assoc: &str, at: &str, body: &str) -> Value {
-    json!({"author_association": assoc, "created_at": at, "body": body})
+    json!({"author_association": assoc, "created_at": at, "body": body,
+           "user": {"login": assoc.to_lowercase()}})
 }
 
 /// A merged PR #7 with `labels`, a pinned run 555 on HEAD, and `comments`.
+/// Repository roles: `owner` admin, `maintainer` maintain, `writer` write,
+/// `member` and `collaborator` read, `triager` triage; anyone else is not a
+/// collaborator (404).
 fn server(labels: &[&str], comments: Vec<Value>) -> FakeGitHub {
     let s = FakeGitHub::start().expect("server");
+    for (login, role) in [
+        ("owner", "admin"),
+        ("maintainer", "maintain"),
+        ("writer", "write"),
+        ("member", "read"),
+        ("collaborator", "read"),
+        ("triager", "triage"),
+    ] {
+        s.with_collaborator("acme/bench", login, role);
+    }
     s.add_route(Route::json(
         "GET",
         &format!("{R}/commits/{SHA}/pulls"),
@@ -58,6 +74,14 @@ fn server(labels: &[&str], comments: Vec<Value>) -> FakeGitHub {
 }
 
 fn find(s: &FakeGitHub, dir: &std::path::Path) -> (Output, BTreeMap<String, String>) {
+    find_with(s, dir, &[])
+}
+
+fn find_with(
+    s: &FakeGitHub,
+    dir: &std::path::Path,
+    extra: &[&str],
+) -> (Output, BTreeMap<String, String>) {
     let out_file = dir.join("github_output");
     let out = Command::new(env!("CARGO_BIN_EXE_reuse-sweep"))
         .args([
@@ -71,6 +95,7 @@ fn find(s: &FakeGitHub, dir: &std::path::Path) -> (Output, BTreeMap<String, Stri
         ])
         .args(["--ref", "refs/heads/main", "--github-output"])
         .arg(&out_file)
+        .args(extra)
         .env_clear()
         .env("GITHUB_API_URL", s.base_url())
         .env("GH_TOKEN", "ghs_test")
@@ -275,4 +300,238 @@ fn empty_pr_number_from_the_action_means_none() {
         v["reuse-reason"],
         "pull_request action unknown is not synchronize"
     );
+}
+
+// ---------------------------------------------------------------------------
+// Issue #16 points 2 and 3: who may authorise, and which run is reused.
+// ---------------------------------------------------------------------------
+
+const OLD: &str = "cccc000000000000000000000000000000000003";
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Point 3: a MEMBER or COLLABORATOR association without write permission
+/// does not authorise; the permission read from the API decides, whatever
+/// the association string says.
+#[test]
+fn authorisation_needs_write_permission_from_the_api() {
+    for (assoc, login) in [("MEMBER", "member"), ("COLLABORATOR", "collaborator")] {
+        let mut c = comment(assoc, "2026-08-21T10:00:00Z", "/reuse-sweep-run 555");
+        c["user"]["login"] = json!(login);
+        let s = server(&["full-sweep-enabled"], vec![c]);
+        let dir = tempfile::tempdir().expect("tmp");
+        let (out, pairs) = find(&s, dir.path());
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(pairs["reuse-enabled"], "false", "{assoc}");
+        assert_eq!(
+            pairs["reuse-reason"],
+            "PR #7 has no /reuse-sweep-run authorization"
+        );
+        assert_eq!(
+            s.count("GET", &format!("{R}/collaborators/{login}/permission")),
+            1
+        );
+        assert!(stderr(&out).contains("has no write, maintain or admin permission"));
+    }
+    // Triage and unknown users (404) neither.
+    for login in ["triager", "stranger"] {
+        let mut c = comment("OWNER", "2026-08-21T10:00:00Z", "/reuse-sweep-run 555");
+        c["user"]["login"] = json!(login);
+        let s = server(&["full-sweep-enabled"], vec![c]);
+        let dir = tempfile::tempdir().expect("tmp");
+        let (_, pairs) = find(&s, dir.path());
+        assert_eq!(pairs["reuse-enabled"], "false", "{login}");
+    }
+    // A maintainer whose association reads CONTRIBUTOR does authorise.
+    for login in ["maintainer", "writer", "owner"] {
+        let mut c = comment(
+            "CONTRIBUTOR",
+            "2026-08-21T10:00:00Z",
+            "/reuse-sweep-run 555",
+        );
+        c["user"]["login"] = json!(login);
+        let s = server(&["full-sweep-enabled"], vec![c]);
+        let dir = tempfile::tempdir().expect("tmp");
+        let (out, pairs) = find(&s, dir.path());
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(pairs["reuse-enabled"], "true", "{login}");
+    }
+}
+
+/// A permission lookup that fails (not 404) fails the job instead of
+/// guessing.
+#[test]
+fn a_failed_permission_lookup_fails_closed() {
+    let s = server(
+        &["full-sweep-enabled"],
+        vec![comment(
+            "OWNER",
+            "2026-08-21T10:00:00Z",
+            "/reuse-sweep-run 555",
+        )],
+    );
+    s.fail_always(
+        "GET",
+        &format!("{R}/collaborators/owner/permission"),
+        Fault::Status(403),
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    let (out, pairs) = find(&s, dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("/collaborators/owner/permission failed: HTTP 403"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(pairs.is_empty());
+}
+
+fn set_run(s: &FakeGitHub, id: u64, head: &str, conclusion: &str) {
+    s.add_route(Route::json(
+        "GET",
+        &format!("{R}/actions/runs/{id}"),
+        json!({"id": id, "event": "pull_request", "status": "completed", "conclusion": conclusion,
+               "path": ".github/workflows/run-sweep.yml", "head_sha": head, "run_attempt": 1,
+               "html_url": format!("https://github.com/acme/bench/actions/runs/{id}")}),
+    ));
+    s.add_route(Route::paginated(
+        "GET",
+        &format!("{R}/actions/runs/{id}/artifacts"),
+        json!({"artifacts": [{"name": "results_bmk", "expired": false}]}),
+        "object:artifacts",
+    ));
+}
+
+/// PR #7's commits: OLD, then HEAD, then the protocol's merge of main and
+/// its `[skip-sweep]` refresh commit (HEAD stays the swept head).
+fn with_history(s: &FakeGitHub) {
+    s.add_route(Route::paginated(
+        "GET",
+        &format!("{R}/pulls/7/commits"),
+        json!([
+            {"sha": OLD, "parents": [{"sha": "p0"}], "commit": {"message": "first try"}},
+            {"sha": HEAD, "parents": [{"sha": OLD}], "commit": {"message": "revert the first try"}},
+            {"sha": "dddd000000000000000000000000000000000004", "parents": [{"sha": HEAD}, {"sha": "m"}],
+             "commit": {"message": "Merge remote-tracking branch 'origin/main'"}},
+            {"sha": "eeee000000000000000000000000000000000005", "parents": [{"sha": "dddd000000000000000000000000000000000004"}],
+             "commit": {"message": "chore: refresh PR #7 for sweep reuse [skip-sweep]"}},
+        ]),
+        "array",
+    ));
+}
+
+/// Point 2: a pinned run must be `success` and of the PR's head commit.
+#[test]
+fn a_pinned_run_must_be_a_success_of_the_current_head() {
+    for (conclusion, head, want) in [
+        (
+            "failure",
+            HEAD,
+            "has conclusion 'failure'; expected success.",
+        ),
+        (
+            "cancelled",
+            HEAD,
+            "has conclusion 'cancelled'; expected success.",
+        ),
+        (
+            "success",
+            OLD,
+            "ran on cccc000000000000000000000000000000000003, not on PR #7's head commit bbbb000000000000000000000000000000000002",
+        ),
+    ] {
+        let s = server(
+            &["full-sweep-enabled"],
+            vec![comment(
+                "OWNER",
+                "2026-08-21T10:00:00Z",
+                "/reuse-sweep-run 556",
+            )],
+        );
+        with_history(&s);
+        set_run(&s, 556, head, conclusion);
+        let dir = tempfile::tempdir().expect("tmp");
+        let (out, pairs) = find(&s, dir.path());
+        assert_eq!(out.status.code(), Some(1), "{conclusion} {head}");
+        assert!(stderr(&out).contains(want), "{}", stderr(&out));
+        assert!(pairs.is_empty());
+    }
+    // The reference's rules (kept for the recorded scenarios) accept the failed pin.
+    let s = server(
+        &["full-sweep-enabled"],
+        vec![comment(
+            "OWNER",
+            "2026-08-21T10:00:00Z",
+            "/reuse-sweep-run 556",
+        )],
+    );
+    with_history(&s);
+    set_run(&s, 556, OLD, "failure");
+    let dir = tempfile::tempdir().expect("tmp");
+    let (out, pairs) = find_with(&s, dir.path(), &["--rules", "reference"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(pairs["reuse-source-run-id"], "556");
+}
+
+/// Point 2: without a pin, only a successful run of the PR's head commit
+/// is taken, and the reason says which run and why.
+#[test]
+fn an_unpinned_reuse_takes_only_a_run_of_the_current_head() {
+    let runs = |list: Value| {
+        let s = server(
+            &["full-sweep-enabled"],
+            vec![comment("OWNER", "2026-08-21T10:00:00Z", "/reuse-sweep-run")],
+        );
+        with_history(&s);
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/actions/workflows/run-sweep.yml/runs"),
+            list,
+            "object:workflow_runs",
+        ));
+        for id in [601, 602] {
+            s.add_route(Route::paginated(
+                "GET",
+                &format!("{R}/actions/runs/{id}/artifacts"),
+                json!({"artifacts": [{"name": "results_bmk", "expired": false}]}),
+                "object:artifacts",
+            ));
+        }
+        s
+    };
+    let run = |id: u64, head: &str, conclusion: &str| {
+        json!({"id": id, "event": "pull_request", "status": "completed", "conclusion": conclusion,
+               "path": ".github/workflows/run-sweep.yml", "head_sha": head, "run_attempt": 1,
+               "html_url": format!("https://github.com/acme/bench/actions/runs/{id}")})
+    };
+    // Newest first: a success on the old (reverted) commit, a failure on
+    // the head, then the head's success.
+    let s = runs(json!({"workflow_runs": [
+        run(601, OLD, "success"), run(603, HEAD, "failure"), run(602, HEAD, "success")
+    ]}));
+    let dir = tempfile::tempdir().expect("tmp");
+    let (out, pairs) = find(&s, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(pairs["reuse-source-run-id"], "602");
+    assert_eq!(pairs["reuse-source-head-sha"], HEAD);
+    assert_eq!(
+        pairs["reuse-reason"],
+        format!(
+            "PR #7 approved reusable full sweep from latest run on {HEAD}: run 602 concluded success on the PR's head commit and has result artifacts"
+        )
+    );
+
+    // Only the old commit succeeded: refused, naming the head.
+    let s = runs(json!({"workflow_runs": [run(601, OLD, "success"), run(603, HEAD, "failure")]}));
+    let dir = tempfile::tempdir().expect("tmp");
+    let (out, pairs) = find(&s, dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(&format!("no successful run-sweep.yml pull_request run with result artifacts was found for its head commit {HEAD}")),
+        "{}",
+        stderr(&out)
+    );
+    assert!(pairs.is_empty());
 }

@@ -179,8 +179,17 @@ pub fn to_markdown(stats: &RunStats, run_id: &str) -> String {
     }
     out.push_str("| Hardware | Success | Total | Rate |\n|---|---:|---:|---:|\n");
     for (b, s) in rows {
+        // Plain names as code; anything else escaped for markdown.
+        let name = if b
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            format!("`{b}`")
+        } else {
+            sweep_model::markdown::inline(b)
+        };
         out.push_str(&format!(
-            "| `{b}` | {} | {} | {:.1}% |\n",
+            "| {name} | {} | {} | {:.1}% |\n",
             s.n_success,
             s.total,
             rate(s)
@@ -288,5 +297,18 @@ mod tests {
         let md = to_markdown(&stats, "7");
         assert!(md.contains("| `b200-nscale` | 1 | 3 | 33.3% |"), "{md}");
         assert!(!md.contains("h100-cw"));
+        // A hostile bucket name is escaped (issue #16 point 6).
+        let hostile = vec![(
+            "b`200 @team|x".to_string(),
+            Stats {
+                n_success: 1,
+                total: 1,
+            },
+        )];
+        let md = to_markdown(&hostile, "7");
+        assert!(
+            md.contains("| b\\`200 @\u{2060}team\\|x | 1 | 1 | 100.0% |"),
+            "{md}"
+        );
     }
 }

@@ -8,6 +8,12 @@
 //! track where each line sits in the head (and base) file from the hunk
 //! headers, so rejections can point at a line.
 
+/// Longest added changelog line accepted, in bytes. The longest line in
+/// InferenceX's perf-changelog.yaml is about 1 100 bytes; a line beyond this
+/// is not a changelog entry, and it would reach the matrix job outputs
+/// (which GitHub caps at 1 MB each).
+pub const MAX_LINE_BYTES: usize = 16 * 1024;
+
 /// One added line: its text (without the `+`) and its line in the head file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Added {
@@ -65,7 +71,8 @@ pub fn is_blank(s: &str) -> bool {
 }
 
 /// Decodes and classifies `git diff` output. The error is the UTF-8 decoding
-/// failure, worded like Python's codec error.
+/// failure, worded like Python's codec error, or an added line longer than
+/// [`MAX_LINE_BYTES`] (naming its line in the head file).
 pub fn parse(stdout: &[u8]) -> Result<Diff, String> {
     let text = std::str::from_utf8(stdout).map_err(|e| {
         let pos = e.valid_up_to();
@@ -117,6 +124,14 @@ pub fn parse(stdout: &[u8]) -> Result<Diff, String> {
             } else if let Some(rest) = part.strip_prefix('+') {
                 if part.starts_with("+++") {
                     continue;
+                }
+                if rest.len() > MAX_LINE_BYTES {
+                    return Err(format!(
+                        "added line {cur_new} is {} bytes, over the {} KiB limit for one \
+                         changelog line (MAX_LINE_BYTES): refused",
+                        rest.len(),
+                        MAX_LINE_BYTES / 1024
+                    ));
                 }
                 diff.added.push(Added {
                     text: rest.to_string(),
@@ -192,5 +207,28 @@ mod tests {
     fn python_whitespace_includes_file_separators() {
         assert!(is_blank(" \u{1c}\t\u{a0}"));
         assert!(!is_blank(" x"));
+    }
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    /// Issue #16 point 4: a 10 MB changelog line is refused, naming the
+    /// line and the limit, instead of becoming a job output.
+    #[test]
+    fn an_overlong_added_line_is_refused() {
+        let long = "x".repeat(10 * 1024 * 1024);
+        let diff = format!(
+            "diff --git a/c b/c\n--- a/c\n+++ b/c\n@@ -1,1 +1,3 @@\n a\n+- config-keys: [k]\n+  description: [\"{long}\"]\n"
+        );
+        let e = parse(diff.as_bytes()).expect_err("refused");
+        assert!(
+            e.starts_with("added line 3 is 10485779 bytes, over the 16 KiB limit"),
+            "{}",
+            &e[..e.len().min(200)]
+        );
+        let ok = format!("@@ -1,1 +1,2 @@\n a\n+{}\n", "y".repeat(MAX_LINE_BYTES));
+        assert_eq!(parse(ok.as_bytes()).expect("at the limit").added.len(), 1);
     }
 }

@@ -11,6 +11,11 @@
 //!
 //! Failures are turned into messages that say how to fix the checkout
 //! (unknown ref, shallow clone → `fetch-depth: 0`).
+//!
+//! Refs come from workflow inputs and so from event data: a ref that starts
+//! with `-` is refused before git runs (git would read it as an option, e.g.
+//! `--output=<file>` writes a file), and every command also passes
+//! `--end-of-options` before its revisions as a second guard.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -26,6 +31,24 @@ pub struct GitError {
 #[derive(Debug, Clone)]
 pub struct Repo {
     dir: PathBuf,
+}
+
+/// Refuses a revision git could take for an option (or an empty one).
+pub fn check_rev(rev: &str) -> Result<(), GitError> {
+    if rev.is_empty() {
+        return Err(GitError {
+            message: "empty git revision".to_string(),
+        });
+    }
+    if rev.starts_with('-') {
+        return Err(GitError {
+            message: format!(
+                "git revision '{rev}' starts with '-': refused, git would read it as an option \
+                 (pass a branch name, tag or commit SHA)"
+            ),
+        });
+    }
+    Ok(())
 }
 
 impl Repo {
@@ -52,10 +75,13 @@ impl Repo {
     /// unknown ref, not a repository) is an error that names the missing ref
     /// and the fix, instead of the reference's silent empty diff.
     pub fn diff(&self, base: &str, head: &str, path: &str) -> Result<Vec<u8>, GitError> {
+        check_rev(base)?;
+        check_rev(head)?;
         let out = self.run(&[
             "diff",
             "--no-color",
             "--no-ext-diff",
+            "--end-of-options",
             base,
             head,
             "--",
@@ -73,8 +99,12 @@ impl Repo {
 
     /// Bytes of `<rev>:<path>`; the error carries git's trimmed stderr.
     pub fn show(&self, rev: &str, path: &str) -> Result<Vec<u8>, String> {
+        // `:<stage>` specs start with ':' and pass; a rev starting with '-' does not.
+        check_rev(rev).map_err(|e| e.message)?;
         let spec = format!("{rev}:{path}");
-        let out = self.run(&["show", &spec]).map_err(|e| e.message)?;
+        let out = self
+            .run(&["show", "--end-of-options", &spec])
+            .map_err(|e| e.message)?;
         if out.status.success() {
             Ok(out.stdout)
         } else {
@@ -89,7 +119,15 @@ impl Repo {
 
     /// Which of `paths` exist (as files) at `rev`.
     pub fn ls_tree(&self, rev: &str, paths: &[&str]) -> Result<Vec<String>, GitError> {
-        let mut args = vec!["ls-tree", "-r", "--name-only", rev, "--"];
+        check_rev(rev)?;
+        let mut args = vec![
+            "ls-tree",
+            "-r",
+            "--name-only",
+            "--end-of-options",
+            rev,
+            "--",
+        ];
         args.extend_from_slice(paths);
         let out = self.run(&args)?;
         if !out.status.success() {
@@ -103,7 +141,10 @@ impl Repo {
 
     /// The merge base of two revisions, if they have one.
     pub fn merge_base(&self, a: &str, b: &str) -> Option<String> {
-        let out = self.run(&["merge-base", a, b]).ok()?;
+        if check_rev(a).is_err() || check_rev(b).is_err() {
+            return None;
+        }
+        let out = self.run(&["merge-base", "--end-of-options", a, b]).ok()?;
         out.status
             .success()
             .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
@@ -112,9 +153,16 @@ impl Repo {
 
     /// The commit a revision names, if it resolves.
     pub fn resolve(&self, rev: &str) -> Option<String> {
+        check_rev(rev).ok()?;
         let spec = format!("{rev}^{{commit}}");
         let out = self
-            .run(&["rev-parse", "--verify", "--quiet", &spec])
+            .run(&[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                "--end-of-options",
+                &spec,
+            ])
             .ok()?;
         out.status
             .success()

@@ -154,7 +154,8 @@ pub fn read_additions(repo: &Repo, opts: &Options) -> Result<Additions, Rejectio
     let out = repo
         .diff(&opts.base_ref, &opts.head_ref, &opts.changelog_file)
         .map_err(|e| Rejection::new(e.message))?;
-    let d = diff::parse(&out).map_err(Rejection::new)?;
+    let d =
+        diff::parse(&out).map_err(|e| Rejection::new(format!("{}: {e}", opts.changelog_file)))?;
     if let Some(first) = d.removed.first() {
         let deletion = format!(
             "Deletions are not allowed in {}. Only additions to the changelog are permitted. \

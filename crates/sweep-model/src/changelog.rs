@@ -254,15 +254,44 @@ fn required<'a>(errs: &mut Collector, loc: &str, v: Option<&'a Value>) -> Option
     v
 }
 
+/// Longest string accepted in an entry's `config-keys` or `description`
+/// item, in bytes. Real items are at most about a thousand bytes; the text
+/// ends up in job outputs (1 MB each on GitHub), so a multi-megabyte item
+/// (a folded YAML string can span many short lines) is refused.
+pub const MAX_ITEM_BYTES: usize = 16 * 1024;
+
+/// Most items accepted in an entry's `config-keys` or `description` list
+/// (real entries list a few dozen config keys at most).
+pub const MAX_ITEMS: usize = 1000;
+
 fn str_list(errs: &mut Collector, loc: &str, v: &Value, non_empty: bool) -> Option<Vec<String>> {
     let Value::Array(items) = v else {
         errs.push(loc, "Input should be a valid list", "list_type");
         return None;
     };
+    if items.len() > MAX_ITEMS {
+        errs.push(
+            loc,
+            format!(
+                "List should have at most {MAX_ITEMS} items (MAX_ITEMS), not {}",
+                items.len()
+            ),
+            "too_long",
+        );
+        return None;
+    }
     let before = errs.0.len();
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         match item {
+            Value::String(s) if s.len() > MAX_ITEM_BYTES => errs.push(
+                format!("{loc}.{i}"),
+                format!(
+                    "String should have at most {MAX_ITEM_BYTES} bytes (MAX_ITEM_BYTES), not {}",
+                    s.len()
+                ),
+                "string_too_long",
+            ),
             Value::String(s) => out.push(s.clone()),
             _ => errs.push(
                 format!("{loc}.{i}"),
@@ -402,6 +431,25 @@ fn lax_int(errs: &mut Collector, loc: &str, v: &Value) -> Option<i64> {
 mod tests {
     #![allow(clippy::unwrap_used)] // tests fail loudly by design
     use super::*;
+
+    /// Issue #16 point 4: an item over MAX_ITEM_BYTES, or a list over
+    /// MAX_ITEMS, is a validation error naming the field.
+    #[test]
+    fn oversized_items_and_lists_are_refused() {
+        let long = "d".repeat(MAX_ITEM_BYTES + 1);
+        let v = serde_json::json!({"config-keys": ["k"], "description": ["ok", long], "pr-link": "XXX"});
+        let e = ChangelogEntry::from_value(&v).expect_err("refused");
+        assert_eq!(e.errors.len(), 1, "{e}");
+        assert_eq!(e.errors[0].loc, "description.1");
+        assert_eq!(e.errors[0].kind, "string_too_long");
+        assert!(e.errors[0].msg.contains("MAX_ITEM_BYTES"), "{e}");
+        let many: Vec<String> = (0..=MAX_ITEMS).map(|i| format!("k{i}")).collect();
+        let v = serde_json::json!({"config-keys": many, "description": ["d"], "pr-link": "XXX"});
+        let e = ChangelogEntry::from_value(&v).expect_err("refused");
+        assert_eq!(e.errors[0].loc, "config-keys");
+        assert_eq!(e.errors[0].kind, "too_long");
+    }
+
     use serde_json::json;
 
     fn err(v: Value) -> String {

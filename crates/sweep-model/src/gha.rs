@@ -71,8 +71,31 @@ pub fn append_step_summary(markdown: &str) -> std::io::Result<bool> {
     append_to_env_file("GITHUB_STEP_SUMMARY", markdown)
 }
 
+/// Largest value written as one step output, in bytes. GitHub Actions
+/// limits a job output to 1 MB (and all of a job's outputs to 50 MB); a
+/// larger value would be cut or fail the job later, far from its cause, so
+/// it is refused here with room to spare.
+pub const MAX_OUTPUT_BYTES: usize = 900 * 1024;
+
+/// `Err` naming the output and the limit when `value` is over [`MAX_OUTPUT_BYTES`].
+pub fn check_output_size(key: &str, value: &str) -> Result<(), String> {
+    if value.len() > MAX_OUTPUT_BYTES {
+        return Err(format!(
+            "step output '{key}' would be {} bytes, over the {} KiB limit per output \
+             (MAX_OUTPUT_BYTES; GitHub allows 1 MB per job output): nothing written",
+            value.len(),
+            MAX_OUTPUT_BYTES / 1024
+        ));
+    }
+    Ok(())
+}
+
 /// Appends `key=value` (or a heredoc for multi-line values) to `path`.
+/// A value over [`MAX_OUTPUT_BYTES`] is an `InvalidData` error and nothing
+/// is written.
 pub fn write_output(path: &Path, key: &str, value: &str) -> std::io::Result<()> {
+    check_output_size(key, value)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -134,5 +157,23 @@ mod tests {
         write_output(&p, "b", "x\ny").expect("write");
         let text = std::fs::read_to_string(&p).expect("read");
         assert_eq!(text, "a=1\nb<<SWEEPKIT_EOF\nx\ny\nSWEEPKIT_EOF\n");
+    }
+
+    /// Issue #16 point 4: an output over the limit is refused, naming the
+    /// output and the limit, and nothing is written.
+    #[test]
+    fn oversized_output_is_refused_and_not_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("out");
+        let big = "x".repeat(MAX_OUTPUT_BYTES + 1);
+        let e = write_output(&p, "matrix", &big).expect_err("refused");
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+        let msg = e.to_string();
+        assert!(
+            msg.contains("step output 'matrix'") && msg.contains("900 KiB limit"),
+            "{msg}"
+        );
+        assert!(!p.exists());
+        write_output(&p, "matrix", &big[..MAX_OUTPUT_BYTES]).expect("at the limit");
     }
 }

@@ -7,6 +7,7 @@ pub mod changelog;
 pub mod config;
 pub mod fsio;
 pub mod gha;
+pub mod markdown;
 pub mod out;
 pub mod pyjson;
 pub mod results;

@@ -773,6 +773,10 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     // 11. comment job: actions/visualizer-comment, twice (a re-run): one
     //     sticky comment, updated in place, carrying the compare report.
     gh.with_comments(REPO, PR, vec![]);
+    // The fake token answers GET /user as `e2e-bot` (a PAT-like identity):
+    // the comments it creates are that login's, and the sticky comment is
+    // found by it.
+    gh.set_comment_author("e2e-bot");
     std::fs::create_dir_all(work.join("report")).unwrap();
     std::fs::copy(&report, work.join("report/compare.md")).unwrap();
     let pr = PR.to_string();
@@ -1358,6 +1362,8 @@ fn reuse_sweep_action_gate_and_setup_modes() {
             "created_at": "2026-01-01T00:00:00Z", "user": {"login": "maintainer"}
         })],
     );
+    // The commenter's permission is read from the API (strict rules).
+    gh.with_collaborator(REPO, "maintainer", "maintain");
     let runner = Runner {
         github: vec![
             ("github.event_name".into(), "pull_request".into()),

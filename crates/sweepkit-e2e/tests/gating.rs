@@ -152,7 +152,7 @@ fn intent(sc: &PolicyInput, valid: bool, auth: bool) -> (R, R, bool) {
     let gate = if gate_runs { R::Success } else { R::Skipped };
     let event_ok = if is_pr {
         !sc.draft
-            && sc.head_repo.as_deref().is_none_or(|r| r == sc.repository)
+            && sc.head_repo.as_deref() == Some(sc.repository.as_str())
             && primaries > 0
             && label_ok
             && !sc.head_commit_message.contains("[skip-sweep]")
@@ -172,6 +172,7 @@ fn pr(action: &str, labels: &[&str], label: Option<&str>) -> PolicyInput {
         action: action.into(),
         label: label.map(str::to_string),
         labels: labels.iter().map(|s| s.to_string()).collect(),
+        head_repo: Some("example/bench".into()),
         repository: "example/bench".into(),
         git_ref: "refs/pull/1/merge".into(),
         ..PolicyInput::default()

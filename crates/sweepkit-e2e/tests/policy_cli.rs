@@ -41,6 +41,8 @@ fn conflicting_primary_labels_fail_with_an_annotation_unless_allowed() {
         ("GITHUB_EVENT_NAME", "pull_request"),
         ("SWEEP_EVENT_ACTION", "synchronize"),
         ("PR_LABELS", r#"["sweep-enabled","full-sweep-fail-fast"]"#),
+        ("GITHUB_REPOSITORY", "example/bench"),
+        ("SWEEP_HEAD_REPO", "example/bench"),
         ("GITHUB_OUTPUT", out_file.to_str().unwrap()),
     ];
     let out = run(&["sweep-policy"], &env);

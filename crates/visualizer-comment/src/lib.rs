@@ -5,14 +5,21 @@
 //!
 //! Sticky: the comment starts with a hidden marker line. The PR's comments
 //! are listed (every page) and the first one that starts with the marker
-//! and was written by the expected author is updated in place; a comment is
-//! created only when there is none. A create that may have been applied
-//! (5xx or a broken connection after sending) is never repeated blindly: the
-//! comments are listed again and an existing sticky comment is updated.
+//! and was written by the token's own identity ([`token_login`]: `GET
+//! /user` for a PAT; the configured author, default `github-actions[bot]`,
+//! for Actions and App tokens, which may not call `/user`) is updated in
+//! place; a comment is created only when there is none. A create that may
+//! have been applied (5xx or a broken connection after sending) is never
+//! repeated blindly: the comments are listed again and an existing sticky
+//! comment is updated. After a create the comments are listed again too: if
+//! another run created a marked comment in between, the oldest one is kept
+//! (updated with this body) and the one this run created is deleted.
 //!
-//! A token without write access (fork pull requests) is not a failure: the
-//! caller gets [`Outcome::ReadOnly`] with GitHub's reason and writes the body
-//! to the job summary instead.
+//! A token without write access (fork pull requests: 403 "Resource not
+//! accessible by integration") is not a failure: the caller gets
+//! [`Outcome::ReadOnly`] with GitHub's reason and writes the body to the job
+//! summary instead. Any other refusal (401 bad token, 404 no such PR or
+//! repository) is an error.
 
 use github_client::{Client, Error, encode};
 use serde_json::{Value, json};
@@ -99,16 +106,56 @@ pub fn render_body(marker: &str, links: &str, sections: &[String], notice: &str)
     (head, true)
 }
 
+/// GitHub's message for a token that may read but not write here (the
+/// read-only token of a fork pull request).
+const READ_ONLY_MESSAGE: &str = "Resource not accessible by integration";
+
 fn is_read_only(e: &Error) -> bool {
     match e {
         Error::Http {
             status, message, ..
-        } => {
-            matches!(status, 401 | 403 | 404)
-                && !message.to_ascii_lowercase().contains("rate limit")
-        }
+        } => *status == 403 && message.contains(READ_ONLY_MESSAGE),
         _ => false,
     }
+}
+
+/// The login of the token in use (`GET /user`), or `None` when the token
+/// may not ask (Actions and GitHub App installation tokens answer 403, and
+/// some GitHub Enterprise setups 404): the caller then uses the configured
+/// author. Any other failure is an error.
+pub fn token_login(client: &Client) -> Result<Option<String>, Error> {
+    match client.get("/user", &[]) {
+        Ok(v) => Ok(v
+            .get("login")
+            .and_then(Value::as_str)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)),
+        Err(e) if matches!(e.status(), Some(403 | 404)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Marked comments by the author, oldest first (by `created_at`, then id).
+fn marked(comments: &[Value], post: &Post) -> Vec<(u64, String)> {
+    let line = marker_line(&post.marker);
+    let mut out: Vec<(String, u64, String)> = comments
+        .iter()
+        .filter_map(|c| {
+            let body = c.get("body").and_then(Value::as_str)?;
+            let login = c.pointer("/user/login").and_then(Value::as_str)?;
+            if !body.starts_with(&line) || login != post.author {
+                return None;
+            }
+            let at = c
+                .get("created_at")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            Some((at, c.get("id").and_then(Value::as_u64)?, url_of(c)))
+        })
+        .collect();
+    out.sort();
+    out.into_iter().map(|(_, id, url)| (id, url)).collect()
 }
 
 fn sticky(comments: &[Value], post: &Post) -> Option<(u64, String, String)> {
@@ -174,10 +221,8 @@ pub fn publish(client: &Client, post: &Post, body: &str) -> Result<Outcome, Erro
         }
         match client.post(&list_path, &json!({ "body": body })) {
             Ok(c) => {
-                return Ok(Outcome::Created {
-                    id: c.get("id").and_then(Value::as_u64).unwrap_or_default(),
-                    url: url_of(&c),
-                });
+                let id = c.get("id").and_then(Value::as_u64).unwrap_or_default();
+                return dedupe_after_create(client, &repo, &list_path, post, body, id, url_of(&c));
             }
             Err(e @ Error::Ambiguous { .. }) => {
                 eprintln!("warning: {e}; checking whether the comment exists");
@@ -191,6 +236,50 @@ pub fn publish(client: &Client, post: &Post, body: &str) -> Result<Outcome, Erro
         method: "POST".into(),
         endpoint: list_path,
         detail: "the comment was not found after an uncertain create".into(),
+    })
+}
+
+/// After creating comment `id`: list again; when another run created a
+/// marked comment first, keep the oldest (updated with `body`) and delete
+/// ours. A failing re-list is a warning (the comment exists either way).
+fn dedupe_after_create(
+    client: &Client,
+    repo: &str,
+    list_path: &str,
+    post: &Post,
+    body: &str,
+    id: u64,
+    url: String,
+) -> Result<Outcome, Error> {
+    let comments = match client.get_all(list_path, &[], None) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("warning: could not re-list the comments to check for a duplicate: {e}");
+            return Ok(Outcome::Created { id, url });
+        }
+    };
+    let all = marked(&comments, post);
+    let Some((oldest, oldest_url)) = all.first().cloned() else {
+        return Ok(Outcome::Created { id, url });
+    };
+    if oldest == id || !all.iter().any(|(i, _)| *i == id) {
+        return Ok(Outcome::Created { id, url });
+    }
+    eprintln!(
+        "warning: another run created sticky comment {oldest} at the same time; keeping it and deleting this run's duplicate {id}"
+    );
+    client.patch(
+        &format!("/repos/{repo}/issues/comments/{oldest}"),
+        &json!({ "body": body }),
+    )?;
+    match client.delete(&format!("/repos/{repo}/issues/comments/{id}")) {
+        Ok(()) => {}
+        Err(e) if e.status() == Some(404) => {}
+        Err(e) => return Err(e),
+    }
+    Ok(Outcome::Updated {
+        id: oldest,
+        url: oldest_url,
     })
 }
 

@@ -2,8 +2,10 @@
 //! visualizer links and optional extra markdown sections.
 //!
 //! Exit codes: 0 the comment is created/updated/unchanged, or the token is
-//! read-only (fork PR: warning + body in the job summary); 2 the tool could
-//! not do its job (bad inputs, GitHub failing after retries).
+//! read-only (fork PR, 403 "Resource not accessible by integration":
+//! warning + body in the job summary); 2 the tool could not do its job (bad
+//! inputs, a rejected token (401), no such PR or repository (404), GitHub
+//! failing after retries).
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -35,7 +37,10 @@ struct Cli {
     /// Hidden marker naming this comment (one per tool and purpose).
     #[arg(long, env = "INPUT_MARKER", default_value = DEFAULT_MARKER)]
     marker: String,
-    /// Login whose marked comment is updated (the token's identity).
+    /// Login whose marked comment is updated when the token cannot tell its
+    /// own identity (Actions and App tokens may not call `GET /user`; use the
+    /// app's bot login, e.g. `my-app[bot]`). A token that can (a PAT) is
+    /// identified by `GET /user` and this is not used.
     #[arg(
         long,
         env = "INPUT_COMMENT_AUTHOR",
@@ -109,11 +114,17 @@ fn run(cli: &Cli) -> Result<()> {
         ));
     }
     let client = Client::new(config)?;
+    let author = match visualizer_comment::token_login(&client)
+        .context("reading the token's identity (GET /user)")?
+    {
+        Some(login) => login,
+        None => cli.comment_author.clone(),
+    };
     let post = Post {
         repo: cli.repo.clone(),
         pr_number: cli.pr_number,
         marker: cli.marker.clone(),
-        author: cli.comment_author.clone(),
+        author,
     };
     let full_report = || {
         let (full, _) = render_body(&cli.marker, &links, &sections, "");

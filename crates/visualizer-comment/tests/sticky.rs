@@ -198,3 +198,89 @@ fn clear_error_after_the_retry_budget() {
     assert!(err.contains("gave up after 3 attempts"), "{err}");
     assert_eq!(s.count("POST", LIST), 0);
 }
+
+// ---------------------------------------------------------------------------
+// Issue #16 points 7 and 8.
+// ---------------------------------------------------------------------------
+
+/// A PAT's identity comes from `GET /user`: its own marked comment is
+/// updated on the second run (matching `github-actions[bot]` duplicated it).
+#[test]
+fn a_pat_finds_its_own_comment_by_its_login() {
+    let s = FakeGitHub::start().expect("server");
+    s.add_route(Route::json("GET", "/user", json!({"login": "alice"})));
+    s.set_comment_author("alice");
+    s.with_comments(
+        REPO,
+        42,
+        vec![json!({"id": 5, "user": {"login": "github-actions[bot]"}, "created_at": "2026-08-01T00:00:00Z",
+                    "body": "<!-- sweepkit:visualizer-comment -->\nold bot comment"})],
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    ok(&run(&s, dir.path(), &["first"]));
+    ok(&run(&s, dir.path(), &["second"]));
+    let mine: Vec<Value> = ours(&s)
+        .into_iter()
+        .filter(|c| c["user"]["login"] == "alice")
+        .collect();
+    assert_eq!(mine.len(), 1, "{mine:?}");
+    assert!(
+        mine[0]["body"]
+            .as_str()
+            .is_some_and(|b| b.ends_with("second"))
+    );
+    assert_eq!(s.count("POST", LIST), 1);
+    // The bot's comment is not the PAT's to edit.
+    assert_eq!(s.count("PATCH", "/repos/acme/bench/issues/comments/5"), 0);
+}
+
+/// Two runs race between list and POST: after its POST this run lists
+/// again, keeps the older marked comment (with its body) and deletes the
+/// duplicate it created.
+#[test]
+fn a_duplicate_created_by_a_race_is_deleted() {
+    let s = FakeGitHub::start().expect("server");
+    s.with_comments(REPO, 42, noise(1));
+    s.inject(
+        "POST",
+        LIST,
+        [Fault::ConcurrentComment(
+            "<!-- sweepkit:visualizer-comment -->\nthe other run".into(),
+        )],
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = run(&s, dir.path(), &["this run"]);
+    ok(&out);
+    let left = ours(&s);
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(
+        left[0]["body"]
+            .as_str()
+            .is_some_and(|b| b.ends_with("this run"))
+    );
+    assert_eq!(s.count("POST", LIST), 1);
+    let deletes = s
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "DELETE")
+        .count();
+    assert_eq!(deletes, 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("deleting this run's duplicate"));
+}
+
+/// Point 8: only the fork PR's read-only 403 is a warning; a rejected token
+/// (401) or a missing PR (404) is exit 2.
+#[test]
+fn unauthorised_or_missing_is_an_error_not_read_only() {
+    for (status, message) in [(401, "Bad credentials"), (404, "Not Found")] {
+        let s = FakeGitHub::start().expect("server");
+        s.add_route(Route::paginated("GET", LIST, json!([]), "array"));
+        s.add_route(Route::json("POST", LIST, json!({"message": message})).with_status(status));
+        let dir = tempfile::tempdir().expect("tmp");
+        let out = run(&s, dir.path(), &[]);
+        assert_eq!(out.status.code(), Some(2), "{status}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("HTTP {status}: {message}")), "{err}");
+        assert!(!err.contains("read-only token"), "{err}");
+    }
+}
