@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use serde_json::Value;
+use sweep_model::markdown;
 
 use crate::aggregate::AggregateReport;
 use crate::evals::EvalsReport;
@@ -99,6 +100,8 @@ pub fn aggregate_markdown(r: &AggregateReport, results_dir: &str) -> String {
                 let _ = writeln!(md, "\n_{} more groups not shown._", groups.len() - 50);
                 break;
             }
+            // Names come from result files: escaped so they stay plain text.
+            let [m, hw, fw, prec] = [m, hw, fw, prec].map(|s| markdown::inline(s));
             let _ = writeln!(md, "| {m} | {hw} | {fw} | {prec} | {kind} | {n} | {pv} |");
         }
     }
@@ -200,6 +203,25 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("1 element(s) are not result objects"), "{md}");
+    }
+
+    #[test]
+    fn aggregate_markdown_escapes_names_from_result_files() {
+        let row = json!({"infmax_model_prefix": "@octocat", "hw": "b200|x", "framework": "[x](https://e.invalid)",
+                         "precision": "fp8\n# heading", "is_multinode": false, "power_valid": 0});
+        let mut r = AggregateReport {
+            files_read: 1,
+            output: "agg_bmk.json".into(),
+            ..AggregateReport::default()
+        };
+        let (key, _) = element_facts(&row).expect("an object");
+        r.groups.insert(key, (1, 0));
+        let md = aggregate_markdown(&r, "results/");
+        let table_row = md.lines().last().expect("a row");
+        assert!(!table_row.contains("@octocat"), "{md}");
+        assert!(!table_row.contains("[x](https"), "{md}");
+        assert!(!md.contains("\n# heading"), "{md}");
+        assert_eq!(table_row.matches(" | ").count(), 6, "{md}");
     }
 
     #[test]
