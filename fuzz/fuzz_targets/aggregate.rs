@@ -1,5 +1,6 @@
 //! `collect-results aggregate` over a results tree holding the fuzz input
-//! as one result file (plus a fixed valid one), with summaries on.
+//! as one result file (plus a fixed valid one); the run also counts the
+//! step-summary groups.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -16,5 +17,5 @@ fuzz_target!(|data: &[u8]| {
     {
         return;
     }
-    let _ = collect_results::aggregate::run(&results, "fuzz", dir.path(), true);
+    let _ = collect_results::aggregate::run(&results, "fuzz", dir.path());
 });
