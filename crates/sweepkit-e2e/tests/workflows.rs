@@ -46,7 +46,7 @@ fn action_files() -> Vec<String> {
     v
 }
 
-const WORKFLOWS: [&str; 4] = [
+const WORKFLOWS: [&str; 5] = [
     ".github/workflows/run-sweep.yml",
     ".github/workflows/ci.yml",
     ".github/workflows/release.yml",
