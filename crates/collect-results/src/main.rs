@@ -1,15 +1,17 @@
 //! `collect-results`: normalise, aggregate and check benchmark and eval
 //! results. Thin CLI over the `collect_results` library.
 //!
-//! Exit codes: 0 ok; 1 input rejected, a check failed (`validate-scores`,
-//! `REQUIRE_POWER` without valid power) or an output could not be written;
-//! 2 usage error.
+//! Exit codes (the contract of `sweep_model::exit`): 0 ok; 1 an input
+//! rejected or a check failed (`validate-scores`, `REQUIRE_POWER` without
+//! valid power, an invalid result file); 2 could not do the job (usage
+//! error, missing variable, unreadable input, failed write).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use collect_results::{aggregate, evals, process, summary, validate};
+use sweep_model::exit;
 use sweep_model::gha::{self, Level};
 
 #[derive(Parser)]
@@ -83,9 +85,10 @@ fn parse_py_float(s: &str) -> Result<f64, String> {
     collect_results::pyconv::parse_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
 }
 
-/// Prints an error (and its annotation inside Actions) and returns exit 1.
-fn fail(context: &str, err: &dyn std::fmt::Display) -> ExitCode {
-    fail_at(context, err, (None, None))
+/// Prints an error (and its annotation inside Actions) and returns `code`
+/// (`sweep_model::exit`).
+fn fail(context: &str, err: &dyn std::fmt::Display, code: u8) -> ExitCode {
+    fail_at(context, err, (None, None), code)
 }
 
 /// [`fail`] with the file (and line) the error is about, for the annotation.
@@ -93,11 +96,34 @@ fn fail_at(
     context: &str,
     err: &dyn std::fmt::Display,
     (file, line): (Option<&str>, Option<usize>),
+    code: u8,
 ) -> ExitCode {
     let msg = format!("{context}: {err:#}");
     eprintln!("error: {msg}");
     gha::annotate(Level::Error, file, line, &msg);
-    ExitCode::from(1)
+    ExitCode::from(code)
+}
+
+/// `process`: a result file or run description that is invalid is the
+/// check saying no (1); a missing variable, an unreadable result or a
+/// failed write means the job could not be done (2).
+fn process_exit_code(e: &process::ProcessError) -> u8 {
+    use process::ProcessError as E;
+    match e {
+        E::MissingVars(_) | E::Read { .. } | E::Write { .. } => exit::FAILED,
+        _ => exit::REJECTED,
+    }
+}
+
+/// `aggregate`: a result file that is invalid JSON or over the limits is
+/// the check saying no (1); a directory or file that cannot be listed, read
+/// or written means the job could not be done (2).
+fn aggregate_exit_code(e: &aggregate::AggregateError) -> u8 {
+    use aggregate::AggregateError as E;
+    match e {
+        E::List { .. } | E::Read { .. } | E::Write { .. } => exit::FAILED,
+        E::TooLarge { .. } | E::TooDeep { .. } | E::Json { .. } => exit::REJECTED,
+    }
 }
 
 fn step_summary(md: &str) {
@@ -128,15 +154,15 @@ fn run_process() -> ExitCode {
             }
             match serde_json::to_string_pretty(&out.row) {
                 Ok(s) => sweep_model::out::println(&s),
-                Err(e) => return fail("process", &e),
+                Err(e) => return fail("process", &e, exit::FAILED),
             }
             if out.power.fail_exit && !out.power.valid {
-                ExitCode::from(1)
+                exit::rejected()
             } else {
                 ExitCode::SUCCESS
             }
         }
-        Err(e) => fail_at("process", &e, e.location()),
+        Err(e) => fail_at("process", &e, e.location(), process_exit_code(&e)),
     }
 }
 
@@ -148,7 +174,7 @@ fn run_aggregate(results_dir: &str, exp_name: &str) -> ExitCode {
             step_summary(&summary::aggregate_markdown(&report, results_dir));
             ExitCode::SUCCESS
         }
-        Err(e) => fail_at("aggregate", &e, e.location()),
+        Err(e) => fail_at("aggregate", &e, e.location(), aggregate_exit_code(&e)),
     }
 }
 
@@ -172,12 +198,9 @@ fn run_evals(root: &str, exp_name: &str, sort_by: Option<&str>) -> ExitCode {
             step_summary(&summary::evals_markdown(&report, root));
             ExitCode::SUCCESS
         }
-        // Could not do the job: there were results, none readable.
-        Err(e @ evals::EvalsError::NothingReadable { .. }) => {
-            fail("evals", &e);
-            ExitCode::from(2)
-        }
-        Err(e) => fail("evals", &e),
+        // Could not do the job: there were results but none readable, or
+        // the table could not be written.
+        Err(e) => fail("evals", &e, exit::FAILED),
     }
 }
 
@@ -199,7 +222,11 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            return ExitCode::from(if e.use_stderr() {
+                exit::FAILED
+            } else {
+                exit::OK
+            });
         }
     };
     match cli.command {

@@ -175,10 +175,13 @@ fn process_errors_leave_no_output_files() {
 fn process_missing_file_and_invalid_json_are_named() {
     let sb = Sandbox::new();
     let out = sb.run(&["process"], &single_node_env());
-    assert_eq!(out.status.code(), Some(1));
+    // Missing input: the job cannot be done (README exit contract).
+    assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains(&format!("{RESULT}.json")));
     sb.write(&format!("{RESULT}.json"), "{\"model_id\": ");
     let out = sb.run(&["process"], &single_node_env());
+    // An invalid result: the check said no.
+    assert_eq!(out.status.code(), Some(1));
     assert!(text(&out).contains("not valid JSON"), "{}", text(&out));
     assert_eq!(sb.files(), vec![format!("{RESULT}.json")]);
 }

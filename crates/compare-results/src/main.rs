@@ -3,13 +3,15 @@
 //! regressions with `--fail-on-regression`, 2 usage or input error.
 use std::process::ExitCode;
 
+use sweep_model::exit;
+
 use clap::Parser;
 use compare_results::cli::{Args, run};
 
 fn main() -> ExitCode {
     let args = Args::parse();
     match run(&args) {
-        Ok(o) if o.regressions && o.fail_on_regression => ExitCode::from(1),
+        Ok(o) if o.regressions && o.fail_on_regression => exit::rejected(),
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             let msg = format!("{e:#}");
@@ -19,7 +21,7 @@ fn main() -> ExitCode {
                 eprintln!("{}", sweep_model::gha::annotation(level, None, None, &msg));
             }
             eprintln!("compare-results: error: {msg}");
-            ExitCode::from(2)
+            exit::failed()
         }
     }
 }

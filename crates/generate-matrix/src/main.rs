@@ -2,8 +2,10 @@
 //! matrix (a drop-in for `utils/matrix_logic/generate_sweep_configs.py` and
 //! `utils/ci_priority.py`). Thin CLI over the `generate_matrix` library.
 //!
-//! Exit codes: 0 success, 1 invalid input (config, runner file, policy,
-//! generation), 2 usage error. Nothing is written to stdout on failure.
+//! Exit codes (the contract of `sweep_model::exit`): 0 success, 1 invalid
+//! input (config, runner file, policy, generation), 2 could not do the job
+//! (usage error, unreadable file, bad flag value, I/O). Nothing is written to
+//! stdout on failure.
 
 use std::io::Read as _;
 use std::path::PathBuf;
@@ -16,7 +18,7 @@ use generate_matrix::generate::{
 };
 use generate_matrix::priority;
 use serde_json::Value;
-use sweep_model::gha;
+use sweep_model::{exit, gha};
 
 #[derive(Parser)]
 #[command(
@@ -26,7 +28,7 @@ use sweep_model::gha;
     long_about = "Expand InferenceX-style master configs (configs/*-master.yaml) and configs/runners.yaml \
 into the JSON list of benchmark jobs that the sweep workflow fans out to GPU runners.\n\n\
 Configs are validated strictly before anything is generated; an error names the file, the config key, \
-the field path and the YAML line. Exit status: 0 ok, 1 invalid input, 2 usage error.",
+the field path and the YAML line. Exit status: 0 ok, 1 invalid input, 2 usage error or unreadable file.",
     args_override_self = true
 )]
 struct Cli {
@@ -242,7 +244,16 @@ struct PriorityArgs {
 
 fn usage_error(msg: &str) -> ExitCode {
     eprintln!("generate-matrix: error: {msg}");
-    ExitCode::from(2)
+    exit::failed()
+}
+
+/// The exit code of a generation error: an invalid config or runner file is
+/// the check saying no (1); one that cannot be read is a missing input (2).
+fn gen_exit_code(e: &GenError) -> ExitCode {
+    match e {
+        GenError::Config(c) if c.unreadable => exit::failed(),
+        GenError::Config(_) | GenError::Generate(_) => exit::rejected(),
+    }
 }
 
 fn report(e: &GenError) -> ExitCode {
@@ -251,7 +262,7 @@ fn report(e: &GenError) -> ExitCode {
         let file = c.file.display().to_string();
         gha::annotate(gha::Level::Error, Some(&file), c.line, &e.to_string());
     }
-    ExitCode::from(1)
+    gen_exit_code(e)
 }
 
 fn print_json(v: &Value) -> ExitCode {
@@ -262,7 +273,7 @@ fn print_json(v: &Value) -> ExitCode {
         }
         Err(e) => {
             eprintln!("generate-matrix: error: cannot serialise output: {e}");
-            ExitCode::from(1)
+            exit::failed()
         }
     }
 }
@@ -366,7 +377,7 @@ fn from_command(a: &FromCommandArgs) -> ExitCode {
             let msg = format!("command line {:?}: {}", a.command_line, e.render());
             gha::annotate(gha::Level::Error, None, None, msg.trim_end());
             eprintln!("generate-matrix: error: {msg}");
-            return ExitCode::from(2);
+            return exit::failed();
         }
     };
     let rows = match &cli.command {
@@ -383,7 +394,7 @@ fn from_command(a: &FromCommandArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => {
             eprintln!("generate-matrix: error: cannot serialise the rows: {e}");
-            return ExitCode::from(1);
+            return exit::failed();
         }
     };
     if rows.is_empty() {
@@ -393,38 +404,53 @@ fn from_command(a: &FromCommandArgs) -> ExitCode {
         );
         gha::annotate(gha::Level::Error, None, None, &msg);
         eprintln!("generate-matrix: error: {msg}");
-        return ExitCode::from(1);
+        return exit::rejected();
     }
     match generate_matrix::legs::bucket_rows(rows, &a.command_line) {
         Ok(v) => print_json(&v),
         Err(e) => {
             eprintln!("generate-matrix: error: {e}");
-            ExitCode::from(1)
+            exit::rejected()
         }
     }
 }
 
-fn run_priority(a: &PriorityArgs) -> Result<Value, String> {
-    let policy = priority::Policy::load(&a.policy).map_err(|e| e.to_string())?;
+/// Why `priority` failed: the exit code (`sweep_model::exit`) and the message.
+type PriorityFailure = (u8, String);
+
+/// `priority`: an invalid policy file is the check saying no (1); an
+/// unreadable policy, a bad flag value or an unreadable/malformed matrix
+/// input means the job could not be done (2).
+fn run_priority(a: &PriorityArgs) -> Result<Value, PriorityFailure> {
+    let failed = |e: String| (exit::FAILED, e);
+    let doc = sweep_model::yaml::load_file(&a.policy).map_err(|e| {
+        let code = if e.unreadable {
+            exit::FAILED
+        } else {
+            exit::REJECTED
+        };
+        (code, e.to_string())
+    })?;
+    let policy = priority::Policy::from_value(doc.into_value(), &a.policy.display().to_string())
+        .map_err(|e| (exit::REJECTED, e.to_string()))?;
     let labels = priority::parse_string_array(&a.labels_json, "--labels-json")
-        .map_err(|e| e.to_string())?
+        .map_err(|e| failed(e.to_string()))?
         .unwrap_or_default();
     let criteria = priority::parse_string_array(&a.criteria_json, "--criteria-json")
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| failed(e.to_string()))?;
     let text = match &a.input {
-        Some(p) => {
-            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?
-        }
+        Some(p) => std::fs::read_to_string(p)
+            .map_err(|e| failed(format!("cannot read {}: {e}", p.display())))?,
         None => {
             let mut s = String::new();
             std::io::stdin()
                 .read_to_string(&mut s)
-                .map_err(|e| format!("cannot read stdin: {e}"))?;
+                .map_err(|e| failed(format!("cannot read stdin: {e}")))?;
             s
         }
     };
-    let payload: Value =
-        serde_json::from_str(&text).map_err(|e| format!("matrix input is not valid JSON: {e}"))?;
+    let payload: Value = serde_json::from_str(&text)
+        .map_err(|e| failed(format!("matrix input is not valid JSON: {e}")))?;
     let ctx = priority::Context {
         event_name: a.event_name.clone(),
         labels,
@@ -432,7 +458,7 @@ fn run_priority(a: &PriorityArgs) -> Result<Value, String> {
         pr_number: a.pr_number,
         criteria,
     };
-    priority::annotate(&payload, &policy, &ctx).map_err(|e| e.to_string())
+    priority::annotate(&payload, &policy, &ctx).map_err(|e| failed(e.to_string()))
 }
 
 fn main() -> ExitCode {
@@ -440,7 +466,7 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(exit::FAILED));
         }
     };
     match &cli.command {
@@ -449,9 +475,9 @@ fn main() -> ExitCode {
         Command::Changelog(a) => generate_matrix::changelog::run(a),
         Command::Priority(a) => match run_priority(a) {
             Ok(v) => print_json(&v),
-            Err(e) => {
+            Err((code, e)) => {
                 eprintln!("generate-matrix priority: error: {e}");
-                ExitCode::from(1)
+                ExitCode::from(code)
             }
         },
         Command::SweepPolicy(a) => generate_matrix::policy::run_cli(a),

@@ -2,16 +2,21 @@
 //!
 //! * `find` — the reference's `find_reusable_sweep_run.py` (same flags,
 //!   outputs and fail-closed rules): exit 0 with the eight outputs, exit 1
-//!   with `error: <message>` when the protocol refuses or GitHub cannot
-//!   answer (the reference's exit code for every error).
+//!   with `error: <message>` when the protocol refuses, exit 2 when it
+//!   cannot work (no token, GitHub cannot answer, an output cannot be
+//!   written, a bad flag value). The reference exits 1 for every error.
 //! * `validate-artifacts` — the reference's
-//!   `validate_reusable_sweep_artifacts.py`: exit 0 valid, 1 invalid.
+//!   `validate_reusable_sweep_artifacts.py`: exit 0 valid, 1 invalid, 2 the
+//!   artifact folder cannot be read or written.
+//!
+//! The codes are those of `sweep_model::exit` (README, "Tools").
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use github_client::{Client, Config};
-use reuse_sweep::find::{FindArgs, Finder, Rules};
+use reuse_sweep::find::{FindArgs, FindError, Finder, Rules};
+use sweep_model::exit;
 use sweep_model::gha::{self, Level};
 
 #[derive(Parser, Debug)]
@@ -112,21 +117,22 @@ fn main() -> ExitCode {
     }
 }
 
-fn fail(msg: &str) -> ExitCode {
+/// Prints the error (and its annotation) and returns `code`.
+fn fail(msg: &str, code: u8) -> ExitCode {
     gha::annotate(Level::Error, None, None, msg);
     eprintln!("error: {msg}");
-    ExitCode::from(1)
+    ExitCode::from(code)
 }
 
 fn find(cli: FindCli) -> ExitCode {
     // Checked before anything else, in every mode (reference behaviour).
     let config = Config::from_env(&["GH_TOKEN", "GITHUB_TOKEN"]);
     if config.token.is_none() {
-        return fail("GH_TOKEN or GITHUB_TOKEN is required");
+        return fail("GH_TOKEN or GITHUB_TOKEN is required", exit::FAILED);
     }
     let client = match Client::new(config) {
         Ok(c) => c,
-        Err(e) => return fail(&e.to_string()),
+        Err(e) => return fail(&e.to_string(), exit::FAILED),
     };
     let pr_number = match cli.pr_number.as_deref().map(str::trim) {
         None | Some("") => None,
@@ -134,7 +140,7 @@ fn find(cli: FindCli) -> ExitCode {
             Ok(n) => Some(n),
             Err(_) => {
                 eprintln!("error: --pr-number / INPUT_PR_NUMBER '{v}' is not an integer");
-                return ExitCode::from(2);
+                return exit::failed();
             }
         },
     };
@@ -154,7 +160,8 @@ fn find(cli: FindCli) -> ExitCode {
     };
     let outcome = match Finder::new(&client, &args).run() {
         Ok(o) => o,
-        Err(e) => return fail(&e.to_string()),
+        Err(e @ FindError::Refused(_)) => return fail(&e.to_string(), exit::REJECTED),
+        Err(e @ FindError::GitHub(_)) => return fail(&e.to_string(), exit::FAILED),
     };
     if let Some(path) = cli
         .github_output
@@ -163,7 +170,7 @@ fn find(cli: FindCli) -> ExitCode {
     {
         for (k, v) in outcome.pairs() {
             if let Err(e) = gha::write_output(path, k, &v) {
-                return fail(&format!("writing {}: {e}", path.display()));
+                return fail(&format!("writing {}: {e}", path.display()), exit::FAILED);
             }
         }
     }
@@ -177,7 +184,7 @@ fn validate(dir: &std::path::Path) -> ExitCode {
     use reuse_sweep::validate;
     let report = match validate::validate(dir) {
         Ok(r) => r,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(&e, exit::FAILED),
     };
     if !report.collapsed.is_empty() {
         sweep_model::out::println(
@@ -201,7 +208,7 @@ fn validate(dir: &std::path::Path) -> ExitCode {
         for e in &report.errors {
             eprintln!("{e}");
         }
-        return ExitCode::from(1);
+        return exit::rejected();
     }
     sweep_model::out::println(&validate::summary(&report).to_string());
     ExitCode::SUCCESS

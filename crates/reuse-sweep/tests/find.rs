@@ -191,7 +191,11 @@ fn fails_closed_with_clear_error_after_the_retry_budget() {
     );
     let dir = tempfile::tempdir().expect("tmp");
     let (out, pairs) = find(&s, dir.path());
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "GitHub/token failure: exit 2 (README exit contract)"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("error: GitHub API GET /repos/acme/bench/actions/runs/555/artifacts?per_page=100 failed: HTTP 500"),
@@ -263,7 +267,11 @@ fn missing_token_is_an_error_in_every_mode() {
         .env_clear()
         .output()
         .expect("run");
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "GitHub/token failure: exit 2 (README exit contract)"
+    );
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim_end(),
         "error: GH_TOKEN or GITHUB_TOKEN is required"
@@ -379,7 +387,11 @@ fn a_failed_permission_lookup_fails_closed() {
     );
     let dir = tempfile::tempdir().expect("tmp");
     let (out, pairs) = find(&s, dir.path());
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "GitHub/token failure: exit 2 (README exit contract)"
+    );
     assert!(
         stderr(&out).contains("/collaborators/owner/permission failed: HTTP 403"),
         "{}",

@@ -128,7 +128,8 @@ fn empty_or_missing_directories_are_rejected() {
         String::from_utf8_lossy(&out.stderr)
             .contains("no reusable benchmark, agentic, or eval result rows found")
     );
+    // A folder that is not there cannot be judged: exit 2 (README exit contract).
     let out = run(&d.path().join("nope"));
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("artifacts directory does not exist"));
 }

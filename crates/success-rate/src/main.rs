@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use sweep_model::exit;
+
 use anyhow::{Context, Result, anyhow};
 use clap::Parser;
 use github_client::{Client, Config};
@@ -38,7 +40,7 @@ fn main() -> ExitCode {
             let msg = format!("{e:#}");
             gha::annotate(Level::Error, None, None, &msg);
             eprintln!("error: {msg}");
-            ExitCode::from(2)
+            exit::failed()
         }
     }
 }

@@ -37,6 +37,9 @@ pub struct ConfigError {
     pub line: Option<usize>,
     /// What is wrong.
     pub cause: String,
+    /// The file could not be opened or read: a missing input (exit 2),
+    /// not an invalid one (exit 1); see [`crate::exit`].
+    pub unreadable: bool,
 }
 
 impl fmt::Display for ConfigError {
@@ -66,7 +69,15 @@ impl ConfigError {
             path: String::new(),
             line,
             cause: cause.into(),
+            unreadable: false,
         }
+    }
+
+    /// The same error, marked as a missing or unreadable file (exit 2).
+    #[must_use]
+    pub fn unreadable(mut self) -> Self {
+        self.unreadable = true;
+        self
     }
 }
 
@@ -77,6 +88,7 @@ impl From<yaml::YamlError> for ConfigError {
             key: None,
             path: String::new(),
             line: (e.line > 0).then_some(e.line),
+            unreadable: e.unreadable,
             cause: if e.line > 0 {
                 format!("invalid YAML (column {}): {}", e.column, e.message)
             } else {
@@ -349,7 +361,8 @@ impl MasterConfigs {
                     f,
                     None,
                     format!("config file '{}' does not exist", f.display()),
-                ));
+                )
+                .unreadable());
             }
             docs.push((f.clone(), yaml::load_file(f)?));
         }
@@ -390,6 +403,7 @@ impl MasterConfigs {
                         key: Some(k.clone()),
                         path: String::new(),
                         line: doc.line_of(&[PathSeg::Key(k.clone())]),
+                        unreadable: false,
                         cause: format!(
                             "config key '{k}' contains '*', which is reserved for wildcard patterns"
                         ),
@@ -406,6 +420,7 @@ impl MasterConfigs {
                     key: Some(dups[0].clone()),
                     path: String::new(),
                     line: doc.line_of(&[PathSeg::Key(dups[0].clone())]),
+                    unreadable: false,
                     cause: format!(
                         "Duplicate config keys found in '{}': {}",
                         path.display(),
@@ -490,6 +505,7 @@ impl Validator<'_> {
             path: yaml::dotted(path),
             line: self.doc.line_of(&full),
             cause: cause.into(),
+            unreadable: false,
         }
     }
 

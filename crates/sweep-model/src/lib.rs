@@ -5,6 +5,7 @@
 
 pub mod changelog;
 pub mod config;
+pub mod exit;
 pub mod fsio;
 pub mod gha;
 pub mod markdown;

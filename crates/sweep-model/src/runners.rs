@@ -40,7 +40,8 @@ impl Runners {
                 path,
                 None,
                 format!("runner config file '{}' does not exist", path.display()),
-            ));
+            )
+            .unreadable());
         }
         let doc = yaml::load_file(path)?;
         Self::from_doc(path, &doc)
@@ -57,6 +58,7 @@ impl Runners {
             path: yaml::dotted(p),
             line: doc.line_of(p),
             cause,
+            unreadable: false,
         };
         let key = |k: &str| PathSeg::Key(k.to_string());
         let Some(Value::Object(labels)) = doc.value().get("labels") else {

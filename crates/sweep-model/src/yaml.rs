@@ -110,6 +110,10 @@ pub struct YamlError {
     pub line: usize,
     /// 1-based column (0 when unknown).
     pub column: usize,
+    /// The file could not be opened or read (I/O, not UTF-8): the input is
+    /// missing rather than invalid, which the tools report with exit 2
+    /// instead of 1 (see [`crate::exit`]).
+    pub unreadable: bool,
 }
 
 impl fmt::Display for YamlError {
@@ -146,6 +150,7 @@ impl YamlError {
             message: message.into(),
             line: span.start.line(),
             column: span.start.col() + 1,
+            unreadable: false,
         }
     }
 }
@@ -157,6 +162,7 @@ impl From<ScanError> for YamlError {
             message: e.info().to_string(),
             line: e.marker().line(),
             column: e.marker().col() + 1,
+            unreadable: false,
         }
     }
 }
@@ -255,6 +261,7 @@ fn too_big(len: u64) -> YamlError {
         ),
         line: 0,
         column: 0,
+        unreadable: false,
     }
 }
 
@@ -279,6 +286,7 @@ pub fn read_file(path: &Path) -> Result<String, YamlError> {
         message,
         line: 0,
         column: 0,
+        unreadable: true,
     };
     let file = std::fs::File::open(path).map_err(|e| err(format!("cannot read file: {e}")))?;
     if let Ok(m) = file.metadata()
@@ -344,6 +352,7 @@ impl<'a> Builder<'a> {
                 message: "unexpected end of YAML stream".into(),
                 line: 0,
                 column: 0,
+                unreadable: false,
             }),
         }
     }

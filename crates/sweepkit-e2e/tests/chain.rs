@@ -14,6 +14,8 @@
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
 mod common;
+/// The exit contract of every binary (README "Tools"), on the same binaries.
+mod exit_contract;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use sweep_model::exit;
+
 use clap::{Parser, Subcommand};
 use sweepkit::{Verdict, WORKFLOW_FILE};
 
@@ -67,7 +69,7 @@ fn main() -> ExitCode {
             Err(e) => {
                 eprintln!("error: {e}");
                 annotate(&dir.join(WORKFLOW_FILE), &e.to_string());
-                ExitCode::from(2)
+                exit::failed()
             }
         },
         WorkflowCmd::Check { dir } => {
@@ -75,7 +77,7 @@ fn main() -> ExitCode {
             let fail = |msg: String| {
                 eprintln!("error: {msg}");
                 annotate(&path, &msg);
-                ExitCode::from(1)
+                exit::rejected()
             };
             match sweepkit::check(&path) {
                 Ok(Verdict::Unchanged { pin }) => {
@@ -103,7 +105,7 @@ fn main() -> ExitCode {
                 Err(e) => {
                     eprintln!("error: {e}");
                     annotate(&path, &e.to_string());
-                    ExitCode::from(2)
+                    exit::failed()
                 }
             }
         }

@@ -9,6 +9,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use sweep_model::exit;
+
 use anyhow::{Context, Result, anyhow};
 use clap::Parser;
 use github_client::{Client, Config};
@@ -63,7 +65,7 @@ fn main() -> ExitCode {
             let msg = format!("{e:#}");
             gha::annotate(Level::Error, None, None, &msg);
             eprintln!("error: {msg}");
-            ExitCode::from(2)
+            exit::failed()
         }
     }
 }

@@ -1,0 +1,530 @@
+//! The exit contract of README "Tools", checked on every binary from
+//! [`super::bin_dir`]: `0` the job was done, `1` the check said no, `2` the
+//! tool could not do its job (usage error, unreadable input, I/O, API).
+//!
+//! Each tool gets `--version` → 0, an unknown flag → 2, a missing or
+//! unreadable input → 2, where it has one a "no" input → 1, and a success
+//! → 0. The GitHub tools use the loopback fake server for success and a
+//! closed loopback port for the API failure.
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use fake_github::{FakeGitHub, Fault, Route};
+use serde_json::{Value, json};
+
+use super::bin_dir;
+
+const OK: i32 = 0;
+const REJECTED: i32 = 1;
+const FAILED: i32 = 2;
+
+const TOOLS: [&str; 8] = [
+    "check-changelog",
+    "generate-matrix",
+    "collect-results",
+    "compare-results",
+    "success-rate",
+    "visualizer-comment",
+    "reuse-sweep",
+    "sweepkit",
+];
+
+/// Runs `tool args…` in `dir` with only `PATH` and `env` set (no `GITHUB_*`
+/// or `INPUT_*` of the caller leaks in), so each code comes from the input.
+fn run(tool: &str, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
+    Command::new(bin_dir().join(tool))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "1")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {tool}: {e}"))
+}
+
+/// Asserts the exit code of `tool args…`, showing its output when it differs.
+#[track_caller]
+fn expect(code: i32, tool: &str, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
+    let out = run(tool, args, dir, env);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{tool} {args:?}: expected exit {code}\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+}
+
+/// A loopback URL nothing listens on: the port was bound and released.
+fn closed_port_url() -> String {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = l.local_addr().expect("addr").port();
+    drop(l);
+    format!("http://127.0.0.1:{port}")
+}
+
+#[test]
+fn version_is_0_and_an_unknown_flag_is_2_for_every_tool() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for tool in TOOLS {
+        let out = expect(OK, tool, &["--version"], tmp.path(), &[]);
+        assert!(
+            String::from_utf8_lossy(&out.stdout).starts_with(tool),
+            "{tool} --version"
+        );
+        expect(FAILED, tool, &["--no-such-flag"], tmp.path(), &[]);
+    }
+    // Every subcommand keeps clap's usage code.
+    for (tool, sub) in [
+        ("generate-matrix", "full-sweep"),
+        ("generate-matrix", "test-config"),
+        ("generate-matrix", "changelog"),
+        ("generate-matrix", "priority"),
+        ("generate-matrix", "sweep-policy"),
+        ("generate-matrix", "canary"),
+        ("generate-matrix", "from-command"),
+        ("generate-matrix", "split"),
+        ("generate-matrix", "leg-env"),
+        ("generate-matrix", "worker-settings"),
+        ("generate-matrix", "changelog-metadata"),
+        ("collect-results", "process"),
+        ("collect-results", "aggregate"),
+        ("collect-results", "evals"),
+        ("collect-results", "validate-scores"),
+        ("reuse-sweep", "find"),
+        ("reuse-sweep", "validate-artifacts"),
+        ("check-changelog", "prepare-merge"),
+    ] {
+        expect(FAILED, tool, &[sub, "--no-such-flag"], tmp.path(), &[]);
+    }
+    expect(
+        FAILED,
+        "sweepkit",
+        &["workflow", "check", "--no-such-flag"],
+        tmp.path(),
+        &[],
+    );
+}
+
+const MASTER: &str = "\
+alpha-fp8-h200-vllm:
+  image: example/vllm:v1
+  model: example-org/Alpha
+  model-prefix: alpha
+  precision: fp8
+  framework: vllm
+  runner: h200
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-list: [4, 16] }
+";
+
+const RUNNERS: &str = "labels:\n  h200:\n    - h200-a_00\n";
+
+fn entry(key: &str, pr: u32) -> String {
+    format!(
+        "- config-keys:\n    - {key}\n  description:\n    - change {key}\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{pr}\n"
+    )
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn commit(dir: &Path, msg: &str) -> String {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", msg]);
+    git(dir, &["rev-parse", "HEAD"])
+}
+
+#[test]
+fn check_changelog() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    git(d, &["init", "-q", "-b", "main"]);
+    git(d, &["config", "user.email", "t@example.invalid"]);
+    git(d, &["config", "user.name", "t"]);
+    write(d, "configs/nvidia-master.yaml", MASTER);
+    write(d, "configs/amd-master.yaml", "{}\n");
+    write(d, "configs/runners.yaml", RUNNERS);
+    write(d, "perf-changelog.yaml", &entry("alpha-fp8-h200-vllm", 1));
+    let base = commit(d, "base");
+    // Missing required input.
+    expect(FAILED, "check-changelog", &["--base-ref", &base], d, &[]);
+    // Accepted: one appended entry.
+    let text = format!(
+        "{}\n{}",
+        entry("alpha-fp8-h200-vllm", 1),
+        entry("alpha-fp8-h200-vllm", 2)
+    );
+    write(d, "perf-changelog.yaml", &text);
+    let added = commit(d, "append");
+    expect(
+        OK,
+        "check-changelog",
+        &["--base-ref", &base, "--head-ref", &added],
+        d,
+        &[],
+    );
+    // Rejected: a deleted line.
+    write(d, "perf-changelog.yaml", &entry("alpha-fp8-h200-vllm", 2));
+    let deleted = commit(d, "delete");
+    let out = expect(
+        REJECTED,
+        "check-changelog",
+        &["--base-ref", &added, "--head-ref", &deleted],
+        d,
+        &[],
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Deletions are not allowed"));
+}
+
+#[test]
+fn generate_matrix() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    write(d, "configs/nvidia-master.yaml", MASTER);
+    write(d, "configs/runners.yaml", RUNNERS);
+    let sweep = |config: &'static str| {
+        vec![
+            "full-sweep",
+            "--config-files",
+            config,
+            "--runner-config",
+            "configs/runners.yaml",
+        ]
+    };
+    let out = expect(
+        OK,
+        "generate-matrix",
+        &sweep("configs/nvidia-master.yaml"),
+        d,
+        &[],
+    );
+    let rows: Value = serde_json::from_slice(&out.stdout).expect("rows");
+    assert_eq!(rows.as_array().map(Vec::len), Some(2), "one row per conc");
+    // Bad flag value.
+    let mut bad = sweep("configs/nvidia-master.yaml");
+    bad.extend(["--step-size", "1"]);
+    expect(FAILED, "generate-matrix", &bad, d, &[]);
+    // A config file that cannot be read: the job cannot be done.
+    let out = expect(
+        FAILED,
+        "generate-matrix",
+        &sweep("configs/missing.yaml"),
+        d,
+        &[],
+    );
+    assert!(out.stdout.is_empty());
+    // An invalid config: the check said no.
+    write(
+        d,
+        "configs/bad.yaml",
+        &MASTER.replace(
+            "  framework: vllm\n",
+            "  framework: vllm\n  no-such-field: 1\n",
+        ),
+    );
+    let out = expect(
+        REJECTED,
+        "generate-matrix",
+        &sweep("configs/bad.yaml"),
+        d,
+        &[],
+    );
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("configs/bad.yaml"));
+    // priority: an unreadable policy file is 2, an invalid one 1.
+    write(d, "matrix.json", "[]");
+    expect(
+        FAILED,
+        "generate-matrix",
+        &[
+            "priority",
+            "--policy",
+            "missing.yaml",
+            "--input",
+            "matrix.json",
+        ],
+        d,
+        &[],
+    );
+    write(d, "policy.yaml", "- not a mapping\n");
+    expect(
+        REJECTED,
+        "generate-matrix",
+        &[
+            "priority",
+            "--policy",
+            "policy.yaml",
+            "--input",
+            "matrix.json",
+        ],
+        d,
+        &[],
+    );
+}
+
+#[test]
+fn collect_results() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    expect(FAILED, "collect-results", &["aggregate"], d, &[]);
+    // Exception fixed by the conformance corpus (aggregate-missing-directory):
+    // a results directory that does not exist is an empty result set.
+    expect(
+        OK,
+        "collect-results",
+        &["aggregate", "missing", "bmk0"],
+        d,
+        &[],
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("agg_bmk0.json")).expect("agg"),
+        "[]"
+    );
+    write(d, "r/a.json", r#"{"hw": "h200", "conc": 4}"#);
+    // The output cannot be written (a directory stands in its place).
+    std::fs::create_dir_all(d.join("agg_blocked.json")).expect("mkdir");
+    expect(
+        FAILED,
+        "collect-results",
+        &["aggregate", "r", "blocked"],
+        d,
+        &[],
+    );
+    expect(OK, "collect-results", &["aggregate", "r", "bmk"], d, &[]);
+    assert!(d.join("agg_bmk.json").is_file());
+    // A result file that is not JSON: the result set is rejected.
+    write(d, "bad/a.json", "{not json");
+    expect(
+        REJECTED,
+        "collect-results",
+        &["aggregate", "bad", "bmk2"],
+        d,
+        &[],
+    );
+    assert!(!d.join("agg_bmk2.json").exists());
+    // validate-scores: below the threshold is a "no", above it passes.
+    let score = |v: f64| format!(r#"{{"results":{{"gsm8k":{{"exact_match,strict-match":{v}}}}}}}"#);
+    let env = [("MODEL_PREFIX", "alpha")];
+    write(d, "results_1.json", &score(0.5));
+    expect(REJECTED, "collect-results", &["validate-scores"], d, &env);
+    write(d, "results_1.json", &score(0.95));
+    expect(OK, "collect-results", &["validate-scores"], d, &env);
+}
+
+fn agg_row(conc: i64, tput: f64) -> Value {
+    json!({
+        "hw": "h100", "conc": conc, "image": "img:1", "model": "org/Model-FP8",
+        "infmax_model_prefix": "dsr1", "framework": "sglang", "precision": "fp8",
+        "spec_decoding": "none", "disagg": false, "recipe_fingerprint": "",
+        "isl": 1024, "osl": 1024, "is_multinode": false, "tp": 8, "pp": 1, "dcp_size": 1,
+        "pcp_size": 1, "ep": 1, "dp_attention": "false",
+        "tput_per_gpu": tput, "output_tput_per_gpu": tput / 2.0, "input_tput_per_gpu": tput / 2.0,
+        "mean_ttft": 0.2, "median_ttft": 0.2, "p90_ttft": 0.3, "p99_ttft": 0.4,
+        "p99.9_ttft": 0.5, "mean_tpot": 0.01, "mean_intvty": 100.0,
+        "median_intvty": 100.0, "p90_intvty": 90.0, "p99_intvty": 80.0,
+        "p99.9_intvty": 70.0, "median_e2el": 10.0, "p90_e2el": 12.0, "p99_e2el": 14.0,
+        "p99.9_e2el": 15.0, "power_metric_schema_version": 2, "power_valid": 0
+    })
+}
+
+#[test]
+fn compare_results() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    write(d, "base.json", &json!([agg_row(8, 1000.0)]).to_string());
+    write(d, "same.json", &json!([agg_row(8, 1000.0)]).to_string());
+    write(d, "worse.json", &json!([agg_row(8, 500.0)]).to_string());
+    let args = |new: &'static str| vec!["--new", new, "--baseline", "base.json"];
+    expect(FAILED, "compare-results", &args("missing.json"), d, &[]);
+    expect(OK, "compare-results", &args("same.json"), d, &[]);
+    // A regression is only a "no" with --fail-on-regression.
+    expect(OK, "compare-results", &args("worse.json"), d, &[]);
+    let mut fail = args("worse.json");
+    fail.push("--fail-on-regression");
+    expect(REJECTED, "compare-results", &fail, d, &[]);
+    let mut fine = args("same.json");
+    fine.push("--fail-on-regression");
+    expect(OK, "compare-results", &fine, d, &[]);
+}
+
+#[test]
+fn success_rate() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    write(
+        d,
+        "configs/runners.yaml",
+        "labels:\n  cluster:h100-cw: [a]\n",
+    );
+    let args = ["--repo", "acme/bench", "--run-id", "77", "run_stats"];
+    // No runner config: an input it needs.
+    let other = tempfile::tempdir().expect("tmp");
+    expect(FAILED, "success-rate", &args, other.path(), &[]);
+    // Exception fixed by the conformance corpus (auth-failure-writes-null):
+    // a token whose identity cannot be read gives `null` stats and exit 0.
+    let dead = closed_port_url();
+    expect(
+        OK,
+        "success-rate",
+        &args,
+        d,
+        &[("GITHUB_API_URL", &dead), ("GITHUB_TOKEN", "ghp_test")],
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("run_stats.json")).expect("stats"),
+        "null"
+    );
+    std::fs::remove_file(d.join("run_stats.json")).expect("rm");
+    let s = FakeGitHub::start().expect("server");
+    s.add_route(Route::json("GET", "/user", json!({"login": "ci"})));
+    s.add_route(Route::json(
+        "GET",
+        "/repos/acme/bench/actions/runs/77",
+        json!({"id": 77, "name": "Run Sweep"}),
+    ));
+    s.add_route(Route::paginated(
+        "GET",
+        "/repos/acme/bench/actions/runs/77/jobs",
+        json!({"total_count": 0, "jobs": [
+            {"name": "bench cluster:h100-cw", "conclusion": "success"}
+        ]}),
+        "object:jobs",
+    ));
+    let url = s.base_url();
+    // GitHub cannot answer for the run: the job cannot be done.
+    let broken = FakeGitHub::start().expect("server");
+    broken.add_route(Route::json("GET", "/user", json!({"login": "ci"})));
+    broken.fail_always(
+        "GET",
+        "/repos/acme/bench/actions/runs/77",
+        Fault::Status(500),
+    );
+    let broken_url = broken.base_url();
+    expect(
+        FAILED,
+        "success-rate",
+        &args,
+        d,
+        &[
+            ("GITHUB_API_URL", &broken_url),
+            ("GITHUB_TOKEN", "ghp_test"),
+        ],
+    );
+    assert!(!d.join("run_stats.json").exists());
+    expect(
+        OK,
+        "success-rate",
+        &args,
+        d,
+        &[("GITHUB_API_URL", &url), ("GITHUB_TOKEN", "ghp_test")],
+    );
+    assert!(d.join("run_stats.json").is_file());
+}
+
+#[test]
+fn visualizer_comment() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    let args = ["--repo", "acme/bench", "--pr-number", "5", "--run-id", "77"];
+    expect(FAILED, "visualizer-comment", &args[..4], d, &[]);
+    let dead = closed_port_url();
+    let env = [
+        ("GITHUB_API_URL", dead.as_str()),
+        ("GITHUB_TOKEN", "ghp_test"),
+    ];
+    expect(FAILED, "visualizer-comment", &args, d, &env);
+    let mut dry = args.to_vec();
+    dry.push("--dry-run");
+    let out = expect(OK, "visualizer-comment", &dry, d, &env);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("unofficialRun=77"));
+}
+
+#[test]
+fn reuse_sweep() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    // find: no token, then a GitHub that cannot answer — both 2.
+    let find = [
+        "find",
+        "--repo",
+        "acme/bench",
+        "--event-name",
+        "pull_request",
+        "--event-action",
+        "synchronize",
+        "--pr-number",
+        "3",
+        "--commit-sha",
+        "0123456789abcdef0123456789abcdef01234567",
+        "--ref",
+        "refs/pull/3/merge",
+    ];
+    expect(FAILED, "reuse-sweep", &find, d, &[]);
+    let dead = closed_port_url();
+    expect(
+        FAILED,
+        "reuse-sweep",
+        &find,
+        d,
+        &[("GITHUB_API_URL", &dead), ("GITHUB_TOKEN", "ghp_test")],
+    );
+    let validate = |dir: &'static str| vec!["validate-artifacts", "--artifacts-dir", dir];
+    expect(FAILED, "reuse-sweep", &validate("missing"), d, &[]);
+    // An artifact set with no result rows is invalid.
+    std::fs::create_dir_all(d.join("empty")).expect("mkdir");
+    expect(REJECTED, "reuse-sweep", &validate("empty"), d, &[]);
+    let row = json!({"hw": "h100", "infmax_model_prefix": "gptoss", "framework": "vllm",
+                     "precision": "fp8", "isl": 1024, "osl": 1024, "tp": 2, "conc": 4});
+    write(d, "ok/results_bmk/agg.json", &json!([row]).to_string());
+    write(d, "ok/run-stats/run_stats.json", "{}");
+    expect(OK, "reuse-sweep", &validate("ok"), d, &[]);
+}
+
+#[test]
+fn sweepkit_workflow() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    let check = ["workflow", "check", "--dir", "wf"];
+    // Nothing written yet: the file to check cannot be read.
+    expect(FAILED, "sweepkit", &check, d, &[]);
+    expect(
+        OK,
+        "sweepkit",
+        &["workflow", "write", "--dir", "wf"],
+        d,
+        &[],
+    );
+    expect(OK, "sweepkit", &check, d, &[]);
+    let file = d.join("wf/sweepkit-run-sweep.yml");
+    let text = std::fs::read_to_string(&file).expect("read");
+    std::fs::write(&file, format!("{text}# edited\n")).expect("write");
+    expect(REJECTED, "sweepkit", &check, d, &[]);
+}
