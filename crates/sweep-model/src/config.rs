@@ -24,6 +24,20 @@ pub const FIXED_SEQ_LEN: &str = "fixed-seq-len";
 /// See [`FIXED_SEQ_LEN`].
 pub const AGENTIC_CODING: &str = "agentic-coding";
 
+/// What a [`ConfigError`] is about, for callers that introduce the
+/// message differently (the changelog pipeline names the failing entry only
+/// when its content is invalid).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConfigErrorKind {
+    /// A whole file, or the content of one entry.
+    #[default]
+    Invalid,
+    /// A top-level key defined in more than one master config file.
+    DuplicateKey,
+    /// A top-level key containing `*` (reserved for wildcard patterns).
+    WildcardKey,
+}
+
 /// A load or validation error in a master config (or `runners.yaml`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct ConfigError {
@@ -37,6 +51,8 @@ pub struct ConfigError {
     pub line: Option<usize>,
     /// What is wrong.
     pub cause: String,
+    /// Which kind of problem this is.
+    pub kind: ConfigErrorKind,
 }
 
 impl fmt::Display for ConfigError {
@@ -66,6 +82,7 @@ impl ConfigError {
             path: String::new(),
             line,
             cause: cause.into(),
+            kind: ConfigErrorKind::Invalid,
         }
     }
 }
@@ -82,6 +99,7 @@ impl From<yaml::YamlError> for ConfigError {
             } else {
                 e.message
             },
+            kind: ConfigErrorKind::Invalid,
         }
     }
 }
@@ -393,6 +411,7 @@ impl MasterConfigs {
                         cause: format!(
                             "config key '{k}' contains '*', which is reserved for wildcard patterns"
                         ),
+                        kind: ConfigErrorKind::WildcardKey,
                     });
                 }
                 if out.index.contains_key(k) {
@@ -411,6 +430,7 @@ impl MasterConfigs {
                         path.display(),
                         dups.join(", ")
                     ),
+                    kind: ConfigErrorKind::DuplicateKey,
                 });
             }
             if let Value::Object(map) = doc.take_value() {
@@ -490,6 +510,7 @@ impl Validator<'_> {
             path: yaml::dotted(path),
             line: self.doc.line_of(&full),
             cause: cause.into(),
+            kind: ConfigErrorKind::Invalid,
         }
     }
 
