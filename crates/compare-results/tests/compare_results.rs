@@ -50,10 +50,16 @@ fn shared_dir() -> PathBuf {
     }
 }
 
-/// The seed-compare fixture, or `None` (with a loud note) when the shared
-/// tree is absent outside CI; in CI its absence fails the test.
+/// The seed-compare fixture — the in-repo copy of the corpus
+/// (`tests/conformance/`), or the shared one when `SWEEPKIT_SHARED` is set —
+/// or `None` (with a loud note) when absent outside CI; in CI its absence
+/// fails the test.
 fn seed_fixture() -> Option<PathBuf> {
-    let dir = shared_dir().join("conformance/fixtures/seed-compare");
+    let dir = match std::env::var_os("SWEEPKIT_SHARED") {
+        Some(_) => shared_dir().join("conformance/fixtures/seed-compare"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/conformance/fixtures/seed-compare"),
+    };
     if dir.join("expected.json").is_file() {
         return Some(dir);
     }

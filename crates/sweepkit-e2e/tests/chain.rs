@@ -7,9 +7,9 @@
 //! `$GITHUB_STEP_SUMMARY` and `$GITHUB_ACTION_PATH`. Every step's artifact
 //! is printed.
 //!
-//! The binaries come from `target/release` (built by `scripts/check` before
-//! the tests) or `$SWEEPKIT_BIN_DIR`; `actions/setup/install.sh ensure`
-//! finds them there through `SWEEPKIT_BIN_DIR`.
+//! The binaries are built from the current source by the test itself, or
+//! taken from `$SWEEPKIT_BIN_DIR` (see `sweepkit_e2e::tool_dir`);
+//! `actions/setup/install.sh ensure` finds them through `SWEEPKIT_BIN_DIR`.
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
@@ -56,26 +56,7 @@ fn workspace_root() -> PathBuf {
 }
 
 fn bin_dir() -> PathBuf {
-    let dir = std::env::var_os("SWEEPKIT_BIN_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(|t| PathBuf::from(t).join("release")))
-        .unwrap_or_else(|| workspace_root().join("target/release"));
-    for tool in [
-        "check-changelog",
-        "generate-matrix",
-        "collect-results",
-        "compare-results",
-        "success-rate",
-        "visualizer-comment",
-        "reuse-sweep",
-    ] {
-        assert!(
-            dir.join(tool).is_file(),
-            "{} is missing: build the tools first (`cargo build --workspace --release`, as scripts/check does) or set SWEEPKIT_BIN_DIR",
-            dir.join(tool).display()
-        );
-    }
-    dir
+    sweepkit_e2e::tool_dir().to_path_buf()
 }
 
 /// What the runner knows about the run: `github.*` values and the

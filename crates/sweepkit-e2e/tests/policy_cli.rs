@@ -3,21 +3,11 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn generate_matrix() -> PathBuf {
-    let dir = std::env::var_os("SWEEPKIT_BIN_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(|t| PathBuf::from(t).join("release")))
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/release"));
-    let p = dir.join("generate-matrix");
-    assert!(
-        p.is_file(),
-        "{} is missing: cargo build --workspace --release first",
-        p.display()
-    );
-    p
+    sweepkit_e2e::tool("generate-matrix")
 }
 
 fn run(args: &[&str], env: &[(&str, &str)]) -> Output {

@@ -337,10 +337,7 @@ fn example_caller_is_short_and_calls_the_vendored_workflow() {
 /// contract between actions and binaries, checked against `--help`.
 #[test]
 fn every_variable_an_action_passes_is_read_by_its_tool() {
-    let bin = std::env::var_os("SWEEPKIT_BIN_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(|t| PathBuf::from(t).join("release")))
-        .unwrap_or_else(|| root().join("target/release"));
+    let bin = sweepkit_e2e::tool_dir();
     let helps: &[(&str, &[&[&str]])] = &[
         ("check-changelog", &[&["check-changelog"]]),
         (
