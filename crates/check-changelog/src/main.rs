@@ -1,8 +1,191 @@
 //! `check-changelog`: gate perf-changelog.yaml changes between two git refs
-//! (exit 0 accepted, 1 rejected, 2 usage).
-use clap::Parser;
+//! (exit 0 accepted, 1 rejected, 2 usage). The gate lives in
+//! `sweep_changelog::gate`; this binary holds the flags and the exit codes.
+
+use clap::{Args, Parser, Subcommand};
+use std::io::Write as _;
 use std::process::ExitCode;
+use sweep_changelog::gate::{self, GateOptions, MergeMode, MergeOptions};
+use sweep_changelog::git::Repo;
+use sweep_changelog::report::{AnnotationStream, report};
+use sweep_changelog::strict;
+
+/// Command line of `check-changelog`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "check-changelog",
+    version,
+    about = "Gate perf-changelog.yaml changes between two git refs",
+    args_conflicts_with_subcommands = true,
+    infer_long_args = true,
+    args_override_self = true,
+    subcommand_negates_reqs = true
+)]
+struct Cli {
+    #[command(flatten)]
+    check: CheckArgs,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+/// Flags of the gate itself.
+#[derive(Debug, Clone, Args)]
+struct CheckArgs {
+    /// Older revision (a PR's `origin/<base branch>`).
+    #[arg(long, env = "INPUT_BASE_REF", required = true)]
+    base_ref: Option<String>,
+    /// Newer revision (the PR head SHA).
+    #[arg(long, env = "INPUT_HEAD_REF", required = true)]
+    head_ref: Option<String>,
+    /// Changelog path relative to the repository root.
+    #[arg(
+        long,
+        env = "INPUT_CHANGELOG_FILE",
+        default_value = "perf-changelog.yaml"
+    )]
+    changelog_file: String,
+    /// Generate as with `--all-evals` (PR label `all-evals`).
+    #[arg(long, env = "INPUT_ALL_EVALS")]
+    all_evals: bool,
+    /// Generate as with `--evals-only` (PR label `evals-only`).
+    #[arg(long, env = "INPUT_EVALS_ONLY")]
+    evals_only: bool,
+    /// Also apply the byte-level rules (CR, tabs, NUL, duplicate keys,
+    /// separators, append-at-end, pr-link rules) to the whole file.
+    #[arg(long, env = "INPUT_STRICT")]
+    strict: bool,
+    /// With --strict: the PR number; new entries may then use an `XXX`
+    /// placeholder or this PR's link (without it they need a canonical link).
+    #[arg(long, env = "INPUT_PR_NUMBER")]
+    pr_number: Option<u64>,
+    /// With --strict: repository whose pull-request links are canonical.
+    #[arg(long, env = "INPUT_REPO", default_value = strict::DEFAULT_REPO)]
+    repo: String,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Rewrite the changelog so the branch appends cleanly after its base.
+    #[command(subcommand)]
+    PrepareMerge(MergeCommand),
+}
+
+/// Flags shared by the `prepare-merge` modes.
+#[derive(Debug, Clone, Args)]
+struct MergeCommon {
+    /// Changelog path (read and rewritten in the working tree).
+    #[arg(long, default_value = "perf-changelog.yaml")]
+    changelog_file: String,
+    /// The PR number; appended entries get `https://github.com/<repo>/pull/<N>`.
+    #[arg(long)]
+    pr_number: u64,
+    /// Repository of the pull-request links.
+    #[arg(long, default_value = strict::DEFAULT_REPO)]
+    repo: String,
+}
+
+/// `prepare-merge` modes.
+#[derive(Debug, Subcommand)]
+enum MergeCommand {
+    /// Replace `XXX` pr-link placeholders of the entries this PR appends
+    /// (relative to BASE_REF) with the PR's link.
+    Canonicalize {
+        #[arg(long)]
+        base_ref: String,
+        #[command(flatten)]
+        common: MergeCommon,
+    },
+    /// During a conflicted merge: rebuild the changelog as the other side's
+    /// bytes plus this PR's own entries (index stages 1, 2, 3).
+    ResolveConflict {
+        #[command(flatten)]
+        common: MergeCommon,
+    },
+    /// A branch that is behind BASE_REF: rebuild the working-tree changelog
+    /// as BASE_REF's bytes plus this branch's own entries (the same
+    /// resolution, with the merge base, the working tree and BASE_REF).
+    CatchUp {
+        #[arg(long)]
+        base_ref: String,
+        #[command(flatten)]
+        common: MergeCommon,
+    },
+}
+
+impl CheckArgs {
+    fn options(&self) -> GateOptions {
+        GateOptions {
+            base_ref: self.base_ref.clone().unwrap_or_default(),
+            head_ref: self.head_ref.clone().unwrap_or_default(),
+            changelog_file: self.changelog_file.clone(),
+            all_evals: self.all_evals,
+            evals_only: self.evals_only,
+            strict: self.strict,
+            pr_number: self.pr_number,
+            repo: self.repo.clone(),
+        }
+    }
+}
+
+/// `prepare-merge` with the flags turned into the library's mode and options.
+fn prepare(repo: &Repo, cmd: &MergeCommand) -> Result<String, String> {
+    let (mode, common) = match cmd {
+        MergeCommand::Canonicalize { base_ref, common } => (
+            MergeMode::Canonicalize {
+                base_ref: base_ref.clone(),
+            },
+            common,
+        ),
+        MergeCommand::ResolveConflict { common } => (MergeMode::ResolveConflict, common),
+        MergeCommand::CatchUp { base_ref, common } => (
+            MergeMode::CatchUp {
+                base_ref: base_ref.clone(),
+            },
+            common,
+        ),
+    };
+    let opts = MergeOptions {
+        changelog_file: common.changelog_file.clone(),
+        pr_number: common.pr_number,
+        repo: common.repo.clone(),
+    };
+    gate::prepare_merge(repo, &mode, &opts)
+}
+
+/// Entry point: 0 accepted/prepared, 1 rejected, 2 usage (clap).
+fn run(cli: Cli) -> ExitCode {
+    let repo = Repo::new(".");
+    match &cli.command {
+        Some(Command::PrepareMerge(cmd)) => match prepare(&repo, cmd) {
+            Ok(msg) => {
+                let _ = writeln!(std::io::stdout(), "{msg}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("ERROR: {e}");
+                ExitCode::from(1)
+            }
+        },
+        None => match gate::check(&repo, &cli.check.options()) {
+            Ok(msg) => {
+                let _ = writeln!(std::io::stdout(), "{msg}");
+                ExitCode::SUCCESS
+            }
+            Err(r) => {
+                report(
+                    &repo,
+                    &cli.check.changelog_file,
+                    "ERROR: ",
+                    &r,
+                    AnnotationStream::Stdout,
+                );
+                ExitCode::from(1)
+            }
+        },
+    }
+}
 
 fn main() -> ExitCode {
-    check_changelog::run(check_changelog::Cli::parse())
+    run(Cli::parse())
 }

@@ -135,7 +135,7 @@ impl Fixture {
             changelog_file: "perf-changelog.yaml".into(),
             ..Options::default()
         };
-        generate_matrix::changelog::generate(&Repo::new(&self.dir), &opts).map_err(|r| r.message)
+        sweep_changelog::pipeline::run(&Repo::new(&self.dir), &opts).map_err(|r| r.message)
     }
 }
 

@@ -1,6 +1,7 @@
 //! `generate-matrix`: expand InferenceX master configs into the benchmark job
 //! matrix (a drop-in for `utils/matrix_logic/generate_sweep_configs.py` and
-//! `utils/ci_priority.py`). Thin CLI over the `generate_matrix` library.
+//! `utils/ci_priority.py`). Thin CLI over the `sweep_matrix` library;
+//! the subcommands' flags and file handling are in [`cmd`].
 //!
 //! Exit codes (the contract of `sweep_model::exit`): 0 success, 1 invalid
 //! input (config, runner file, policy, generation), 2 could not do the job
@@ -12,13 +13,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
-use generate_matrix::generate::{
-    CommonOptions, EvalMode, FullSweepOptions, GenError, LoadedConfigs, ScenarioType,
-    TestConfigOptions, generate_full_sweep, generate_test_config,
-};
-use generate_matrix::priority;
 use serde_json::Value;
+use sweep_matrix::generate::{
+    CommonOptions, FullSweepOptions, LoadedConfigs, ScenarioType, TestConfigOptions,
+    generate_full_sweep, generate_test_config,
+};
+use sweep_matrix::priority;
+use sweep_matrix::row::{EvalMode, GenError, Row};
 use sweep_model::{exit, gha};
+
+mod cmd;
 
 #[derive(Parser)]
 #[command(
@@ -49,13 +53,13 @@ enum Command {
     )]
     TestConfig(TestConfigArgs),
     /// Turn the perf-changelog entries added between two git refs into the bucketed sweep matrix.
-    Changelog(generate_matrix::changelog::ChangelogArgs),
+    Changelog(cmd::changelog::ChangelogArgs),
     /// Annotate a matrix (JSON on stdin or --input) with CI priority and queue tokens.
     Priority(PriorityArgs),
     /// Decide what a GitHub event sweeps (label/trigger policy of workflow.md §3) as JSON and step outputs.
-    SweepPolicy(generate_matrix::policy::PolicyArgs),
+    SweepPolicy(cmd::policy::PolicyArgs),
     /// Split a search-space config into the canary row and the remaining config (workflow.md §5).
-    Canary(generate_matrix::canary::CanaryArgs),
+    Canary(cmd::canary::CanaryArgs),
     /// The manual entry: run a `full-sweep …` or `test-config …` command line (split by shell
     /// quoting rules, never evaluated) and print the bucketed search-space config.
     #[command(
@@ -64,13 +68,13 @@ enum Command {
     #[command(name = "from-command")]
     FromLine(FromCommandArgs),
     /// Cut a search-space config file into the fixed part jobs of run-sweep.yml (step outputs).
-    Split(generate_matrix::legs::SplitArgs),
+    Split(cmd::legs::SplitArgs),
     /// Validate the caller's extra leg environment and append it to $GITHUB_ENV.
-    LegEnv(generate_matrix::legs::LegEnvArgs),
+    LegEnv(cmd::legs::LegEnvArgs),
     /// Write a multi-node row's worker additional-settings as checked KEY=VALUE lines.
-    WorkerSettings(generate_matrix::legs::WorkerSettingsArgs),
+    WorkerSettings(cmd::legs::WorkerSettingsArgs),
     /// Write the changelog_metadata of a search-space config file.
-    ChangelogMetadata(generate_matrix::legs::MetadataArgs),
+    ChangelogMetadata(cmd::legs::MetadataArgs),
 }
 
 #[derive(Args)]
@@ -278,7 +282,7 @@ fn print_json(v: &Value) -> ExitCode {
     }
 }
 
-fn rows_out(rows: &[generate_matrix::generate::Row]) -> ExitCode {
+fn rows_out(rows: &[Row]) -> ExitCode {
     sweep_model::out::println_json(rows);
     ExitCode::SUCCESS
 }
@@ -300,7 +304,7 @@ fn full_sweep(a: &FullSweepArgs) -> ExitCode {
     }
 }
 
-fn full_sweep_rows(a: &FullSweepArgs) -> Result<Vec<generate_matrix::generate::Row>, ExitCode> {
+fn full_sweep_rows(a: &FullSweepArgs) -> Result<Vec<Row>, ExitCode> {
     if a.step_size <= 1 {
         return Err(usage_error(&format!(
             "--step-size must be greater than 1, got {}",
@@ -341,7 +345,7 @@ fn test_config(a: &TestConfigArgs) -> ExitCode {
     }
 }
 
-fn test_config_rows(a: &TestConfigArgs) -> Result<Vec<generate_matrix::generate::Row>, ExitCode> {
+fn test_config_rows(a: &TestConfigArgs) -> Result<Vec<Row>, ExitCode> {
     let opts = TestConfigOptions {
         common: a.common.options(),
         config_keys: a.config_keys.clone(),
@@ -356,7 +360,7 @@ fn test_config_rows(a: &TestConfigArgs) -> Result<Vec<generate_matrix::generate:
 /// evaluated) and parsed by this program's own `full-sweep` / `test-config`
 /// parser, so it accepts exactly what those subcommands accept.
 fn from_command(a: &FromCommandArgs) -> ExitCode {
-    let mut words = match generate_matrix::legs::command_words(&a.command_line) {
+    let mut words = match sweep_matrix::legs::command_words(&a.command_line) {
         Ok(w) => w,
         Err(e) => {
             gha::annotate(gha::Level::Error, None, None, &e);
@@ -368,7 +372,7 @@ fn from_command(a: &FromCommandArgs) -> ExitCode {
         .any(|w| w == "--config-files" || w.starts_with("--config-files="))
     {
         words.push("--config-files".into());
-        words.extend(generate_matrix::legs::default_config_files());
+        words.extend(sweep_matrix::legs::default_config_files());
     }
     let argv = std::iter::once("generate-matrix".to_string()).chain(words);
     let cli = match Cli::try_parse_from(argv) {
@@ -406,7 +410,7 @@ fn from_command(a: &FromCommandArgs) -> ExitCode {
         eprintln!("generate-matrix: error: {msg}");
         return exit::rejected();
     }
-    match generate_matrix::legs::bucket_rows(rows, &a.command_line) {
+    match sweep_matrix::legs::bucket_rows(rows, &a.command_line) {
         Ok(v) => print_json(&v),
         Err(e) => {
             eprintln!("generate-matrix: error: {e}");
@@ -472,7 +476,7 @@ fn main() -> ExitCode {
     match &cli.command {
         Command::FullSweep(a) => full_sweep(a),
         Command::TestConfig(a) => test_config(a),
-        Command::Changelog(a) => generate_matrix::changelog::run(a),
+        Command::Changelog(a) => cmd::changelog::run(a),
         Command::Priority(a) => match run_priority(a) {
             Ok(v) => print_json(&v),
             Err((code, e)) => {
@@ -480,12 +484,12 @@ fn main() -> ExitCode {
                 ExitCode::from(code)
             }
         },
-        Command::SweepPolicy(a) => generate_matrix::policy::run_cli(a),
-        Command::Canary(a) => generate_matrix::canary::run_cli(a),
+        Command::SweepPolicy(a) => cmd::policy::run(a),
+        Command::Canary(a) => cmd::canary::run(a),
         Command::FromLine(a) => from_command(a),
-        Command::Split(a) => generate_matrix::legs::run_split(a),
-        Command::LegEnv(a) => generate_matrix::legs::run_leg_env(a),
-        Command::WorkerSettings(a) => generate_matrix::legs::run_worker_settings(a),
-        Command::ChangelogMetadata(a) => generate_matrix::legs::run_metadata(a),
+        Command::Split(a) => cmd::legs::run_split(a),
+        Command::LegEnv(a) => cmd::legs::run_leg_env(a),
+        Command::WorkerSettings(a) => cmd::legs::run_worker_settings(a),
+        Command::ChangelogMetadata(a) => cmd::legs::run_metadata(a),
     }
 }

@@ -2,11 +2,11 @@
 //! add generated points to existing curves of the configs and scenarios its
 //! changelog entry names.
 
-use crate::matrix::curve_key;
 use crate::pipeline::RawMasters;
 use crate::pyrepr::{py_list, py_str};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
+use sweep_matrix::assemble::curve_key;
 use sweep_model::pyjson::canonical_json;
 
 /// Checks that only selected configs/scenarios changed between the base and

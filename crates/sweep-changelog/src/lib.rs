@@ -1,17 +1,19 @@
 //! `perf-changelog.yaml` processing shared by `check-changelog` and
 //! `generate-matrix changelog`: git access ([`git`]), the added/removed lines
-//! of the changelog diff ([`diff`]), the changelog → matrix pipeline over a
-//! [`pipeline::Generator`] ([`pipeline`], [`matrix`], [`append_only`]), the
-//! stale-branch diagnosis ([`stale`]), the byte-level rules behind
-//! `check-changelog --strict` ([`strict`]) and the merge helper
+//! of the changelog diff ([`diff`]), the changelog → matrix pipeline over the
+//! `sweep-matrix` generator ([`pipeline`], [`append_only`]), the gate of
+//! `check-changelog` ([`gate`]), rejection messages and annotations
+//! ([`report`]), the stale-branch diagnosis ([`stale`]), the byte-level rules
+//! behind `check-changelog --strict` ([`strict`]) and the merge helper
 //! ([`prepare_merge`]).
 
 pub mod append_only;
 pub mod diff;
+pub mod gate;
 pub mod git;
-pub mod matrix;
 pub mod pipeline;
 pub mod prepare_merge;
 pub mod pyrepr;
+pub mod report;
 pub mod stale;
 pub mod strict;

@@ -1,24 +1,25 @@
 //! The changelog → matrix pipeline (`generate-matrix changelog`, spec §2–10)
-//! over any [`Generator`]. The generator is a trait so this crate does not
-//! depend on the matrix crate (which depends on this one for its
-//! `changelog` subcommand); master configs are loaded and validated once per
-//! run and reused for every generator call.
+//! over the `sweep-matrix` generator; master configs are loaded and
+//! validated once per run and reused for every generator call.
 
 use crate::append_only;
 use crate::diff::{self, Diff};
 use crate::git::Repo;
-use crate::matrix;
 use crate::pyrepr::{py_list, py_str};
 use crate::stale;
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use sweep_matrix::assemble;
+use sweep_matrix::generate::{
+    CommonOptions, LoadedConfigs, ScenarioType, TestConfigOptions, generate_test_config,
+};
+use sweep_matrix::row::{EvalMode, GenError};
+use sweep_matrix::{MASTER_CONFIGS, RUNNER_CONFIG};
 use sweep_model::changelog::{ChangelogEntry, SCENARIO_TYPES};
+use sweep_model::config::{ConfigError, ConfigErrorKind, MasterConfigs};
+use sweep_model::runners::Runners;
 use sweep_model::yaml::{self, PathSeg};
-
-/// Fixed master-config paths, AMD first (`MASTER_CONFIGS` of the reference).
-pub const MASTER_CONFIGS: [&str; 2] = ["configs/amd-master.yaml", "configs/nvidia-master.yaml"];
-/// Fixed runner-config path.
-pub const RUNNER_CONFIG: &str = "configs/runners.yaml";
 
 /// A rejection: the message, and the line of the head changelog it is
 /// about when known (for `::error file=…,line=…::` annotations).
@@ -48,6 +49,29 @@ impl Rejection {
 impl From<String> for Rejection {
     fn from(message: String) -> Self {
         Rejection::new(message)
+    }
+}
+
+/// The loader's message; an entry whose content fails validation is
+/// introduced the way the reference does ("Master config entry '<key>'
+/// failed validation").
+impl From<ConfigError> for Rejection {
+    fn from(e: ConfigError) -> Self {
+        match (&e.key, e.kind) {
+            (Some(key), ConfigErrorKind::Invalid) => Rejection::new(format!(
+                "Master config entry '{key}' failed validation: {e}"
+            )),
+            _ => Rejection::new(e.to_string()),
+        }
+    }
+}
+
+impl From<GenError> for Rejection {
+    fn from(e: GenError) -> Self {
+        match e {
+            GenError::Config(e) => e.into(),
+            GenError::Generate(message) => Rejection::new(message),
+        }
     }
 }
 
@@ -101,32 +125,73 @@ impl<'a> RawMasters<'a> {
     }
 }
 
-/// The matrix generator the pipeline drives.
-pub trait Generator {
-    /// Loaded and validated master configs.
-    type Masters;
-    /// Master configs plus runner config, ready to generate.
-    type Loaded;
+/// Loads, merges and validates master configs given as (path, text) in
+/// order.
+fn load_masters(files: &[(String, String)]) -> Result<MasterConfigs, ConfigError> {
+    let mut docs = Vec::with_capacity(files.len());
+    for (path, text) in files {
+        let path = PathBuf::from(path);
+        let doc = yaml::parse_str(text).map_err(|e| ConfigError::from(e.in_file(&path)))?;
+        docs.push((path, doc));
+    }
+    MasterConfigs::from_docs(docs)
+}
 
-    /// Loads, merges and validates master configs given as (path, text) in
-    /// order. Errors carry the loader/validator message.
-    fn load_masters(&self, files: &[(String, String)]) -> Result<Self::Masters, String>;
-    /// The merged raw mapping (file order), for key resolution and the
-    /// append-only scope comparison.
-    fn raw_masters<'a>(&self, masters: &'a Self::Masters) -> RawMasters<'a>;
-    /// Adds the runner config (path, text) to validated masters.
-    fn with_runners(
-        &self,
-        masters: Self::Masters,
-        path: &str,
-        text: &str,
-    ) -> Result<Self::Loaded, String>;
-    /// The rows of one `test-config` call, as the generator emits them.
-    fn test_config(
-        &self,
-        loaded: &Self::Loaded,
-        call: &TestConfig<'_>,
-    ) -> Result<Vec<Value>, String>;
+/// The merged raw mapping (file order), for key resolution and the
+/// append-only scope comparison.
+fn raw_masters(masters: &MasterConfigs) -> RawMasters<'_> {
+    RawMasters::new(masters.entries.iter().map(|e| (e.key.as_str(), &e.raw)))
+}
+
+/// Adds the runner config (path, text) to validated masters.
+fn with_runners(
+    masters: MasterConfigs,
+    path: &str,
+    text: &str,
+) -> Result<LoadedConfigs, ConfigError> {
+    let p = Path::new(path);
+    let doc = yaml::parse_str(text).map_err(|mut e| {
+        e.path = Some(p.to_path_buf());
+        ConfigError::from(e)
+    })?;
+    let runners = Runners::from_doc(p, &doc)?;
+    Ok(LoadedConfigs { masters, runners })
+}
+
+/// The rows of one `test-config` call, as the generator emits them.
+fn test_config(loaded: &LoadedConfigs, call: &TestConfig<'_>) -> Result<Vec<Value>, GenError> {
+    let evals = if call.no_evals {
+        EvalMode::NoEvals
+    } else if call.all_evals {
+        EvalMode::AllEvals
+    } else if call.evals_only {
+        EvalMode::EvalsOnly
+    } else {
+        EvalMode::Default
+    };
+    let scenario_types = call.scenario_types.as_ref().map(|types| {
+        types
+            .iter()
+            .map(|t| {
+                if *t == "agentic-coding" {
+                    ScenarioType::AgenticCoding
+                } else {
+                    ScenarioType::FixedSeqLen
+                }
+            })
+            .collect()
+    });
+    let opts = TestConfigOptions {
+        common: CommonOptions {
+            scenario_types,
+            evals,
+            ..CommonOptions::default()
+        },
+        config_keys: call.keys.to_vec(),
+        conc: None,
+    };
+    let rows = generate_test_config(loaded, &opts)?;
+    Ok(rows.into_iter().map(Value::from).collect())
 }
 
 /// Flags of `generate-matrix changelog`.
@@ -394,25 +459,25 @@ pub fn wildcard(pattern: &str, text: &str) -> bool {
 /// plus the runner config. The runner file is read lazily so that its
 /// errors never pre-empt the earlier steps (as in the reference, where only
 /// the generator reads it).
-enum Head<G: Generator> {
-    Pending(G::Masters),
-    Ready(G::Loaded),
+enum Head {
+    Pending(MasterConfigs),
+    Ready(LoadedConfigs),
     Failed,
 }
 
-impl<G: Generator> Head<G> {
-    fn get(&mut self, generator: &G, repo: &Repo) -> Result<&G::Loaded, String> {
+impl Head {
+    fn get(&mut self, repo: &Repo) -> Result<&LoadedConfigs, Rejection> {
         if let Head::Pending(_) = self {
             let Head::Pending(masters) = std::mem::replace(self, Head::Failed) else {
-                return Err("internal: head inputs already consumed".into());
+                return Err(Rejection::new("internal: head inputs already consumed"));
             };
             let text = read_worktree(repo, RUNNER_CONFIG)?
                 .ok_or_else(|| format!("Runner config file '{RUNNER_CONFIG}' does not exist."))?;
-            *self = Head::Ready(generator.with_runners(masters, RUNNER_CONFIG, &text)?);
+            *self = Head::Ready(with_runners(masters, RUNNER_CONFIG, &text)?);
         }
         match self {
             Head::Ready(loaded) => Ok(loaded),
-            _ => Err("internal: head inputs could not be loaded".into()),
+            _ => Err(Rejection::new("internal: head inputs could not be loaded")),
         }
     }
 }
@@ -469,52 +534,36 @@ pub fn filter_prefill_ep(rows: Vec<Value>, min: Option<i64>) -> Vec<Value> {
 /// The head master configs are loaded on a second thread while git
 /// computes the diff; errors are still reported in the spec's order
 /// (diff and entries first, then the append-only checks, then the configs).
-pub fn run<G>(generator: &G, repo: &Repo, opts: &Options) -> Result<Value, Rejection>
-where
-    G: Generator + Sync,
-    G::Masters: Send,
-{
+pub fn run(repo: &Repo, opts: &Options) -> Result<Value, Rejection> {
     let (additions, masters) = std::thread::scope(|s| {
-        let job = s.spawn(|| load_head_masters(generator, repo));
+        let job = s.spawn(|| load_head_masters(repo));
         let additions = read_additions(repo, opts);
         let masters = job
             .join()
-            .unwrap_or_else(|_| Err("internal error: the config loader panicked".into()));
+            .unwrap_or_else(|_| Err(Rejection::new("internal error: the config loader panicked")));
         (additions, masters)
     });
-    generate_with(generator, repo, opts, &additions?, masters)
+    generate_with(repo, opts, &additions?, masters)
 }
 
 /// Step 5: the working-tree master configs, loaded and validated.
-pub fn load_head_masters<G: Generator>(generator: &G, repo: &Repo) -> Result<G::Masters, String> {
+pub fn load_head_masters(repo: &Repo) -> Result<MasterConfigs, Rejection> {
     let head_files = load_master_texts(|p| read_worktree(repo, p))?;
-    generator.load_masters(&head_files)
+    Ok(load_masters(&head_files)?)
 }
 
 /// Steps 4–9 on parsed additions.
-pub fn generate<G: Generator>(
-    generator: &G,
-    repo: &Repo,
-    opts: &Options,
-    additions: &Additions,
-) -> Result<Value, Rejection> {
-    generate_with(
-        generator,
-        repo,
-        opts,
-        additions,
-        load_head_masters(generator, repo),
-    )
+pub fn generate(repo: &Repo, opts: &Options, additions: &Additions) -> Result<Value, Rejection> {
+    generate_with(repo, opts, additions, load_head_masters(repo))
 }
 
 /// Steps 4–9 with the head masters already loaded (or their load error,
 /// reported only after the append-only checks, as in the reference).
-fn generate_with<G: Generator>(
-    generator: &G,
+fn generate_with(
     repo: &Repo,
     opts: &Options,
     additions: &Additions,
-    masters: Result<G::Masters, String>,
+    masters: Result<MasterConfigs, Rejection>,
 ) -> Result<Value, Rejection> {
     let entries = &additions.entries;
     let append_only = entries.iter().any(|e| e.append_only);
@@ -529,7 +578,7 @@ fn generate_with<G: Generator>(
         ));
     }
     let masters = masters?;
-    let raw = generator.raw_masters(&masters);
+    let raw = raw_masters(&masters);
     let mut resolved: Vec<(&ChangelogEntry, Vec<String>)> = Vec::with_capacity(entries.len());
     for (i, e) in entries.iter().enumerate() {
         let keys = resolve_keys(&e.config_keys, &raw).map_err(|(j, msg)| {
@@ -545,11 +594,11 @@ fn generate_with<G: Generator>(
     }
 
     let base = if append_only {
-        Some(load_base(generator, repo, opts, &raw, &resolved)?)
+        Some(load_base(repo, opts, &raw, &resolved)?)
     } else {
         None
     };
-    let mut head: Head<G> = Head::Pending(masters);
+    let mut head = Head::Pending(masters);
 
     // all-evals entries first; stable otherwise.
     resolved.sort_by_key(|(e, _)| !e.all_evals);
@@ -571,9 +620,9 @@ fn generate_with<G: Generator>(
                     evals_only: false,
                     all_evals: false,
                 };
-                let mut rows = generator.test_config(head.get(generator, repo)?, &call)?;
+                let mut rows = test_config(head.get(repo)?, &call)?;
                 if let Some(base_loaded) = &base {
-                    let base_rows = generator.test_config(base_loaded, &call)?;
+                    let base_rows = test_config(base_loaded, &call)?;
                     rows = append_only::delta(&base_rows, &rows)?;
                 }
                 bench.extend(rows);
@@ -590,16 +639,16 @@ fn generate_with<G: Generator>(
                 evals_only: true,
                 all_evals: expand_all,
             };
-            let rows = generator.test_config(head.get(generator, repo)?, &call)?;
+            let rows = test_config(head.get(repo)?, &call)?;
             evals.extend(filter_prefill_ep(rows, entry.eval_min_prefill_ep));
         }
     }
 
     if opts.trim_conc {
-        bench = matrix::trim_conc(bench);
+        bench = assemble::trim_conc(bench);
     }
     for row in &mut bench {
-        let fp = matrix::recipe_fingerprint(row);
+        let fp = assemble::recipe_fingerprint(row);
         if let Value::Object(m) = row {
             m.insert("recipe-fingerprint".into(), Value::String(fp));
         }
@@ -611,17 +660,16 @@ fn generate_with<G: Generator>(
         "entries".into(),
         Value::Array(entries.iter().map(ChangelogEntry::to_json).collect()),
     );
-    matrix::assemble(&bench, &evals, Value::Object(metadata)).map_err(Rejection::new)
+    assemble::assemble(&bench, &evals, Value::Object(metadata)).map_err(Rejection::new)
 }
 
 /// §6.4: base inputs for append-only entries, with the scope checks.
-fn load_base<G: Generator>(
-    generator: &G,
+fn load_base(
     repo: &Repo,
     opts: &Options,
     head_raw: &RawMasters<'_>,
     resolved: &[(&ChangelogEntry, Vec<String>)],
-) -> Result<G::Loaded, Rejection> {
+) -> Result<LoadedConfigs, Rejection> {
     let wanted = [MASTER_CONFIGS[0], MASTER_CONFIGS[1], RUNNER_CONFIG];
     let present = repo
         .ls_tree(&opts.base_ref, &wanted)
@@ -647,8 +695,8 @@ fn load_base<G: Generator>(
             .map_err(|e| format!("{p} at {}: 'utf-8' codec can't decode: {e}", opts.base_ref))
     };
     let base_files = load_master_texts(show)?;
-    let base_masters = generator.load_masters(&base_files)?;
-    let base_raw = generator.raw_masters(&base_masters);
+    let base_masters = load_masters(&base_files)?;
+    let base_raw = raw_masters(&base_masters);
 
     let mut selected: Vec<(String, BTreeSet<String>)> = Vec::new();
     for (entry, keys) in resolved {
@@ -679,7 +727,7 @@ fn load_base<G: Generator>(
     }
     append_only::validate_scope(&base_raw, head_raw, &selected)?;
     let runners_text = show(RUNNER_CONFIG)?.unwrap_or_default();
-    Ok(generator.with_runners(base_masters, RUNNER_CONFIG, &runners_text)?)
+    Ok(with_runners(base_masters, RUNNER_CONFIG, &runners_text)?)
 }
 
 #[cfg(test)]

@@ -24,6 +24,20 @@ pub const FIXED_SEQ_LEN: &str = "fixed-seq-len";
 /// See [`FIXED_SEQ_LEN`].
 pub const AGENTIC_CODING: &str = "agentic-coding";
 
+/// What a [`ConfigError`] is about, for callers that introduce the
+/// message differently (the changelog pipeline names the failing entry only
+/// when its content is invalid).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConfigErrorKind {
+    /// A whole file, or the content of one entry.
+    #[default]
+    Invalid,
+    /// A top-level key defined in more than one master config file.
+    DuplicateKey,
+    /// A top-level key containing `*` (reserved for wildcard patterns).
+    WildcardKey,
+}
+
 /// A load or validation error in a master config (or `runners.yaml`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct ConfigError {
@@ -40,6 +54,8 @@ pub struct ConfigError {
     /// The file could not be opened or read: a missing input (exit 2),
     /// not an invalid one (exit 1); see [`crate::exit`].
     pub unreadable: bool,
+    /// Which kind of problem this is.
+    pub kind: ConfigErrorKind,
 }
 
 impl fmt::Display for ConfigError {
@@ -70,6 +86,7 @@ impl ConfigError {
             line,
             cause: cause.into(),
             unreadable: false,
+            kind: ConfigErrorKind::Invalid,
         }
     }
 
@@ -94,6 +111,7 @@ impl From<yaml::YamlError> for ConfigError {
             } else {
                 e.message
             },
+            kind: ConfigErrorKind::Invalid,
         }
     }
 }
@@ -407,6 +425,7 @@ impl MasterConfigs {
                         cause: format!(
                             "config key '{k}' contains '*', which is reserved for wildcard patterns"
                         ),
+                        kind: ConfigErrorKind::WildcardKey,
                     });
                 }
                 if out.index.contains_key(k) {
@@ -426,6 +445,7 @@ impl MasterConfigs {
                         path.display(),
                         dups.join(", ")
                     ),
+                    kind: ConfigErrorKind::DuplicateKey,
                 });
             }
             if let Value::Object(map) = doc.take_value() {
@@ -506,6 +526,7 @@ impl Validator<'_> {
             line: self.doc.line_of(&full),
             cause: cause.into(),
             unreadable: false,
+            kind: ConfigErrorKind::Invalid,
         }
     }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, ConfigErrorKind};
 use crate::yaml::{self, PathSeg, YamlDoc};
 
 /// Hardware record of a runner label.
@@ -59,6 +59,7 @@ impl Runners {
             line: doc.line_of(p),
             cause,
             unreadable: false,
+            kind: ConfigErrorKind::Invalid,
         };
         let key = |k: &str| PathSeg::Key(k.to_string());
         let Some(Value::Object(labels)) = doc.value().get("labels") else {

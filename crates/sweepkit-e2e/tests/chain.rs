@@ -986,7 +986,7 @@ fn run_setup_and_plans(wf: &Value, config_file: &str, canary_mode: bool, work: &
     show_file("setup: split (job summary)", &dir.join("summary.md"));
     let mut needs = json!({"setup": {"result": "success", "outputs": setup_outputs}});
     // The plan jobs download the artifact to search-space/.
-    for (f, p) in generate_matrix::legs::FAMILIES
+    for (f, p) in sweep_matrix::legs::FAMILIES
         .iter()
         .flat_map(|f| (1..=f.plans).map(move |p| (f, p)))
     {

@@ -15,11 +15,11 @@ mod common;
 use std::path::Path;
 
 use common::{eval_if, eval_value};
-use generate_matrix::policy::{
+use serde_json::{Value, json};
+use sweep_matrix::policy::{
     GATING_PUSH_MESSAGES, PRIMARY_LABELS, PolicyInput, decide, gating_cross_product,
     is_relevant_label,
 };
-use serde_json::{Value, json};
 
 #[test]
 fn engine_self_check() {

@@ -20,8 +20,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use generate_matrix::legs::{FAMILIES, MAX_LEGS_PER_JOB, TEMPLATE_VARS};
 use serde_json::{Map, Value, json};
+use sweep_matrix::legs::{FAMILIES, MAX_LEGS_PER_JOB, TEMPLATE_VARS};
 
 /// GitHub: the outputs of one job at most 1 MB in all, sized as UTF-16.
 const GITHUB_OUTPUT_LIMIT: usize = 1024 * 1024;

@@ -206,7 +206,7 @@ fn run_sweep_has_the_job_graph_of_workflow_md_section_2() {
 
 #[test]
 fn policy_outputs_read_by_the_workflow_are_produced_by_sweep_policy() {
-    let keys: BTreeSet<String> = generate_matrix::policy::decide(&Default::default())
+    let keys: BTreeSet<String> = sweep_matrix::policy::decide(&Default::default())
         .outputs()
         .into_iter()
         .map(|(k, _)| k.to_string())
@@ -458,7 +458,7 @@ fn e2e_example_drives_the_manual_entry_with_declared_inputs() {
     // The documented cleanup is accepted as written and the leg-env passes
     // generate-matrix's checks.
     let leg_env = job["with"]["leg-env"].as_str().unwrap();
-    generate_matrix::legs::parse_leg_env(leg_env, &[]).unwrap();
+    sweep_matrix::legs::parse_leg_env(leg_env, &[]).unwrap();
     assert!(
         job["with"]["cleanup-command"]
             .as_str()

@@ -15,11 +15,9 @@
 //!   line (the manual entry, `generate-matrix from-command`) bucketed like
 //!   the changelog path's output.
 
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::path::Path;
 
 use serde_json::{Map, Value};
-use sweep_model::gha::{self, Level};
 
 use crate::canary;
 
@@ -358,7 +356,8 @@ pub fn split(
     Ok(Split { outputs, summary })
 }
 
-fn read_config(path: &Path) -> Result<Value, String> {
+/// Reads a search-space config file (at most [`MAX_CONFIG_BYTES`]).
+pub fn read_config(path: &Path) -> Result<Value, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if meta.len() > MAX_CONFIG_BYTES {
         return Err(format!(
@@ -375,103 +374,6 @@ fn read_config(path: &Path) -> Result<Value, String> {
             e.line()
         )
     })
-}
-
-fn fail(path: Option<&Path>, msg: &str) -> ExitCode {
-    let file = path.map(|p| p.display().to_string());
-    gha::annotate(Level::Error, file.as_deref(), None, msg);
-    eprintln!("generate-matrix: error: {msg}");
-    ExitCode::from(1)
-}
-
-/// `generate-matrix split`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct SplitArgs {
-    /// The search-space config file (the setup job's `search-space-config` artifact).
-    #[arg(long, value_name = "FILE")]
-    pub input: PathBuf,
-    /// Cut only this family (a plan job: `sn-1k1k`, `mn-evals`, …) into its
-    /// `part-<k>` outputs; without it, check and count every family.
-    #[arg(long, env = "INPUT_FAMILY", value_name = "STEM")]
-    pub family: Option<String>,
-    /// With --family: which of the family's plan jobs (1-based).
-    #[arg(long, env = "INPUT_PLAN", default_value_t = 1)]
-    pub plan: usize,
-    /// Leave the canary row out (the canary job runs it first): `true` or `false`.
-    #[arg(long, env = "INPUT_WITHOUT_CANARY", default_value = "false", value_parser = clap::builder::BoolishValueParser::new())]
-    pub without_canary: bool,
-    /// Append the outputs to this file (default `$GITHUB_OUTPUT`); without
-    /// it they are printed as one JSON object.
-    #[arg(long, env = "GITHUB_OUTPUT")]
-    pub github_output: Option<PathBuf>,
-}
-
-pub fn run_split(a: &SplitArgs) -> ExitCode {
-    let ssc = match read_config(&a.input) {
-        Ok(v) => v,
-        Err(e) => return fail(Some(&a.input), &e),
-    };
-    let s = match split(&ssc, a.without_canary, a.family.as_deref(), a.plan) {
-        Ok(s) => s,
-        Err(e) => return fail(Some(&a.input), &format!("{}: {e}", a.input.display())),
-    };
-    match a
-        .github_output
-        .as_ref()
-        .filter(|p| !p.as_os_str().is_empty())
-    {
-        Some(out) => {
-            // All outputs in one append after they are all computed: a
-            // failure above leaves the file as it was.
-            if let Err(e) = append_lines(out, &s.outputs) {
-                eprintln!("generate-matrix: error: {}: {e}", out.display());
-                return ExitCode::from(2);
-            }
-        }
-        None => {
-            let doc: Map<String, Value> = s
-                .outputs
-                .iter()
-                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                .collect();
-            sweep_model::out::println(&Value::Object(doc).to_string());
-        }
-    }
-    eprint!("{}", s.summary);
-    if let Err(e) = gha::append_step_summary(&s.summary) {
-        eprintln!("generate-matrix: warning: cannot write the step summary: {e}");
-    }
-    ExitCode::SUCCESS
-}
-
-/// `generate-matrix changelog-metadata`: the config's `changelog_metadata`
-/// (or `{}`) as a file.
-#[derive(Debug, Clone, clap::Args)]
-pub struct MetadataArgs {
-    /// The search-space config file.
-    #[arg(long, value_name = "FILE")]
-    pub input: PathBuf,
-    /// Where to write the metadata JSON.
-    #[arg(long, value_name = "FILE")]
-    pub output: PathBuf,
-}
-
-pub fn run_metadata(a: &MetadataArgs) -> ExitCode {
-    let ssc = match read_config(&a.input) {
-        Ok(v) => v,
-        Err(e) => return fail(Some(&a.input), &e),
-    };
-    let meta = ssc
-        .get("changelog_metadata")
-        .cloned()
-        .unwrap_or_else(|| Value::Object(Map::new()));
-    let mut text = serde_json::to_string_pretty(&meta).unwrap_or_default();
-    text.push('\n');
-    if let Err(e) = sweep_model::fsio::write_atomic(&a.output, text.as_bytes()) {
-        eprintln!("generate-matrix: error: {}: {e}", a.output.display());
-        return ExitCode::from(2);
-    }
-    ExitCode::SUCCESS
 }
 
 // ---------------------------------------------------------------------------
@@ -636,63 +538,6 @@ pub fn parse_leg_env(text: &str, defaults: &[String]) -> Result<Vec<(String, Str
     Ok(out)
 }
 
-/// `generate-matrix leg-env`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct LegEnvArgs {
-    /// The caller's extra leg environment: `KEY=VALUE` lines.
-    #[arg(long, env = "LEG_ENV", default_value = "")]
-    pub leg_env: String,
-    /// A default `KEY=VALUE` that leg-env may override (repeatable).
-    #[arg(long = "default", value_name = "KEY=VALUE")]
-    pub defaults: Vec<String>,
-    /// Append the variables to this file (default `$GITHUB_ENV`).
-    #[arg(long, env = "GITHUB_ENV")]
-    pub github_env: Option<PathBuf>,
-}
-
-fn append_lines(path: &Path, vars: &[(String, String)]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let mut text = String::new();
-    for (k, v) in vars {
-        text.push_str(&format!("{k}={v}\n"));
-    }
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    f.write_all(text.as_bytes())
-}
-
-pub fn run_leg_env(a: &LegEnvArgs) -> ExitCode {
-    let vars = match parse_leg_env(&a.leg_env, &a.defaults) {
-        Ok(v) => v,
-        Err(e) => return fail(None, &e),
-    };
-    let Some(path) = a.github_env.as_ref().filter(|p| !p.as_os_str().is_empty()) else {
-        eprintln!("generate-matrix: error: no --github-env file (GITHUB_ENV is not set)");
-        return ExitCode::from(2);
-    };
-    if let Err(e) = append_lines(path, &vars) {
-        eprintln!("generate-matrix: error: {}: {e}", path.display());
-        return ExitCode::from(2);
-    }
-    let names: Vec<&str> = vars.iter().map(|(k, _)| k.as_str()).collect();
-    eprintln!("leg environment: {}", names.join(" "));
-    ExitCode::SUCCESS
-}
-
-/// `generate-matrix worker-settings`: a multi-node row's `additional-settings`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct WorkerSettingsArgs {
-    /// A worker's `additional-settings` as JSON (a list of `KEY=VALUE`
-    /// strings, or null); repeatable, in order.
-    #[arg(long = "settings-json", value_name = "JSON")]
-    pub settings: Vec<String>,
-    /// Write the `KEY=VALUE` lines here (atomically).
-    #[arg(long, value_name = "FILE")]
-    pub output: PathBuf,
-}
-
 /// The settings of each JSON list, in order, checked by [`parse_setting`].
 pub fn worker_settings(lists: &[String]) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
@@ -720,22 +565,6 @@ pub fn worker_settings(lists: &[String]) -> Result<Vec<(String, String)>, String
     Ok(out)
 }
 
-pub fn run_worker_settings(a: &WorkerSettingsArgs) -> ExitCode {
-    let vars = match worker_settings(&a.settings) {
-        Ok(v) => v,
-        Err(e) => return fail(None, &e),
-    };
-    let mut text = String::new();
-    for (k, v) in &vars {
-        text.push_str(&format!("{k}={v}\n"));
-    }
-    if let Err(e) = sweep_model::fsio::write_atomic(&a.output, text.as_bytes()) {
-        eprintln!("generate-matrix: error: {}: {e}", a.output.display());
-        return ExitCode::from(2);
-    }
-    ExitCode::SUCCESS
-}
-
 // ---------------------------------------------------------------------------
 // The manual entry.
 // ---------------------------------------------------------------------------
@@ -748,7 +577,7 @@ pub fn bucket_rows(rows: Vec<Value>, command_line: &str) -> Result<Value, String
         .into_iter()
         .partition(|r| r.get("eval-only") != Some(&Value::Bool(true)));
     for row in &mut bench {
-        let fp = sweep_changelog::matrix::recipe_fingerprint(row);
+        let fp = crate::assemble::recipe_fingerprint(row);
         if let Value::Object(m) = row {
             m.insert("recipe-fingerprint".into(), Value::String(fp));
         }
@@ -761,7 +590,7 @@ pub fn bucket_rows(rows: Vec<Value>, command_line: &str) -> Result<Value, String
         "generate_command".into(),
         Value::String(command_line.to_string()),
     );
-    sweep_changelog::matrix::assemble(&bench, &evals, Value::Object(meta))
+    crate::assemble::assemble(&bench, &evals, Value::Object(meta))
 }
 
 /// Splits a manual-entry command line into arguments (POSIX shell quoting
@@ -781,7 +610,7 @@ pub fn command_words(line: &str) -> Result<Vec<String>, String> {
 /// The master configs a command line without `--config-files` reads (the
 /// changelog path's fixed pair).
 pub fn default_config_files() -> Vec<String> {
-    sweep_changelog::pipeline::MASTER_CONFIGS
+    crate::MASTER_CONFIGS
         .iter()
         .map(|s| s.to_string())
         .collect()

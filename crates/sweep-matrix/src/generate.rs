@@ -5,7 +5,8 @@
 //! several times per run): load once, generate many times —
 //!
 //! ```no_run
-//! # use generate_matrix::generate::*;
+//! # use sweep_matrix::generate::*;
+//! # use sweep_matrix::row::{EvalMode, GenError};
 //! # use std::path::{Path, PathBuf};
 //! let loaded = LoadedConfigs::load(
 //!     &[PathBuf::from("configs/amd-master.yaml"), PathBuf::from("configs/nvidia-master.yaml")],
@@ -33,20 +34,7 @@ use sweep_model::rows::validate_row;
 use sweep_model::runners::Runners;
 
 use crate::evals::apply_evals;
-
-/// One matrix row (fields in the reference's order).
-pub type Row = serde_json::Map<String, Value>;
-
-/// A generation failure.
-#[derive(Debug, thiserror::Error)]
-pub enum GenError {
-    /// A config or runner file is invalid.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// The configs are valid but rows cannot be generated.
-    #[error("{0}")]
-    Generate(String),
-}
+use crate::row::{EvalMode, GenError, Row};
 
 /// Master configs plus runner file, loaded and validated once.
 #[derive(Debug, Clone)]
@@ -67,20 +55,6 @@ impl LoadedConfigs {
         let runners = Runners::load(runner_file)?;
         Ok(LoadedConfigs { masters, runners })
     }
-}
-
-/// Eval selection mode (§10.5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum EvalMode {
-    /// Mark default eval rows; output all rows.
-    #[default]
-    Default,
-    /// `--no-evals`: no marking at all.
-    NoEvals,
-    /// `--evals-only`: only marked rows (agentic included).
-    EvalsOnly,
-    /// `--all-evals` (with or without `--evals-only`).
-    AllEvals,
 }
 
 /// The two scenario kinds.

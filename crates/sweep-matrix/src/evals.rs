@@ -7,7 +7,7 @@ use serde_json::Value;
 use sweep_model::pyjson::{canonical_json, write_canonical, write_py_string};
 use sweep_model::rows::RowKind;
 
-use crate::generate::{EvalMode, GenError, Row};
+use crate::row::{EvalMode, GenError, Row};
 
 /// Smallest concurrency that can be an eval target (fixed and MN rows).
 pub const MIN_EVAL_CONC: i64 = 16;

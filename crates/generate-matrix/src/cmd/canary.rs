@@ -1,0 +1,100 @@
+//! `generate-matrix canary`: the canary row and the remaining matrix as
+//! step outputs.
+
+use serde_json::Value;
+use std::process::ExitCode;
+use sweep_matrix::canary::select_str;
+use sweep_model::gha::{self, Level};
+
+/// `generate-matrix canary`: reads the search-space config from
+/// `--search-space-config` (env `SEARCH_SPACE`, the reference's name) or a file.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct CanaryArgs {
+    /// The search-space config JSON (setup's `search-space-config` output).
+    #[arg(long, env = "SEARCH_SPACE", conflicts_with = "input")]
+    pub(crate) search_space_config: Option<String>,
+    /// Read the search-space config from this file instead.
+    #[arg(long)]
+    pub(crate) input: Option<std::path::PathBuf>,
+    /// Append `canary-config` and `remaining-search-space-config` to this file.
+    #[arg(long, env = "GITHUB_OUTPUT")]
+    pub(crate) github_output: Option<std::path::PathBuf>,
+    /// Write the remaining config to this file instead: it is the whole
+    /// matrix, too big for a step output, and only `canary-config` is then
+    /// appended to the outputs.
+    #[arg(long, env = "INPUT_REMAINING_FILE", value_name = "FILE")]
+    pub(crate) remaining_file: Option<std::path::PathBuf>,
+}
+
+/// Runs `canary`: prints `{"canary-config": [...], "remaining-search-space-config": {...}}`
+/// and writes both as compact single-line step outputs. Exit 1 on bad input.
+pub(crate) fn run(args: &CanaryArgs) -> ExitCode {
+    let (origin, text) = match (&args.input, &args.search_space_config) {
+        (Some(p), _) => match std::fs::read_to_string(p) {
+            Ok(t) => (p.display().to_string(), t),
+            Err(e) => {
+                eprintln!("error: {}: cannot read: {e}", p.display());
+                return ExitCode::from(1);
+            }
+        },
+        (None, Some(t)) => ("SEARCH_SPACE".to_string(), t.clone()),
+        (None, None) => {
+            eprintln!("error: give --search-space-config (env SEARCH_SPACE) or --input FILE");
+            return ExitCode::from(2);
+        }
+    };
+    let split = match select_str(&text) {
+        Ok(s) => s,
+        Err(e) => {
+            let msg = format!("{origin}: {e}");
+            gha::annotate(Level::Error, None, None, &msg);
+            eprintln!("error: {msg}");
+            return ExitCode::from(1);
+        }
+    };
+    let canary = Value::Array(split.canary.clone());
+    let doc = serde_json::json!({
+        "canary-config": canary,
+        "remaining-search-space-config": split.remaining,
+    });
+    sweep_model::out::println(&doc.to_string());
+    let remaining_file = args
+        .remaining_file
+        .as_ref()
+        .filter(|p| !p.as_os_str().is_empty());
+    if let Some(p) = remaining_file
+        && let Err(e) = sweep_model::fsio::write_atomic(p, split.remaining.to_string().as_bytes())
+    {
+        eprintln!("error: {}: cannot write: {e}", p.display());
+        return ExitCode::from(2);
+    }
+    if let Some(path) = args
+        .github_output
+        .as_ref()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        let mut outputs = vec![("canary-config", &canary)];
+        if remaining_file.is_none() {
+            outputs.push(("remaining-search-space-config", &split.remaining));
+        }
+        for (k, v) in outputs {
+            if let Err(e) = gha::write_output(path, k, &v.to_string()) {
+                eprintln!("error: {}: cannot write step outputs: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let summary = match split.canary.first() {
+        Some(c) => format!(
+            "### Canary\n\nrunner `{}`, conc `{}`, exp `{}`\n",
+            c.get("runner").and_then(Value::as_str).unwrap_or("?"),
+            c.get("conc").map(Value::to_string).unwrap_or_default(),
+            c.get("exp-name").and_then(Value::as_str).unwrap_or("?"),
+        ),
+        None => "### Canary\n\nno single-node fixed-sequence candidate: no canary\n".to_string(),
+    };
+    if let Err(e) = gha::append_step_summary(&summary) {
+        eprintln!("warning: cannot write the step summary: {e}");
+    }
+    ExitCode::SUCCESS
+}

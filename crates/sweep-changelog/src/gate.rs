@@ -1,0 +1,182 @@
+//! The perf-changelog gate behind `check-changelog` (spec changelog.md §11,
+//! the job of the reference's `validate_perf_changelog.py`), its opt-in
+//! byte-level rules (`--strict`, §12.1–12.3) and the repository side of
+//! the merge helper (`prepare-merge`, §12.4).
+//!
+//! The gate reads the changelog at the head ref, requires a final newline,
+//! then runs the same generation as `generate-matrix changelog` in-process
+//! and rejects exactly when that rejects.
+
+use crate::git::Repo;
+use crate::pipeline::{self, Options, Rejection};
+use crate::prepare_merge as merge;
+use crate::strict::{self, Links};
+
+/// What the gate checks.
+#[derive(Debug, Clone, Default)]
+pub struct GateOptions {
+    /// Older revision (a PR's `origin/<base branch>`).
+    pub base_ref: String,
+    /// Newer revision (the PR head SHA).
+    pub head_ref: String,
+    /// Changelog path relative to the repository root.
+    pub changelog_file: String,
+    /// Generate as with `--all-evals`.
+    pub all_evals: bool,
+    /// Generate as with `--evals-only`.
+    pub evals_only: bool,
+    /// Also apply the byte-level rules to the whole file.
+    pub strict: bool,
+    /// With `strict`: the PR number (allows `XXX` and this PR's link).
+    pub pr_number: Option<u64>,
+    /// With `strict`: repository whose pull-request links are canonical.
+    pub repo: String,
+}
+
+/// Which `prepare-merge` rewrite to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergeMode {
+    /// Replace the `XXX` placeholders of the entries appended since `base_ref`.
+    Canonicalize { base_ref: String },
+    /// Rebuild a conflicted changelog from the index stages 1, 2, 3.
+    ResolveConflict,
+    /// Rebuild a stale changelog from the merge base, the work tree and `base_ref`.
+    CatchUp { base_ref: String },
+}
+
+/// What every `prepare-merge` mode needs.
+#[derive(Debug, Clone)]
+pub struct MergeOptions {
+    /// Changelog path (read and rewritten in the working tree).
+    pub changelog_file: String,
+    /// The PR number; appended entries get its link.
+    pub pr_number: u64,
+    /// Repository of the pull-request links.
+    pub repo: String,
+}
+
+/// The gate. Returns the success line or the rejection (with the head-file
+/// line it is about, when known).
+pub fn check(repo: &Repo, args: &GateOptions) -> Result<String, Rejection> {
+    let base = args.base_ref.clone();
+    let head = args.head_ref.clone();
+    let path = &args.changelog_file;
+    let opts = Options {
+        base_ref: base.clone(),
+        head_ref: head.clone(),
+        changelog_file: path.clone(),
+        trim_conc: false,
+        all_evals: args.all_evals,
+        evals_only: args.evals_only,
+    };
+    // The file reads (git processes) overlap the generation; the results
+    // are judged in the reference's order: newline, (strict rules), diff.
+    let (head_bytes, base_bytes, generated) = std::thread::scope(|s| {
+        let head_job = s.spawn(|| repo.show(&head, path));
+        let base_job = args.strict.then(|| s.spawn(|| repo.show(&base, path)));
+        let generated = pipeline::run(repo, &opts);
+        let joined = |r: std::thread::Result<Result<Vec<u8>, String>>| {
+            r.unwrap_or_else(|_| Err("internal error: git reader panicked".into()))
+        };
+        (
+            joined(head_job.join()),
+            base_job.map(|j| joined(j.join())),
+            generated,
+        )
+    });
+    let head_bytes =
+        head_bytes.map_err(|e| Rejection::new(format!("could not read {path} at {head}: {e}")))?;
+    if !head_bytes.ends_with(b"\n") {
+        return Err(Rejection {
+            message: format!("{path} at {head} does not end with a newline"),
+            line: Some(strict::line_at(&head_bytes, head_bytes.len())),
+        });
+    }
+    if let Some(base_bytes) = base_bytes {
+        let base_bytes = base_bytes
+            .map_err(|e| Rejection::new(format!("could not read {path} at {base}: {e}")))?;
+        let links = Links {
+            repo: args.repo.clone(),
+        };
+        strict::check(
+            &base_bytes,
+            &head_bytes,
+            &format!("{path} at {base}"),
+            &format!("{path} at {head}"),
+            args.pr_number,
+            &links,
+        )
+        .map_err(|v| Rejection {
+            message: format!("strict changelog rules: {}", v.message),
+            line: v.line,
+        })?;
+    }
+    generated.map_err(|r| Rejection {
+        message: format!(
+            "generate-matrix changelog rejected the diff:\n{}",
+            r.message.trim()
+        ),
+        line: r.line,
+    })?;
+    Ok(format!(
+        "Validated {path}: final newline present and matrix generated"
+    ))
+}
+
+fn read_stage(repo: &Repo, stage: u8, path: &str) -> Result<Vec<u8>, String> {
+    repo.show_stage(stage, path)
+        .map_err(|e| format!("could not read stage {stage} for {path}: {e}"))
+}
+
+/// `prepare-merge`: computes the prepared bytes and writes them (atomically)
+/// when they differ. Returns the line to print.
+pub fn prepare_merge(
+    repo: &Repo,
+    mode: &MergeMode,
+    common: &MergeOptions,
+) -> Result<String, String> {
+    let path = &common.changelog_file;
+    let file = repo.dir().join(path);
+    let links = Links {
+        repo: common.repo.clone(),
+    };
+    let pr = common.pr_number;
+    let original = std::fs::read(&file).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let prepared = match mode {
+        MergeMode::Canonicalize { base_ref } => {
+            let base = repo
+                .show(base_ref, path)
+                .map_err(|e| format!("could not read {path} at {base_ref}: {e}"))?;
+            merge::canonicalize(&base, &original, pr, &links)
+        }
+        MergeMode::ResolveConflict => merge::resolve(
+            &read_stage(repo, 1, path)?,
+            &read_stage(repo, 2, path)?,
+            &read_stage(repo, 3, path)?,
+            pr,
+            &links,
+        ),
+        MergeMode::CatchUp { base_ref } => {
+            let mb = repo.merge_base(base_ref, "HEAD").ok_or_else(|| {
+                format!(
+                    "HEAD and {base_ref} have no merge base; fetch full history (fetch-depth: 0)"
+                )
+            })?;
+            let merge_base = repo
+                .show(&mb, path)
+                .map_err(|e| format!("could not read {path} at {mb}: {e}"))?;
+            let main = repo
+                .show(base_ref, path)
+                .map_err(|e| format!("could not read {path} at {base_ref}: {e}"))?;
+            merge::resolve(&merge_base, &original, &main, pr, &links)
+        }
+    }
+    .map_err(|v| v.message)?;
+    if prepared == original {
+        Ok(format!("{path} already prepared for PR #{pr}"))
+    } else {
+        sweep_model::fsio::write_atomic(&file, &prepared)
+            .map_err(|e| format!("cannot write {path}: {e}"))?;
+        Ok(format!("Prepared {path} for PR #{pr}"))
+    }
+}

@@ -1,0 +1,54 @@
+//! Printing a [`Rejection`](crate::pipeline::Rejection): the message, and a
+//! GitHub workflow-command annotation on the changelog line it is about.
+
+use crate::git::Repo;
+use crate::pipeline::Rejection;
+use std::path::Path;
+use sweep_model::gha::{self, Level};
+
+/// The changelog path as GitHub annotations want it (relative to the
+/// repository root).
+pub fn annotation_path(repo: &Repo, changelog_file: &str) -> String {
+    let p = Path::new(changelog_file);
+    if p.is_absolute() {
+        let root = std::fs::canonicalize(repo.dir()).unwrap_or_else(|_| repo.dir().to_path_buf());
+        if let Ok(rel) = p
+            .strip_prefix(&root)
+            .or_else(|_| p.strip_prefix(repo.dir()))
+        {
+            return rel.display().to_string();
+        }
+    }
+    changelog_file.trim_start_matches("./").to_string()
+}
+
+/// Where a workflow-command annotation goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnnotationStream {
+    /// stdout (the runner reads commands from both streams).
+    Stdout,
+    /// stderr, for tools whose stdout is captured as data.
+    Stderr,
+}
+
+/// Prints a rejection (and its annotation when in GitHub Actions).
+pub fn report(
+    repo: &Repo,
+    changelog_file: &str,
+    prefix: &str,
+    r: &Rejection,
+    to: AnnotationStream,
+) {
+    eprintln!("{prefix}{}", r.message);
+    let file = annotation_path(repo, changelog_file);
+    match to {
+        AnnotationStream::Stdout => gha::annotate(Level::Error, Some(&file), r.line, &r.message),
+        AnnotationStream::Stderr if gha::in_actions() => {
+            eprintln!(
+                "{}",
+                gha::annotation(Level::Error, Some(&file), r.line, &r.message)
+            );
+        }
+        AnnotationStream::Stderr => {}
+    }
+}

@@ -1,0 +1,22 @@
+//! Matrix generation: master configs expanded into the benchmark job matrix
+//! ([`generate`], with eval marking in [`evals`] over the shared types of
+//! [`row`]), the changelog matrix's row steps and output models
+//! ([`assemble`]), the sweep policy ([`policy`]), the canary pick
+//! ([`canary`]), the plan/leg split ([`legs`]) and the priority order
+//! ([`priority`], over [`decimal`]). Used by the `generate-matrix` and
+//! `check-changelog` binaries and by `sweep-changelog`'s pipeline.
+
+pub mod assemble;
+pub mod canary;
+pub mod decimal;
+pub mod evals;
+pub mod generate;
+pub mod legs;
+pub mod policy;
+pub mod priority;
+pub mod row;
+
+/// Fixed master-config paths, AMD first (`MASTER_CONFIGS` of the reference).
+pub const MASTER_CONFIGS: [&str; 2] = ["configs/amd-master.yaml", "configs/nvidia-master.yaml"];
+/// Fixed runner-config path.
+pub const RUNNER_CONFIG: &str = "configs/runners.yaml";
