@@ -194,16 +194,20 @@ fn read_value(path: &Path) -> Result<Value, AggregateError> {
         source,
     };
     let f = std::fs::File::open(path).map_err(read_err)?;
+    let mut size_hint = 0;
     if let Ok(m) = f.metadata()
         && m.is_file()
-        && m.len() > MAX_RESULT_FILE_BYTES
     {
-        return Err(AggregateError::TooLarge {
-            file: file(),
-            size: m.len(),
-        });
+        if m.len() > MAX_RESULT_FILE_BYTES {
+            return Err(AggregateError::TooLarge {
+                file: file(),
+                size: m.len(),
+            });
+        }
+        size_hint = m.len();
     }
-    let mut bytes = Vec::new();
+    // Room for the whole file and the read that reports its end.
+    let mut bytes = Vec::with_capacity(usize::try_from(size_hint).unwrap_or(0) + 1);
     // One byte over the limit tells a file that is too large from one at it.
     f.take(MAX_RESULT_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
@@ -301,7 +305,9 @@ pub fn run(
     out.write_all(if report.files_read > 0 { b"\n]" } else { b"]" })
         .map_err(write_err)?;
     let tmp = out.into_inner().map_err(|e| write_err(e.into_error()))?;
-    tmp.as_file().sync_all().map_err(write_err)?;
+    // No fsync: the rename alone keeps readers from ever seeing a partial
+    // file, and after a crash the job is re-run. Syncing a large run's
+    // output (170 MB for 100,000 files) would wait for the disk for seconds.
     tmp.persist(&output).map_err(|e| write_err(e.error))?;
     Ok(report)
 }
