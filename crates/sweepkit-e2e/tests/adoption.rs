@@ -18,17 +18,8 @@ fn root() -> PathBuf {
 }
 
 fn sweepkit() -> PathBuf {
-    let dir = std::env::var_os("SWEEPKIT_BIN_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(|t| PathBuf::from(t).join("release")))
-        .unwrap_or_else(|| root().join("target/release"));
-    let exe = dir.join("sweepkit");
-    assert!(
-        exe.is_file(),
-        "{} is missing: build the tools first (`cargo build --workspace --release`, as scripts/check does) or set SWEEPKIT_BIN_DIR",
-        exe.display()
-    );
-    exe
+    // Built from the current source, or taken from SWEEPKIT_BIN_DIR.
+    sweepkit_e2e::tool("sweepkit")
 }
 
 fn run(repo: &Path, args: &[&str]) -> Output {

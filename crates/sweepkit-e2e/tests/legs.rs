@@ -42,17 +42,8 @@ fn workflow() -> Value {
 }
 
 fn bin(tool: &str) -> PathBuf {
-    let dir = std::env::var_os("SWEEPKIT_BIN_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(|t| PathBuf::from(t).join("release")))
-        .unwrap_or_else(|| root().join("target/release"));
-    let p = dir.join(tool);
-    assert!(
-        p.is_file(),
-        "{} is missing: build the tools first or set SWEEPKIT_BIN_DIR",
-        p.display()
-    );
-    p
+    // Built from the current source, or taken from SWEEPKIT_BIN_DIR.
+    sweepkit_e2e::tool(tool)
 }
 
 fn s(v: &Value) -> String {
