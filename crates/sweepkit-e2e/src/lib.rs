@@ -24,6 +24,7 @@ pub const TOOLS: &[&str] = &[
     "success-rate",
     "visualizer-comment",
     "reuse-sweep",
+    "sweepkit",
 ];
 
 /// The workspace root (two levels above this crate).

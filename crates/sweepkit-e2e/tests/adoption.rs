@@ -10,12 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
+use sweepkit_e2e::workspace_root as root;
 
 fn sweepkit() -> PathBuf {
     // Built from the current source, or taken from SWEEPKIT_BIN_DIR.

@@ -50,12 +50,7 @@ fn show_file(title: &str, path: &Path) {
     );
 }
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
+use sweepkit_e2e::workspace_root;
 
 fn bin_dir() -> PathBuf {
     sweepkit_e2e::tool_dir().to_path_buf()

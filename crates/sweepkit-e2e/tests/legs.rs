@@ -28,12 +28,7 @@ const GITHUB_OUTPUT_LIMIT: usize = 1024 * 1024;
 /// Linux: one `KEY=VALUE` environment string at most 128 KiB (MAX_ARG_STRLEN).
 const LINUX_ENV_STRING_LIMIT: usize = 128 * 1024;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
+use sweepkit_e2e::workspace_root as root;
 
 fn workflow() -> Value {
     sweep_model::yaml::load_file(&root().join(".github/workflows/run-sweep.yml"))

@@ -14,16 +14,7 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-const TOOLS: [&str; 8] = [
-    "check-changelog",
-    "generate-matrix",
-    "collect-results",
-    "compare-results",
-    "success-rate",
-    "visualizer-comment",
-    "reuse-sweep",
-    "sweepkit",
-];
+use sweepkit_e2e::TOOLS;
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 const TARGET: &str = "x86_64-unknown-linux-gnu";
 

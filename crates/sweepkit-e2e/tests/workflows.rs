@@ -7,16 +7,10 @@
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
+use sweepkit_e2e::workspace_root as root;
 
 fn load(rel: &str) -> Value {
     sweep_model::yaml::load_file(&root().join(rel))

@@ -20,16 +20,7 @@ const OK: i32 = 0;
 const REJECTED: i32 = 1;
 const FAILED: i32 = 2;
 
-const TOOLS: [&str; 8] = [
-    "check-changelog",
-    "generate-matrix",
-    "collect-results",
-    "compare-results",
-    "success-rate",
-    "visualizer-comment",
-    "reuse-sweep",
-    "sweepkit",
-];
+use sweepkit_e2e::TOOLS;
 
 /// Runs `tool args…` in `dir` with only `PATH` and `env` set (no `GITHUB_*`
 /// or `INPUT_*` of the caller leaks in), so each code comes from the input.
