@@ -20,6 +20,7 @@ use sweep_matrix::generate::{
 };
 use sweep_matrix::priority;
 use sweep_matrix::row::{EvalMode, GenError, Row};
+use sweep_model::config::ConfigErrorKind;
 use sweep_model::{exit, gha};
 
 mod cmd;
@@ -255,7 +256,7 @@ fn usage_error(msg: &str) -> ExitCode {
 /// the check saying no (1); one that cannot be read is a missing input (2).
 fn gen_exit_code(e: &GenError) -> ExitCode {
     match e {
-        GenError::Config(c) if c.unreadable => exit::failed(),
+        GenError::Config(c) if c.kind == ConfigErrorKind::Unreadable => exit::failed(),
         GenError::Config(_) | GenError::Generate(_) => exit::rejected(),
     }
 }

@@ -36,6 +36,9 @@ pub enum ConfigErrorKind {
     DuplicateKey,
     /// A top-level key containing `*` (reserved for wildcard patterns).
     WildcardKey,
+    /// The file could not be opened or read: a missing input (exit 2), not
+    /// an invalid one (exit 1); see [`crate::exit`].
+    Unreadable,
 }
 
 /// A load or validation error in a master config (or `runners.yaml`).
@@ -51,9 +54,6 @@ pub struct ConfigError {
     pub line: Option<usize>,
     /// What is wrong.
     pub cause: String,
-    /// The file could not be opened or read: a missing input (exit 2),
-    /// not an invalid one (exit 1); see [`crate::exit`].
-    pub unreadable: bool,
     /// Which kind of problem this is.
     pub kind: ConfigErrorKind,
 }
@@ -85,7 +85,6 @@ impl ConfigError {
             path: String::new(),
             line,
             cause: cause.into(),
-            unreadable: false,
             kind: ConfigErrorKind::Invalid,
         }
     }
@@ -93,7 +92,7 @@ impl ConfigError {
     /// The same error, marked as a missing or unreadable file (exit 2).
     #[must_use]
     pub fn unreadable(mut self) -> Self {
-        self.unreadable = true;
+        self.kind = ConfigErrorKind::Unreadable;
         self
     }
 }
@@ -105,13 +104,16 @@ impl From<yaml::YamlError> for ConfigError {
             key: None,
             path: String::new(),
             line: (e.line > 0).then_some(e.line),
-            unreadable: e.unreadable,
             cause: if e.line > 0 {
                 format!("invalid YAML (column {}): {}", e.column, e.message)
             } else {
                 e.message
             },
-            kind: ConfigErrorKind::Invalid,
+            kind: if e.unreadable {
+                ConfigErrorKind::Unreadable
+            } else {
+                ConfigErrorKind::Invalid
+            },
         }
     }
 }
@@ -421,7 +423,6 @@ impl MasterConfigs {
                         key: Some(k.clone()),
                         path: String::new(),
                         line: doc.line_of(&[PathSeg::Key(k.clone())]),
-                        unreadable: false,
                         cause: format!(
                             "config key '{k}' contains '*', which is reserved for wildcard patterns"
                         ),
@@ -439,7 +440,6 @@ impl MasterConfigs {
                     key: Some(dups[0].clone()),
                     path: String::new(),
                     line: doc.line_of(&[PathSeg::Key(dups[0].clone())]),
-                    unreadable: false,
                     cause: format!(
                         "Duplicate config keys found in '{}': {}",
                         path.display(),
@@ -525,7 +525,6 @@ impl Validator<'_> {
             path: yaml::dotted(path),
             line: self.doc.line_of(&full),
             cause: cause.into(),
-            unreadable: false,
             kind: ConfigErrorKind::Invalid,
         }
     }

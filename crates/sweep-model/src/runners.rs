@@ -58,7 +58,6 @@ impl Runners {
             path: yaml::dotted(p),
             line: doc.line_of(p),
             cause,
-            unreadable: false,
             kind: ConfigErrorKind::Invalid,
         };
         let key = |k: &str| PathSeg::Key(k.to_string());
