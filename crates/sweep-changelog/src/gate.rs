@@ -69,31 +69,19 @@ pub fn check(repo: &Repo, args: &GateOptions) -> Result<String, Rejection> {
         all_evals: args.all_evals,
         evals_only: args.evals_only,
     };
-    // The file reads (git processes) overlap the generation; the results
-    // are judged in the reference's order: newline, (strict rules), diff.
-    let (head_bytes, base_bytes, generated) = std::thread::scope(|s| {
-        let head_job = s.spawn(|| repo.show(&head, path));
-        let base_job = args.strict.then(|| s.spawn(|| repo.show(&base, path)));
-        let generated = pipeline::run(repo, &opts);
-        let joined = |r: std::thread::Result<Result<Vec<u8>, String>>| {
-            r.unwrap_or_else(|_| Err("internal error: git reader panicked".into()))
-        };
-        (
-            joined(head_job.join()),
-            base_job.map(|j| joined(j.join())),
-            generated,
-        )
-    });
-    let head_bytes =
-        head_bytes.map_err(|e| Rejection::new(format!("could not read {path} at {head}: {e}")))?;
+    // Judged in the reference's order: newline, (strict rules), diff.
+    let head_bytes = repo
+        .show(&head, path)
+        .map_err(|e| Rejection::new(format!("could not read {path} at {head}: {e}")))?;
     if !head_bytes.ends_with(b"\n") {
         return Err(Rejection {
             message: format!("{path} at {head} does not end with a newline"),
             line: Some(strict::line_at(&head_bytes, head_bytes.len())),
         });
     }
-    if let Some(base_bytes) = base_bytes {
-        let base_bytes = base_bytes
+    if args.strict {
+        let base_bytes = repo
+            .show(&base, path)
             .map_err(|e| Rejection::new(format!("could not read {path} at {base}: {e}")))?;
         let links = Links {
             repo: args.repo.clone(),
@@ -111,7 +99,7 @@ pub fn check(repo: &Repo, args: &GateOptions) -> Result<String, Rejection> {
             line: v.line,
         })?;
     }
-    generated.map_err(|r| Rejection {
+    pipeline::run(repo, &opts).map_err(|r| Rejection {
         message: format!(
             "generate-matrix changelog rejected the diff:\n{}",
             r.message.trim()

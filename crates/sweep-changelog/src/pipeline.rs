@@ -529,21 +529,12 @@ pub fn filter_prefill_ep(rows: Vec<Value>, min: Option<i64>) -> Vec<Value> {
         .collect()
 }
 
-/// Runs the whole pipeline and returns the output object.
-///
-/// The head master configs are loaded on a second thread while git
-/// computes the diff; errors are still reported in the spec's order
-/// (diff and entries first, then the append-only checks, then the configs).
+/// Runs the whole pipeline and returns the output object. Errors come in
+/// the spec's order: diff and entries first, then the append-only checks,
+/// then the configs.
 pub fn run(repo: &Repo, opts: &Options) -> Result<Value, Rejection> {
-    let (additions, masters) = std::thread::scope(|s| {
-        let job = s.spawn(|| load_head_masters(repo));
-        let additions = read_additions(repo, opts);
-        let masters = job
-            .join()
-            .unwrap_or_else(|_| Err(Rejection::new("internal error: the config loader panicked")));
-        (additions, masters)
-    });
-    generate_with(repo, opts, &additions?, masters)
+    let additions = read_additions(repo, opts)?;
+    generate_with(repo, opts, &additions, load_head_masters(repo))
 }
 
 /// Step 5: the working-tree master configs, loaded and validated.
