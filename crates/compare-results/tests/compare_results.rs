@@ -496,7 +496,9 @@ fn duplicates_keep_the_first_row_and_are_listed() {
     let (base, mut new) = small_runs();
     new.push(agg_row("h200", 4, 8, 10.0, 0.05, 5.0)); // a retried job, worse
     let f = Fixture::new(&base, &new);
-    let o = run(&mut f.compare());
+    // Pooling repeats is the default (tests/noise.rs); `first` is the
+    // spec's dedup.
+    let o = run(f.compare().args(["--repeats", "first"]));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let j = read_json(&f.path("out/compare.json"));
     assert_eq!(j["verdict"], "no_regressions", "the first row wins");
