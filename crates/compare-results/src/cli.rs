@@ -568,6 +568,12 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         comparison.unmatched_baseline.len(),
         comparison.verdict()
     );
+    let noise = comparison.within_noise();
+    if noise > 0 {
+        eprintln!(
+            "compare-results: {noise} change(s) beyond tolerance but within the noise of the repeats (neutral)"
+        );
+    }
     let nothing_compared = new_rows.is_empty() && args.fail_on_regression;
     if nothing_compared {
         let msg = format!(

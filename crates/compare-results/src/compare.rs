@@ -215,6 +215,16 @@ impl Comparison {
         }
     }
 
+    /// Metrics (over all points) whose change of the means is beyond
+    /// tolerance but inside the noise of the repeats.
+    pub fn within_noise(&self) -> usize {
+        self.points
+            .iter()
+            .flat_map(|p| &p.cells)
+            .filter(|c| c.within_noise)
+            .count()
+    }
+
     pub fn regressed_points(&self) -> usize {
         self.points.iter().filter(|p| p.regressed).count()
     }
@@ -783,6 +793,7 @@ mod tests {
         assert_eq!(p.cells[0].new, Some(96.0));
         assert_eq!(p.cells[0].class, Some(Class::Neutral));
         assert!(p.cells[0].within_noise);
+        assert_eq!(c.within_noise(), 2, "tput and output tput");
         assert_eq!(c.verdict(), "no_regressions");
         let j = c.to_json();
         assert_eq!(j["repeats"], "pool");

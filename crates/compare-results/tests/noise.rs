@@ -163,6 +163,11 @@ fn minus_four_percent_inside_the_noise_is_neutral_minus_eight_outside_regresses(
         .collect();
     assert_eq!(regs, [(8, "tput_per_gpu"), (8, "output_tput_per_gpu")]);
     assert_eq!(j["verdict"], "regressions");
+    assert!(
+        stderr(&o).contains("2 change(s) beyond tolerance but within the noise"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(
         j["baseline"]["paths"].as_array().expect("paths").len(),
         3,
