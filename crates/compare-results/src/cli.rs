@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use clap::Parser;
 use serde_json::{Map, Value, json};
 
-use crate::compare::{Comparison, Policy, Row, compare};
+use crate::compare::{Comparison, Policy, Repeats, Row, compare};
 use crate::evals::{self, EvalRow, Thresholds};
 use crate::load::{self, BaselineFormat};
 use crate::metrics::{self, MetricSet};
@@ -38,9 +38,11 @@ pub struct Args {
     pub new_evals: Option<String>,
 
     /// Baseline results: an earlier agg_bmk.json (file or directory) or a
-    /// saved benchmarks-API response.
-    #[arg(long, env = "INPUT_BASELINE")]
-    pub baseline: Option<String>,
+    /// saved benchmarks-API response. Give it once per earlier run (or one
+    /// path per line in INPUT_BASELINE): rows of one point across them are
+    /// repeats, judged by the noise rule.
+    #[arg(long, env = "INPUT_BASELINE", action = clap::ArgAction::Append, value_delimiter = '\n')]
+    pub baseline: Vec<String>,
 
     /// How to read --baseline / --baseline-url rows.
     #[arg(
@@ -53,13 +55,26 @@ pub struct Args {
 
     /// Fetch the baseline from the benchmarks API, e.g.
     /// .../api/v1/benchmarks?model=Qwen-3.5-397B-A17B&date=2026-08-01&exact=true
-    #[arg(long, env = "INPUT_BASELINE_URL")]
-    pub baseline_url: Option<String>,
+    /// Give it once per earlier run (say, one URL per date; one per line in
+    /// INPUT_BASELINE_URL).
+    #[arg(long, env = "INPUT_BASELINE_URL", action = clap::ArgAction::Append, value_delimiter = '\n')]
+    pub baseline_url: Vec<String>,
 
     /// PostgreSQL database with the InferenceX schema; used when neither
     /// --baseline nor --baseline-url is given.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
+
+    /// With --database-url: the newest N error-free main-branch runs of
+    /// each point form its baseline (default 1, at most 20).
+    #[arg(long, env = "INPUT_BASELINE_RUNS", value_parser = parse_runs)]
+    pub baseline_runs: Option<u32>,
+
+    /// Rows sharing a point key on one side: pool (repeats: means, spread
+    /// and the noise rule) or first (the first row is used, the rest are
+    /// listed as duplicates).
+    #[arg(long, env = "INPUT_REPEATS", value_parser = parse_repeats, default_value = "pool")]
+    pub repeats: Repeats,
 
     /// Baseline evals (agg_eval_all.json) to flag significant score drops.
     #[arg(long, env = "INPUT_BASELINE_EVALS")]
@@ -127,6 +142,42 @@ fn given(v: &Option<String>) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
+/// Action inputs given several times arrive as one value per line; blank
+/// lines and empty values are "not given".
+fn given_all(v: &[String]) -> Vec<PathBuf> {
+    v.iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .collect()
+}
+
+/// Most baseline runs per point read from the database. Repeats on these
+/// systems are a handful of runs; older runs measure older code, and the
+/// min–max noise rule only widens with more of them, so more is not better.
+pub const MAX_BASELINE_RUNS: u32 = 20;
+
+/// An empty action input means the default, one run.
+fn parse_runs(s: &str) -> Result<u32, String> {
+    if s.trim().is_empty() {
+        return Ok(1);
+    }
+    match s.trim().parse::<u32>() {
+        Ok(n) if (1..=MAX_BASELINE_RUNS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{s}': expected a number of runs from 1 to {MAX_BASELINE_RUNS} (MAX_BASELINE_RUNS)"
+        )),
+    }
+}
+
+fn parse_repeats(s: &str) -> Result<Repeats, String> {
+    match s.trim() {
+        "" | "pool" => Ok(Repeats::Pool),
+        "first" => Ok(Repeats::First),
+        other => Err(format!("'{other}': expected pool or first")),
+    }
+}
+
 fn parse_format(s: &str) -> Result<BaselineFormat, String> {
     match s.trim() {
         "" | "auto" => Ok(BaselineFormat::Auto),
@@ -159,9 +210,18 @@ pub struct Outcome {
 
 struct Baseline {
     source: &'static str,
-    path: Option<String>,
+    /// Files or URLs read, in order (empty for the database).
+    paths: Vec<String>,
     label: String,
     rows: Vec<Row>,
+}
+
+impl Baseline {
+    /// The report's `baseline.path`: the one file or URL, or several joined
+    /// by ", ".
+    fn path(&self) -> Option<String> {
+        (!self.paths.is_empty()).then(|| self.paths.join(", "))
+    }
 }
 
 fn parse_fraction(s: &str) -> Option<f64> {
@@ -239,69 +299,99 @@ fn policy(args: &Args) -> anyhow::Result<Policy> {
         set(k.trim(), parse_fraction(v), &format!("--tolerance '{t}'"))?;
     }
     policy.strict = strict || args.strict;
+    policy.repeats = args.repeats;
     Ok(policy)
 }
 
 fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
-    if given(&args.baseline).is_some() && given(&args.baseline_url).is_some() {
+    let (paths, urls) = (given_all(&args.baseline), given_all(&args.baseline_url));
+    if !paths.is_empty() && !urls.is_empty() {
         bail!("give one baseline: --baseline or --baseline-url, not both");
     }
-    if let Some(path) = &given(&args.baseline) {
-        let objects = load::load_objects(path)?;
-        // A saved error answer of the API (`{"error": "Unknown model"}`).
-        if let [(only, _)] = objects.as_slice()
-            && let Some(Value::String(msg)) = only.get("error")
-            && !only.contains_key("hw")
-            && !only.contains_key("hardware")
-        {
-            bail!(
-                "{}: the saved API response is an error: {msg}",
-                path.display()
-            );
+    if let Some(n) = args.baseline_runs.filter(|n| *n > 1)
+        && (!paths.is_empty() || !urls.is_empty())
+    {
+        bail!(
+            "--baseline-runs {n} picks the newest runs from --database-url; with files or URLs give --baseline (or --baseline-url) once per run"
+        );
+    }
+    if !paths.is_empty() {
+        let mut rows = Vec::new();
+        let mut sources = Vec::new();
+        for path in &paths {
+            let objects = load::load_objects(path)?;
+            // A saved error answer of the API (`{"error": "Unknown model"}`).
+            if let [(only, _)] = objects.as_slice()
+                && let Some(Value::String(msg)) = only.get("error")
+                && !only.contains_key("hw")
+                && !only.contains_key("hardware")
+            {
+                bail!(
+                    "{}: the saved API response is an error: {msg}",
+                    path.display()
+                );
+            }
+            let file_rows = load::baseline_rows(objects, args.baseline_format)?;
+            let api = matches!(args.baseline_format, BaselineFormat::Api)
+                || (matches!(args.baseline_format, BaselineFormat::Auto)
+                    && file_rows
+                        .first()
+                        .is_some_and(|r| !r.metrics.contains_key("hw")));
+            sources.push(if api { "api" } else { "agg" });
+            rows.extend(file_rows);
         }
-        let rows = load::baseline_rows(objects, args.baseline_format)?;
-        let api = matches!(args.baseline_format, BaselineFormat::Api)
-            || (matches!(args.baseline_format, BaselineFormat::Auto)
-                && rows.first().is_some_and(|r| !r.metrics.contains_key("hw")));
-        let p = path.display().to_string();
+        let source = if sources.iter().all(|s| *s == sources[0]) {
+            sources[0]
+        } else {
+            "mixed"
+        };
+        let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        let label = args.baseline_label.clone().unwrap_or_else(|| {
+            paths
+                .iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
         return Ok(Baseline {
-            source: if api { "api" } else { "agg" },
-            label: args
-                .baseline_label
-                .clone()
-                .unwrap_or_else(|| format!("`{p}`")),
-            path: Some(p),
+            source,
+            paths,
+            label,
             rows,
         });
     }
-    if let Some(url) = args
-        .baseline_url
-        .as_deref()
-        .map(str::trim)
-        .filter(|u| !u.is_empty())
-    {
-        let body = http::fetch(url, Duration::from_secs(args.timeout.max(1)))?;
-        let objects = load::api_objects(&body, url)?;
-        let rows = load::baseline_rows(objects, args.baseline_format)?;
+    if !urls.is_empty() {
+        let mut rows = Vec::new();
+        let mut paths = Vec::new();
+        for url in &urls {
+            let url = url.display().to_string();
+            let body = http::fetch(&url, Duration::from_secs(args.timeout.max(1)))?;
+            let objects = load::api_objects(&body, &url)?;
+            rows.extend(load::baseline_rows(objects, args.baseline_format)?);
+            paths.push(url);
+        }
         return Ok(Baseline {
             source: "api",
             label: args
                 .baseline_label
                 .clone()
                 .unwrap_or_else(|| "InferenceX published results".into()),
-            path: Some(url.to_string()),
+            paths,
             rows,
         });
     }
     if let Some(url) = args.database_url.as_deref().filter(|u| !u.is_empty()) {
-        let rows = db::baselines(url, new_rows)?;
+        let runs = args.baseline_runs.unwrap_or(1);
+        let rows = db::baselines(url, new_rows, runs)?;
+        let label = if runs > 1 {
+            format!("the {runs} most recent main-branch results")
+        } else {
+            "most recent main-branch results".into()
+        };
         return Ok(Baseline {
             source: "database",
-            label: args
-                .baseline_label
-                .clone()
-                .unwrap_or_else(|| "most recent main-branch results".into()),
-            path: None,
+            label: args.baseline_label.clone().unwrap_or(label),
+            paths: Vec::new(),
             rows,
         });
     }
@@ -315,11 +405,13 @@ fn load_evals(path: &Path, thresholds: Option<&Thresholds>) -> anyhow::Result<Ve
     Ok(evals::eval_rows(objects, thresholds)?)
 }
 
-/// The JSON report.
+/// The JSON report. `baseline_paths` lists every baseline file or URL;
+/// `baseline_path` is them joined (the one path of a single baseline).
 pub fn report_json(
     comparison: &Comparison,
     baseline_source: &str,
     baseline_path: Option<&str>,
+    baseline_paths: &[String],
     baseline_label: &str,
     new_path: &str,
     evals: &[EvalRow],
@@ -328,7 +420,8 @@ pub fn report_json(
     m.insert("schema_version".into(), 1.into());
     m.insert(
         "baseline".into(),
-        json!({"source": baseline_source, "path": baseline_path, "label": baseline_label}),
+        json!({"source": baseline_source, "path": baseline_path, "paths": baseline_paths,
+            "label": baseline_label}),
     );
     m.insert("new".into(), json!({"path": new_path}));
     m.extend(comparison.to_json());
@@ -355,10 +448,13 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         new_rows.len(),
         new_path.display()
     );
-    let baseline = if new_rows.is_empty() {
+    let mut baseline = if new_rows.is_empty() {
         Baseline {
             source: "none",
-            path: given(&args.baseline).map(|p| p.display().to_string()),
+            paths: given_all(&args.baseline)
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
             label: args
                 .baseline_label
                 .clone()
@@ -387,7 +483,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
 
     let comparison = compare(
         new_rows.clone(),
-        baseline.rows,
+        std::mem::take(&mut baseline.rows),
         args.metrics.defs(),
         &policy,
     );
@@ -412,7 +508,8 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         let doc = report_json(
             &comparison,
             baseline.source,
-            baseline.path.as_deref(),
+            baseline.path().as_deref(),
+            &baseline.paths,
             &baseline.label,
             &new_path.display().to_string(),
             &eval_rows,
@@ -471,6 +568,12 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         comparison.unmatched_baseline.len(),
         comparison.verdict()
     );
+    let noise = comparison.within_noise();
+    if noise > 0 {
+        eprintln!(
+            "compare-results: {noise} change(s) beyond tolerance but within the noise of the repeats (neutral)"
+        );
+    }
     let nothing_compared = new_rows.is_empty() && args.fail_on_regression;
     if nothing_compared {
         let msg = format!(

@@ -1,6 +1,14 @@
 //! Matching, deltas, classification and the verdict (spec `results.md`
 //! §8.3–8.4). Pure: rows in, a [`Comparison`] out; loading and rendering
 //! live elsewhere.
+//!
+//! Repeats and noise (issue #19): by default ([`Repeats::Pool`]) every row
+//! of one side that shares a point key is a repeat of that point (a retried
+//! or repeated job, or one of several baseline runs), and the comparison
+//! uses their mean, min and max. The rule is in [`classify`]: with a single
+//! run on each side it is exactly the tolerance rule of §8.4; with repeats
+//! a change must also separate the runs (every new run beyond the tolerance
+//! from every baseline run), else it is neutral *within noise*.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -18,8 +26,8 @@ pub struct Row {
     pub origin: Origin,
 }
 
-/// Regression policy: per-metric tolerance (a fraction, 0.05 = 5 %) and the
-/// optional strict rule.
+/// Regression policy: per-metric tolerance (a fraction, 0.05 = 5 %), the
+/// optional strict rule and what to do with repeats.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
     /// Overrides by metric key; metrics not named use their default.
@@ -27,6 +35,72 @@ pub struct Policy {
     /// A point counts as regressed only if a throughput metric regressed or
     /// at least two latency metrics did.
     pub strict: bool,
+    /// How rows that share a key on one side are used.
+    pub repeats: Repeats,
+}
+
+/// Rows sharing a point key on one side.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Repeats {
+    /// They are repeats of the point: pooled (mean, min, max) and judged by
+    /// the noise rule of [`classify`].
+    #[default]
+    Pool,
+    /// The first in input order is used; the rest are listed as duplicates
+    /// (the behaviour of spec §8.3).
+    First,
+}
+
+impl Repeats {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Repeats::Pool => "pool",
+            Repeats::First => "first",
+        }
+    }
+}
+
+/// The runs of one metric at one point on one side: how many had a value,
+/// their mean, min and max.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stats {
+    pub n: usize,
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Stats {
+    /// Stats of the finite values; `None` when there is none. With one
+    /// value the mean is that value exactly.
+    pub fn of(values: &[f64]) -> Option<Stats> {
+        let (&first, rest) = values.split_first()?;
+        let (mut min, mut max, mut sum) = (first, first, first);
+        for &v in rest {
+            min = min.min(v);
+            max = max.max(v);
+            sum += v;
+        }
+        let mean = if rest.is_empty() {
+            first
+        } else {
+            sum / values.len() as f64
+        };
+        mean.is_finite().then_some(Stats {
+            n: values.len(),
+            mean,
+            min,
+            max,
+        })
+    }
+
+    /// Half the min–max range relative to the mean (0.021 = ±2.1 %);
+    /// `None` for a zero mean.
+    pub fn spread(&self) -> Option<f64> {
+        (self.mean != 0.0)
+            .then(|| (self.max - self.min) / 2.0 / self.mean.abs())
+            .filter(|s| s.is_finite())
+    }
 }
 
 impl Policy {
@@ -56,7 +130,8 @@ impl Class {
     }
 }
 
-/// One metric at one matched point.
+/// One metric at one matched point. `baseline` and `new` are the means of
+/// the runs (the value itself for a single run).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
     pub baseline: Option<f64>,
@@ -64,6 +139,11 @@ pub struct Cell {
     pub delta: Option<f64>,
     pub rel_delta: Option<f64>,
     pub class: Option<Class>,
+    pub baseline_stats: Option<Stats>,
+    pub new_stats: Option<Stats>,
+    /// The means differ by more than the tolerance but the runs overlap
+    /// (see [`classify`]), so the class is neutral.
+    pub within_noise: bool,
 }
 
 /// A matched point.
@@ -74,6 +154,15 @@ pub struct PointResult {
     pub cells: Vec<Cell>,
     /// Whether the point counts as regressed under the policy.
     pub regressed: bool,
+    /// Rows of the point on each side (1 without repeats).
+    pub n_baseline: usize,
+    pub n_new: usize,
+}
+
+impl PointResult {
+    pub fn has_repeats(&self) -> bool {
+        self.n_baseline > 1 || self.n_new > 1
+    }
 }
 
 /// A row whose key was already taken on its side (a retried job, say).
@@ -104,9 +193,16 @@ pub struct Comparison {
     pub unmatched_baseline: Vec<PointKey>,
     pub duplicates: Vec<Duplicate>,
     pub regressions: Vec<Regression>,
+    pub repeats: Repeats,
 }
 
 impl Comparison {
+    /// Whether any matched point has more than one run on a side (the
+    /// report then shows n and the spread).
+    pub fn has_repeats(&self) -> bool {
+        self.points.iter().any(PointResult::has_repeats)
+    }
+
     pub fn has_regressions(&self) -> bool {
         !self.regressions.is_empty()
     }
@@ -119,24 +215,53 @@ impl Comparison {
         }
     }
 
+    /// Metrics (over all points) whose change of the means is beyond
+    /// tolerance but inside the noise of the repeats.
+    pub fn within_noise(&self) -> usize {
+        self.points
+            .iter()
+            .flat_map(|p| &p.cells)
+            .filter(|c| c.within_noise)
+            .count()
+    }
+
     pub fn regressed_points(&self) -> usize {
         self.points.iter().filter(|p| p.regressed).count()
     }
 }
 
-/// Keeps the first row per key, in input order; later ones become duplicates.
-fn dedupe(rows: Vec<Row>, side: &'static str, dups: &mut Vec<Duplicate>) -> Vec<Row> {
-    let mut seen: HashMap<PointKey, ()> = HashMap::new();
-    let mut out = Vec::with_capacity(rows.len());
+/// The rows of one point on one side, in input order.
+struct Runs {
+    key: PointKey,
+    rows: Vec<Row>,
+}
+
+/// Groups rows by key in order of first appearance. Under
+/// [`Repeats::First`] only the first row per key is kept and the later
+/// ones become duplicates.
+fn group(
+    rows: Vec<Row>,
+    side: &'static str,
+    repeats: Repeats,
+    dups: &mut Vec<Duplicate>,
+) -> Vec<Runs> {
+    let mut index: HashMap<PointKey, usize> = HashMap::new();
+    let mut out: Vec<Runs> = Vec::new();
     for row in rows {
-        if seen.insert(row.key.clone(), ()).is_some() {
-            dups.push(Duplicate {
+        match index.get(&row.key) {
+            Some(_) if repeats == Repeats::First => dups.push(Duplicate {
                 side,
                 key: row.key,
                 origin: row.origin,
-            });
-        } else {
-            out.push(row);
+            }),
+            Some(&i) => out[i].rows.push(row),
+            None => {
+                index.insert(row.key.clone(), out.len());
+                out.push(Runs {
+                    key: row.key.clone(),
+                    rows: vec![row],
+                });
+            }
         }
     }
     out
@@ -150,29 +275,31 @@ pub fn compare(
     policy: &Policy,
 ) -> Comparison {
     let mut duplicates = Vec::new();
-    let new = dedupe(new, "new", &mut duplicates);
-    let baseline = dedupe(baseline, "baseline", &mut duplicates);
+    let new = group(new, "new", policy.repeats, &mut duplicates);
+    let baseline = group(baseline, "baseline", policy.repeats, &mut duplicates);
     let tolerances: Vec<f64> = metrics.iter().map(|d| policy.tolerance(d)).collect();
 
-    let mut base_by_key: BTreeMap<PointKey, Row> =
+    let mut base_by_key: BTreeMap<PointKey, Runs> =
         baseline.into_iter().map(|r| (r.key.clone(), r)).collect();
     let mut points = Vec::new();
     let mut unmatched_new = Vec::new();
-    for row in new {
-        let Some(base) = base_by_key.remove(&row.key) else {
-            unmatched_new.push(row.key);
+    for runs in new {
+        let Some(base) = base_by_key.remove(&runs.key) else {
+            unmatched_new.push(runs.key);
             continue;
         };
         let cells: Vec<Cell> = metrics
             .iter()
             .zip(&tolerances)
-            .map(|(def, tol)| cell(def, *tol, &base.metrics, &row.metrics))
+            .map(|(def, tol)| cell(def, *tol, &base.rows, &runs.rows))
             .collect();
         let regressed = is_regressed(&metrics, &cells, policy.strict);
         points.push(PointResult {
-            key: row.key,
+            key: runs.key,
             cells,
             regressed,
+            n_baseline: base.rows.len(),
+            n_new: runs.rows.len(),
         });
     }
     points.sort_by(|a, b| a.key.cmp(&b.key));
@@ -201,12 +328,23 @@ pub fn compare(
         unmatched_baseline,
         duplicates,
         regressions,
+        repeats: policy.repeats,
     }
 }
 
-fn cell(def: &MetricDef, tol: f64, base: &Map<String, Value>, new: &Map<String, Value>) -> Cell {
-    let b = metric_value(base.get(def.key));
-    let n = metric_value(new.get(def.key));
+fn stats(def: &MetricDef, rows: &[Row]) -> Option<Stats> {
+    let values: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| metric_value(r.metrics.get(def.key)))
+        .collect();
+    Stats::of(&values)
+}
+
+fn cell(def: &MetricDef, tol: f64, base: &[Row], new: &[Row]) -> Cell {
+    let base_stats = stats(def, base);
+    let new_stats = stats(def, new);
+    let b = base_stats.map(|s| s.mean);
+    let n = new_stats.map(|s| s.mean);
     let delta = match (b, n) {
         (Some(b), Some(n)) => Some(n - b),
         _ => None,
@@ -215,22 +353,100 @@ fn cell(def: &MetricDef, tol: f64, base: &Map<String, Value>, new: &Map<String, 
         (Some(b), Some(d)) if b != 0.0 => Some(d / b).filter(|r| r.is_finite()),
         _ => None,
     };
-    let class = rel_delta.map(|r| {
-        let goodness = if def.higher_is_better { r } else { -r };
-        if goodness < -tol {
-            Class::Regression
-        } else if goodness > tol {
-            Class::Improvement
-        } else {
-            Class::Neutral
+    let (class, within_noise) = match (rel_delta, base_stats, new_stats) {
+        (Some(r), Some(bs), Some(ns)) => {
+            let (class, noise) = classify(def.higher_is_better, tol, r, &bs, &ns);
+            (Some(class), noise)
         }
-    });
+        _ => (None, false),
+    };
     Cell {
         baseline: b,
         new: n,
         delta,
         rel_delta,
         class,
+        baseline_stats: base_stats,
+        new_stats,
+        within_noise,
+    }
+}
+
+/// The verdict rule for one metric at one point, with `rel_delta` the
+/// relative change of the means and `tol` the tolerance; returns the class
+/// and whether a change beyond tolerance was judged to be noise.
+///
+/// 1. Tolerance (spec §8.4): goodness = `rel_delta` (higher is better) or
+///    `-rel_delta`; below `-tol` is a regression, above `tol` an
+///    improvement, else neutral. With one run on each side this is the
+///    whole rule, evaluated exactly as before repeats existed.
+/// 2. Noise, when either side has two or more runs: a change beyond
+///    tolerance stands only if the runs separate by more than the
+///    tolerance, i.e. every pairing of a new run with a baseline run is
+///    beyond the tolerance the same way. For a higher-is-better metric a
+///    regression needs `max(new) < min(base) · (1 − tol)` and an
+///    improvement `min(new) > max(base) · (1 + tol)`; lower-is-better
+///    mirrors it (`min(new) > max(base) · (1 + tol)` is a regression).
+///    Otherwise the metric is neutral *within noise*.
+///
+/// Why this rule: repeats on these systems are 2–5 runs, too few to
+/// estimate a variance (a 95 % Welch interval at n = 2 uses t ≈ 12.7 and
+/// needs two runs on both sides); the min–max range needs no distribution
+/// and no variance, works with one run on one side, and its one-run limit
+/// is the tolerance rule itself. It is conservative: an outlier run widens
+/// the range and can hide a real change (never create one), and with many
+/// runs the range grows, so it suits small n. Values are positive
+/// (throughputs, latencies).
+pub fn classify(
+    higher_is_better: bool,
+    tol: f64,
+    rel_delta: f64,
+    base: &Stats,
+    new: &Stats,
+) -> (Class, bool) {
+    let goodness = if higher_is_better {
+        rel_delta
+    } else {
+        -rel_delta
+    };
+    let by_means = if goodness < -tol {
+        Class::Regression
+    } else if goodness > tol {
+        Class::Improvement
+    } else {
+        Class::Neutral
+    };
+    if (base.n <= 1 && new.n <= 1) || by_means == Class::Neutral {
+        return (by_means, false);
+    }
+    // The new runs' best and worst values, and the baseline's.
+    let (new_best, new_worst, base_best, base_worst) = if higher_is_better {
+        (new.max, new.min, base.max, base.min)
+    } else {
+        (new.min, new.max, base.min, base.max)
+    };
+    let (worse, better) = if higher_is_better {
+        (1.0 - tol, 1.0 + tol)
+    } else {
+        (1.0 + tol, 1.0 - tol)
+    };
+    let beyond_worse = |v: f64, limit: f64| {
+        if higher_is_better {
+            v < limit
+        } else {
+            v > limit
+        }
+    };
+    let separated = match by_means {
+        // Even the best new run is worse than the worst baseline run.
+        Class::Regression => beyond_worse(new_best, base_worst * worse),
+        // Even the worst new run is better than the best baseline run.
+        _ => beyond_worse(base_best * better, new_worst),
+    };
+    if separated {
+        (by_means, false)
+    } else {
+        (Class::Neutral, true)
     }
 }
 
@@ -253,6 +469,12 @@ fn opt(v: Option<f64>) -> Value {
     v.map_or(Value::Null, Value::from)
 }
 
+fn stats_json(s: Option<Stats>) -> Value {
+    s.map_or(Value::Null, |s| {
+        json!({"n": s.n, "mean": s.mean, "min": s.min, "max": s.max, "spread": opt(s.spread())})
+    })
+}
+
 impl Comparison {
     /// The comparison part of the JSON report (`points`, `unmatched_*`,
     /// `duplicates`, `regressions`, `verdict`, `policy`, `metrics`).
@@ -266,6 +488,7 @@ impl Comparison {
             .collect();
         out.insert("policy".into(), Value::Object(policy));
         out.insert("strict".into(), self.strict.into());
+        out.insert("repeats".into(), self.repeats.as_str().into());
         out.insert(
             "match_key".into(),
             json!(crate::key::MATCH_KEY_FIELDS.to_vec()),
@@ -352,6 +575,16 @@ impl Comparison {
             per(&|_, c| c.class.map_or(Value::Null, |k| k.as_str().into())),
         );
         m.insert("regressed".into(), p.regressed.into());
+        m.insert(
+            "n".into(),
+            json!({"baseline": p.n_baseline, "new": p.n_new}),
+        );
+        m.insert(
+            "baseline_stats".into(),
+            per(&|_, c| stats_json(c.baseline_stats)),
+        );
+        m.insert("new_stats".into(), per(&|_, c| stats_json(c.new_stats)));
+        m.insert("within_noise".into(), per(&|_, c| c.within_noise.into()));
         Value::Object(m)
     }
 }
@@ -431,11 +664,15 @@ mod tests {
 
     #[test]
     fn unmatched_and_duplicates_are_listed_not_dropped() {
+        let first = Policy {
+            repeats: Repeats::First,
+            ..Policy::default()
+        };
         let c = compare(
             vec![row(4, 1.0, 1.0), row(16, 1.0, 1.0), row(4, 2.0, 1.0)],
             vec![row(4, 1.0, 1.0), row(8, 1.0, 1.0)],
             MetricSet::Default.defs(),
-            &Policy::default(),
+            &first,
         );
         assert_eq!(c.points.len(), 1);
         assert_eq!(
@@ -469,5 +706,102 @@ mod tests {
         assert_eq!(c.points[0].cells[0].class, None);
         assert_eq!(c.points[0].cells[2].delta, None);
         assert_eq!(c.verdict(), "no_regressions");
+    }
+
+    fn stats(values: &[f64]) -> Stats {
+        Stats::of(values).expect("values")
+    }
+
+    /// `classify` for a higher-is-better metric at 3 % tolerance.
+    fn tput_class(base: &[f64], new: &[f64]) -> (Class, bool) {
+        let (b, n) = (stats(base), stats(new));
+        classify(true, 0.03, (n.mean - b.mean) / b.mean, &b, &n)
+    }
+
+    #[test]
+    fn single_runs_keep_the_tolerance_rule() {
+        assert_eq!(tput_class(&[100.0], &[96.0]), (Class::Regression, false));
+        assert_eq!(tput_class(&[100.0], &[98.0]), (Class::Neutral, false));
+        assert_eq!(tput_class(&[100.0], &[104.0]), (Class::Improvement, false));
+        // Exactly at the tolerance is neutral, as before.
+        let (b, n) = (stats(&[1.0]), stats(&[1.05]));
+        assert_eq!(classify(true, 0.05, 0.05, &b, &n), (Class::Neutral, false));
+    }
+
+    #[test]
+    fn a_change_inside_the_runs_range_is_neutral_within_noise() {
+        // Baseline ±3 %, new mean -4 %: beyond the 3 % tolerance, but the
+        // best new run (97) is not below the worst baseline run less 3 %.
+        let base = [97.0, 100.0, 103.0];
+        assert_eq!(
+            tput_class(&base, &[95.0, 96.0, 97.0]),
+            (Class::Neutral, true)
+        );
+        // -8 %: even the best new run (93) is below 97 · 0.97 = 94.09.
+        assert_eq!(
+            tput_class(&base, &[91.0, 92.0, 93.0]),
+            (Class::Regression, false)
+        );
+        // A single new run against repeated baselines.
+        assert_eq!(tput_class(&base, &[96.0]), (Class::Neutral, true));
+        assert_eq!(tput_class(&base, &[92.0]), (Class::Regression, false));
+        // Within tolerance stays plain neutral (not "within noise").
+        assert_eq!(tput_class(&base, &[99.0, 100.0]), (Class::Neutral, false));
+    }
+
+    #[test]
+    fn improvements_need_separation_too_and_latency_mirrors() {
+        let base = [97.0, 100.0, 103.0];
+        assert_eq!(tput_class(&base, &[104.0, 105.0]), (Class::Neutral, true));
+        assert_eq!(
+            tput_class(&base, &[107.0, 108.0]),
+            (Class::Improvement, false)
+        );
+        // Lower is better: +8 % latency with separated runs regresses,
+        // +4 % overlapping the baseline's range is noise.
+        let (b, n) = (stats(&[0.97, 1.0, 1.03]), stats(&[1.07, 1.08, 1.09]));
+        assert_eq!(
+            classify(false, 0.03, 0.08, &b, &n),
+            (Class::Regression, false)
+        );
+        let (b, n) = (stats(&[0.97, 1.0, 1.03]), stats(&[1.03, 1.04, 1.05]));
+        assert_eq!(classify(false, 0.03, 0.04, &b, &n), (Class::Neutral, true));
+    }
+
+    #[test]
+    fn stats_and_spread() {
+        let s = stats(&[97.0, 100.0, 103.0]);
+        assert_eq!((s.n, s.mean, s.min, s.max), (3, 100.0, 97.0, 103.0));
+        assert_eq!(s.spread(), Some(0.03));
+        assert_eq!(Stats::of(&[]), None);
+        assert_eq!(stats(&[0.0, 0.0]).spread(), None);
+    }
+
+    #[test]
+    fn repeats_are_pooled_by_default() {
+        let base = vec![row(4, 97.0, 1.0), row(4, 100.0, 1.0), row(4, 103.0, 1.0)];
+        let new = vec![row(4, 95.0, 1.0), row(4, 96.0, 1.0), row(4, 97.0, 1.0)];
+        let mut policy = Policy::default();
+        policy.tolerances.insert("tput_per_gpu".into(), 0.03);
+        policy.tolerances.insert("output_tput_per_gpu".into(), 0.03);
+        let c = compare(new, base, MetricSet::Default.defs(), &policy);
+        assert!(c.duplicates.is_empty());
+        assert!(c.has_repeats());
+        let p = &c.points[0];
+        assert_eq!((p.n_baseline, p.n_new), (3, 3));
+        assert_eq!(p.cells[0].baseline, Some(100.0));
+        assert_eq!(p.cells[0].new, Some(96.0));
+        assert_eq!(p.cells[0].class, Some(Class::Neutral));
+        assert!(p.cells[0].within_noise);
+        assert_eq!(c.within_noise(), 2, "tput and output tput");
+        assert_eq!(c.verdict(), "no_regressions");
+        let j = c.to_json();
+        assert_eq!(j["repeats"], "pool");
+        let pj = &j["points"][0];
+        assert_eq!(pj["n"], json!({"baseline": 3, "new": 3}));
+        assert_eq!(pj["baseline_stats"]["tput_per_gpu"]["min"], 97.0);
+        assert_eq!(pj["new_stats"]["tput_per_gpu"]["max"], 97.0);
+        assert_eq!(pj["within_noise"]["tput_per_gpu"], true);
+        assert_eq!(pj["within_noise"]["mean_ttft"], false);
     }
 }

@@ -8,6 +8,8 @@
 //! are not matched, as in the reference. Two differences: the hardware and
 //! framework are the normalised keys (so runner names such as
 //! `b200-dgxc_03` match), and ties on the date break by the newest row id.
+//! With `--baseline-runs N` the newest N such rows form the point's
+//! baseline (repeats for the noise rule); N = 1 is the reference's query.
 //! TLS follows the URL's `sslmode` (`prefer` by default: TLS when the
 //! server offers it, else plain; `require`: TLS only; `disable`), with the
 //! server certificate verified against the Mozilla root store.
@@ -44,7 +46,7 @@ const QUERY: &str = "
       AND wr.head_branch = 'main'
       AND br.error IS NULL
     ORDER BY br.date DESC, br.id DESC
-    LIMIT 1
+    LIMIT $17::bigint
 ";
 
 /// Redacts the password of a `postgres://user:pass@host/db` URL for messages.
@@ -61,15 +63,16 @@ pub fn redact(url: &str) -> String {
     }
 }
 
-/// Looks up a baseline for every distinct key among `new`. Returns one row
-/// per found baseline, carrying the new point's key, and prints the
-/// reference's diagnostics (query parameters, matches) to stderr.
-pub fn baselines(url: &str, new: &[Row]) -> Result<Vec<Row>, CompareError> {
+/// Looks up the baseline of every distinct key among `new`: its newest
+/// `runs` rows (newest first). Returns one row per found baseline run,
+/// carrying the new point's key, and prints the reference's diagnostics
+/// (query parameters, matches) to stderr.
+pub fn baselines(url: &str, new: &[Row], runs: u32) -> Result<Vec<Row>, CompareError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| CompareError::Db(format!("starting the async runtime: {e}")))?;
-    rt.block_on(query_all(url, new))
+    rt.block_on(query_all(url, new, i64::from(runs.max(1))))
 }
 
 /// A TLS connector over rustls with the ring provider and the Mozilla roots
@@ -88,7 +91,7 @@ fn tls() -> Result<tokio_postgres_rustls::MakeRustlsConnect, CompareError> {
     Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
 }
 
-async fn query_all(url: &str, new: &[Row]) -> Result<Vec<Row>, CompareError> {
+async fn query_all(url: &str, new: &[Row], runs: i64) -> Result<Vec<Row>, CompareError> {
     let (client, connection) = tokio_postgres::connect(url, tls()?)
         .await
         .map_err(|e| CompareError::Db(format!("connecting to {}: {e}", redact(url))))?;
@@ -138,7 +141,7 @@ async fn query_all(url: &str, new: &[Row]) -> Result<Vec<Row>, CompareError> {
             k.conc
         );
         let found = client
-            .query_opt(
+            .query(
                 &stmt,
                 &[
                     &g.hw,
@@ -157,48 +160,51 @@ async fn query_all(url: &str, new: &[Row]) -> Result<Vec<Row>, CompareError> {
                     &g.isl,
                     &g.osl,
                     &k.conc,
+                    &runs,
                 ],
             )
             .await
             .map_err(|e| CompareError::Db(format!("baseline query for {}: {e}", k.label())))?;
-        let Some(found) = found else {
+        if found.is_empty() {
             unmatched += 1;
             eprintln!("compare-results:   -> no baseline found");
             continue;
-        };
+        }
         matched += 1;
-        let metrics_text: String = found
-            .try_get(0)
-            .map_err(|e| CompareError::Db(format!("reading metrics: {e}")))?;
-        let db_model: String = found
-            .try_get(1)
-            .map_err(|e| CompareError::Db(format!("reading model: {e}")))?;
-        let date: String = found
-            .try_get(2)
-            .map_err(|e| CompareError::Db(format!("reading date: {e}")))?;
-        let origin = Origin {
-            path: format!("database ({db_model}, {date})"),
-            index: None,
-        };
-        let metrics: Map<String, Value> = match serde_json::from_str(&metrics_text) {
-            Ok(Value::Object(m)) => m,
-            _ => {
-                return Err(CompareError::Row {
-                    origin: origin.to_string(),
-                    key: "metrics".into(),
-                    cause: "not a JSON object".into(),
-                });
-            }
-        };
-        eprintln!(
-            "compare-results:   -> matched model={db_model} date={date} tput_per_gpu={}",
-            metrics.get("tput_per_gpu").unwrap_or(&Value::Null)
-        );
-        out.push(Row {
-            key: k.clone(),
-            metrics,
-            origin,
-        });
+        for found in found {
+            let metrics_text: String = found
+                .try_get(0)
+                .map_err(|e| CompareError::Db(format!("reading metrics: {e}")))?;
+            let db_model: String = found
+                .try_get(1)
+                .map_err(|e| CompareError::Db(format!("reading model: {e}")))?;
+            let date: String = found
+                .try_get(2)
+                .map_err(|e| CompareError::Db(format!("reading date: {e}")))?;
+            let origin = Origin {
+                path: format!("database ({db_model}, {date})"),
+                index: None,
+            };
+            let metrics: Map<String, Value> = match serde_json::from_str(&metrics_text) {
+                Ok(Value::Object(m)) => m,
+                _ => {
+                    return Err(CompareError::Row {
+                        origin: origin.to_string(),
+                        key: "metrics".into(),
+                        cause: "not a JSON object".into(),
+                    });
+                }
+            };
+            eprintln!(
+                "compare-results:   -> matched model={db_model} date={date} tput_per_gpu={}",
+                metrics.get("tput_per_gpu").unwrap_or(&Value::Null)
+            );
+            out.push(Row {
+                key: k.clone(),
+                metrics,
+                origin,
+            });
+        }
     }
     eprintln!(
         "compare-results: {matched} matched, {unmatched} without a baseline out of {} points",

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::CompareError;
 use crate::chart;
-use crate::compare::{Cell, Class, Comparison, PointResult, Row};
+use crate::compare::{Cell, Class, Comparison, PointResult, Row, Stats};
 use crate::evals::EvalRow;
 use crate::key::{GroupKey, PointKey, Topology, metric_value, seq_label};
 use crate::metrics::MetricDef;
@@ -56,14 +56,29 @@ fn change(c: &Cell) -> Option<String> {
     })
 }
 
+/// ` ±2.1%` after a mean of several runs (half the min–max range relative
+/// to the mean); nothing for a single run.
+fn spread_text(s: Option<Stats>) -> String {
+    match s {
+        Some(s) if s.n > 1 => s
+            .spread()
+            .map_or_else(String::new, |f| format!(" ±{:.1}%", f * 100.0)),
+        _ => String::new(),
+    }
+}
+
 fn cell_text(def: &MetricDef, c: &Cell) -> String {
-    let base = num(c.baseline, def);
-    let new = num(c.new, def);
+    let base = format!("{}{}", num(c.baseline, def), spread_text(c.baseline_stats));
+    let new = format!("{}{}", num(c.new, def), spread_text(c.new_stats));
+    let noise = if c.within_noise { ", within noise" } else { "" };
     match change(c) {
-        Some(ch) => format!("{base} → {new} ({ch})"),
+        Some(ch) => format!("{base} → {new} ({ch}{noise})"),
         None => format!("{base} → {new}"),
     }
 }
+
+/// Header of the runs column, shown when any point has repeats.
+const RUNS_HEADER: &str = "n (base/new)";
 
 fn topo_columns(points: &[&PointResult]) -> (Vec<String>, Vec<&'static str>) {
     let multi = points
@@ -256,6 +271,8 @@ pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
         })
         .collect();
     ctx.insert("regressions".into(), regressions.into());
+    let repeats = c.has_repeats();
+    ctx.insert("repeats".into(), repeats.into());
 
     let charts: BTreeMap<&GroupKey, String> = if input.charts {
         // xychart-beta does not render a single point; leave those out.
@@ -276,12 +293,19 @@ pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
         .map(|(g, pts)| {
             let (mut header, mut align) = topo_columns(&pts);
             let topo_header = header.clone();
+            if repeats {
+                header.push(RUNS_HEADER.into());
+                align.push("---:");
+            }
             header.extend(c.metrics.iter().map(|d| d.label.to_string()));
             align.extend(c.metrics.iter().map(|_| "---"));
             let rows: Vec<Vec<String>> = pts
                 .iter()
                 .map(|p| {
                     let mut row = topo_cells(&p.key, &topo_header);
+                    if repeats {
+                        row.push(format!("{}/{}", p.n_baseline, p.n_new));
+                    }
                     row.extend(
                         c.metrics
                             .iter()
@@ -560,6 +584,9 @@ mod tests {
             delta: Some(319.5),
             rel_delta: Some(319.5 / 1385.5),
             class: Some(Class::Improvement),
+            baseline_stats: Stats::of(&[1385.5]),
+            new_stats: Stats::of(&[1705.0]),
+            within_noise: false,
         };
         assert_eq!(
             cell_text(def, &c),
@@ -570,6 +597,25 @@ mod tests {
         c.baseline = None;
         c.rel_delta = None;
         assert_eq!(cell_text(def, &c), "N/A → 1705.0");
+    }
+
+    #[test]
+    fn repeated_cells_show_the_spread_and_the_noise_verdict() {
+        let def = &MetricSet::Default.defs()[0];
+        let c = Cell {
+            baseline: Some(1000.0),
+            new: Some(960.0),
+            delta: Some(-40.0),
+            rel_delta: Some(-0.04),
+            class: Some(Class::Neutral),
+            baseline_stats: Stats::of(&[970.0, 1000.0, 1030.0]),
+            new_stats: Stats::of(&[960.0]),
+            within_noise: true,
+        };
+        assert_eq!(
+            cell_text(def, &c),
+            "1000.0 ±3.0% → 960.0 (-4.0%, within noise)"
+        );
     }
 
     #[test]

@@ -496,7 +496,9 @@ fn duplicates_keep_the_first_row_and_are_listed() {
     let (base, mut new) = small_runs();
     new.push(agg_row("h200", 4, 8, 10.0, 0.05, 5.0)); // a retried job, worse
     let f = Fixture::new(&base, &new);
-    let o = run(&mut f.compare());
+    // Pooling repeats is the default (tests/noise.rs); `first` is the
+    // spec's dedup.
+    let o = run(f.compare().args(["--repeats", "first"]));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let j = read_json(&f.path("out/compare.json"));
     assert_eq!(j["verdict"], "no_regressions", "the first row wins");
@@ -1015,6 +1017,63 @@ fn postgres_baseline_uses_newest_main_error_free_row() {
         .env("DATABASE_URL", format!("{}?sslmode=require", server.url)));
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("TLS"), "{}", stderr(&o));
+}
+
+/// `--baseline-runs N`: the newest N error-free main rows per point are the
+/// baseline's repeats (newest first, so `--repeats first` is the reference
+/// query's row).
+#[test]
+fn postgres_baseline_runs_reads_the_newest_n_rows_per_point() {
+    let Some(server) = pg::Server::start() else {
+        return;
+    };
+    server.psql(pg::SCHEMA);
+    server.psql(
+        "insert into configs (hardware, framework, model, precision, spec_method, prefill_tp, prefill_ep, decode_tp, decode_ep, num_prefill_gpu, num_decode_gpu)
+         values ('h100','sglang','dsr1','fp8','none',8,1,8,1,8,8);
+         insert into workflow_runs (github_run_id, name, head_branch, created_at, date) values
+           (1,'sweep','main','2026-07-01','2026-07-01'),
+           (2,'sweep','main','2026-07-05','2026-07-05'),
+           (3,'sweep','main','2026-07-10','2026-07-10'),
+           (4,'sweep','feature','2026-07-20','2026-07-20');",
+    );
+    for (run, date, tput, error) in [
+        (1, "2026-07-01", 1.0, "null"), // the oldest: beyond N = 2
+        (2, "2026-07-05", 1000.0, "null"),
+        (3, "2026-07-10", 1040.0, "null"),
+        (3, "2026-07-10", 5.0, "'crashed'"), // failed: never a baseline
+        (4, "2026-07-20", 9999.0, "null"),   // a feature branch
+    ] {
+        let metrics = json!({"tput_per_gpu": tput, "output_tput_per_gpu": tput / 2.0,
+            "mean_tpot": 0.0098, "mean_ttft": 0.19});
+        server.psql(&format!(
+            "insert into benchmark_results (workflow_run_id, config_id, benchmark_type, date, isl, osl, conc, metrics, error)
+             values ({run}, 1, 'single_turn', '{date}', 1024, 1024, 4, '{metrics}'::jsonb, {error});"
+        ));
+    }
+    let (_, new) = small_runs();
+    let f = Fixture::new(&[], &new);
+    let query = |extra: &[&str]| {
+        let out = f.path("db.json");
+        let o = run(cmd()
+            .arg(f.path("new/agg_bmk.json"))
+            .env("DATABASE_URL", &server.url)
+            .args(extra)
+            .arg("--json")
+            .arg(&out));
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        read_json(&out)["points"][0].clone()
+    };
+    let p = query(&["--baseline-runs", "2"]);
+    assert_eq!(p["conc"], 4);
+    assert_eq!(p["n"], json!({"baseline": 2, "new": 1}));
+    assert_eq!(p["baseline_stats"]["tput_per_gpu"]["min"], 1000.0);
+    assert_eq!(p["baseline_stats"]["tput_per_gpu"]["max"], 1040.0);
+    let p = query(&[]);
+    assert_eq!(p["n"], json!({"baseline": 1, "new": 1}));
+    assert_eq!(p["baseline"]["tput_per_gpu"], 1040.0, "the newest row");
+    let p = query(&["--baseline-runs", "2", "--repeats", "first"]);
+    assert_eq!(p["baseline"]["tput_per_gpu"], 1040.0, "newest first");
 }
 
 #[test]
