@@ -7,6 +7,7 @@
 //!
 //! Row types live in `sweep_model::results`; this crate only produces them.
 
+pub mod agentic;
 pub mod aggregate;
 pub mod evals;
 pub mod power;
