@@ -12,6 +12,7 @@ pub mod aggregate;
 pub mod evals;
 pub mod power;
 pub mod power_csv;
+pub mod power_multinode;
 pub mod process;
 pub mod pyconv;
 pub mod summary;
