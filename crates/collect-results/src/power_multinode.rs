@@ -1679,8 +1679,7 @@ pub struct Verdict {
     pub reasons: Vec<String>,
     /// Rounded figures for the aggregate row (3 digits for `_w`/`_j`, else 6).
     pub agg_metrics: Vec<(&'static str, f64)>,
-    /// The sidecar, minus `telemetry_source`/`benchmark_result`/
-    /// `benchmark_window`, which the caller knows.
+    /// The `power_validation_<name>.json` payload, in the reference's layout.
     pub sidecar: Map<String, Value>,
     /// The summary line for a valid verdict (without `-> <agg>`).
     pub summary: Option<String>,
@@ -1688,7 +1687,9 @@ pub struct Verdict {
 
 /// Validates the package and integrates it. `benchmark` is the window of
 /// the raw result when fully valid; `benchmark_reasons` its problems
-/// (appended to the reasons, as the reference does).
+/// (appended to the reasons, as the reference does); `window_payload`,
+/// `telemetry_source`, `bench_result` and `integration_method` are written
+/// into the sidecar as given.
 #[must_use]
 pub fn evaluate(
     inp: &Inputs<'_>,
