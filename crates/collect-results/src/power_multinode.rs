@@ -1792,3 +1792,103 @@ pub fn evaluate(
         summary,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_equality_and_repr() {
+        assert!(py_eq(&json!(1), &json!(1.0)));
+        assert!(py_eq(&json!(true), &json!(1)));
+        assert!(!py_eq(&json!("1"), &json!(1)));
+        assert!(py_eq(
+            &json!({"a": [1, 2.0], "b": null}),
+            &json!({"b": null, "a": [1.0, 2]})
+        ));
+        assert!(!py_eq(&json!([1, 2]), &json!([2, 1])));
+        assert_eq!(repr(None), "None");
+        assert_eq!(repr(Some(&json!("it's"))), "\"it's\"");
+        assert_eq!(repr(Some(&json!("a\nb"))), "'a\\nb'");
+        assert_eq!(
+            repr(Some(&json!([1, 2.5, true, {"k": "v"}]))),
+            "[1, 2.5, True, {'k': 'v'}]"
+        );
+        assert_eq!(repr(Some(&json!(1e-5))), "1e-05");
+        assert_eq!(PyExc::Key("hostname".into()).repr(), "KeyError('hostname')");
+        assert_eq!(
+            subscript(&json!(3), "x").map(|_| ()).map_err(|e| e.repr()),
+            Err("TypeError(\"'int' object is not subscriptable\")".to_owned())
+        );
+        assert_eq!(
+            get(&json!([1]), "x").map(|_| ()).map_err(|e| e.repr()),
+            Err("AttributeError(\"'list' object has no attribute 'get'\")".to_owned())
+        );
+    }
+
+    #[test]
+    fn window_result_paths_stay_relative_and_named_like_the_window() {
+        for ok in ["r.json", "a/b.json", "./a//b.json"] {
+            assert!(is_safe_relative_subpath(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "/abs.json",
+            "~/x.json",
+            "../x.json",
+            "a/../b.json",
+            ".",
+            "./",
+        ] {
+            assert!(!is_safe_relative_subpath(bad), "{bad}");
+        }
+        assert_eq!(stem("dir/result_c16.json"), "result_c16");
+        assert_eq!(stem(".hidden"), ".hidden");
+        assert_eq!(stem("name."), "name.");
+        assert_eq!(stem("a.tar.gz"), "a.tar");
+        let tmp = tempfile::tempdir().expect("tmp");
+        std::fs::create_dir_all(tmp.path().join("LOGS/sub")).expect("mkdir");
+        assert!(stays_below(&tmp.path().join("LOGS"), "sub/x.json"));
+        assert!(stays_below(&tmp.path().join("LOGS"), "missing/x.json"));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/", tmp.path().join("LOGS/out")).expect("link");
+            assert!(!stays_below(&tmp.path().join("LOGS"), "out/etc/passwd"));
+        }
+    }
+
+    #[test]
+    fn sample_rows_are_strict() {
+        let row = |s: &str| -> Vec<String> { s.split(',').map(str::to_owned).collect() };
+        assert!(parse_sample_row(&row("1,10.5,0,h,0,u,300")).is_some());
+        assert!(
+            parse_sample_row(&row(" 1 ,1e1,+3,h,0,u,0")).is_some(),
+            "Python int()/float()"
+        );
+        for bad in [
+            "2,10,0,h,0,u,300",
+            "1,10,0,,0,u,300",
+            "1,10,0,h,0,,300",
+            "1,inf,0,h,0,u,300",
+            "1,10,0,h,0,u,-1",
+            "1,10,-1,h,0,u,300",
+            "1,10,0.5,h,0,u,300",
+            "1,10,0,h,0,u",
+        ] {
+            assert!(parse_sample_row(&row(bad)).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bracketing_and_gaps() {
+        let times = [1.0, 2.0, 3.0, 7.0, 8.0];
+        assert_eq!(
+            bracketing_sequence(&times, 2.5, 7.5),
+            Some(vec![2.0, 3.0, 7.0, 8.0])
+        );
+        assert_eq!(bracketing_sequence(&times, 0.5, 7.5), None);
+        assert_eq!(bracketing_sequence(&times, 2.0, 9.0), None);
+        assert_eq!(largest_gap(&[2.0, 3.0, 7.0, 8.0]), 4.0);
+        assert_eq!(largest_gap(&[2.0]), 0.0);
+    }
+}
