@@ -7,10 +7,12 @@
 //!
 //! Row types live in `sweep_model::results`; this crate only produces them.
 
+pub mod agentic;
 pub mod aggregate;
 pub mod evals;
 pub mod power;
 pub mod power_csv;
+pub mod power_multinode;
 pub mod process;
 pub mod pyconv;
 pub mod summary;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use collect_results::{aggregate, evals, process, summary, validate};
+use collect_results::{agentic, aggregate, evals, process, summary, validate};
 use sweep_model::exit;
 use sweep_model::gha::{self, Level};
 
@@ -79,10 +79,37 @@ enum Command {
         #[arg(long, allow_hyphen_values = true)]
         expected_concs: Option<String>,
     },
+    /// Check an agentic leg's aiperf aggregate (`profile_export_aiperf.json`
+    /// in ARTIFACT_DIR or its first run subdirectory): requests recorded and
+    /// the error fraction within the threshold.
+    ValidateAgentic {
+        artifact_dir: PathBuf,
+        /// Maximum accepted error fraction (inclusive), between 0 and 1.
+        #[arg(long, env = "AIPERF_FAILED_REQUEST_THRESHOLD", value_parser = parse_fraction)]
+        failed_request_threshold: f64,
+    },
+    /// Check a multi-node agentic leg's results: one
+    /// `<RESULT_FILENAME>_conc*.json` per concurrency, each with successful requests.
+    ValidateAgenticResults {
+        /// Result file stem (the files are `<stem>_conc*.json` in the working directory).
+        #[arg(long, env = "RESULT_FILENAME")]
+        result_filename: String,
+        /// Space-separated concurrencies of the leg (one result expected per value).
+        #[arg(long, env = "CONC_LIST", allow_hyphen_values = true)]
+        conc_list: String,
+    },
 }
 
 fn parse_py_float(s: &str) -> Result<f64, String> {
     collect_results::pyconv::parse_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
+}
+
+fn parse_fraction(s: &str) -> Result<f64, String> {
+    match collect_results::pyconv::parse_float(s) {
+        Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        Some(_) => Err("must be between 0 and 1".to_owned()),
+        None => Err(format!("invalid float value: '{s}'")),
+    }
 }
 
 /// Prints an error (and its annotation inside Actions) and returns `code`
@@ -217,6 +244,40 @@ fn run_validate(opts: validate::ValidateOptions, dir: &Path) -> ExitCode {
     ExitCode::from(outcome.exit)
 }
 
+/// `validate-agentic*`: an invalid result is the check saying no (1); a
+/// missing or unreadable one leaves nothing to judge (2).
+fn agentic_exit(context: &str, e: &agentic::AgenticError) -> ExitCode {
+    let code = if e.is_unreadable() {
+        exit::FAILED
+    } else {
+        exit::REJECTED
+    };
+    fail(context, e, code)
+}
+
+fn run_validate_agentic(artifact_dir: &Path, threshold: f64) -> ExitCode {
+    match agentic::validate_result(artifact_dir, threshold) {
+        Ok(ok) => {
+            sweep_model::out::println(&ok.to_string());
+            ExitCode::SUCCESS
+        }
+        Err(e) => agentic_exit("validate-agentic", &e),
+    }
+}
+
+fn run_validate_agentic_results(result_filename: &str, conc_list: &str) -> ExitCode {
+    let expected = conc_list.split_whitespace().count();
+    match agentic::validate_results(&cwd(), result_filename, expected) {
+        Ok(files) => {
+            for f in files {
+                sweep_model::out::println(&format!("Found agentic result file: {}", f.display()));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => agentic_exit("validate-agentic-results", &e),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -263,5 +324,13 @@ fn main() -> ExitCode {
             },
             &cwd(),
         ),
+        Command::ValidateAgentic {
+            artifact_dir,
+            failed_request_threshold,
+        } => run_validate_agentic(&artifact_dir, failed_request_threshold),
+        Command::ValidateAgenticResults {
+            result_filename,
+            conc_list,
+        } => run_validate_agentic_results(&result_filename, &conc_list),
     }
 }

@@ -4,19 +4,19 @@
 //!
 //! Single node: the telemetry CSV is integrated as the reference does
 //! (`power_csv`, §3.2) and energy figures are published only when every
-//! check passes. Multi node: without a power package (or without its
-//! manifest) the sidecar is the reference's exact payload; validating a
-//! present srt-slurm package (§3.3) is not implemented, so that case — like
-//! a CSV whose zone-less timestamps cannot be placed because the local zone
-//! is not UTC — records the reference's own internal-error fallback
-//! (`aggregation_internal_error`, `power_valid` 0) instead of numbers.
+//! check passes. Multi node: the srt-slurm power package is re-validated and
+//! integrated by `power_multinode` (§3.3). A CSV whose zone-less timestamps
+//! cannot be placed because the local zone is not UTC records the
+//! reference's own internal-error fallback (`aggregation_internal_error`,
+//! `power_valid` 0) instead of numbers.
 
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
 use crate::power_csv::{self, py_round};
-use crate::pyconv::{py_join, py_path};
+use crate::power_multinode;
+use crate::pyconv::py_path;
 
 const INTEGRATION_METHOD: &str = "per_device_trapezoidal_with_linear_boundary_interpolation";
 const POWER_METRIC_SCHEMA_VERSION: i64 = 2;
@@ -46,6 +46,8 @@ pub struct PowerEnv {
     pub require_power: bool,
     pub gpu_metrics_csv: Option<String>,
     pub power_artifact_dir: String,
+    /// Where the package's window `result_path`s resolve (`POWER_RESULT_ROOT`).
+    pub power_result_root: String,
     pub power_producer_sha: Option<String>,
 }
 
@@ -414,70 +416,55 @@ pub fn evaluate(
                 }
             }
         }
-        Some((_, _)) => {
+        Some((prefill_gpus, decode_gpus)) => {
             let power_dir = py_path(&env.power_artifact_dir);
-            let abs_dir = dir.join(&env.power_artifact_dir);
-            let manifest = py_join(&power_dir, "manifest.json");
-            let early = if !abs_dir.is_dir() {
-                Some((
-                    "power_artifacts_missing",
-                    format!("power dir missing: {power_dir}"),
-                ))
-            } else if !abs_dir.join("manifest.json").is_file() {
-                Some(("manifest_missing", format!("manifest missing: {manifest}")))
-            } else {
-                None
+            let logs_root = py_path(&env.power_result_root);
+            let inputs = power_multinode::Inputs {
+                power_dir: &dir.join(&env.power_artifact_dir),
+                power_dir_shown: &power_dir,
+                logs_root: &dir.join(&env.power_result_root),
+                logs_root_shown: &logs_root,
+                processed: bmk,
+                bench_result_name: bench_result,
+                prefill_gpus,
+                decode_gpus,
+                expected_producer_sha: env.power_producer_sha.as_deref(),
             };
-            match early {
-                Some((reason, failure)) => {
-                    let mut reasons = vec![reason.to_owned()];
-                    for r in &window.reasons {
-                        push_reason(&mut reasons, r);
-                    }
-                    messages.push(format!(
-                        "[aggregate_power_multinode] Power validation failed: {} (details: {sidecar_name})",
-                        reasons.join(", ")
-                    ));
-                    let v = json!({
-                        "schema_version": 1,
-                        "power_valid": false,
-                        "reasons": reasons,
-                        "failures": [failure],
-                        "telemetry_source": power_dir,
-                        "benchmark_result": bench_result,
-                        "benchmark_window": window.payload,
-                        "selected_window": null,
-                        "integration_method": INTEGRATION_METHOD,
-                        "producer": {
-                            "producer_git_commit": null,
-                            "expected_producer_git_commit": env.power_producer_sha,
-                            "exporter_image_sha256": null,
-                            "stored_publication_valid": null,
-                            "recomputed_publication_valid": null,
-                        },
-                        "expected_gpu_count": 0,
-                        "observed_gpu_count": 0,
-                        "per_gpu_role": {},
-                        "per_gpu_max_sample_gap_s": {},
-                        "per_gpu_energy_j": {},
-                        "metrics": {},
+            // Integration only ever sees a fully valid benchmark window.
+            let benchmark =
+                window
+                    .bounds
+                    .filter(|_| window.reasons.is_empty())
+                    .map(|(start, end)| power_multinode::Benchmark {
+                        start,
+                        end,
+                        completed: window.counts.0,
+                        total_input_tokens: window.counts.1,
+                        total_output_tokens: window.counts.2,
                     });
-                    match v {
-                        Value::Object(m) => m,
-                        _ => Map::new(),
-                    }
+            let verdict = power_multinode::evaluate(
+                &inputs,
+                benchmark,
+                &window.reasons,
+                window.payload.clone(),
+                &power_dir,
+                bench_result,
+                INTEGRATION_METHOD,
+            );
+            if verdict.power_valid {
+                valid = true;
+                data.insert("power_valid".into(), 1.into());
+                for (k, v) in &verdict.agg_metrics {
+                    data.insert((*k).into(), json!(v));
                 }
-                None => {
-                    let (m, msg) = unsupported_telemetry(
-                        &power_dir,
-                        bench_result,
-                        expected_gpus,
-                        "multinode power package validation",
-                    );
-                    messages.push(msg);
-                    m
-                }
+                stdout_line = verdict.summary.map(|l| format!("{l} -> {agg_name}"));
+            } else {
+                messages.push(format!(
+                    "[aggregate_power_multinode] Power validation failed: {} (details: {sidecar_name})",
+                    verdict.reasons.join(", ")
+                ));
             }
+            verdict.sidecar
         }
     };
     let outcome = PowerOutcome {

@@ -43,6 +43,12 @@ fn push_reason(reasons: &mut Vec<String>, r: &str) {
 
 /// Python's `csv.reader(..., skipinitialspace=True)` over decoded text.
 pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    parse_csv_with(text, true)
+}
+
+/// Python's `csv.reader` over decoded text; `skip_initial_space` is the
+/// reader option of that name (the multi-node samples use the default, off).
+pub fn parse_csv_with(text: &str, skip_initial_space: bool) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     let mut row: Vec<String> = Vec::new();
     let mut field = String::new();
@@ -88,7 +94,7 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
                     st = St::Start;
                     record_started = false;
                 }
-                ' ' if st == St::Start => record_started = true,
+                ' ' if skip_initial_space && st == St::Start => record_started = true,
                 '"' if st == St::Start => {
                     st = St::Quoted;
                     record_started = true;
@@ -377,7 +383,7 @@ fn interpolate(samples: &[(f64, f64)], t: f64) -> f64 {
     lp + fraction * (rp - lp)
 }
 
-fn integrate_device(samples: &[(f64, f64)], start: f64, end: f64) -> f64 {
+pub(crate) fn integrate_device(samples: &[(f64, f64)], start: f64, end: f64) -> f64 {
     let mut clipped = vec![(start, interpolate(samples, start))];
     clipped.extend(
         samples

@@ -433,6 +433,7 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
             .is_some_and(|v| matches!(v.to_lowercase().as_str(), "1" | "true" | "yes")),
         gpu_metrics_csv: env("GPU_METRICS_CSV"),
         power_artifact_dir: env("POWER_ARTIFACT_DIR").unwrap_or_else(|| "LOGS/power".into()),
+        power_result_root: env("POWER_RESULT_ROOT").unwrap_or_else(|| "LOGS".into()),
         power_producer_sha: env("POWER_PRODUCER_SHA").filter(|v| !v.is_empty()),
     };
     let bench_result = py_path(&bench_name);

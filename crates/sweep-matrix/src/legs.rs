@@ -398,7 +398,7 @@ const DENIED_PREFIXES: [&str; 5] = ["LD_", "GITHUB_", "RUNNER_", "ACTIONS_", "IN
 /// The benchmark template's variables (workflow.md §6, the GPU jobs' `env:`
 /// and what the launch step sets): the caller's `leg-env` may not override
 /// them. A test checks this list against the workflow's job env.
-pub const TEMPLATE_VARS: [&str; 70] = [
+pub const TEMPLATE_VARS: [&str; 71] = [
     "FAMILY",
     "IS_MULTINODE",
     "EXP_NAME",
@@ -454,6 +454,7 @@ pub const TEMPLATE_VARS: [&str; 70] = [
     "TOTAL_CPU_DRAM_GB",
     "DURATION",
     "REQUIRE_POWER",
+    "POWER_PRODUCER_SHA",
     "EVAL_LIMIT",
     "AIPERF_EXPERIMENTAL_FAST",
     "PYTHONDONTWRITEBYTECODE",

@@ -1,0 +1,138 @@
+//! The priority scheduler's runner labels on every GPU leg of
+//! `run-sweep.yml` (YAML anchors resolved): with `priority-scheduler` off a
+//! leg runs on its row's runner label, unchanged; with it on, `runs-on` is
+//! `[self-hosted, <runner>, ci-job-<priority>-<queue-token>,
+//! ci-attempt-<run attempt>]`, plus `ci-skip-queue-pr-<N>` when the row
+//! carries `skip-queue-pr` (the reference templates' composition), and the
+//! setup job's matrix steps annotate priorities whenever the scheduler is on.
+
+#![allow(clippy::unwrap_used)] // test code: a panic is the failure report
+
+mod common;
+
+use serde_json::{Value, json};
+
+fn workflow() -> Value {
+    sweep_model::yaml::load_file(
+        &sweepkit_e2e::workspace_root().join(".github/workflows/run-sweep.yml"),
+    )
+    .unwrap()
+    .into_value()
+}
+
+/// Every job whose runner comes from the matrix row.
+fn gpu_jobs(wf: &Value) -> Vec<(String, String)> {
+    wf["jobs"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter_map(|(k, j)| {
+            let r = j["runs-on"].as_str()?;
+            r.contains("matrix.config.runner")
+                .then(|| (k.clone(), r.to_string()))
+        })
+        .collect()
+}
+
+fn runs_on(expr: &str, scheduler: bool, row: &Value, attempt: &str) -> Value {
+    let ctx = json!({
+        "inputs": {"priority-scheduler": scheduler},
+        "matrix": {"family": "fixed", "config": row},
+        "github": {"run_attempt": attempt},
+    });
+    common::eval_value(expr, &ctx)
+}
+
+#[test]
+fn every_gpu_leg_gets_the_scheduler_labels_only_when_enabled() {
+    let wf = workflow();
+    let jobs = gpu_jobs(&wf);
+    // canary, 4 + 4 single-node fixed parts, agentic, evals and agentic evals
+    // (2 parts each), multi-node 1k1k/8k1k/agentic/evals/agentic evals (2 each).
+    assert_eq!(
+        jobs.len(),
+        25,
+        "{:?}",
+        jobs.iter().map(|j| &j.0).collect::<Vec<_>>()
+    );
+    let row = json!({"runner": "cluster:h200-cw", "priority": 3, "queue-token": "q7f3a9c2"});
+    let skip =
+        json!({"runner": "b200", "priority": 0, "queue-token": "tok", "skip-queue-pr": 2714});
+    for (name, expr) in &jobs {
+        assert_eq!(
+            runs_on(expr, false, &row, "1"),
+            json!("cluster:h200-cw"),
+            "{name}"
+        );
+        assert_eq!(
+            runs_on(expr, true, &row, "2"),
+            json!([
+                "self-hosted",
+                "cluster:h200-cw",
+                "ci-job-3-q7f3a9c2",
+                "ci-attempt-2"
+            ]),
+            "{name}"
+        );
+        assert_eq!(
+            runs_on(expr, true, &skip, "1"),
+            json!([
+                "self-hosted",
+                "b200",
+                "ci-job-0-tok",
+                "ci-attempt-1",
+                "ci-skip-queue-pr-2714"
+            ]),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn labels_are_json_encoded_not_spliced() {
+    // A runner label with a quote stays one label (toJSON), never extra ones.
+    let wf = workflow();
+    let (_, expr) = &gpu_jobs(&wf)[0];
+    let row = json!({"runner": "a\",\"b", "priority": 1, "queue-token": "t\"x"});
+    assert_eq!(
+        runs_on(expr, true, &row, "1"),
+        json!(["self-hosted", "a\",\"b", "ci-job-1-t\"x", "ci-attempt-1"])
+    );
+}
+
+#[test]
+fn the_scheduler_turns_on_the_priority_annotation() {
+    let wf = workflow();
+    let steps = wf["jobs"]["setup"]["steps"].as_array().unwrap();
+    let with_priority: Vec<&Value> = steps
+        .iter()
+        .filter(|st| st["with"].get("priority").is_some())
+        .collect();
+    assert_eq!(
+        with_priority.len(),
+        2,
+        "changelog and manual-entry matrix steps"
+    );
+    for st in with_priority {
+        let expr = st["with"]["priority"].as_str().unwrap();
+        for (priority, scheduler, want) in [
+            (false, false, false),
+            (true, false, true),
+            (false, true, true),
+        ] {
+            let ctx = json!({"inputs": {"priority": priority, "priority-scheduler": scheduler}});
+            assert_eq!(
+                common::truthy(&common::eval_value(expr, &ctx)),
+                want,
+                "{expr}"
+            );
+        }
+    }
+    // `on` is YAML 1.1's `true`.
+    let on = wf.get("on").or_else(|| wf.get("true")).unwrap();
+    let input = &on["workflow_call"]["inputs"]["priority-scheduler"];
+    assert_eq!(
+        (input["type"].clone(), input["default"].clone()),
+        (json!("boolean"), json!(false))
+    );
+}
