@@ -161,10 +161,7 @@ fn selected_configs<'a>(matrix: &Value, entries: &'a [ConfigEntry]) -> Vec<&'a C
             }
         }
     }
-    entries
-        .iter()
-        .filter(|e| keys.contains(&e.key))
-        .collect()
+    entries.iter().filter(|e| keys.contains(&e.key)).collect()
 }
 
 /// Plans a changelog matrix: its legs in the order `generate-matrix

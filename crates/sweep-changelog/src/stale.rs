@@ -92,11 +92,21 @@ pub fn diagnose(
         .count()
         .max(1);
     let short = &mb[..mb.len().min(12)];
+    // The branch also rewrote blank lines above its entry: `catch-up` keeps
+    // the base's bytes only when the branch did, so say so.
+    let tidy = match own.removed.iter().find(|r| !diff::is_blank(&r.text)) {
+        Some(moved) => format!(
+            "; your branch also changed blank lines in the old part of the file (git shows \
+             '{}' as deleted and re-added): restore them as at the merge base first",
+            moved.text.trim_end()
+        ),
+        None => String::new(),
+    };
     Some(format!(
         "your branch is behind {base}: {entries} entries were appended there since you \
          branched; rebase, or run `check-changelog prepare-merge` (in the PR checkout: \
          `check-changelog prepare-merge catch-up --base-ref {base} --pr-number <PR>`, then \
-         commit; merge base {short})"
+         commit; merge base {short}){tidy}"
     ))
 }
 
@@ -175,44 +185,54 @@ mod tests {
         );
     }
 
-    /// The merge base ends with a one-line entry and a doubled blank line;
-    /// the branch deletes the extra blank (a whitespace-only line), adds the
-    /// missing separator above that entry and appends its own entry. Git
-    /// matches the blank lines and shows the untouched entry line as deleted
-    /// and re-added; the base meanwhile appended one entry.
+    /// An entry in block style.
+    fn entry(key: &str, link: &str) -> String {
+        format!(
+            "- config-keys:\n    - {key}\n  description:\n    - change {key}\n  pr-link: {link}\n"
+        )
+    }
+
+    /// At the merge base a section comment follows the first entry directly
+    /// and a doubled blank line follows the comment. The branch tidies that
+    /// (adds a blank line above the comment, deletes the extra blank, a
+    /// whitespace-only line) and appends `branch_tail`; git matches the
+    /// blank lines and shows the untouched comment line as deleted and
+    /// re-added. The base meanwhile appended one entry.
     fn blank_tidy_repo(branch_tail: &str) -> tempfile::TempDir {
         let tmp = tempfile::tempdir().unwrap();
         let d = tmp.path();
         git(d, &["init", "-q", "-b", "main"]);
-        let first = "- config-keys:\n    - a\n  pr-link: one\n";
-        let one_line = "- {config-keys: [b], description: [two], pr-link: two}\n";
-        let mb = format!("{first}{one_line}\n\n");
+        let (a, b) = (entry("a", "one"), entry("b", "two"));
+        let mb = format!("{a}{COMMENT}\n\n\n{b}");
         write_commit(d, &mb, "base");
         git(d, &["checkout", "-q", "-b", "pr"]);
-        write_commit(d, &format!("{first}\n{branch_tail}"), "pr");
+        write_commit(d, &format!("{a}\n{branch_tail}"), "pr");
         git(d, &["checkout", "-q", "main"]);
-        write_commit(
-            d,
-            &format!("{mb}- config-keys:\n    - c\n  pr-link: three\n"),
-            "main",
-        );
+        write_commit(d, &format!("{mb}\n{}", entry("c", "three")), "main");
         tmp
     }
 
-    const ONE_LINE: &str = "- {config-keys: [b], description: [two], pr-link: two}";
-    const MINE: &str = "- config-keys:\n    - mine\n  pr-link: XXX\n";
+    const COMMENT: &str = "# entries below: b200";
+
+    fn tidied_with_mine() -> String {
+        format!(
+            "{COMMENT}\n\n{}\n{}",
+            entry("b", "two"),
+            entry("mine", "XXX")
+        )
+    }
 
     #[test]
     fn a_blank_line_tidy_that_git_shows_as_moving_an_old_line_is_diagnosed() {
-        let tmp = blank_tidy_repo(&format!("{ONE_LINE}\n\n{MINE}"));
+        let tmp = blank_tidy_repo(&tidied_with_mine());
         let repo = Repo::new(tmp.path());
         let mb = repo.merge_base("main", "pr").unwrap();
         // The case itself: the branch's own diff "removes" the untouched
         // entry line and adds it back.
         let own = diff::parse(&repo.diff(&mb, "pr", "c.yaml").unwrap()).unwrap();
         let texts: Vec<&str> = own.removed.iter().map(|r| r.text.as_str()).collect();
-        assert_eq!(texts, [ONE_LINE], "git no longer renders the case: {own:?}");
-        assert!(own.added.iter().any(|a| a.text == ONE_LINE));
+        assert_eq!(texts, [COMMENT], "git no longer renders the case: {own:?}");
+        assert!(own.added.iter().any(|a| a.text == COMMENT));
         assert!(real_removals(&own).is_empty());
 
         let r = removed(&repo, "main", "pr");
@@ -222,12 +242,24 @@ mod tests {
             msg.starts_with("your branch is behind main: 1 entries were appended"),
             "{msg}"
         );
+        assert!(
+            msg.ends_with(
+                "your branch also changed blank lines in the old part of the file (git shows \
+                 '# entries below: b200' as deleted and re-added): restore them as at the merge \
+                 base first"
+            ),
+            "{msg}"
+        );
     }
 
     #[test]
-    fn a_branch_that_really_deletes_an_entry_gets_no_diagnosis() {
-        // Same tidy, but the branch drops the one-line entry altogether.
-        let tmp = blank_tidy_repo(MINE);
+    fn a_branch_that_really_deletes_a_line_gets_no_diagnosis() {
+        // Same tidy, but the branch drops the comment line altogether.
+        let tmp = blank_tidy_repo(&format!(
+            "\n{}\n{}",
+            entry("b", "two"),
+            entry("mine", "XXX")
+        ));
         let repo = Repo::new(tmp.path());
         let mb = repo.merge_base("main", "pr").unwrap();
         let own = diff::parse(&repo.diff(&mb, "pr", "c.yaml").unwrap()).unwrap();
@@ -235,7 +267,7 @@ mod tests {
             .iter()
             .map(|r| r.text.as_str())
             .collect();
-        assert_eq!(real, [ONE_LINE]);
+        assert_eq!(real, [COMMENT]);
         let r = removed(&repo, "main", "pr");
         assert_eq!(diagnose(&repo, "main", "pr", "c.yaml", &r), None);
     }
