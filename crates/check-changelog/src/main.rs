@@ -1,6 +1,9 @@
 //! `check-changelog`: gate perf-changelog.yaml changes between two git refs
 //! (exit 0 accepted, 1 rejected, 2 usage). The gate lives in
 //! `sweep_changelog::gate`; this binary holds the flags and the exit codes.
+//! `dry-run` (module [`dry_run`]) prints the legs a change will schedule.
+
+mod dry_run;
 
 use clap::{Args, Parser, Subcommand};
 use std::io::Write as _;
@@ -69,6 +72,9 @@ enum Command {
     /// Rewrite the changelog so the branch appends cleanly after its base.
     #[command(subcommand)]
     PrepareMerge(MergeCommand),
+    /// Before pushing: run the gate, then print the legs the sweep will
+    /// schedule per runner type and bucket, with estimated GPU-hours.
+    DryRun(dry_run::DryRunArgs),
 }
 
 /// Flags shared by the `prepare-merge` modes.
@@ -157,6 +163,7 @@ fn prepare(repo: &Repo, cmd: &MergeCommand) -> Result<String, String> {
 fn run(cli: Cli) -> ExitCode {
     let repo = Repo::new(".");
     match &cli.command {
+        Some(Command::DryRun(args)) => dry_run::run(args),
         Some(Command::PrepareMerge(cmd)) => match prepare(&repo, cmd) {
             Ok(msg) => {
                 let _ = writeln!(std::io::stdout(), "{msg}");

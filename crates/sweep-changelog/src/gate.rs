@@ -58,6 +58,17 @@ pub struct MergeOptions {
 /// The gate. Returns the success line or the rejection (with the head-file
 /// line it is about, when known).
 pub fn check(repo: &Repo, args: &GateOptions) -> Result<String, Rejection> {
+    check_matrix(repo, args, false).map(|(line, _)| line)
+}
+
+/// The gate, also returning the matrix its generation produced (what
+/// `generate-matrix changelog` prints for the same range, with
+/// `--trim-conc` when `trim_conc`), for the dry run.
+pub fn check_matrix(
+    repo: &Repo,
+    args: &GateOptions,
+    trim_conc: bool,
+) -> Result<(String, serde_json::Value), Rejection> {
     let base = args.base_ref.clone();
     let head = args.head_ref.clone();
     let path = &args.changelog_file;
@@ -65,7 +76,7 @@ pub fn check(repo: &Repo, args: &GateOptions) -> Result<String, Rejection> {
         base_ref: base.clone(),
         head_ref: head.clone(),
         changelog_file: path.clone(),
-        trim_conc: false,
+        trim_conc,
         all_evals: args.all_evals,
         evals_only: args.evals_only,
     };
@@ -99,15 +110,16 @@ pub fn check(repo: &Repo, args: &GateOptions) -> Result<String, Rejection> {
             line: v.line,
         })?;
     }
-    pipeline::run(repo, &opts).map_err(|r| Rejection {
+    let matrix = pipeline::run(repo, &opts).map_err(|r| Rejection {
         message: format!(
             "generate-matrix changelog rejected the diff:\n{}",
             r.message.trim()
         ),
         line: r.line,
     })?;
-    Ok(format!(
-        "Validated {path}: final newline present and matrix generated"
+    Ok((
+        format!("Validated {path}: final newline present and matrix generated"),
+        matrix,
     ))
 }
 

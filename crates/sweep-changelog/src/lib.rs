@@ -4,11 +4,12 @@
 //! `sweep-matrix` generator ([`pipeline`], [`append_only`]), the gate of
 //! `check-changelog` ([`gate`]), rejection messages and annotations
 //! ([`report`]), the stale-branch diagnosis ([`stale`]), the byte-level rules
-//! behind `check-changelog --strict` ([`strict`]) and the merge helper
-//! ([`prepare_merge`]).
+//! behind `check-changelog --strict` ([`strict`]), the merge helper
+//! ([`prepare_merge`]) and the local dry run ([`dry_run`]).
 
 pub mod append_only;
 pub mod diff;
+pub mod dry_run;
 pub mod gate;
 pub mod git;
 pub mod pipeline;

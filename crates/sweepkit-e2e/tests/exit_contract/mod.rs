@@ -95,6 +95,7 @@ fn version_is_0_and_an_unknown_flag_is_2_for_every_tool() {
         ("reuse-sweep", "find"),
         ("reuse-sweep", "validate-artifacts"),
         ("check-changelog", "prepare-merge"),
+        ("check-changelog", "dry-run"),
     ] {
         expect(FAILED, tool, &[sub, "--no-such-flag"], tmp.path(), &[]);
     }
