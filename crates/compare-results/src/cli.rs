@@ -387,7 +387,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
 
     let comparison = compare(
         new_rows.clone(),
-        baseline.rows,
+        baseline.rows.clone(),
         args.metrics.defs(),
         &policy,
     );
@@ -424,7 +424,9 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     }
     let svg_path = given(&args.svg).or_else(|| json_path.as_ref().map(|p| p.with_extension("svg")));
     if let Some(p) = svg_path {
-        match chart::svg(&comparison).map_err(|e| anyhow::anyhow!("drawing the chart: {e}"))? {
+        match chart::svg(&comparison, &new_rows, &baseline.rows)
+            .map_err(|e| anyhow::anyhow!("drawing the chart: {e}"))?
+        {
             Some(svg) => sweep_model::fsio::write_atomic(&p, svg.as_bytes())
                 .with_context(|| format!("writing {}", p.display()))?,
             None => eprintln!("compare-results: no matched tput/GPU points, no SVG written"),

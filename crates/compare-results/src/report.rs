@@ -257,12 +257,24 @@ pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
         .collect();
     ctx.insert("regressions".into(), regressions.into());
 
-    let charts: BTreeMap<&GroupKey, String> = if input.charts {
-        // xychart-beta does not render a single point; leave those out.
+    // One chart per topology (never one line across topologies).
+    // (charts, labels of the topologies with one point, which get none).
+    let charts: BTreeMap<&GroupKey, (Vec<String>, Vec<String>)> = if input.charts {
         chart::series(c)
             .iter()
-            .filter(|s| s.points.len() >= 2)
-            .map(|s| (s.group, chart::mermaid(s)))
+            .map(|s| {
+                let drawn = chart::mermaid(s);
+                let single: Vec<String> = s
+                    .topologies()
+                    .iter()
+                    .map(|t| t.label())
+                    .filter(|l| !drawn.iter().any(|(d, _)| d == l))
+                    .collect();
+                (
+                    s.group,
+                    (drawn.into_iter().map(|(_, m)| m).collect(), single),
+                )
+            })
             .collect()
     } else {
         BTreeMap::new()
@@ -291,12 +303,16 @@ pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
                     row
                 })
                 .collect();
+            let regressed = pts.iter().filter(|p| p.regressed).count();
             json!({
                 "title": g.title(),
+                "points": pts.len(),
+                "regressed": regressed,
                 "header": header,
                 "align": align,
                 "rows": rows,
-                "mermaid": charts.get(g),
+                "charts": charts.get(g).map(|c| c.0.clone()).unwrap_or_default(),
+                "single_point": charts.get(g).map(|c| c.1.clone()).unwrap_or_default(),
             })
         })
         .collect();
