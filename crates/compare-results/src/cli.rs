@@ -336,6 +336,10 @@ pub fn report_json(
         "evals".into(),
         evals.iter().map(evals::to_json).collect::<Vec<_>>().into(),
     );
+    m.insert(
+        "summary".into(),
+        report::summary(comparison, evals, baseline_label),
+    );
     Value::Object(m)
 }
 

@@ -473,6 +473,11 @@ fn markdown_snapshot_with_unmatched_points_and_evals() {
     assert_eq!(j["unmatched_new"][0]["conc"], 64);
     assert_eq!(j["unmatched_baseline"][0]["conc"], 32);
     assert_eq!(j["evals"][1]["pass"], false, "0.90 < dsr1's 0.91");
+    assert_eq!(
+        j["summary"]["evals"][1],
+        json!({"configuration": "dsr1 fp8 h100 sglang 1k1k", "point": "TP8 EP1, conc 8",
+            "task": "gsm8k", "score": "90.00%", "threshold": "91 %", "pass": false})
+    );
     assert_eq!(j["evals"][1]["significant_drop"], true);
     assert_eq!(j["evals"][0]["significant_drop"], false);
     check_svg(&f.path("out/compare.svg"), &["TP8 EP1", "TP4 EP1"]);
@@ -502,6 +507,23 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
             .all(|r| r["conc"] == 8 && r["hw"] == "h100" && r["tp"] == 8)
     );
     assert!(regs.iter().any(|r| r["metric"] == "tput_per_gpu"));
+    // The summary visualizer-comment puts at the top of the PR comment.
+    let sum = &j["summary"];
+    assert_eq!(sum["verdict"], "regressions");
+    assert_eq!(sum["matched"], 5);
+    assert_eq!(sum["regressed_points"], 1);
+    assert_eq!(
+        sum["regressions"][0],
+        json!({
+            "group": "dsr1 fp8 h100 sglang, 1k1k (spec: none)",
+            "point": "TP8 EP1, conc 8",
+            "metric": "tput/GPU (tok/s)",
+            "change": "-11.1% (1800.0 → 1600.0)",
+            "tolerance": "5 %",
+        })
+    );
+    assert_eq!(sum["unmatched_new"], 1);
+    assert_eq!(sum["unmatched_baseline"], 1);
     let o = run(f
         .compare()
         .arg("--fail-on-regression")
