@@ -270,21 +270,24 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
             "headline".into(),
             format!("{icon} {perf}{evals_text}{vs}").into(),
         );
-        let items: Vec<String> = s
-            .regressions
-            .iter()
-            .take(HEAD_ITEMS)
-            .map(|r| {
-                format!(
-                    "{}, {}: {} {} (tolerance {})",
-                    md(&r.group),
-                    md(&r.point),
-                    md(&r.metric),
-                    md(&r.change),
-                    md(&r.tolerance)
-                )
-            })
-            .collect();
+        // The configuration is named once for its run of regressions.
+        let mut items: Vec<String> = Vec::new();
+        let mut last_group: Option<&str> = None;
+        for r in s.regressions.iter().take(HEAD_ITEMS) {
+            let point = format!(
+                "{}: {} {} (tolerance {})",
+                md(&r.point),
+                md(&r.metric),
+                md(&r.change),
+                md(&r.tolerance)
+            );
+            if last_group == Some(r.group.as_str()) {
+                items.push(point);
+            } else {
+                items.push(format!("{} — {point}", md(&r.group)));
+                last_group = Some(&r.group);
+            }
+        }
         ctx.insert("regressions".into(), items.into());
         ctx.insert(
             "more_regressions".into(),

@@ -39,11 +39,8 @@ fn input(compare: Option<Value>, sections: &[&str]) -> BodyInput {
 }
 
 fn compare(verdict: &str, regressions: Value, evals: Value) -> Value {
-    let regressed = if regressions.as_array().is_some_and(|r| !r.is_empty()) {
-        1
-    } else {
-        0
-    };
+    // Each test regression is at its own point.
+    let regressed = regressions.as_array().map_or(0, Vec::len);
     json!({
         "schema_version": 1,
         "verdict": verdict,
@@ -116,10 +113,15 @@ fn regression_body_lists_the_regressions_first() {
     .expect("body");
     let head = first_lines(&b.text, 2);
     assert!(
-        head[0].starts_with("### ❌ 7 regressions at 1 of 7 matched points"),
+        head[0].starts_with("### ❌ 7 regressions at 7 of 7 matched points"),
         "{head:?}"
     );
-    assert!(head[1].starts_with("**Regressed:** qwen3.5 fp4 b200 sglang, 8k1k (spec: none), TP2 EP1, conc 4: tput/GPU (tok/s) -11.1% (1800.0 → 1600.0) (tolerance 5 %)"), "{head:?}");
+    assert!(head[1].starts_with("**Regressed:** qwen3.5 fp4 b200 sglang, 8k1k (spec: none) — TP2 EP1, conc 4: tput/GPU (tok/s) -11.1% (1800.0 → 1600.0) (tolerance 5 %); TP2 EP1, conc 8: "), "{head:?}");
+    assert_eq!(
+        head[1].matches("qwen3.5").count(),
+        1,
+        "the configuration is named once"
+    );
     assert!(
         head[1].ends_with("; and 2 more (see the tables)"),
         "{head:?}"
@@ -198,6 +200,13 @@ fn success_rate_null_and_hostile_strings() {
             json!([]),
         )),
         &[],
+    );
+    i.run_stats = Some(json!({"b200": {"n_success": 0, "total": 0}}));
+    let b = body::render(&i, NOTICE).expect("body");
+    assert!(
+        b.text.contains("No GPU jobs were counted for this run."),
+        "{}",
+        b.text
     );
     i.run_stats = Some(Value::Null);
     let b = body::render(&i, NOTICE).expect("body");
