@@ -400,11 +400,13 @@ fn draw_frontier_panel<DB: DrawingBackend>(
             if name == "new" {
                 chart
                     .draw_series(samples.iter().map(|s| {
-                        Text::new(
-                            format!("c{}", s.conc),
-                            (s.interactivity, s.tput),
-                            ("sans-serif", 11).into_font().color(&new_colour),
-                        )
+                        // Up and to the right of the marker, clear of it.
+                        EmptyElement::at((s.interactivity, s.tput))
+                            + Text::new(
+                                format!("c{}", s.conc),
+                                (7, -16),
+                                ("sans-serif", 11).into_font().color(&new_colour),
+                            )
                     }))
                     .map_err(|e| e.to_string())?;
             }

@@ -27,7 +27,13 @@ const BROWSER_DEADLINE: Duration = Duration::from_secs(120);
 
 fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("SWEEPKIT_CHROMIUM").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
+        let p = PathBuf::from(p);
+        assert!(
+            p.is_file(),
+            "SWEEPKIT_CHROMIUM={} is not a file",
+            p.display()
+        );
+        return Some(p);
     }
     let default = Path::new("/usr/bin/chromium");
     if default.is_file() {
