@@ -401,7 +401,19 @@ pub fn render(input: &BodyInput, notice: &str) -> Result<Body, BodyError> {
         let cut = cut_at_line_end(&joined, budget);
         let text = render_template(&ctx, &[cut], Some(notice))?;
         let n = text.chars().count();
-        if n <= BODY_LIMIT || budget == 0 {
+        if n <= BODY_LIMIT {
+            return Ok(Body {
+                text,
+                truncated: true,
+            });
+        }
+        if budget == 0 {
+            // Even without sections the frame is too long (huge data
+            // strings): cut the whole body, keep the note.
+            let tail = format!("\n\n> [!NOTE]\n> {notice}");
+            let mut text =
+                cut_at_line_end(&text, BODY_LIMIT.saturating_sub(tail.chars().count() + 64));
+            text.push_str(&tail);
             return Ok(Body {
                 text,
                 truncated: true,

@@ -273,3 +273,22 @@ fn long_bodies_keep_head_and_footer_and_say_they_were_cut() {
         "the job summary has it all"
     );
 }
+
+#[test]
+fn a_frame_too_long_by_itself_is_still_capped() {
+    let huge = "x".repeat(20_000);
+    let regs: Vec<Value> = (0..5)
+        .map(|i| {
+            json!({"group": format!("{huge}{i}"), "point": "TP1 EP1, conc 1",
+                   "metric": "tput/GPU (tok/s)", "change": "-50.0% (2.0 → 1.0)", "tolerance": "5 %"})
+        })
+        .collect();
+    let b = body::render(
+        &input(Some(compare("regressions", json!(regs), json!([]))), &[]),
+        NOTICE,
+    )
+    .expect("body");
+    assert!(b.truncated);
+    assert!(b.text.chars().count() <= BODY_LIMIT);
+    assert!(b.text.ends_with(NOTICE));
+}
