@@ -1,18 +1,34 @@
-//! Pictures of the comparison: per group (one configuration), tput/GPU over
-//! concurrency, baseline against new. In the markdown as a mermaid
-//! `xychart-beta` (renders in GitHub comments and job summaries); on disk
-//! as one SVG drawn with plotters, one panel per group, a baseline and a
-//! new series per topology, concurrency on a log2 axis.
+//! Pictures of the comparison, baseline against new, per group (one
+//! configuration) and per topology; different topologies are never joined
+//! into one line.
+//!
+//! - Markdown: one mermaid `xychart-beta` per topology (tput/GPU over
+//!   concurrency), which renders in GitHub comments and job summaries.
+//! - SVG (plotters), one row per group with two panels: the field's headline
+//!   chart, tput/GPU against interactivity (tokens/s per user) with the
+//!   Pareto frontier of each series drawn and its points marked; and
+//!   tput/GPU over concurrency (log2).
+//!
+//! Interactivity is the row's `median_intvty` (`1 / median TPOT`, written by
+//! the per-job normaliser), the value the InferenceX dashboard plots on its
+//! interactivity axis; a row without it falls back to `1 / median_tpot`,
+//! the same quantity.
 
 use std::collections::BTreeMap;
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::compare::{Comparison, PointResult};
-use crate::key::{GroupKey, Topology};
+use crate::compare::{Comparison, PointResult, Row};
+use crate::key::{GroupKey, PointKey, Topology, metric_value};
 
-/// The metric charted.
+/// The metric charted on the y axis.
 pub const CHART_METRIC: &str = "tput_per_gpu";
+
+/// The interactivity field (tokens/s per user) and its fallback, the
+/// median time per output token in seconds.
+pub const INTERACTIVITY_METRIC: &str = "median_intvty";
+const TPOT_FALLBACK: &str = "median_tpot";
 
 /// Matched points of one group with both values of the charted metric.
 pub struct GroupSeries<'a> {
@@ -21,7 +37,17 @@ pub struct GroupSeries<'a> {
     pub points: Vec<(&'a Topology, i64, f64, f64)>,
 }
 
-/// Groups of the comparison that have something to chart.
+impl GroupSeries<'_> {
+    /// The topologies of the group, in report order.
+    pub fn topologies(&self) -> Vec<&Topology> {
+        let mut t: Vec<&Topology> = self.points.iter().map(|p| p.0).collect();
+        t.sort();
+        t.dedup();
+        t
+    }
+}
+
+/// Groups of the comparison that have something to chart over concurrency.
 pub fn series(c: &Comparison) -> Vec<GroupSeries<'_>> {
     let Some(idx) = c.metrics.iter().position(|d| d.key == CHART_METRIC) else {
         return Vec::new();
@@ -47,6 +73,119 @@ pub fn series(c: &Comparison) -> Vec<GroupSeries<'_>> {
         .collect()
 }
 
+/// The interactivity of a row (tokens/s per user), when it has one.
+pub fn interactivity(row: &Row) -> Option<f64> {
+    let positive = |v: Option<f64>| v.filter(|v| v.is_finite() && *v > 0.0);
+    positive(metric_value(row.metrics.get(INTERACTIVITY_METRIC))).or_else(|| {
+        positive(metric_value(row.metrics.get(TPOT_FALLBACK)))
+            .map(|tpot| 1.0 / tpot)
+            .filter(|v| v.is_finite())
+    })
+}
+
+/// One point of the interactivity chart.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    pub conc: i64,
+    /// Tokens/s per user.
+    pub interactivity: f64,
+    /// Tokens/s per GPU.
+    pub tput: f64,
+}
+
+/// Both sides of one topology of one group.
+pub struct TopologySamples<'a> {
+    pub topology: &'a Topology,
+    pub baseline: Vec<Sample>,
+    pub new: Vec<Sample>,
+}
+
+/// One group of the interactivity chart.
+pub struct FrontierGroup<'a> {
+    pub group: &'a GroupKey,
+    pub topologies: Vec<TopologySamples<'a>>,
+}
+
+/// Every row of both sides (matched or not: a frontier is made of all of a
+/// run's points) for the groups the new run has, by topology. The first row
+/// per key counts, as in the comparison.
+pub fn frontier_groups<'a>(new: &'a [Row], baseline: &'a [Row]) -> Vec<FrontierGroup<'a>> {
+    type Sides = (Vec<Sample>, Vec<Sample>);
+    let mut groups: BTreeMap<&GroupKey, BTreeMap<&Topology, Sides>> = BTreeMap::new();
+    let new_groups: std::collections::BTreeSet<&GroupKey> =
+        new.iter().map(|r| &r.key.group).collect();
+    for (side, rows) in [(0, new), (1, baseline)] {
+        let mut seen: std::collections::BTreeSet<&PointKey> = Default::default();
+        for row in rows {
+            if !new_groups.contains(&row.key.group) || !seen.insert(&row.key) {
+                continue;
+            }
+            let (Some(x), Some(y)) = (
+                interactivity(row),
+                metric_value(row.metrics.get(CHART_METRIC)).filter(|v| v.is_finite()),
+            ) else {
+                continue;
+            };
+            let s = Sample {
+                conc: row.key.conc,
+                interactivity: x,
+                tput: y,
+            };
+            let entry = groups
+                .entry(&row.key.group)
+                .or_default()
+                .entry(&row.key.topology)
+                .or_default();
+            if side == 0 {
+                entry.0.push(s);
+            } else {
+                entry.1.push(s);
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(group, topos)| FrontierGroup {
+            group,
+            topologies: topos
+                .into_iter()
+                .map(|(topology, (mut new, mut baseline))| {
+                    new.sort_by_key(|s| s.conc);
+                    baseline.sort_by_key(|s| s.conc);
+                    TopologySamples {
+                        topology,
+                        baseline,
+                        new,
+                    }
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// Indices of the Pareto frontier of `samples`: the points no other point
+/// beats or equals on both interactivity and tput/GPU while beating it on
+/// one. Ordered by interactivity, so joining them draws the frontier.
+pub fn pareto_frontier(samples: &[Sample]) -> Vec<usize> {
+    let dominated = |p: &Sample| {
+        samples.iter().any(|q| {
+            q.interactivity >= p.interactivity
+                && q.tput >= p.tput
+                && (q.interactivity > p.interactivity || q.tput > p.tput)
+        })
+    };
+    let mut idx: Vec<usize> = (0..samples.len())
+        .filter(|&i| !dominated(&samples[i]))
+        .collect();
+    idx.sort_by(|&a, &b| {
+        samples[a]
+            .interactivity
+            .total_cmp(&samples[b].interactivity)
+            .then(samples[b].tput.total_cmp(&samples[a].tput))
+    });
+    idx
+}
+
 /// A quoted mermaid label: data cannot end the quote, the line or the
 /// fenced block it sits in.
 fn quote(s: &str) -> String {
@@ -56,39 +195,33 @@ fn quote(s: &str) -> String {
     )
 }
 
-/// A mermaid `xychart-beta` for one group. The x axis is categorical:
-/// concurrencies, prefixed with the topology when the group has several.
-pub fn mermaid(s: &GroupSeries<'_>) -> String {
-    let several = s.points.iter().any(|(t, ..)| *t != s.points[0].0);
-    let labels: Vec<String> = s
-        .points
-        .iter()
-        .map(|(t, conc, ..)| {
-            if several {
-                quote(&format!("{} c{conc}", t.label()))
-            } else {
-                quote(&conc.to_string())
-            }
+/// One mermaid `xychart-beta` per topology of the group with at least two
+/// points (the chart cannot draw a single one; the table has it): tput/GPU
+/// over the topology's concurrencies, a baseline and a new line. Returns
+/// (topology label, chart).
+pub fn mermaid(s: &GroupSeries<'_>) -> Vec<(String, String)> {
+    s.topologies()
+        .into_iter()
+        .filter_map(|topo| {
+            let pts: Vec<_> = s.points.iter().filter(|p| p.0 == topo).collect();
+            (pts.len() >= 2).then(|| (topo.label(), mermaid_topology(&topo.label(), &pts)))
         })
-        .collect();
+        .collect()
+}
+
+fn mermaid_topology(label: &str, pts: &[&(&Topology, i64, f64, f64)]) -> String {
+    let concs: Vec<String> = pts.iter().map(|p| quote(&p.1.to_string())).collect();
     let fmt = |v: f64| format!("{v:.1}");
-    let base: Vec<String> = s.points.iter().map(|p| fmt(p.2)).collect();
-    let new: Vec<String> = s.points.iter().map(|p| fmt(p.3)).collect();
-    let max = s
-        .points
-        .iter()
-        .map(|p| p.2.max(p.3))
-        .fold(0.0_f64, f64::max);
-    let x_title = if several {
-        "topology, concurrency"
-    } else {
-        "concurrency"
-    };
+    let base: Vec<String> = pts.iter().map(|p| fmt(p.2)).collect();
+    let new: Vec<String> = pts.iter().map(|p| fmt(p.3)).collect();
+    let max = pts.iter().map(|p| p.2.max(p.3)).fold(0.0_f64, f64::max);
     format!(
         "xychart-beta\n    title {}\n    x-axis {} [{}]\n    y-axis \"tput/GPU (tok/s)\" 0 --> {}\n    line \"baseline\" [{}]\n    line \"new\" [{}]",
-        quote("tput/GPU: baseline (first line) vs new (second line)"),
-        quote(x_title),
-        labels.join(", "),
+        quote(&format!(
+            "{label}: tput/GPU, baseline (first line) vs new (second line)"
+        )),
+        quote("concurrency"),
+        concs.join(", "),
         nice_ceiling(max),
         base.join(", "),
         new.join(", ")
@@ -109,8 +242,9 @@ fn nice_ceiling(v: f64) -> f64 {
     10.0 * mag
 }
 
-/// (baseline, new) colours per topology: a light and a dark shade of one hue.
-const PAIRS: &[(RGBColor, RGBColor)] = &[
+/// (baseline, new) colours per topology: a light and a dark shade of one
+/// hue. Public so the browser test can look for them in the rendering.
+pub const PAIRS: &[(RGBColor, RGBColor)] = &[
     (RGBColor(158, 202, 225), RGBColor(33, 113, 181)),
     (RGBColor(253, 174, 107), RGBColor(217, 72, 1)),
     (RGBColor(161, 217, 155), RGBColor(35, 139, 69)),
@@ -118,32 +252,180 @@ const PAIRS: &[(RGBColor, RGBColor)] = &[
     (RGBColor(189, 189, 189), RGBColor(82, 82, 82)),
 ];
 
-const PANEL_W: u32 = 900;
-const PANEL_H: u32 = 420;
+/// One panel; a group's row holds two side by side.
+pub const PANEL_W: u32 = 720;
+pub const PANEL_H: u32 = 440;
 
 /// The SVG document for all groups (`None` when nothing can be charted).
-pub fn svg(c: &Comparison) -> Result<Option<String>, String> {
-    let groups = series(c);
-    if groups.is_empty() {
+/// `new` and `baseline` are the rows the comparison was made from.
+pub fn svg(c: &Comparison, new: &[Row], baseline: &[Row]) -> Result<Option<String>, String> {
+    let conc_groups = series(c);
+    let frontier = frontier_groups(new, baseline);
+    let mut keys: Vec<&GroupKey> = conc_groups
+        .iter()
+        .map(|g| g.group)
+        .chain(frontier.iter().map(|g| g.group))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    if keys.is_empty() {
         return Ok(None);
     }
     let mut out = String::new();
     {
-        let n = groups.len() as u32;
-        let root = SVGBackend::with_string(&mut out, (PANEL_W, PANEL_H * n)).into_drawing_area();
+        let n = keys.len() as u32;
+        let root =
+            SVGBackend::with_string(&mut out, (2 * PANEL_W, PANEL_H * n)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let panels = root.split_evenly((groups.len(), 1));
-        for (panel, g) in panels.iter().zip(&groups) {
-            draw_panel(panel, g)?;
+        let rows = root.split_evenly((keys.len(), 1));
+        for (row, key) in rows.iter().zip(&keys) {
+            let (left, right) = row.split_horizontally(PANEL_W);
+            let topos = topology_order(
+                conc_groups.iter().find(|g| g.group == *key),
+                frontier.iter().find(|g| g.group == *key),
+            );
+            match frontier.iter().find(|g| g.group == *key) {
+                Some(f) => draw_frontier_panel(&left, f, &topos)?,
+                None => draw_empty(&left, key, "no interactivity values")?,
+            }
+            match conc_groups.iter().find(|g| g.group == *key) {
+                Some(g) => draw_concurrency_panel(&right, g, &topos)?,
+                None => draw_empty(&right, key, "no matched points")?,
+            }
         }
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(Some(out))
 }
 
-fn draw_panel<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
+/// One colour pair per topology of the group, the same in both panels.
+fn topology_order<'a>(
+    conc: Option<&GroupSeries<'a>>,
+    frontier: Option<&FrontierGroup<'a>>,
+) -> Vec<&'a Topology> {
+    let mut t: Vec<&Topology> = conc
+        .map(|g| g.points.iter().map(|p| p.0).collect())
+        .unwrap_or_default();
+    if let Some(f) = frontier {
+        t.extend(f.topologies.iter().map(|s| s.topology));
+    }
+    t.sort();
+    t.dedup();
+    t
+}
+
+fn colours(topos: &[&Topology], t: &Topology) -> (RGBColor, RGBColor) {
+    let i = topos.iter().position(|x| *x == t).unwrap_or(0);
+    PAIRS[i % PAIRS.len()]
+}
+
+fn draw_empty<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    group: &GroupKey,
+    why: &str,
+) -> Result<(), String> {
+    area.draw(&Text::new(
+        format!("{}: {why}", group.title()),
+        (20, 30),
+        ("sans-serif", 16).into_font(),
+    ))
+    .map_err(|e| e.to_string())
+}
+
+fn draw_frontier_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    g: &FrontierGroup<'_>,
+    topos: &[&Topology],
+) -> Result<(), String> {
+    let all = g
+        .topologies
+        .iter()
+        .flat_map(|t| t.baseline.iter().chain(&t.new));
+    let (xmax, ymax) = all.fold((0.0_f64, 0.0_f64), |(x, y), s| {
+        (x.max(s.interactivity), y.max(s.tput))
+    });
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!("{}: tput/GPU vs interactivity", g.group.title()),
+            ("sans-serif", 16),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..(xmax * 1.1).max(1.0), 0.0..nice_ceiling(ymax))
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("interactivity (tok/s/user, 1 / median TPOT)")
+        .y_desc("tput/GPU (tok/s)")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .light_line_style(RGBColor(240, 240, 240))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    for t in &g.topologies {
+        let (base_colour, new_colour) = colours(topos, t.topology);
+        let label = t.topology.label();
+        for (name, samples, colour, width, radius) in [
+            ("baseline", &t.baseline, base_colour, 2, 4),
+            ("new", &t.new, new_colour, 3, 5),
+        ] {
+            if samples.is_empty() {
+                continue;
+            }
+            let front = pareto_frontier(samples);
+            let line: Vec<(f64, f64)> = front
+                .iter()
+                .map(|&i| (samples[i].interactivity, samples[i].tput))
+                .collect();
+            let style = colour.stroke_width(width);
+            chart
+                .draw_series(LineSeries::new(line.clone(), style))
+                .map_err(|e| e.to_string())?
+                .label(format!("{name} {label} frontier"))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+            // Frontier points filled, dominated points hollow.
+            chart
+                .draw_series(line.iter().map(|&p| Circle::new(p, radius, style.filled())))
+                .map_err(|e| e.to_string())?;
+            let dominated: Vec<(f64, f64)> = (0..samples.len())
+                .filter(|i| !front.contains(i))
+                .map(|i| (samples[i].interactivity, samples[i].tput))
+                .collect();
+            chart
+                .draw_series(dominated.iter().map(|&p| Circle::new(p, radius, style)))
+                .map_err(|e| e.to_string())?;
+            // The concurrency of each new point, so a reader can find it in
+            // the table and in the other panel.
+            if name == "new" {
+                chart
+                    .draw_series(samples.iter().map(|s| {
+                        // Up and to the right of the marker, clear of it.
+                        EmptyElement::at((s.interactivity, s.tput))
+                            + Text::new(
+                                format!("c{}", s.conc),
+                                (7, -16),
+                                ("sans-serif", 11).into_font().color(&new_colour),
+                            )
+                    }))
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+fn draw_concurrency_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
     g: &GroupSeries<'_>,
+    topos: &[&Topology],
 ) -> Result<(), String> {
     let concs = g.points.iter().map(|p| p.1 as f64);
     let (lo, hi) = concs.fold((f64::MAX, f64::MIN), |(lo, hi), c| (lo.min(c), hi.max(c)));
@@ -160,7 +442,10 @@ fn draw_panel<DB: DrawingBackend>(
             .fold(0.0_f64, f64::max),
     );
     let mut chart = ChartBuilder::on(area)
-        .caption(format!("{}: tput/GPU", g.group.title()), ("sans-serif", 18))
+        .caption(
+            format!("{}: tput/GPU vs concurrency", g.group.title()),
+            ("sans-serif", 16),
+        )
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(70)
@@ -176,15 +461,11 @@ fn draw_panel<DB: DrawingBackend>(
         .draw()
         .map_err(|e| e.to_string())?;
 
-    let mut topologies: Vec<&Topology> = g.points.iter().map(|p| p.0).collect();
-    topologies.dedup();
-    topologies.sort();
-    topologies.dedup();
-    for (i, topo) in topologies.iter().enumerate() {
-        let pts: Vec<_> = g.points.iter().filter(|p| p.0 == *topo).collect();
+    for topo in g.topologies() {
+        let pts: Vec<_> = g.points.iter().filter(|p| p.0 == topo).collect();
         let base: Vec<(f64, f64)> = pts.iter().map(|p| (p.1 as f64, p.2)).collect();
         let new: Vec<(f64, f64)> = pts.iter().map(|p| (p.1 as f64, p.3)).collect();
-        let (base_colour, new_colour) = PAIRS[i % PAIRS.len()];
+        let (base_colour, new_colour) = colours(topos, topo);
         let base_style = base_colour.stroke_width(2);
         let new_style = new_colour.stroke_width(3);
         let label = topo.label();
@@ -194,9 +475,7 @@ fn draw_panel<DB: DrawingBackend>(
             .label(format!("baseline {label}"))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], base_style));
         chart
-            .draw_series(PointSeries::of_element(base, 3, base_style, &|c, s, st| {
-                EmptyElement::at(c) + Circle::new((0, 0), s, st.filled())
-            }))
+            .draw_series(base.iter().map(|&p| Circle::new(p, 3, base_style.filled())))
             .map_err(|e| e.to_string())?;
         chart
             .draw_series(LineSeries::new(new.clone(), new_style))
@@ -204,9 +483,7 @@ fn draw_panel<DB: DrawingBackend>(
             .label(format!("new {label}"))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], new_style));
         chart
-            .draw_series(PointSeries::of_element(new, 4, new_style, &|c, s, st| {
-                EmptyElement::at(c) + Circle::new((0, 0), s, st.filled())
-            }))
+            .draw_series(new.iter().map(|&p| Circle::new(p, 4, new_style.filled())))
             .map_err(|e| e.to_string())?;
     }
     chart
@@ -229,5 +506,28 @@ mod tests {
         assert_eq!(nice_ceiling(1705.0), 2000.0);
         assert_eq!(nice_ceiling(96.0), 200.0);
         assert_eq!(nice_ceiling(0.0), 1.0);
+    }
+
+    fn s(conc: i64, interactivity: f64, tput: f64) -> Sample {
+        Sample {
+            conc,
+            interactivity,
+            tput,
+        }
+    }
+
+    #[test]
+    fn pareto_frontier_drops_dominated_points_and_orders_by_interactivity() {
+        let pts = [
+            s(4, 100.0, 1000.0),
+            s(8, 80.0, 2000.0),
+            s(16, 60.0, 1500.0), // dominated by conc 8
+            s(32, 40.0, 4000.0),
+            s(64, 40.0, 3000.0), // dominated by conc 32 (same x, lower y)
+        ];
+        assert_eq!(pareto_frontier(&pts), vec![3, 1, 0]);
+        assert_eq!(pareto_frontier(&[]), Vec::<usize>::new());
+        // Equal points dominate neither: both stay.
+        assert_eq!(pareto_frontier(&[s(1, 1.0, 1.0), s(2, 1.0, 1.0)]).len(), 2);
     }
 }

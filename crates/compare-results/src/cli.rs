@@ -429,6 +429,10 @@ pub fn report_json(
         "evals".into(),
         evals.iter().map(evals::to_json).collect::<Vec<_>>().into(),
     );
+    m.insert(
+        "summary".into(),
+        report::summary(comparison, evals, baseline_label),
+    );
     Value::Object(m)
 }
 
@@ -483,7 +487,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
 
     let comparison = compare(
         new_rows.clone(),
-        std::mem::take(&mut baseline.rows),
+        baseline.rows.clone(),
         args.metrics.defs(),
         &policy,
     );
@@ -521,7 +525,9 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     }
     let svg_path = given(&args.svg).or_else(|| json_path.as_ref().map(|p| p.with_extension("svg")));
     if let Some(p) = svg_path {
-        match chart::svg(&comparison).map_err(|e| anyhow::anyhow!("drawing the chart: {e}"))? {
+        match chart::svg(&comparison, &new_rows, &baseline.rows)
+            .map_err(|e| anyhow::anyhow!("drawing the chart: {e}"))?
+        {
             Some(svg) => sweep_model::fsio::write_atomic(&p, svg.as_bytes())
                 .with_context(|| format!("writing {}", p.display()))?,
             None => eprintln!("compare-results: no matched tput/GPU points, no SVG written"),

@@ -232,12 +232,10 @@ fn common(input: &ReportInput<'_>) -> serde_json::Map<String, Value> {
     m
 }
 
-/// The default report (`compare.md.j2`).
-pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
-    let c = input.comparison;
-    let mut ctx = common(input);
-    let regressions: Vec<Value> = c
-        .regressions
+/// The regressed metrics, formatted: configuration, point, metric label,
+/// change (`-11.1% (1800.0 → 1600.0)`) and tolerance.
+fn regression_items(c: &Comparison) -> Vec<Value> {
+    c.regressions
         .iter()
         .map(|r| {
             let (def, cell) = c
@@ -269,17 +267,67 @@ pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
                 "tolerance": pct_plain(r.tolerance),
             })
         })
+        .collect()
+}
+
+/// The comparison in a few strings for a PR comment (the JSON report's
+/// `summary`, read by visualizer-comment): verdict, counts, the formatted
+/// regressions and the eval results against their thresholds. Data strings
+/// are raw; the reader escapes them for markdown.
+pub fn summary(c: &Comparison, evals: &[EvalRow], baseline_label: &str) -> Value {
+    let evals: Vec<Value> = evals
+        .iter()
+        .map(|e| {
+            let g = &e.key.group;
+            json!({
+                "configuration": format!("{} {} {} {} {}", g.model, g.precision, g.hw, g.framework, seq_label(g.isl, g.osl)),
+                "point": e.key.label(),
+                "task": e.task,
+                "score": pct2(e.em_strict.or(e.em_flexible)),
+                "threshold": e.threshold.as_ref().map(|t| pct_plain(t.value)),
+                "pass": e.pass(),
+            })
+        })
         .collect();
+    json!({
+        "verdict": c.verdict(),
+        "baseline": baseline_label,
+        "matched": c.points.len(),
+        "regressed_points": c.regressed_points(),
+        "regressions": regression_items(c),
+        "unmatched_new": c.unmatched_new.len(),
+        "unmatched_baseline": c.unmatched_baseline.len(),
+        "evals": evals,
+    })
+}
+
+/// The default report (`compare.md.j2`).
+pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
+    let c = input.comparison;
+    let mut ctx = common(input);
+    let regressions = regression_items(c);
     ctx.insert("regressions".into(), regressions.into());
     let repeats = c.has_repeats();
     ctx.insert("repeats".into(), repeats.into());
 
-    let charts: BTreeMap<&GroupKey, String> = if input.charts {
-        // xychart-beta does not render a single point; leave those out.
+    // One chart per topology (never one line across topologies).
+    // (charts, labels of the topologies with one point, which get none).
+    let charts: BTreeMap<&GroupKey, (Vec<String>, Vec<String>)> = if input.charts {
         chart::series(c)
             .iter()
-            .filter(|s| s.points.len() >= 2)
-            .map(|s| (s.group, chart::mermaid(s)))
+            .map(|s| {
+                let drawn = chart::mermaid(s);
+                let single: Vec<String> = s
+                    .topologies()
+                    .iter()
+                    .map(|t| t.label())
+                    .filter(|l| !drawn.iter().any(|(d, _)| d == l))
+                    .collect();
+                (
+                    s.group,
+                    (drawn.into_iter().map(|(_, m)| m).collect(), single),
+                )
+            })
             .collect()
     } else {
         BTreeMap::new()
@@ -315,12 +363,16 @@ pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
                     row
                 })
                 .collect();
+            let regressed = pts.iter().filter(|p| p.regressed).count();
             json!({
                 "title": g.title(),
+                "points": pts.len(),
+                "regressed": regressed,
                 "header": header,
                 "align": align,
                 "rows": rows,
-                "mermaid": charts.get(g),
+                "charts": charts.get(g).map(|c| c.0.clone()).unwrap_or_default(),
+                "single_point": charts.get(g).map(|c| c.1.clone()).unwrap_or_default(),
             })
         })
         .collect();

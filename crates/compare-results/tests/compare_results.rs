@@ -332,6 +332,21 @@ fn seed_compare_markdown_reproduces_the_seed_table() {
     ] {
         assert!(md.contains(s), "eval table lacks {s}");
     }
+    // One mermaid chart per topology: the TP2 sweep over its six
+    // concurrencies; TP4 (one point) gets none, and no line runs from one
+    // topology into another.
+    let charts: Vec<&str> = md.split("```mermaid\n").skip(1).collect();
+    assert_eq!(charts.len(), 1, "{md}");
+    assert!(charts[0].contains("title \"TP2 EP1: "), "{}", charts[0]);
+    assert!(
+        charts[0].contains("[\"4\", \"8\", \"16\", \"32\", \"64\", \"128\"]"),
+        "{}",
+        charts[0]
+    );
+    assert!(
+        !md.contains("TP4 EP1 c4"),
+        "a topology in a chart's x axis: {md}"
+    );
     insta::assert_snapshot!("seed_compare_markdown", md);
 }
 
@@ -342,6 +357,50 @@ fn seed_compare_svg_parses_and_has_both_series() {
     let o = seed_run(&dir, out.path());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     check_svg(&out.path().join("compare.svg"), &["TP2 EP1", "TP4 EP1"]);
+    // The interactivity panel: a frontier per side and topology, in the
+    // legend, and the new TP2 frontier through all six of its points (on the
+    // seed every TP2 point is on its run's frontier).
+    let text = std::fs::read_to_string(out.path().join("compare.svg")).expect("svg");
+    let doc = roxmltree::Document::parse(&text).expect("svg parses");
+    let texts: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "text")
+        .filter_map(|n| n.text())
+        .map(str::trim)
+        .collect();
+    for label in [
+        "baseline TP2 EP1 frontier",
+        "new TP2 EP1 frontier",
+        "baseline TP4 EP1 frontier",
+        "new TP4 EP1 frontier",
+    ] {
+        assert!(texts.contains(&label), "legend lacks {label}: {texts:?}");
+    }
+    let new_tp2 = format!("#{:02X}{:02X}{:02X}", 33, 113, 181);
+    let lengths: Vec<usize> = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "polyline")
+        .filter(|n| {
+            n.attribute("stroke")
+                .is_some_and(|s| s.eq_ignore_ascii_case(&new_tp2))
+        })
+        .map(|n| {
+            n.attribute("points")
+                .unwrap_or("")
+                .split_whitespace()
+                .count()
+        })
+        .collect();
+    // Six-point lines: the frontier and the concurrency line; two-point
+    // ones: the legend swatches.
+    assert_eq!(
+        lengths.iter().filter(|&&n| n == 6).count(),
+        2,
+        "new TP2 lines: {lengths:?}"
+    );
+    for c in ["c4", "c8", "c16", "c32", "c64", "c128"] {
+        assert!(texts.contains(&c), "point label {c} missing: {texts:?}");
+    }
 }
 
 fn check_svg(path: &Path, topologies: &[&str]) {
@@ -414,6 +473,11 @@ fn markdown_snapshot_with_unmatched_points_and_evals() {
     assert_eq!(j["unmatched_new"][0]["conc"], 64);
     assert_eq!(j["unmatched_baseline"][0]["conc"], 32);
     assert_eq!(j["evals"][1]["pass"], false, "0.90 < dsr1's 0.91");
+    assert_eq!(
+        j["summary"]["evals"][1],
+        json!({"configuration": "dsr1 fp8 h100 sglang 1k1k", "point": "TP8 EP1, conc 8",
+            "task": "gsm8k", "score": "90.00%", "threshold": "91 %", "pass": false})
+    );
     assert_eq!(j["evals"][1]["significant_drop"], true);
     assert_eq!(j["evals"][0]["significant_drop"], false);
     check_svg(&f.path("out/compare.svg"), &["TP8 EP1", "TP4 EP1"]);
@@ -443,6 +507,23 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
             .all(|r| r["conc"] == 8 && r["hw"] == "h100" && r["tp"] == 8)
     );
     assert!(regs.iter().any(|r| r["metric"] == "tput_per_gpu"));
+    // The summary visualizer-comment puts at the top of the PR comment.
+    let sum = &j["summary"];
+    assert_eq!(sum["verdict"], "regressions");
+    assert_eq!(sum["matched"], 5);
+    assert_eq!(sum["regressed_points"], 1);
+    assert_eq!(
+        sum["regressions"][0],
+        json!({
+            "group": "dsr1 fp8 h100 sglang, 1k1k (spec: none)",
+            "point": "TP8 EP1, conc 8",
+            "metric": "tput/GPU (tok/s)",
+            "change": "-11.1% (1800.0 → 1600.0)",
+            "tolerance": "5 %",
+        })
+    );
+    assert_eq!(sum["unmatched_new"], 1);
+    assert_eq!(sum["unmatched_baseline"], 1);
     let o = run(f
         .compare()
         .arg("--fail-on-regression")

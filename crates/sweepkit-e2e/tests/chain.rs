@@ -667,6 +667,7 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         &[],
     );
     let report = work.join(s(&run.outputs["markdown"]));
+    let compare_json = work.join(s(&run.outputs["json"]));
     show_file("actions/compare-results (report)", &report);
     let cmp: Value =
         serde_json::from_str(&std::fs::read_to_string(work.join(s(&run.outputs["json"]))).unwrap())
@@ -757,6 +758,9 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     gh.set_comment_author("e2e-bot");
     std::fs::create_dir_all(work.join("report")).unwrap();
     std::fs::copy(&report, work.join("report/compare.md")).unwrap();
+    std::fs::copy(&compare_json, work.join("report/compare.json")).unwrap();
+    std::fs::create_dir_all(work.join("stats")).unwrap();
+    std::fs::copy(&stats_file, work.join("stats/run_stats.json")).unwrap();
     let pr = PR.to_string();
     for _ in 0..2 {
         runner.action(
@@ -765,6 +769,8 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
                 ("token", "e2e-token"),
                 ("pr-number", pr.as_str()),
                 ("sections", "report/compare.md"),
+                ("compare-json", "report/compare.json"),
+                ("run-stats", "stats/run_stats.json"),
             ],
             &work,
             &api_env,
@@ -779,6 +785,16 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     let body = comments[0]["body"].as_str().unwrap();
     assert!(body.contains(&format!("inference?unofficialRun={RUN_ID}")));
     assert!(body.contains(&format!("evaluation?unofficialRun={RUN_ID}")));
+    // The verdict heads the comment (from compare-results' JSON summary),
+    // the success rates come from success-rate's file.
+    let first = body.lines().nth(1).unwrap_or_default();
+    assert!(
+        first.starts_with("### ✅ No regressions at "),
+        "verdict first: {body}"
+    );
+    assert!(body.contains("#### Success rate per hardware"), "{body}");
+    assert!(body.contains("| h200-cw | "), "{body}");
+    assert!(body.contains("<sub>posted by sweepkit "), "{body}");
     show("actions/visualizer-comment (PR comment body)", body);
 
     show_file("job summaries written along the way", &summary);

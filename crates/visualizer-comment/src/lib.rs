@@ -1,7 +1,7 @@
 //! Library behind the `visualizer-comment` binary: one sticky pull-request
-//! comment with the unofficial-run visualizer links (the reference's two
-//! lines, same URLs) and optional extra markdown sections (compare report,
-//! eval table, success rates).
+//! comment with the verdict, the unofficial-run visualizer links (the
+//! reference's two lines, same URLs), the runs, success rates, evals and
+//! extra markdown sections; the body is built by [`body`].
 //!
 //! Sticky: the comment starts with a hidden marker line. The PR's comments
 //! are listed (every page) and the first one that starts with the marker
@@ -23,6 +23,8 @@
 
 use github_client::{Client, Error, encode};
 use serde_json::{Value, json};
+
+pub mod body;
 
 /// GitHub's limit on a comment body, in characters.
 pub const BODY_LIMIT: usize = 65_536;
@@ -78,32 +80,6 @@ pub fn visualizer_lines(base_url: &str, run_id: &str) -> String {
         "see unofficial run visualizer at {base}/inference?unofficialRun={run_id}\n\
          see unofficial run visualizer at {base}/evaluation?unofficialRun={run_id}"
     )
-}
-
-/// The full body: marker, links, then each non-empty section after a blank
-/// line, capped at [`BODY_LIMIT`] with a visible notice. Returns the body
-/// and whether it was truncated.
-pub fn render_body(marker: &str, links: &str, sections: &[String], notice: &str) -> (String, bool) {
-    let mut body = format!("{}\n{links}", marker_line(marker));
-    for s in sections {
-        let s = s.trim_matches('\n');
-        if !s.trim().is_empty() {
-            body.push_str("\n\n");
-            body.push_str(s);
-        }
-    }
-    if body.chars().count() <= BODY_LIMIT {
-        return (body, false);
-    }
-    let tail = format!("\n\n---\n> [!NOTE]\n> {notice}");
-    let keep = BODY_LIMIT.saturating_sub(tail.chars().count());
-    let mut head: String = body.chars().take(keep).collect();
-    // Cut at a line end so no table row or link is left half-written.
-    if let Some(i) = head.rfind('\n') {
-        head.truncate(i);
-    }
-    head.push_str(&tail);
-    (head, true)
 }
 
 /// GitHub's message for a token that may read but not write here (the
@@ -286,35 +262,6 @@ fn dedupe_after_create(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn body_has_marker_reference_lines_and_sections() {
-        let links = visualizer_lines("https://inferencex.semianalysis.com/", "32991847205");
-        assert_eq!(
-            links,
-            "see unofficial run visualizer at https://inferencex.semianalysis.com/inference?unofficialRun=32991847205\n\
-             see unofficial run visualizer at https://inferencex.semianalysis.com/evaluation?unofficialRun=32991847205"
-        );
-        let (body, cut) = render_body(
-            "m",
-            &links,
-            &["\n## Compare\n| a |\n".into(), "  \n".into()],
-            "n",
-        );
-        assert!(!cut);
-        assert_eq!(body, format!("<!-- m -->\n{links}\n\n## Compare\n| a |"));
-    }
-
-    #[test]
-    fn long_bodies_are_capped_with_a_visible_notice() {
-        let big: String = (0..20_000).map(|i| format!("| row {i} |\n")).collect();
-        let (body, cut) = render_body("m", "links", &[big], "Truncated; see the job summary.");
-        assert!(cut);
-        assert!(body.chars().count() <= BODY_LIMIT);
-        assert!(body.ends_with("> Truncated; see the job summary."));
-        let before_notice = body.split("\n\n---\n").next().unwrap_or_default();
-        assert!(before_notice.ends_with(" |"), "cut at a line end");
-    }
 
     #[test]
     fn sticky_needs_marker_at_start_and_the_author() {

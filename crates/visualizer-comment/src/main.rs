@@ -1,5 +1,6 @@
-//! `visualizer-comment`: one sticky PR comment with the unofficial-run
-//! visualizer links and optional extra markdown sections.
+//! `visualizer-comment`: one sticky PR comment with the verdict (from
+//! compare-results' JSON), the unofficial-run visualizer links, the runs,
+//! success rates, evals and optional extra markdown sections.
 //!
 //! Exit codes: 0 the comment is created/updated/unchanged, or the token is
 //! read-only (fork PR, 403 "Resource not accessible by integration":
@@ -14,10 +15,10 @@ use sweep_model::exit;
 use anyhow::{Context, Result, anyhow};
 use clap::Parser;
 use github_client::{Client, Config};
+use serde_json::Value;
 use sweep_model::gha::{self, Level};
-use visualizer_comment::{
-    DEFAULT_MARKER, DEFAULT_VISUALIZER_URL, Outcome, Post, publish, render_body, visualizer_lines,
-};
+use visualizer_comment::body::{self, BodyInput};
+use visualizer_comment::{DEFAULT_MARKER, DEFAULT_VISUALIZER_URL, Outcome, Post, publish};
 
 /// Post (or update) the sticky visualizer comment on a pull request.
 #[derive(Parser, Debug)]
@@ -36,6 +37,22 @@ struct Cli {
     /// missing or empty file is skipped with a warning.
     #[arg(long = "section")]
     sections: Vec<PathBuf>,
+    /// compare-results' `--json` report: its verdict and regressions head
+    /// the comment, its evals are listed with their thresholds. A missing
+    /// file is skipped with a warning.
+    #[arg(long, env = "INPUT_COMPARE_JSON")]
+    compare_json: Option<PathBuf>,
+    /// success-rate's `run_stats.json`: the success rate per hardware. A
+    /// missing file is skipped with a warning.
+    #[arg(long, env = "INPUT_RUN_STATS")]
+    run_stats: Option<PathBuf>,
+    /// This run's URL (default: from GITHUB_SERVER_URL, the repository and
+    /// the run id).
+    #[arg(long, env = "INPUT_RUN_URL")]
+    run_url: Option<String>,
+    /// URL of the run whose results this run reused (`/reuse-sweep-run`).
+    #[arg(long, env = "INPUT_REUSED_RUN_URL")]
+    reused_run_url: Option<String>,
     /// Hidden marker naming this comment (one per tool and purpose).
     #[arg(long, env = "INPUT_MARKER", default_value = DEFAULT_MARKER)]
     marker: String,
@@ -70,6 +87,27 @@ fn main() -> ExitCode {
     }
 }
 
+/// A JSON input file: `None` (with a warning) when it is not there, an
+/// error when it is there but cannot be read or parsed.
+fn json_input(what: &str, path: &std::path::Path) -> Result<Option<Value>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let msg = format!(
+                "{what} {} not found; left out of the comment",
+                path.display()
+            );
+            gha::annotate(Level::Warning, None, None, &msg);
+            eprintln!("warning: {msg}");
+            return Ok(None);
+        }
+        Err(e) => return Err(anyhow!("{what} {}: {e}", path.display())),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| anyhow!("{what} {}: invalid JSON: {e}", path.display()))
+}
+
 fn run(cli: &Cli) -> Result<()> {
     let mut sections = Vec::new();
     for path in cli.sections.iter().filter(|p| !p.as_os_str().is_empty()) {
@@ -92,20 +130,39 @@ fn run(cli: &Cli) -> Result<()> {
         .ok()
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "https://github.com".into());
-    let run_url = format!(
-        "{}/{}/actions/runs/{}",
-        server.trim_end_matches('/'),
-        cli.repo,
-        cli.run_id
-    );
+    let run_url = cli.run_url.clone().unwrap_or_else(|| {
+        format!(
+            "{}/{}/actions/runs/{}",
+            server.trim_end_matches('/'),
+            cli.repo,
+            cli.run_id
+        )
+    });
+    let mut input = BodyInput::new(&cli.marker, &cli.visualizer_url, &cli.run_id.to_string());
+    input.run_url = Some(run_url.clone());
+    input.reused_run_url = cli.reused_run_url.clone().filter(|u| !u.is_empty());
+    input.sections = sections;
+    if let Some(p) = cli
+        .compare_json
+        .as_deref()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        input.compare = json_input("compare JSON", p)?;
+    }
+    if let Some(p) = cli
+        .run_stats
+        .as_deref()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        input.run_stats = json_input("run stats", p)?;
+    }
     let notice = format!(
         "This comment was cut to fit GitHub's 65,536-character limit; the full report is in the job summary of [run {}]({run_url}).",
         cli.run_id
     );
-    let links = visualizer_lines(&cli.visualizer_url, &cli.run_id.to_string());
-    let (body, truncated) = render_body(&cli.marker, &links, &sections, &notice);
+    let body = body::render(&input, &notice).context("building the comment")?;
     if cli.dry_run {
-        sweep_model::out::println(&body);
+        sweep_model::out::println(&body.text);
         return Ok(());
     }
     let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
@@ -128,11 +185,12 @@ fn run(cli: &Cli) -> Result<()> {
         marker: cli.marker.clone(),
         author,
     };
-    let full_report = || {
-        let (full, _) = render_body(&cli.marker, &links, &sections, "");
-        gha::append_step_summary(&full).context("writing the job summary")
+    let full_report = || -> Result<()> {
+        let full = body::render_full(&input).context("building the job summary")?;
+        gha::append_step_summary(&full).context("writing the job summary")?;
+        Ok(())
     };
-    let outcome = publish(&client, &post, &body)
+    let outcome = publish(&client, &post, &body.text)
         .with_context(|| format!("commenting on PR #{}", cli.pr_number))?;
     let url = match outcome {
         Outcome::Created { url, .. } => {
@@ -154,7 +212,9 @@ fn run(cli: &Cli) -> Result<()> {
             );
             gha::annotate(Level::Warning, None, None, &msg);
             eprintln!("warning: {msg}");
-            full_report()?;
+            let summary = body::render_read_only(&input, cli.pr_number, &reason)
+                .context("building the job summary")?;
+            gha::append_step_summary(&summary).context("writing the job summary")?;
             return Ok(());
         }
     };
@@ -162,7 +222,7 @@ fn run(cli: &Cli) -> Result<()> {
         gha::write_output(std::path::Path::new(&out), "comment-url", &url)
             .context("writing the comment-url output")?;
     }
-    if truncated {
+    if body.truncated {
         full_report()?;
     }
     Ok(())

@@ -68,10 +68,14 @@ fn running_twice_leaves_one_comment_updated() {
     let body = mine[0]["body"].as_str().unwrap_or_default();
     assert_eq!(
         body,
-        "<!-- sweepkit:visualizer-comment -->\n\
-         see unofficial run visualizer at https://inferencex.semianalysis.com/inference?unofficialRun=32991847205\n\
-         see unofficial run visualizer at https://inferencex.semianalysis.com/evaluation?unofficialRun=32991847205\n\n\
-         ## Compare\nsecond"
+        format!(
+            "<!-- sweepkit:visualizer-comment -->\n\
+             see unofficial run visualizer at https://inferencex.semianalysis.com/inference?unofficialRun=32991847205\n\
+             see unofficial run visualizer at https://inferencex.semianalysis.com/evaluation?unofficialRun=32991847205\n\n\
+             Run: [run 32991847205](https://github.com/acme/bench/actions/runs/32991847205)\n\n\
+             ## Compare\nsecond\n\n---\n<sub>posted by sweepkit {}</sub>",
+            env!("CARGO_PKG_VERSION")
+        )
     );
     assert_eq!(s.count("POST", LIST), 1);
     assert_eq!(s.comments(REPO, 42).len(), 4);
@@ -177,6 +181,14 @@ fn read_only_token_degrades_to_the_job_summary() {
     let summary = std::fs::read_to_string(dir.path().join("summary.md")).expect("summary");
     assert!(summary.contains("evaluation?unofficialRun=32991847205"));
     assert!(summary.contains("| eval | score |"));
+    // What the fork PR's author finds in the job summary instead.
+    insta::assert_snapshot!(
+        "read_only_job_summary",
+        summary.replace(
+            &format!("sweepkit {}", env!("CARGO_PKG_VERSION")),
+            "sweepkit [version]"
+        )
+    );
 }
 
 #[test]
@@ -227,7 +239,7 @@ fn a_pat_finds_its_own_comment_by_its_login() {
     assert!(
         mine[0]["body"]
             .as_str()
-            .is_some_and(|b| b.ends_with("second"))
+            .is_some_and(|b| b.contains("\n\nsecond\n"))
     );
     assert_eq!(s.count("POST", LIST), 1);
     // The bot's comment is not the PAT's to edit.
@@ -256,7 +268,7 @@ fn a_duplicate_created_by_a_race_is_deleted() {
     assert!(
         left[0]["body"]
             .as_str()
-            .is_some_and(|b| b.ends_with("this run"))
+            .is_some_and(|b| b.contains("\n\nthis run\n"))
     );
     assert_eq!(s.count("POST", LIST), 1);
     let deletes = s

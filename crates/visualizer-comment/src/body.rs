@@ -1,0 +1,497 @@
+//! The comment body, laid out for a reader: the verdict and the regressions
+//! in the first lines (from compare-results' JSON `summary`), the eval
+//! failures (or how many passed their thresholds), the reference's two
+//! visualizer lines, the run and the reused run with links, the success
+//! rate per hardware (success-rate's `run_stats.json`), then the extra
+//! sections (the compare report, whose per-configuration tables and charts
+//! are folded in `<details>` and whose eval table shows each threshold), and
+//! a footer naming the sweepkit version.
+//!
+//! The layout is the minijinja template `templates/comment.md.j2`; this
+//! module formats and escapes every value. A body over GitHub's limit
+//! ([`BODY_LIMIT`]) keeps everything but the sections whole, cuts the
+//! sections at a line end (closing an open code fence or `<details>`), and
+//! says so in a visible note; the full body goes to the job summary.
+
+use std::collections::BTreeMap;
+
+use minijinja::Environment;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::{BODY_LIMIT, marker_line, visualizer_lines};
+
+const TEMPLATE: &str = include_str!("../../../templates/comment.md.j2");
+
+/// How many regressions (and failed evals) the head lists before "and N
+/// more": enough for a reader to act on, short enough to stay a line.
+pub const HEAD_ITEMS: usize = 5;
+
+/// What can go wrong building a body.
+#[derive(Debug, thiserror::Error)]
+pub enum BodyError {
+    #[error("{what}: {cause}")]
+    Input { what: String, cause: String },
+    #[error("rendering templates/comment.md.j2: {0}")]
+    Render(String),
+}
+
+/// Everything the body is made of.
+#[derive(Debug, Clone, Default)]
+pub struct BodyInput {
+    pub marker: String,
+    pub visualizer_url: String,
+    /// The run the visualizer links show.
+    pub run_id: String,
+    /// This workflow run.
+    pub run_url: Option<String>,
+    /// The run whose results were reused (`/reuse-sweep-run`).
+    pub reused_run_url: Option<String>,
+    /// compare-results' `--json` report (its `summary` is read).
+    pub compare: Option<Value>,
+    /// success-rate's `run_stats.json` (`null` when it could not count).
+    pub run_stats: Option<Value>,
+    /// Extra markdown sections, in order.
+    pub sections: Vec<String>,
+    /// The footer's version; [`BodyInput::new`] sets this crate's.
+    pub version: String,
+}
+
+impl BodyInput {
+    pub fn new(marker: &str, visualizer_url: &str, run_id: &str) -> Self {
+        BodyInput {
+            marker: marker.into(),
+            visualizer_url: visualizer_url.into(),
+            run_id: run_id.into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            ..Default::default()
+        }
+    }
+}
+
+/// A rendered body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Body {
+    pub text: String,
+    /// Whether the sections were cut to fit [`BODY_LIMIT`].
+    pub truncated: bool,
+}
+
+#[derive(Debug, Deserialize)]
+struct Summary {
+    verdict: String,
+    #[serde(default)]
+    baseline: String,
+    matched: u64,
+    regressed_points: u64,
+    #[serde(default)]
+    regressions: Vec<RegressionItem>,
+    #[serde(default)]
+    evals: Vec<EvalItem>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RegressionItem {
+    group: String,
+    point: String,
+    metric: String,
+    change: String,
+    tolerance: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct EvalItem {
+    configuration: String,
+    point: String,
+    task: String,
+    score: String,
+    threshold: Option<String>,
+    pass: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Stat {
+    n_success: u64,
+    total: u64,
+}
+
+fn md(s: &str) -> String {
+    sweep_model::markdown::inline(s)
+}
+
+/// `[run 123](https://…/runs/123)`, the label taken from the URL's last
+/// segment when it is a run id.
+fn run_link(url: &str) -> String {
+    let id = url
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
+    match id {
+        Some(id) => format!("[run {id}]({url})"),
+        None => format!("[the run]({url})"),
+    }
+}
+
+/// A URL fit to sit in a markdown link: http(s), no spaces or characters
+/// that would end the link.
+pub fn check_url(what: &str, url: &str) -> Result<(), BodyError> {
+    let bad = |cause: &str| BodyError::Input {
+        what: what.into(),
+        cause: format!("{cause}: {url:?}"),
+    };
+    if !(url.starts_with("https://") || url.starts_with("http://")) {
+        return Err(bad("not an http(s) URL"));
+    }
+    if url
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || "()<>[]\"'`".contains(c))
+    {
+        return Err(bad("characters that cannot sit in a markdown link"));
+    }
+    Ok(())
+}
+
+fn summary(compare: &Value) -> Result<Summary, BodyError> {
+    let s = compare.get("summary").ok_or_else(|| BodyError::Input {
+        what: "compare JSON".into(),
+        cause: "no `summary` object (write it with this version's compare-results --json)".into(),
+    })?;
+    Summary::deserialize(s).map_err(|e| BodyError::Input {
+        what: "compare JSON `summary`".into(),
+        cause: e.to_string(),
+    })
+}
+
+/// `; and 2 more…` after the first [`HEAD_ITEMS`] of `n` items, else empty.
+fn more(n: usize, tail: &str) -> String {
+    match n.saturating_sub(HEAD_ITEMS) {
+        0 => String::new(),
+        k => format!("; and {k} more{tail}"),
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn stats_rows(v: &Value) -> Result<Option<Vec<Value>>, BodyError> {
+    if v.is_null() {
+        return Ok(None);
+    }
+    let stats: BTreeMap<String, Stat> = BTreeMap::deserialize(v).map_err(|e| BodyError::Input {
+        what: "run stats JSON".into(),
+        cause: format!("expected {{hardware: {{n_success, total}}}}: {e}"),
+    })?;
+    Ok(Some(
+        stats
+            .iter()
+            .filter(|(_, s)| s.total > 0)
+            .map(|(hw, s)| {
+                let rate = s.n_success as f64 / s.total as f64 * 100.0;
+                let mark = if s.n_success == s.total {
+                    ""
+                } else {
+                    " ⚠️"
+                };
+                json!({"hw": md(hw), "ok": s.n_success, "total": s.total,
+                       "rate": format!("{rate:.0} %{mark}")})
+            })
+            .collect(),
+    ))
+}
+
+/// The template's context, sections given separately (they are what a cut
+/// shortens).
+fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, BodyError> {
+    let mut ctx = serde_json::Map::new();
+    ctx.insert("marker_line".into(), marker_line(&input.marker).into());
+    ctx.insert(
+        "links".into(),
+        visualizer_lines(&input.visualizer_url, &input.run_id).into(),
+    );
+    if let Some((pr, reason)) = read_only {
+        ctx.insert("read_only".into(), json!({"pr": pr, "reason": md(reason)}));
+    }
+    if let Some(url) = &input.run_url {
+        check_url("run URL", url)?;
+        ctx.insert("run".into(), format!("Run: {}", run_link(url)).into());
+    }
+    if let Some(url) = &input.reused_run_url {
+        check_url("reused run URL", url)?;
+        ctx.insert(
+            "reused".into(),
+            format!(" · benchmark results reused from {}", run_link(url)).into(),
+        );
+        if input.run_url.is_none() {
+            ctx.insert("run".into(), "Run: this one".into());
+        }
+    }
+    if let Some(compare) = &input.compare {
+        let s = summary(compare)?;
+        let failed: Vec<&EvalItem> = s.evals.iter().filter(|e| e.pass == Some(false)).collect();
+        let regs = s.regressions.len() as u64;
+        let perf = if s.verdict == "regressions" {
+            format!(
+                "{} at {} of {}",
+                plural(regs, "regression", "regressions"),
+                s.regressed_points,
+                plural(s.matched, "matched point", "matched points")
+            )
+        } else if s.matched == 0 {
+            "No matched points to compare".to_string()
+        } else {
+            format!(
+                "No regressions at {}",
+                plural(s.matched, "matched point", "matched points")
+            )
+        };
+        let evals_text = if failed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} below threshold",
+                plural(failed.len() as u64, "eval", "evals")
+            )
+        };
+        let icon = if s.verdict == "regressions" || !failed.is_empty() {
+            "❌"
+        } else if s.matched == 0 {
+            "⚠️"
+        } else {
+            "✅"
+        };
+        let vs = if s.baseline.is_empty() {
+            String::new()
+        } else {
+            format!(" vs {}", md(&s.baseline))
+        };
+        ctx.insert(
+            "headline".into(),
+            format!("{icon} {perf}{evals_text}{vs}").into(),
+        );
+        // The configuration is named once for its run of regressions.
+        let mut items: Vec<String> = Vec::new();
+        let mut last_group: Option<&str> = None;
+        for r in s.regressions.iter().take(HEAD_ITEMS) {
+            let point = format!(
+                "{}: {} {} (tolerance {})",
+                md(&r.point),
+                md(&r.metric),
+                md(&r.change),
+                md(&r.tolerance)
+            );
+            if last_group == Some(r.group.as_str()) {
+                items.push(point);
+            } else {
+                items.push(format!("{} — {point}", md(&r.group)));
+                last_group = Some(&r.group);
+            }
+        }
+        ctx.insert("regressions".into(), items.into());
+        ctx.insert(
+            "more_regressions".into(),
+            more(s.regressions.len(), " (see the tables)").into(),
+        );
+        let failed_items: Vec<String> = failed
+            .iter()
+            .take(HEAD_ITEMS)
+            .map(|e| {
+                format!(
+                    "{}, {}: {} {} < {}",
+                    md(&e.configuration),
+                    md(&e.point),
+                    md(&e.task),
+                    md(&e.score),
+                    md(e.threshold.as_deref().unwrap_or("?"))
+                )
+            })
+            .collect();
+        ctx.insert("failed_evals".into(), failed_items.into());
+        ctx.insert("more_failed_evals".into(), more(failed.len(), "").into());
+        let with_threshold = s.evals.iter().filter(|e| e.pass.is_some()).count() as u64;
+        let evals_line = match (s.evals.len() as u64, with_threshold) {
+            (0, _) => None,
+            (n, 0) => Some(format!("{}, no threshold set", plural(n, "eval", "evals"))),
+            (n, t) if t == n => Some(format!("{t} of {t} at or above threshold")),
+            (n, t) => Some(format!(
+                "{t} of {} at or above threshold ({} without one)",
+                plural(n, "eval", "evals"),
+                n - t
+            )),
+        };
+        ctx.insert("evals_line".into(), evals_line.into());
+    }
+    if let Some(stats) = &input.run_stats {
+        match stats_rows(stats)? {
+            Some(rows) => {
+                if rows.is_empty() {
+                    ctx.insert(
+                        "stats_note".into(),
+                        "No GPU jobs were counted for this run.".into(),
+                    );
+                }
+                ctx.insert("stats".into(), rows.into());
+            }
+            None => {
+                ctx.insert("stats".into(), Vec::<Value>::new().into());
+                ctx.insert(
+                    "stats_note".into(),
+                    "Not available: success-rate could not read this run's jobs.".into(),
+                );
+            }
+        }
+    }
+    ctx.insert(
+        "footer".into(),
+        format!("posted by sweepkit {}", md(&input.version)).into(),
+    );
+    Ok(Value::Object(ctx))
+}
+
+fn render_template(
+    ctx: &Value,
+    sections: &[String],
+    note: Option<&str>,
+) -> Result<String, BodyError> {
+    let mut env = Environment::new();
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    env.add_template("comment.md.j2", TEMPLATE)
+        .map_err(|e| BodyError::Render(format!("{e:#}")))?;
+    let mut ctx = ctx.clone();
+    if let Value::Object(m) = &mut ctx {
+        m.insert("sections".into(), sections.into());
+        m.insert("truncated_note".into(), note.into());
+    }
+    let out = env
+        .get_template("comment.md.j2")
+        .and_then(|t| t.render(minijinja::Value::from_serialize(&ctx)))
+        .map_err(|e| BodyError::Render(format!("{e:#}")))?;
+    Ok(out.trim_end().to_string())
+}
+
+fn clean_sections(sections: &[String]) -> Vec<String> {
+    sections
+        .iter()
+        .map(|s| s.trim_matches('\n').to_string())
+        .filter(|s| !s.trim().is_empty())
+        .collect()
+}
+
+/// The comment body, capped at [`BODY_LIMIT`] characters. `notice` is the
+/// note shown when the sections had to be cut.
+pub fn render(input: &BodyInput, notice: &str) -> Result<Body, BodyError> {
+    let ctx = context(input, None)?;
+    let sections = clean_sections(&input.sections);
+    let full = render_template(&ctx, &sections, None)?;
+    if full.chars().count() <= BODY_LIMIT {
+        return Ok(Body {
+            text: full,
+            truncated: false,
+        });
+    }
+    let frame = render_template(&ctx, &[], Some(notice))?;
+    let joined = sections.join("\n\n");
+    // The frame (head, tables, note, footer) stays whole; the sections get
+    // what is left, less a margin for the blank lines around them and the
+    // closers a cut may need.
+    let mut budget = BODY_LIMIT.saturating_sub(frame.chars().count() + 64);
+    loop {
+        let cut = cut_at_line_end(&joined, budget);
+        let text = render_template(&ctx, &[cut], Some(notice))?;
+        let n = text.chars().count();
+        if n <= BODY_LIMIT {
+            return Ok(Body {
+                text,
+                truncated: true,
+            });
+        }
+        if budget == 0 {
+            // Even without sections the frame is too long (huge data
+            // strings): cut the whole body, keep the note.
+            let tail = format!("\n\n> [!NOTE]\n> {notice}");
+            let mut text =
+                cut_at_line_end(&text, BODY_LIMIT.saturating_sub(tail.chars().count() + 64));
+            text.push_str(&tail);
+            return Ok(Body {
+                text,
+                truncated: true,
+            });
+        }
+        budget = budget.saturating_sub(n - BODY_LIMIT);
+    }
+}
+
+/// The whole body, uncapped: for the job summary.
+pub fn render_full(input: &BodyInput) -> Result<String, BodyError> {
+    render_template(
+        &context(input, None)?,
+        &clean_sections(&input.sections),
+        None,
+    )
+}
+
+/// The job summary written instead of a comment when the token is
+/// read-only (fork pull requests): a warning naming the PR and GitHub's
+/// reason, then the whole body.
+pub fn render_read_only(input: &BodyInput, pr: u64, reason: &str) -> Result<String, BodyError> {
+    render_template(
+        &context(input, Some((pr, reason)))?,
+        &clean_sections(&input.sections),
+        None,
+    )
+}
+
+/// The first `budget` characters of `text`, cut at a line end, with an open
+/// code fence and open `<details>` closed so the rest of the body renders.
+fn cut_at_line_end(text: &str, budget: usize) -> String {
+    let mut head: String = text.chars().take(budget).collect();
+    if head.len() < text.len() {
+        match head.rfind('\n') {
+            Some(i) => head.truncate(i),
+            None => head.clear(),
+        }
+    }
+    let fences = head
+        .lines()
+        .filter(|l| l.trim_start().starts_with("```"))
+        .count();
+    if fences % 2 == 1 {
+        head.push_str("\n```");
+    }
+    let opened = head.matches("<details").count();
+    let closed = head.matches("</details>").count();
+    for _ in closed..opened {
+        head.push_str("\n\n</details>");
+    }
+    head
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_closes_fences_and_details() {
+        let text = "<details><summary>s</summary>\n\n```mermaid\nline 1\nline 2\n```\n\n</details>";
+        let cut = cut_at_line_end(text, 50);
+        assert_eq!(
+            cut,
+            "<details><summary>s</summary>\n\n```mermaid\nline 1\n```\n\n</details>"
+        );
+        assert_eq!(cut_at_line_end("short", 100), "short");
+    }
+
+    #[test]
+    fn urls_that_would_break_a_link_are_refused() {
+        assert!(check_url("u", "https://github.com/o/r/actions/runs/1").is_ok());
+        assert!(check_url("u", "javascript:alert(1)").is_err());
+        assert!(check_url("u", "https://x/y) [evil](https://e").is_err());
+        assert_eq!(
+            run_link("https://github.com/o/r/actions/runs/123"),
+            "[run 123](https://github.com/o/r/actions/runs/123)"
+        );
+        assert_eq!(run_link("https://x/y/"), "[the run](https://x/y/)");
+    }
+}
