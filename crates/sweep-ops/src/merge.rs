@@ -234,11 +234,10 @@ fn eligible_run(client: &Client, a: &MergeArgs, branch: &str) -> Result<u64> {
 }
 
 fn wait_push_run(client: &Client, a: &MergeArgs, merge_sha: &str, wait: Poll) -> Result<String> {
-    let path = format!(
-        "/repos/{}/actions/workflows/{}/runs",
-        a.repo,
-        encode(&a.workflow)
-    );
+    // The repository-wide run list filtered by commit: the merge commit has
+    // exactly the push runs of this merge.
+    let path = format!("/repos/{}/actions/runs", a.repo);
+    let workflow_path = format!(".github/workflows/{}", a.workflow);
     let run = wait.until(&format!("the push run of {}", short(merge_sha)), || {
         let v = client.get(&path, &[("event", "push"), ("head_sha", merge_sha)])?;
         Ok(v["workflow_runs"]
@@ -246,6 +245,7 @@ fn wait_push_run(client: &Client, a: &MergeArgs, merge_sha: &str, wait: Poll) ->
             .into_iter()
             .flatten()
             .filter(|r| r["head_sha"].as_str() == Some(merge_sha))
+            .filter(|r| r["path"].as_str() == Some(workflow_path.as_str()))
             .find(|r| r["status"].as_str() == Some("completed"))
             .cloned())
     })?;

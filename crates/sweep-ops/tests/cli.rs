@@ -1,0 +1,402 @@
+//! `sweep-ops` end to end against the loopback fake GitHub: the happy path
+//! and the refusals of each subcommand (read-only actor, moved head, a run
+//! that is not `success`, artifacts that do not qualify, a failed check).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use fake_github::{FakeGitHub, Route};
+use serde_json::{Value, json};
+
+const R: &str = "/repos/acme/bench";
+const HEAD: &str = "feedface00000000000000000000000000000001";
+const MOVED: &str = "feedface00000000000000000000000000000002";
+const MERGE: &str = "0123456789abcdef0123456789abcdef01234567";
+const BASE: &str = "baseba5e00000000000000000000000000000000";
+
+/// Runs `sweep-ops args…` in `dir` against `s` with a scrubbed environment.
+fn run(s: &FakeGitHub, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sweep-ops"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("GITHUB_API_URL", s.base_url())
+        .env("GH_TOKEN", "ghs_test")
+        .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "1")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run sweep-ops")
+}
+
+#[track_caller]
+fn code(out: &Output, want: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(want),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn roles(s: &FakeGitHub) {
+    for (login, role) in [
+        ("owner", "admin"),
+        ("maintainer", "maintain"),
+        ("writer", "write"),
+        ("triager", "triage"),
+        ("reader", "read"),
+    ] {
+        s.with_collaborator("acme/bench", login, role);
+    }
+}
+
+fn bodies(s: &FakeGitHub, method: &str, path: &str) -> Vec<Value> {
+    s.requests()
+        .into_iter()
+        .filter(|r| r.method == method && r.path == path)
+        .filter_map(|r| r.body)
+        .collect()
+}
+
+mod authorize_fork {
+    use super::*;
+
+    const DISPATCH: &str = "/repos/acme/bench/actions/workflows/e2e-tests.yml/dispatches";
+    const RUNS: &str = "/repos/acme/bench/actions/workflows/e2e-tests.yml/runs";
+
+    fn event(label: &str, head: &str, head_repo: &str) -> Value {
+        json!({
+            "action": "labeled",
+            "label": {"name": label},
+            "pull_request": {"number": 42, "head": {"sha": head, "repo": {"full_name": head_repo}}},
+            "repository": {"full_name": "acme/bench", "default_branch": "main"},
+        })
+    }
+
+    fn pull(labels: &[&str], head: &str) -> Value {
+        let labels: Vec<Value> = labels.iter().map(|l| json!({"name": l})).collect();
+        json!({
+            "number": 42, "state": "open", "draft": false, "labels": labels,
+            "head": {"sha": head, "ref": "patch-1", "repo": {"full_name": "fork/bench"}},
+            "base": {"sha": BASE, "ref": "main"},
+            "merge_commit_sha": MERGE,
+        })
+    }
+
+    fn server(pull_body: Value) -> FakeGitHub {
+        let s = FakeGitHub::start().expect("server");
+        roles(&s);
+        s.add_route(Route::json("GET", &format!("{R}/pulls/42"), pull_body));
+        s.add_route(Route::empty("POST", DISPATCH, 204));
+        s.with_comments("acme/bench", 42, vec![]);
+        let old = json!({"id": 10, "display_title": "e2e Test - External PR #42 @ feedface0000",
+                         "html_url": "https://github.com/acme/bench/actions/runs/10"});
+        let new = json!({"id": 11, "display_title": "e2e Test - External PR #42 @ feedface0000",
+                         "html_url": "https://github.com/acme/bench/actions/runs/11"});
+        // Before the dispatch: an older run of the same revision; then the new one.
+        s.add_sequence(
+            "GET",
+            RUNS,
+            vec![
+                json!({"workflow_runs": [old.clone()]}),
+                json!({"workflow_runs": [old.clone()]}),
+                json!({"workflow_runs": [new, old]}),
+            ],
+        );
+        s
+    }
+
+    fn authorize(s: &FakeGitHub, dir: &Path, ev: &Value, actor: &str) -> Output {
+        let path = dir.join("event.json");
+        std::fs::write(&path, ev.to_string()).expect("event");
+        let path = path.to_string_lossy().into_owned();
+        run(
+            s,
+            dir,
+            &["authorize-fork", "--poll-interval", "0", "--lookup-timeout", "60"],
+            &[
+                ("GITHUB_REPOSITORY", "acme/bench"),
+                ("GITHUB_EVENT_PATH", &path),
+                ("GITHUB_ACTOR", actor),
+            ],
+        )
+    }
+
+    #[test]
+    fn a_writer_label_dispatches_the_exact_head_and_links_the_new_run() {
+        let s = server(pull(&["full-sweep-fail-fast", "all-evals"], HEAD));
+        let d = tempfile::tempdir().expect("tmp");
+        let out = authorize(&s, d.path(), &event("full-sweep-fail-fast", HEAD, "fork/bench"), "writer");
+        code(&out, 0);
+        let sent = bodies(&s, "POST", DISPATCH);
+        assert_eq!(sent.len(), 1);
+        assert_eq!(
+            sent[0],
+            json!({"ref": "main", "inputs": {
+                "test-name": "External PR #42 @ feedface0000",
+                "ref": MERGE,
+                "changelog-base-ref": BASE,
+                "changelog-head-ref": HEAD,
+                "trim-conc": "false",
+                "all-evals": "true",
+                "evals-only": "false",
+                "fail-fast": "true",
+                "agentx-fast": "false",
+                "pr-labels-json": "[\"full-sweep-fail-fast\",\"all-evals\"]",
+            }})
+        );
+        let comments = s.comments("acme/bench", 42);
+        assert_eq!(comments.len(), 1);
+        let body = comments[0]["body"].as_str().unwrap_or_default();
+        assert!(body.contains("(https://github.com/acme/bench/actions/runs/11)"), "{body}");
+        assert!(body.contains(HEAD), "{body}");
+    }
+
+    #[test]
+    fn maintain_and_admin_also_authorise() {
+        for actor in ["maintainer", "owner"] {
+            let s = server(pull(&["sweep-enabled"], HEAD));
+            let d = tempfile::tempdir().expect("tmp");
+            let out = authorize(&s, d.path(), &event("sweep-enabled", HEAD, "fork/bench"), actor);
+            code(&out, 0);
+            let sent = bodies(&s, "POST", DISPATCH);
+            assert_eq!(sent[0]["inputs"]["trim-conc"], "true", "{actor}");
+        }
+    }
+
+    #[test]
+    fn a_read_only_or_unknown_labeler_is_refused_without_dispatch() {
+        for actor in ["triager", "reader", "stranger"] {
+            let s = server(pull(&["sweep-enabled"], HEAD));
+            let d = tempfile::tempdir().expect("tmp");
+            let out = authorize(&s, d.path(), &event("sweep-enabled", HEAD, "fork/bench"), actor);
+            code(&out, 1);
+            assert!(stderr(&out).contains("write, maintain or admin permission is required"), "{}", stderr(&out));
+            assert_eq!(s.count("POST", DISPATCH), 0, "{actor}");
+            assert_eq!(s.count("GET", &format!("{R}/pulls/42")), 0, "{actor}");
+        }
+    }
+
+    #[test]
+    fn a_head_that_moved_after_the_label_is_refused() {
+        let s = server(pull(&["sweep-enabled"], MOVED));
+        let d = tempfile::tempdir().expect("tmp");
+        let out = authorize(&s, d.path(), &event("sweep-enabled", HEAD, "fork/bench"), "writer");
+        code(&out, 1);
+        let err = stderr(&out);
+        assert!(err.contains(&format!("advanced from {HEAD} to {MOVED}")), "{err}");
+        assert_eq!(s.count("POST", DISPATCH), 0);
+        assert!(s.comments("acme/bench", 42).is_empty());
+    }
+
+    #[test]
+    fn other_refusals_dispatch_nothing() {
+        let cases: Vec<(Value, Value, &str)> = vec![
+            // two primary sweep labels
+            (pull(&["sweep-enabled", "full-sweep-enabled"], HEAD), event("sweep-enabled", HEAD, "fork/bench"), "exactly the newly applied"),
+            // a label that is not a sweep label
+            (pull(&["sweep-enabled"], HEAD), event("all-evals", HEAD, "fork/bench"), "not a primary sweep label"),
+            // same-repository PR
+            (pull(&["sweep-enabled"], HEAD), event("sweep-enabled", HEAD, "acme/bench"), "only for fork"),
+            // draft
+            ({ let mut p = pull(&["sweep-enabled"], HEAD); p["draft"] = json!(true); p },
+             event("sweep-enabled", HEAD, "fork/bench"), "open and ready"),
+            // no test merge commit (conflicts)
+            ({ let mut p = pull(&["sweep-enabled"], HEAD); p["merge_commit_sha"] = Value::Null; p },
+             event("sweep-enabled", HEAD, "fork/bench"), "merge commit"),
+        ];
+        for (p, ev, want) in cases {
+            let s = server(p);
+            let d = tempfile::tempdir().expect("tmp");
+            let out = authorize(&s, d.path(), &ev, "writer");
+            code(&out, 1);
+            assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
+            assert_eq!(s.count("POST", DISPATCH), 0, "{want}");
+        }
+    }
+
+    #[test]
+    fn an_unreadable_event_or_no_token_cannot_work() {
+        let s = server(pull(&["sweep-enabled"], HEAD));
+        let d = tempfile::tempdir().expect("tmp");
+        let out = run(
+            &s,
+            d.path(),
+            &["authorize-fork", "--event-path", "missing.json"],
+            &[("GITHUB_REPOSITORY", "acme/bench"), ("GITHUB_ACTOR", "writer")],
+        );
+        code(&out, 2);
+        assert!(stderr(&out).contains("missing.json"), "{}", stderr(&out));
+        assert!(s.requests().is_empty());
+    }
+}
+
+mod merge {
+    use super::*;
+
+    const CHECKS: &str = "/repos/acme/bench/commits/feedface00000000000000000000000000000001/check-runs";
+    const RUNS: &str = "/repos/acme/bench/actions/workflows/run-sweep.yml/runs";
+    const PUT: &str = "/repos/acme/bench/pulls/7/merge";
+
+    fn pull(labels: &[&str], head: &str) -> Value {
+        let labels: Vec<Value> = labels.iter().map(|l| json!({"name": l})).collect();
+        json!({"number": 7, "state": "open", "labels": labels,
+               "head": {"sha": head, "ref": "feat/x", "repo": {"full_name": "acme/bench"}}})
+    }
+
+    fn check(status: &str, conclusion: Option<&str>) -> Value {
+        json!({"check_runs": [
+            {"name": "other", "status": "completed", "conclusion": "failure", "started_at": "2026-08-22T10:00:00Z"},
+            {"name": "sweep / check-changelog", "status": status, "conclusion": conclusion,
+             "started_at": "2026-08-22T10:01:00Z", "details_url": "https://github.com/acme/bench/runs/1"},
+        ]})
+    }
+
+    fn server(pull_body: Value, run_conclusion: &str) -> FakeGitHub {
+        let s = FakeGitHub::start().expect("server");
+        s.add_route(Route::json("GET", &format!("{R}/pulls/7"), pull_body));
+        s.add_route(Route::paginated("GET", &format!("{R}/pulls/7/commits"), json!([{"sha": HEAD}]), "array"));
+        s.add_route(Route::paginated(
+            "GET",
+            RUNS,
+            json!({"workflow_runs": [{"id": 555, "head_sha": HEAD, "status": "completed", "conclusion": run_conclusion}]}),
+            "object:workflow_runs",
+        ));
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/actions/runs/555/artifacts"),
+            json!({"artifacts": [{"name": "results_bmk", "expired": false}]}),
+            "object:artifacts",
+        ));
+        s.with_comments("acme/bench", 7, vec![]);
+        s.add_sequence("GET", CHECKS, vec![check("queued", None), check("in_progress", None), check("completed", Some("success"))]);
+        s.add_route(Route::json("PUT", PUT, json!({"sha": MERGE, "merged": true, "message": "Pull Request successfully merged"})));
+        s
+    }
+
+    fn merge(s: &FakeGitHub, extra: &[&str]) -> Output {
+        let d = tempfile::tempdir().expect("tmp");
+        let mut args = vec!["merge", "--repo", "acme/bench", "--pr", "7", "--head-sha", HEAD, "--poll-interval", "0"];
+        if !extra.contains(&"--timeout") {
+            args.extend_from_slice(&["--timeout", "60"]);
+        }
+        args.extend_from_slice(extra);
+        run(s, d.path(), &args, &[])
+    }
+
+    fn push_run(status: &str, conclusion: Option<&str>) -> Value {
+        json!({"workflow_runs": [
+            {"id": 899, "head_sha": MERGE, "path": ".github/workflows/other.yml", "status": "completed",
+             "conclusion": "success", "html_url": "https://github.com/acme/bench/actions/runs/899"},
+            {"id": 900, "head_sha": MERGE, "path": ".github/workflows/run-sweep.yml", "status": status,
+             "conclusion": conclusion, "html_url": "https://github.com/acme/bench/actions/runs/900"},
+        ]})
+    }
+
+    const ALL_RUNS: &str = "/repos/acme/bench/actions/runs";
+
+    #[test]
+    fn waits_for_the_gate_merges_the_head_and_waits_for_the_push_run() {
+        let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
+        s.add_sequence("GET", ALL_RUNS, vec![
+            json!({"workflow_runs": []}),
+            push_run("in_progress", None),
+            push_run("completed", Some("success")),
+        ]);
+        let out = merge(&s, &["--reuse-timeout", "60"]);
+        code(&out, 0);
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), MERGE);
+        assert!(stderr(&out).contains("actions/runs/900"), "{}", stderr(&out));
+        assert_eq!(s.count("GET", CHECKS), 3, "polled until the check completed");
+        assert_eq!(s.count("GET", ALL_RUNS), 3, "polled until the push run completed");
+        assert_eq!(bodies(&s, "PUT", PUT), vec![json!({"sha": HEAD, "merge_method": "squash"})]);
+        let comments = s.comments("acme/bench", 7);
+        assert_eq!(comments.len(), 1);
+        assert_eq!(comments[0]["body"], "/reuse-sweep-run");
+        // The comment comes before the merge.
+        let order: Vec<String> = s.requests().iter().map(|r| format!("{} {}", r.method, r.path)).collect();
+        let c = order.iter().position(|x| x == "POST /repos/acme/bench/issues/7/comments");
+        let m = order.iter().position(|x| x == &format!("PUT {PUT}"));
+        assert!(c.is_some() && c < m, "{order:?}");
+    }
+
+    #[test]
+    fn a_failed_push_run_after_the_merge_is_reported_as_a_no() {
+        let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
+        s.add_sequence("GET", ALL_RUNS, vec![push_run("completed", Some("failure"))]);
+        let out = merge(&s, &["--reuse-timeout", "60"]);
+        code(&out, 1);
+        assert!(stderr(&out).contains("push run is completed/failure"), "{}", stderr(&out));
+        assert_eq!(s.count("PUT", PUT), 1);
+    }
+
+    #[test]
+    fn refuses_a_head_other_than_the_prepared_one() {
+        let s = server(pull(&["full-sweep-enabled"], MOVED), "success");
+        let out = merge(&s, &["--reuse-timeout", "0"]);
+        code(&out, 1);
+        assert!(stderr(&out).contains("expected feedface"), "{}", stderr(&out));
+        assert_eq!(s.count("PUT", PUT), 0);
+        assert!(s.comments("acme/bench", 7).is_empty());
+    }
+
+    #[test]
+    fn refuses_without_a_successful_sweep_run() {
+        let s = server(pull(&["full-sweep-enabled"], HEAD), "failure");
+        let out = merge(&s, &["--reuse-timeout", "0"]);
+        code(&out, 1);
+        assert!(stderr(&out).contains("no successful reusable run-sweep.yml run"), "{}", stderr(&out));
+        assert_eq!(s.count("PUT", PUT), 0);
+        assert!(s.comments("acme/bench", 7).is_empty());
+    }
+
+    #[test]
+    fn refuses_labels_that_cannot_be_reused() {
+        for (labels, want) in [
+            (vec!["sweep-enabled"], "full-sweep label"),
+            (vec!["full-sweep-enabled", "evals-only"], "evals-only"),
+            (vec![], "exactly one sweep label"),
+        ] {
+            let s = server(pull(&labels, HEAD), "success");
+            let out = merge(&s, &["--reuse-timeout", "0"]);
+            code(&out, 1);
+            assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
+            assert_eq!(s.count("PUT", PUT), 0);
+        }
+    }
+
+    #[test]
+    fn a_failed_gate_check_stops_before_the_merge() {
+        let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
+        s.add_sequence("GET", CHECKS, vec![check("completed", Some("failure"))]);
+        let out = merge(&s, &["--reuse-timeout", "0"]);
+        code(&out, 1);
+        assert!(stderr(&out).contains("concluded failure - https://github.com/acme/bench/runs/1"), "{}", stderr(&out));
+        assert_eq!(s.count("PUT", PUT), 0);
+    }
+
+    #[test]
+    fn a_gate_that_never_finishes_times_out_with_exit_2() {
+        let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
+        s.add_sequence("GET", CHECKS, vec![check("in_progress", None)]);
+        let out = merge(&s, &["--reuse-timeout", "0", "--timeout", "0"]);
+        code(&out, 2);
+        assert!(stderr(&out).contains("timed out"), "{}", stderr(&out));
+        assert_eq!(s.count("PUT", PUT), 0);
+    }
+
+    #[test]
+    fn github_refusing_the_merge_is_a_no() {
+        let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
+        s.add_route(Route::json("PUT", PUT, json!({"message": "Head branch was modified. Review and try the merge again."})).with_status(409));
+        let out = merge(&s, &["--reuse-timeout", "0"]);
+        code(&out, 1);
+        assert!(stderr(&out).contains("Head branch was modified"), "{}", stderr(&out));
+        assert_eq!(s.count("PUT", PUT), 1, "a PUT is never repeated");
+    }
+}
