@@ -94,7 +94,9 @@ pub fn from_runners(runners: &[Value]) -> Digest {
 /// The markdown digest; `run_url` links the run that made it.
 pub fn render(d: &Digest, scope: &Scope, date: &str, run_url: Option<&str>) -> String {
     let mut s = format!("### Runner digest — {}\n\n", inline(date));
-    let run = run_url.map(|u| format!(" ([run]({u}))")).unwrap_or_default();
+    let run = run_url
+        .map(|u| format!(" ([run]({u}))"))
+        .unwrap_or_default();
     if d.offline.is_empty() {
         s.push_str(&format!(
             "All {} self-hosted runners of `{}` are online{run}.\n",

@@ -140,7 +140,9 @@ pub fn label_names(item: &Value) -> Vec<String> {
 
 /// The string at JSON pointer `ptr`, if it is a non-empty string.
 pub fn str_at<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
-    v.pointer(ptr).and_then(Value::as_str).filter(|s| !s.is_empty())
+    v.pointer(ptr)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
 }
 
 /// The string at `ptr`, or `Failed` naming what answered without it.

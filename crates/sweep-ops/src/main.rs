@@ -123,7 +123,12 @@ struct RecoverCli {
 #[derive(clap::Args, Debug)]
 struct DigestCli {
     /// Repository whose runners are listed.
-    #[arg(long, env = "INPUT_REPO", conflicts_with = "org", required_unless_present = "org")]
+    #[arg(
+        long,
+        env = "INPUT_REPO",
+        conflicts_with = "org",
+        required_unless_present = "org"
+    )]
     repo: Option<String>,
     /// Organisation whose runners are listed instead.
     #[arg(long, env = "INPUT_ORG")]

@@ -26,8 +26,8 @@ use github_client::{Client, encode};
 use serde_json::{Value, json};
 
 use crate::{
-    OpsError, PRIMARY_SWEEP_LABELS, Poll, Result, artifact_names, comment, label_names,
-    need_str, pull_commit_shas, refused, state_of, str_at,
+    OpsError, PRIMARY_SWEEP_LABELS, Poll, Result, artifact_names, comment, label_names, need_str,
+    pull_commit_shas, refused, state_of, str_at,
 };
 
 /// Full-sweep labels: the only sweeps whose results can be reused.
@@ -86,22 +86,24 @@ pub fn merge(client: &Client, a: &MergeArgs) -> Result<Merged> {
     comment(client, repo, a.pr, "/reuse-sweep-run")?;
 
     let check_path = format!("/repos/{repo}/commits/{}/check-runs", a.head_sha);
-    let check = a.check_wait.until(&format!("check '{}'", a.check_name), || {
-        let v = client.get(&check_path, &[("per_page", "100")])?;
-        let latest = v["check_runs"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|c| c["name"].as_str() == Some(a.check_name.as_str()))
-            .max_by(|x, y| {
-                x["started_at"]
-                    .as_str()
-                    .unwrap_or("")
-                    .cmp(y["started_at"].as_str().unwrap_or(""))
-            })
-            .cloned();
-        Ok(latest.filter(|c| c["status"].as_str() == Some("completed")))
-    })?;
+    let check = a
+        .check_wait
+        .until(&format!("check '{}'", a.check_name), || {
+            let v = client.get(&check_path, &[("per_page", "100")])?;
+            let latest = v["check_runs"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|c| c["name"].as_str() == Some(a.check_name.as_str()))
+                .max_by(|x, y| {
+                    x["started_at"]
+                        .as_str()
+                        .unwrap_or("")
+                        .cmp(y["started_at"].as_str().unwrap_or(""))
+                })
+                .cloned();
+            Ok(latest.filter(|c| c["status"].as_str() == Some("completed")))
+        })?;
     if check["conclusion"].as_str() != Some("success") {
         return refused(format!(
             "check '{}' on {} concluded {}{}",

@@ -97,7 +97,13 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
     let merge = run(a.merge_run_id)?;
     expect_field(&merge, "merge", a.merge_run_id, "path", &workflow_path)?;
     expect_field(&merge, "merge", a.merge_run_id, "event", "push")?;
-    expect_field(&merge, "merge", a.merge_run_id, "head_branch", &a.main_branch)?;
+    expect_field(
+        &merge,
+        "merge",
+        a.merge_run_id,
+        "head_branch",
+        &a.main_branch,
+    )?;
     expect_field(&merge, "merge", a.merge_run_id, "status", "completed")?;
     if !artifact_names(client, &a.repo, a.merge_run_id)?.contains("changelog-metadata") {
         return refused(format!(

@@ -118,7 +118,13 @@ mod authorize_fork {
         run(
             s,
             dir,
-            &["authorize-fork", "--poll-interval", "0", "--lookup-timeout", "60"],
+            &[
+                "authorize-fork",
+                "--poll-interval",
+                "0",
+                "--lookup-timeout",
+                "60",
+            ],
             &[
                 ("GITHUB_REPOSITORY", "acme/bench"),
                 ("GITHUB_EVENT_PATH", &path),
@@ -131,7 +137,12 @@ mod authorize_fork {
     fn a_writer_label_dispatches_the_exact_head_and_links_the_new_run() {
         let s = server(pull(&["full-sweep-fail-fast", "all-evals"], HEAD));
         let d = tempfile::tempdir().expect("tmp");
-        let out = authorize(&s, d.path(), &event("full-sweep-fail-fast", HEAD, "fork/bench"), "writer");
+        let out = authorize(
+            &s,
+            d.path(),
+            &event("full-sweep-fail-fast", HEAD, "fork/bench"),
+            "writer",
+        );
         code(&out, 0);
         let sent = bodies(&s, "POST", DISPATCH);
         assert_eq!(sent.len(), 1);
@@ -153,7 +164,10 @@ mod authorize_fork {
         let comments = s.comments("acme/bench", 42);
         assert_eq!(comments.len(), 1);
         let body = comments[0]["body"].as_str().unwrap_or_default();
-        assert!(body.contains("(https://github.com/acme/bench/actions/runs/11)"), "{body}");
+        assert!(
+            body.contains("(https://github.com/acme/bench/actions/runs/11)"),
+            "{body}"
+        );
         assert!(body.contains(HEAD), "{body}");
     }
 
@@ -162,7 +176,12 @@ mod authorize_fork {
         for actor in ["maintainer", "owner"] {
             let s = server(pull(&["sweep-enabled"], HEAD));
             let d = tempfile::tempdir().expect("tmp");
-            let out = authorize(&s, d.path(), &event("sweep-enabled", HEAD, "fork/bench"), actor);
+            let out = authorize(
+                &s,
+                d.path(),
+                &event("sweep-enabled", HEAD, "fork/bench"),
+                actor,
+            );
             code(&out, 0);
             let sent = bodies(&s, "POST", DISPATCH);
             assert_eq!(sent[0]["inputs"]["trim-conc"], "true", "{actor}");
@@ -174,9 +193,18 @@ mod authorize_fork {
         for actor in ["triager", "reader", "stranger"] {
             let s = server(pull(&["sweep-enabled"], HEAD));
             let d = tempfile::tempdir().expect("tmp");
-            let out = authorize(&s, d.path(), &event("sweep-enabled", HEAD, "fork/bench"), actor);
+            let out = authorize(
+                &s,
+                d.path(),
+                &event("sweep-enabled", HEAD, "fork/bench"),
+                actor,
+            );
             code(&out, 1);
-            assert!(stderr(&out).contains("write, maintain or admin permission is required"), "{}", stderr(&out));
+            assert!(
+                stderr(&out).contains("write, maintain or admin permission is required"),
+                "{}",
+                stderr(&out)
+            );
             assert_eq!(s.count("POST", DISPATCH), 0, "{actor}");
             assert_eq!(s.count("GET", &format!("{R}/pulls/42")), 0, "{actor}");
         }
@@ -186,10 +214,18 @@ mod authorize_fork {
     fn a_head_that_moved_after_the_label_is_refused() {
         let s = server(pull(&["sweep-enabled"], MOVED));
         let d = tempfile::tempdir().expect("tmp");
-        let out = authorize(&s, d.path(), &event("sweep-enabled", HEAD, "fork/bench"), "writer");
+        let out = authorize(
+            &s,
+            d.path(),
+            &event("sweep-enabled", HEAD, "fork/bench"),
+            "writer",
+        );
         code(&out, 1);
         let err = stderr(&out);
-        assert!(err.contains(&format!("advanced from {HEAD} to {MOVED}")), "{err}");
+        assert!(
+            err.contains(&format!("advanced from {HEAD} to {MOVED}")),
+            "{err}"
+        );
         assert_eq!(s.count("POST", DISPATCH), 0);
         assert!(s.comments("acme/bench", 42).is_empty());
     }
@@ -198,17 +234,43 @@ mod authorize_fork {
     fn other_refusals_dispatch_nothing() {
         let cases: Vec<(Value, Value, &str)> = vec![
             // two primary sweep labels
-            (pull(&["sweep-enabled", "full-sweep-enabled"], HEAD), event("sweep-enabled", HEAD, "fork/bench"), "exactly the newly applied"),
+            (
+                pull(&["sweep-enabled", "full-sweep-enabled"], HEAD),
+                event("sweep-enabled", HEAD, "fork/bench"),
+                "exactly the newly applied",
+            ),
             // a label that is not a sweep label
-            (pull(&["sweep-enabled"], HEAD), event("all-evals", HEAD, "fork/bench"), "not a primary sweep label"),
+            (
+                pull(&["sweep-enabled"], HEAD),
+                event("all-evals", HEAD, "fork/bench"),
+                "not a primary sweep label",
+            ),
             // same-repository PR
-            (pull(&["sweep-enabled"], HEAD), event("sweep-enabled", HEAD, "acme/bench"), "only for fork"),
+            (
+                pull(&["sweep-enabled"], HEAD),
+                event("sweep-enabled", HEAD, "acme/bench"),
+                "only for fork",
+            ),
             // draft
-            ({ let mut p = pull(&["sweep-enabled"], HEAD); p["draft"] = json!(true); p },
-             event("sweep-enabled", HEAD, "fork/bench"), "open and ready"),
+            (
+                {
+                    let mut p = pull(&["sweep-enabled"], HEAD);
+                    p["draft"] = json!(true);
+                    p
+                },
+                event("sweep-enabled", HEAD, "fork/bench"),
+                "open and ready",
+            ),
             // no test merge commit (conflicts)
-            ({ let mut p = pull(&["sweep-enabled"], HEAD); p["merge_commit_sha"] = Value::Null; p },
-             event("sweep-enabled", HEAD, "fork/bench"), "merge commit"),
+            (
+                {
+                    let mut p = pull(&["sweep-enabled"], HEAD);
+                    p["merge_commit_sha"] = Value::Null;
+                    p
+                },
+                event("sweep-enabled", HEAD, "fork/bench"),
+                "merge commit",
+            ),
         ];
         for (p, ev, want) in cases {
             let s = server(p);
@@ -228,7 +290,10 @@ mod authorize_fork {
             &s,
             d.path(),
             &["authorize-fork", "--event-path", "missing.json"],
-            &[("GITHUB_REPOSITORY", "acme/bench"), ("GITHUB_ACTOR", "writer")],
+            &[
+                ("GITHUB_REPOSITORY", "acme/bench"),
+                ("GITHUB_ACTOR", "writer"),
+            ],
         );
         code(&out, 2);
         assert!(stderr(&out).contains("missing.json"), "{}", stderr(&out));
@@ -239,7 +304,8 @@ mod authorize_fork {
 mod merge {
     use super::*;
 
-    const CHECKS: &str = "/repos/acme/bench/commits/feedface00000000000000000000000000000001/check-runs";
+    const CHECKS: &str =
+        "/repos/acme/bench/commits/feedface00000000000000000000000000000001/check-runs";
     const RUNS: &str = "/repos/acme/bench/actions/workflows/run-sweep.yml/runs";
     const PUT: &str = "/repos/acme/bench/pulls/7/merge";
 
@@ -260,7 +326,12 @@ mod merge {
     fn server(pull_body: Value, run_conclusion: &str) -> FakeGitHub {
         let s = FakeGitHub::start().expect("server");
         s.add_route(Route::json("GET", &format!("{R}/pulls/7"), pull_body));
-        s.add_route(Route::paginated("GET", &format!("{R}/pulls/7/commits"), json!([{"sha": HEAD}]), "array"));
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/pulls/7/commits"),
+            json!([{"sha": HEAD}]),
+            "array",
+        ));
         s.add_route(Route::paginated(
             "GET",
             RUNS,
@@ -274,14 +345,36 @@ mod merge {
             "object:artifacts",
         ));
         s.with_comments("acme/bench", 7, vec![]);
-        s.add_sequence("GET", CHECKS, vec![check("queued", None), check("in_progress", None), check("completed", Some("success"))]);
-        s.add_route(Route::json("PUT", PUT, json!({"sha": MERGE, "merged": true, "message": "Pull Request successfully merged"})));
+        s.add_sequence(
+            "GET",
+            CHECKS,
+            vec![
+                check("queued", None),
+                check("in_progress", None),
+                check("completed", Some("success")),
+            ],
+        );
+        s.add_route(Route::json(
+            "PUT",
+            PUT,
+            json!({"sha": MERGE, "merged": true, "message": "Pull Request successfully merged"}),
+        ));
         s
     }
 
     fn merge(s: &FakeGitHub, extra: &[&str]) -> Output {
         let d = tempfile::tempdir().expect("tmp");
-        let mut args = vec!["merge", "--repo", "acme/bench", "--pr", "7", "--head-sha", HEAD, "--poll-interval", "0"];
+        let mut args = vec![
+            "merge",
+            "--repo",
+            "acme/bench",
+            "--pr",
+            "7",
+            "--head-sha",
+            HEAD,
+            "--poll-interval",
+            "0",
+        ];
         if !extra.contains(&"--timeout") {
             args.extend_from_slice(&["--timeout", "60"]);
         }
@@ -303,24 +396,49 @@ mod merge {
     #[test]
     fn waits_for_the_gate_merges_the_head_and_waits_for_the_push_run() {
         let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
-        s.add_sequence("GET", ALL_RUNS, vec![
-            json!({"workflow_runs": []}),
-            push_run("in_progress", None),
-            push_run("completed", Some("success")),
-        ]);
+        s.add_sequence(
+            "GET",
+            ALL_RUNS,
+            vec![
+                json!({"workflow_runs": []}),
+                push_run("in_progress", None),
+                push_run("completed", Some("success")),
+            ],
+        );
         let out = merge(&s, &["--reuse-timeout", "60"]);
         code(&out, 0);
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), MERGE);
-        assert!(stderr(&out).contains("actions/runs/900"), "{}", stderr(&out));
-        assert_eq!(s.count("GET", CHECKS), 3, "polled until the check completed");
-        assert_eq!(s.count("GET", ALL_RUNS), 3, "polled until the push run completed");
-        assert_eq!(bodies(&s, "PUT", PUT), vec![json!({"sha": HEAD, "merge_method": "squash"})]);
+        assert!(
+            stderr(&out).contains("actions/runs/900"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(
+            s.count("GET", CHECKS),
+            3,
+            "polled until the check completed"
+        );
+        assert_eq!(
+            s.count("GET", ALL_RUNS),
+            3,
+            "polled until the push run completed"
+        );
+        assert_eq!(
+            bodies(&s, "PUT", PUT),
+            vec![json!({"sha": HEAD, "merge_method": "squash"})]
+        );
         let comments = s.comments("acme/bench", 7);
         assert_eq!(comments.len(), 1);
         assert_eq!(comments[0]["body"], "/reuse-sweep-run");
         // The comment comes before the merge.
-        let order: Vec<String> = s.requests().iter().map(|r| format!("{} {}", r.method, r.path)).collect();
-        let c = order.iter().position(|x| x == "POST /repos/acme/bench/issues/7/comments");
+        let order: Vec<String> = s
+            .requests()
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect();
+        let c = order
+            .iter()
+            .position(|x| x == "POST /repos/acme/bench/issues/7/comments");
         let m = order.iter().position(|x| x == &format!("PUT {PUT}"));
         assert!(c.is_some() && c < m, "{order:?}");
     }
@@ -328,10 +446,18 @@ mod merge {
     #[test]
     fn a_failed_push_run_after_the_merge_is_reported_as_a_no() {
         let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
-        s.add_sequence("GET", ALL_RUNS, vec![push_run("completed", Some("failure"))]);
+        s.add_sequence(
+            "GET",
+            ALL_RUNS,
+            vec![push_run("completed", Some("failure"))],
+        );
         let out = merge(&s, &["--reuse-timeout", "60"]);
         code(&out, 1);
-        assert!(stderr(&out).contains("push run is completed/failure"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("push run is completed/failure"),
+            "{}",
+            stderr(&out)
+        );
         assert_eq!(s.count("PUT", PUT), 1);
     }
 
@@ -340,7 +466,11 @@ mod merge {
         let s = server(pull(&["full-sweep-enabled"], MOVED), "success");
         let out = merge(&s, &["--reuse-timeout", "0"]);
         code(&out, 1);
-        assert!(stderr(&out).contains("expected feedface"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("expected feedface"),
+            "{}",
+            stderr(&out)
+        );
         assert_eq!(s.count("PUT", PUT), 0);
         assert!(s.comments("acme/bench", 7).is_empty());
     }
@@ -350,7 +480,11 @@ mod merge {
         let s = server(pull(&["full-sweep-enabled"], HEAD), "failure");
         let out = merge(&s, &["--reuse-timeout", "0"]);
         code(&out, 1);
-        assert!(stderr(&out).contains("no successful reusable run-sweep.yml run"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("no successful reusable run-sweep.yml run"),
+            "{}",
+            stderr(&out)
+        );
         assert_eq!(s.count("PUT", PUT), 0);
         assert!(s.comments("acme/bench", 7).is_empty());
     }
@@ -376,7 +510,11 @@ mod merge {
         s.add_sequence("GET", CHECKS, vec![check("completed", Some("failure"))]);
         let out = merge(&s, &["--reuse-timeout", "0"]);
         code(&out, 1);
-        assert!(stderr(&out).contains("concluded failure - https://github.com/acme/bench/runs/1"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("concluded failure - https://github.com/acme/bench/runs/1"),
+            "{}",
+            stderr(&out)
+        );
         assert_eq!(s.count("PUT", PUT), 0);
     }
 
@@ -393,10 +531,366 @@ mod merge {
     #[test]
     fn github_refusing_the_merge_is_a_no() {
         let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
-        s.add_route(Route::json("PUT", PUT, json!({"message": "Head branch was modified. Review and try the merge again."})).with_status(409));
+        s.add_route(
+            Route::json(
+                "PUT",
+                PUT,
+                json!({"message": "Head branch was modified. Review and try the merge again."}),
+            )
+            .with_status(409),
+        );
         let out = merge(&s, &["--reuse-timeout", "0"]);
         code(&out, 1);
-        assert!(stderr(&out).contains("Head branch was modified"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("Head branch was modified"),
+            "{}",
+            stderr(&out)
+        );
         assert_eq!(s.count("PUT", PUT), 1, "a PUT is never repeated");
+    }
+}
+
+mod recover_ingest {
+    use super::*;
+
+    const DISPATCH: &str = "/repos/acme/app/dispatches";
+    const SRC: &str = "cafe000000000000000000000000000000000001";
+
+    fn run_body(id: u64, event: &str, conclusion: &str, sha: &str, branch: &str) -> Value {
+        json!({"id": id, "event": event, "status": "completed", "conclusion": conclusion,
+               "path": ".github/workflows/run-sweep.yml", "head_sha": sha, "head_branch": branch})
+    }
+
+    fn artifacts(names: &[&str]) -> Value {
+        json!({"artifacts": names.iter().map(|n| json!({"name": n, "expired": false})).collect::<Vec<_>>()})
+    }
+
+    fn server(
+        source_conclusion: &str,
+        source_artifacts: &[&str],
+        merge_artifacts: &[&str],
+    ) -> FakeGitHub {
+        let s = FakeGitHub::start().expect("server");
+        s.add_route(Route::json(
+            "GET",
+            &format!("{R}/actions/runs/111"),
+            run_body(111, "pull_request", source_conclusion, SRC, "feat/x"),
+        ));
+        s.add_route(Route::json(
+            "GET",
+            &format!("{R}/actions/runs/222"),
+            run_body(222, "push", "failure", MERGE, "main"),
+        ));
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/actions/runs/111/artifacts"),
+            artifacts(source_artifacts),
+            "object:artifacts",
+        ));
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/actions/runs/222/artifacts"),
+            artifacts(merge_artifacts),
+            "object:artifacts",
+        ));
+        s.add_route(Route::json(
+            "GET",
+            &format!("{R}/commits/{MERGE}/pulls"),
+            json!([
+                {"number": 7, "merged_at": "2026-08-22T14:05:31Z", "merge_commit_sha": MERGE},
+                {"number": 8, "merged_at": null, "merge_commit_sha": MERGE},
+            ]),
+        ));
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/pulls/7/commits"),
+            json!([{"sha": SRC}]),
+            "array",
+        ));
+        s.add_route(Route::empty("POST", DISPATCH, 204));
+        s
+    }
+
+    fn recover(s: &FakeGitHub, extra: &[&str]) -> Output {
+        let d = tempfile::tempdir().expect("tmp");
+        let mut args = vec![
+            "recover-ingest",
+            "--repo",
+            "acme/bench",
+            "--source-run-id",
+            "111",
+            "--merge-run-id",
+            "222",
+            "--ingest-repository",
+            "acme/app",
+        ];
+        args.extend_from_slice(extra);
+        run(s, d.path(), &args, &[("INGEST_TOKEN", "ghp_ingest")])
+    }
+
+    #[test]
+    fn dispatches_the_agentic_ingest_for_runs_that_belong_together() {
+        let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
+        let out = recover(&s, &[]);
+        code(&out, 0);
+        assert_eq!(
+            bodies(&s, "POST", DISPATCH),
+            vec![json!({
+                "event_type": "ingest-agentic-results",
+                "client_payload": {"source-run-id": "111", "merge-run-id": "222", "database-target": "production"},
+            })]
+        );
+        let post = s
+            .requests()
+            .into_iter()
+            .find(|r| r.method == "POST")
+            .expect("post");
+        assert_eq!(
+            post.headers.get("authorization").map(String::as_str),
+            Some("Bearer ghp_ingest")
+        );
+    }
+
+    #[test]
+    fn the_plain_ingest_needs_result_artifacts_and_has_no_database_target() {
+        let s = server("success", &["results_bmk"], &["changelog-metadata"]);
+        let out = recover(&s, &["--event-type", "ingest-results"]);
+        code(&out, 0);
+        assert_eq!(
+            bodies(&s, "POST", DISPATCH)[0]["client_payload"],
+            json!({"source-run-id": "111", "merge-run-id": "222"})
+        );
+    }
+
+    #[test]
+    fn a_dry_run_checks_without_dispatching() {
+        let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
+        let out = recover(&s, &["--dry-run"]);
+        code(&out, 0);
+        assert_eq!(s.count("POST", DISPATCH), 0);
+        assert!(String::from_utf8_lossy(&out.stdout).contains("\"pr-number\":7"));
+    }
+
+    #[test]
+    fn a_source_run_that_is_not_success_is_refused() {
+        for conclusion in ["failure", "cancelled"] {
+            let s = server(conclusion, &["bmk_agentic_dsv4"], &["changelog-metadata"]);
+            let out = recover(&s, &[]);
+            code(&out, 1);
+            assert!(
+                stderr(&out).contains(&format!(
+                    "is completed/{conclusion}, expected completed/success"
+                )),
+                "{}",
+                stderr(&out)
+            );
+            assert_eq!(s.count("POST", DISPATCH), 0);
+        }
+    }
+
+    #[test]
+    fn artifact_sets_that_do_not_qualify_are_refused() {
+        for (src, merge, want) in [
+            (
+                vec!["results_bmk"],
+                vec!["changelog-metadata"],
+                "no unexpired bmk_agentic_*",
+            ),
+            (
+                vec!["bmk_agentic_dsv4"],
+                vec!["results_bmk"],
+                "no unexpired changelog-metadata",
+            ),
+        ] {
+            let s = server("success", &src, &merge);
+            let out = recover(&s, &[]);
+            code(&out, 1);
+            assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
+            assert_eq!(s.count("POST", DISPATCH), 0);
+        }
+    }
+
+    #[test]
+    fn a_source_run_outside_the_merged_pr_is_refused() {
+        let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/pulls/7/commits"),
+            json!([{"sha": HEAD}]),
+            "array",
+        ));
+        let out = recover(&s, &[]);
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("is not a commit of PR #7"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(s.count("POST", DISPATCH), 0);
+    }
+
+    #[test]
+    fn swapped_run_ids_are_refused() {
+        let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
+        let d = tempfile::tempdir().expect("tmp");
+        let out = run(
+            &s,
+            d.path(),
+            &[
+                "recover-ingest",
+                "--repo",
+                "acme/bench",
+                "--source-run-id",
+                "222",
+                "--merge-run-id",
+                "111",
+                "--ingest-repository",
+                "acme/app",
+            ],
+            &[("INGEST_TOKEN", "x")],
+        );
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("source run 222 event is 'push', expected 'pull_request'"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+mod runner_digest {
+    use super::*;
+
+    fn runner(i: usize, status: &str) -> Value {
+        let labels = if i.is_multiple_of(2) {
+            json!([{"name": "self-hosted", "type": "read-only"}, {"name": "Linux", "type": "read-only"},
+                   {"name": format!("b200-{i:03}"), "type": "custom"}, {"name": "gpu", "type": "custom"}])
+        } else {
+            json!([{"name": "self-hosted", "type": "read-only"}, {"name": "X64", "type": "read-only"}])
+        };
+        json!({"id": i, "name": format!("runner-{i:03}"), "os": "Linux", "status": status, "labels": labels})
+    }
+
+    fn server(runners: Vec<Value>) -> FakeGitHub {
+        let s = FakeGitHub::start().expect("server");
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/actions/runners"),
+            json!({"total_count": runners.len(), "runners": runners}),
+            "object:runners",
+        ));
+        s.with_comments("acme/bench", 99, vec![]);
+        s
+    }
+
+    fn digest(s: &FakeGitHub, dir: &Path, extra: &[&str]) -> Output {
+        let mut args = vec![
+            "runner-digest",
+            "--repo",
+            "acme/bench",
+            "--date",
+            "2026-12-01",
+        ];
+        args.extend_from_slice(extra);
+        let summary = dir.join("summary.md");
+        let summary = summary.to_string_lossy().into_owned();
+        run(s, dir, &args, &[("GITHUB_STEP_SUMMARY", &summary)])
+    }
+
+    #[test]
+    fn lists_offline_runners_of_every_page() {
+        // 150 runners: two pages of 100; offline ones on both.
+        let runners: Vec<Value> = (0..150)
+            .map(|i| {
+                runner(
+                    i,
+                    if [3, 40, 120, 149].contains(&i) {
+                        "offline"
+                    } else {
+                        "online"
+                    },
+                )
+            })
+            .rev()
+            .collect();
+        let s = server(runners);
+        let d = tempfile::tempdir().expect("tmp");
+        let out = digest(
+            &s,
+            d.path(),
+            &["--run-url", "https://github.com/acme/bench/actions/runs/5"],
+        );
+        code(&out, 0);
+        let md = String::from_utf8_lossy(&out.stdout).into_owned();
+        insta::assert_snapshot!("offline_digest", md);
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("summary.md")).expect("summary"),
+            md
+        );
+        assert!(
+            s.comments("acme/bench", 99).is_empty(),
+            "no issue asked for"
+        );
+    }
+
+    #[test]
+    fn all_online_is_one_line_and_posts_nothing() {
+        let s = server((0..3).map(|i| runner(i, "online")).collect());
+        let d = tempfile::tempdir().expect("tmp");
+        let out = digest(
+            &s,
+            d.path(),
+            &["--comment-issue", "99", "--fail-on-offline"],
+        );
+        code(&out, 0);
+        insta::assert_snapshot!("online_digest", String::from_utf8_lossy(&out.stdout));
+        assert!(s.comments("acme/bench", 99).is_empty());
+    }
+
+    #[test]
+    fn offline_runners_are_posted_and_can_fail_the_job() {
+        let s = server(vec![runner(0, "offline"), runner(1, "online")]);
+        let d = tempfile::tempdir().expect("tmp");
+        let out = digest(
+            &s,
+            d.path(),
+            &["--comment-issue", "99", "--fail-on-offline"],
+        );
+        code(&out, 1);
+        let comments = s.comments("acme/bench", 99);
+        assert_eq!(comments.len(), 1);
+        assert_eq!(
+            comments[0]["body"].as_str(),
+            Some(String::from_utf8_lossy(&out.stdout).as_ref())
+        );
+    }
+
+    #[test]
+    fn hostile_runner_names_are_inert_markdown() {
+        let s = server(vec![
+            json!({"id": 1, "name": "evil | @team [x](http://a.b)", "os": "<b>Linux</b>",
+                                   "status": "offline", "labels": [{"name": "`x`", "type": "custom"}]}),
+        ]);
+        let d = tempfile::tempdir().expect("tmp");
+        let out = digest(&s, d.path(), &[]);
+        code(&out, 0);
+        insta::assert_snapshot!("hostile_digest", String::from_utf8_lossy(&out.stdout));
+    }
+
+    #[test]
+    fn a_token_that_cannot_list_runners_is_exit_2() {
+        let s = FakeGitHub::start().expect("server");
+        s.add_route(
+            Route::json(
+                "GET",
+                &format!("{R}/actions/runners"),
+                json!({"message": "Resource not accessible by integration"}),
+            )
+            .with_status(403),
+        );
+        let d = tempfile::tempdir().expect("tmp");
+        let out = digest(&s, d.path(), &[]);
+        code(&out, 2);
+        assert!(stderr(&out).contains("HTTP 403"), "{}", stderr(&out));
     }
 }
