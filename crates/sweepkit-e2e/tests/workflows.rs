@@ -40,12 +40,17 @@ fn action_files() -> Vec<String> {
     v
 }
 
-const WORKFLOWS: [&str; 5] = [
+const WORKFLOWS: [&str; 10] = [
     ".github/workflows/run-sweep.yml",
     ".github/workflows/ci.yml",
     ".github/workflows/release.yml",
     "examples/run-sweep.yml",
     "examples/e2e-tests.yml",
+    "examples/trusted-external-sweep.yml",
+    "examples/stage-results.yml",
+    "examples/stage-results-callback.yml",
+    "examples/recover-reused-ingest.yml",
+    "examples/runner-offline-digest.yml",
 ];
 
 /// Every step of a workflow (all jobs) or of a composite action.
@@ -359,6 +364,22 @@ fn every_variable_an_action_passes_is_read_by_its_tool() {
         ("success-rate", &[&["success-rate"]]),
         ("visualizer-comment", &[&["visualizer-comment"]]),
         ("reuse-sweep", &[&["reuse-sweep", "find"]]),
+        (
+            "stage-results",
+            &[
+                &["reuse-sweep", "stage-results"],
+                &["reuse-sweep", "stage-dispatch"],
+                &["reuse-sweep", "stage-callback"],
+            ],
+        ),
+        (
+            "sweep-ops",
+            &[
+                &["sweep-ops", "authorize-fork"],
+                &["sweep-ops", "recover-ingest"],
+                &["sweep-ops", "runner-digest"],
+            ],
+        ),
     ];
     // Read by the tools through their client library, not through clap.
     let library_env = ["GITHUB_TOKEN", "GH_TOKEN", "GITHUB_API_URL"];
