@@ -188,12 +188,9 @@ pub fn authorize(client: &Client, args: &ForkArgs) -> Result<Dispatched> {
     let commented = match comment(client, &args.repo, number, &body) {
         Ok(_) => true,
         Err(e) => {
-            sweep_model::gha::annotate(
-                sweep_model::gha::Level::Warning,
-                None,
-                None,
-                &format!("the sweep was dispatched, but the PR comment failed: {e}"),
-            );
+            let msg = format!("the sweep was dispatched, but the PR comment failed: {e}");
+            sweep_model::gha::annotate(sweep_model::gha::Level::Warning, None, None, &msg);
+            eprintln!("warning: {msg}");
             false
         }
     };

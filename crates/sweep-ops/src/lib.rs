@@ -189,3 +189,39 @@ pub(crate) fn state_of(v: &Value) -> String {
         v["conclusion"].as_str().unwrap_or("null")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wait_with_no_interval_stops_after_max_polls() {
+        let poll = Poll {
+            timeout: Duration::from_secs(3600),
+            interval: Duration::ZERO,
+        };
+        let mut probes = 0;
+        let r: Result<()> = poll.until("nothing", || {
+            probes += 1;
+            Ok(None)
+        });
+        assert!(matches!(r, Err(OpsError::Failed(ref m)) if m.contains("waiting for nothing")));
+        assert_eq!(probes, MAX_POLLS);
+    }
+
+    #[test]
+    fn a_zero_timeout_probes_once() {
+        let poll = Poll {
+            timeout: Duration::ZERO,
+            interval: Duration::ZERO,
+        };
+        let mut probes = 0;
+        let r: Result<()> = poll.until("x", || {
+            probes += 1;
+            Ok(None)
+        });
+        assert!(r.is_err());
+        assert_eq!(probes, 1);
+        assert_eq!(poll.until("y", || Ok(Some(5))).ok(), Some(5));
+    }
+}

@@ -112,6 +112,17 @@ mod authorize_fork {
     }
 
     fn authorize(s: &FakeGitHub, dir: &Path, ev: &Value, actor: &str) -> Output {
+        authorize_within(s, dir, ev, actor, "60")
+    }
+
+    /// With `--lookup-timeout lookup` (seconds; polls are back to back).
+    fn authorize_within(
+        s: &FakeGitHub,
+        dir: &Path,
+        ev: &Value,
+        actor: &str,
+        lookup: &str,
+    ) -> Output {
         let path = dir.join("event.json");
         std::fs::write(&path, ev.to_string()).expect("event");
         let path = path.to_string_lossy().into_owned();
@@ -123,7 +134,7 @@ mod authorize_fork {
                 "--poll-interval",
                 "0",
                 "--lookup-timeout",
-                "60",
+                lookup,
             ],
             &[
                 ("GITHUB_REPOSITORY", "acme/bench"),
@@ -280,6 +291,58 @@ mod authorize_fork {
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
             assert_eq!(s.count("POST", DISPATCH), 0, "{want}");
         }
+    }
+
+    #[test]
+    fn a_run_not_found_in_time_links_the_workflow_page() {
+        let s = server(pull(&["sweep-enabled"], HEAD));
+        s.add_sequence("GET", RUNS, vec![json!({"workflow_runs": []})]);
+        let d = tempfile::tempdir().expect("tmp");
+        let ev = event("sweep-enabled", HEAD, "fork/bench");
+        let out = authorize_within(&s, d.path(), &ev, "writer", "0");
+        code(&out, 0);
+        let body = s.comments("acme/bench", 42)[0]["body"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            body.contains("[e2e-tests.yml runs](https://github.com/acme/bench/actions/workflows/e2e-tests.yml)"),
+            "{body}"
+        );
+        assert_eq!(s.count("POST", DISPATCH), 1);
+    }
+
+    #[test]
+    fn a_failed_comment_after_the_dispatch_only_warns() {
+        // No comment store: the comment POST gets the read-only 403.
+        let s = FakeGitHub::start().expect("server");
+        roles(&s);
+        s.add_route(Route::json(
+            "GET",
+            &format!("{R}/pulls/42"),
+            pull(&["sweep-enabled"], HEAD),
+        ));
+        s.add_route(Route::empty("POST", DISPATCH, 204));
+        s.add_route(Route::json("GET", RUNS, json!({"workflow_runs": []})));
+        s.add_route(
+            Route::json(
+                "POST",
+                "/repos/acme/bench/issues/42/comments",
+                json!({"message": "Resource not accessible by integration"}),
+            )
+            .with_status(403),
+        );
+        let d = tempfile::tempdir().expect("tmp");
+        let ev = event("sweep-enabled", HEAD, "fork/bench");
+        let out = authorize_within(&s, d.path(), &ev, "writer", "0");
+        code(&out, 0);
+        assert!(
+            stderr(&out).contains("the sweep was dispatched, but the PR comment failed"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("\"commented\":false"));
+        assert_eq!(s.count("POST", DISPATCH), 1);
     }
 
     #[test]
