@@ -74,8 +74,9 @@ struct MergeCli {
     #[arg(long)]
     pr: u64,
     /// The prepared head you pushed (after `check-changelog prepare-merge`).
+    /// Without it: phase 1, the checks and the `/reuse-sweep-run` comment.
     #[arg(long)]
-    head_sha: String,
+    head_sha: Option<String>,
     /// The gate's check-run name.
     #[arg(long, default_value = "sweep / check-changelog")]
     check_name: String,
@@ -266,16 +267,27 @@ fn run_merge(c: MergeCli) -> Result<u8, Failure> {
         reuse_wait: (c.reuse_timeout > 0).then(|| poll(c.reuse_timeout, c.poll_interval)),
     };
     let m = merge::merge(&client, &args)?;
-    eprintln!(
-        "PR #{} merged as {}; the push to main reuses run {}{}",
-        args.pr,
-        m.merge_sha,
-        m.source_run_id,
-        m.push_run_url
-            .map(|u| format!(" (push run succeeded: {u})"))
-            .unwrap_or_default()
-    );
-    sweep_model::out::println(&m.merge_sha);
+    match &m.merge_sha {
+        None => {
+            eprintln!(
+                "PR #{} is authorised to reuse run {}. Next: run `check-changelog prepare-merge` on the PR branch, \
+                 commit and push (always a new commit), then `sweep-ops merge --pr {} --head-sha <pushed head>`.",
+                args.pr, m.source_run_id, args.pr
+            );
+        }
+        Some(sha) => {
+            eprintln!(
+                "PR #{} merged as {sha}; the push to main reuses run {}{}",
+                args.pr,
+                m.source_run_id,
+                m.push_run_url
+                    .as_ref()
+                    .map(|u| format!(" (push run succeeded: {u})"))
+                    .unwrap_or_default()
+            );
+            sweep_model::out::println(sha);
+        }
+    }
     Ok(exit::OK)
 }
 

@@ -1,26 +1,25 @@
 //! `merge`: the maintainer's merge helper (the reference's
-//! `utils/merge_with_reuse.sh`) through the API.
+//! `utils/merge_with_reuse.sh`) through the API, in two phases around the
+//! local part.
 //!
-//! The local part of the reference script — merging `main` into the PR
-//! branch and resolving `perf-changelog.yaml` — is
-//! `check-changelog prepare-merge`, run by the maintainer before this
-//! command; the pushed result is the `--head-sha` given here. This command
-//! then:
+//! The reference posts `/reuse-sweep-run` *before* it pushes the prepared
+//! branch, so that the PR run of the new head sees the authorisation and
+//! skips its sweep. The local part — merging `main` into the PR branch and
+//! resolving `perf-changelog.yaml` — is `check-changelog prepare-merge`
+//! here, run by the maintainer between the two phases:
 //!
-//! 1. checks the PR as the reference does: open, not from a fork, exactly
-//!    one primary sweep label and it is a full-sweep one, no
-//!    reuse-incompatible label (`evals-only`, `agentx-fast`), and a
-//!    `success` sweep run on one of its commits with unexpired result
-//!    artifacts;
-//! 2. refuses unless the PR head is `--head-sha`;
-//! 3. posts `/reuse-sweep-run`, so the push-to-main run reuses that sweep;
-//! 4. waits (bounded) for the post-merge gate check on the head
-//!    (`--check-name`; the reusable workflow's `check-changelog` job, named
-//!    `<caller job> / check-changelog` in a caller);
-//! 5. re-reads the head, then merges with `sha` = the head (GitHub refuses
-//!    if it moved in between);
-//! 6. waits (bounded) for the push-to-main sweep run of the merge commit
-//!    and reports its conclusion.
+//! * phase 1, `merge --pr N` (no `--head-sha`): the reference's checks —
+//!   open, not from a fork, exactly one primary sweep label and it is a
+//!   full-sweep one, no reuse-incompatible label (`evals-only`,
+//!   `agentx-fast`), a `success` sweep run on one of its commits with
+//!   unexpired result artifacts — then the `/reuse-sweep-run` comment;
+//! * phase 2, `merge --pr N --head-sha <pushed head>`: the same checks, a
+//!   refusal unless the PR head is that SHA and a `/reuse-sweep-run`
+//!   comment is on the PR; a bounded wait for the post-merge gate check on
+//!   the head (`--check-name`: the reusable workflow's `check-changelog`
+//!   job, `<caller job> / check-changelog` in a caller); a re-read of the
+//!   head; the merge with `sha` = the head (GitHub refuses if it moved);
+//!   a bounded wait for the push-to-main sweep run of the merge commit.
 
 use github_client::{Client, encode};
 use serde_json::{Value, json};
@@ -51,8 +50,8 @@ pub fn has_result_artifacts<'a>(mut names: impl Iterator<Item = &'a String>) -> 
 pub struct MergeArgs {
     pub repo: String,
     pub pr: u64,
-    /// The head the maintainer prepared and pushed.
-    pub head_sha: String,
+    /// The head the maintainer prepared and pushed; `None` = phase 1.
+    pub head_sha: Option<String>,
     /// Name of the gate's check run.
     pub check_name: String,
     /// Workflow file of the sweep (PR runs and the push-to-main run).
@@ -70,12 +69,16 @@ pub struct MergeArgs {
 pub struct Merged {
     /// The `success` PR sweep run the push will reuse.
     pub source_run_id: u64,
-    pub merge_sha: String,
+    /// The merge commit; `None` after phase 1 (authorised, not merged).
+    pub merge_sha: Option<String>,
     /// URL of the push-to-main run, when waited for.
     pub push_run_url: Option<String>,
 }
 
-/// Runs the merge helper (module doc).
+/// The comment that authorises the reuse.
+pub const REUSE_COMMAND: &str = "/reuse-sweep-run";
+
+/// Runs phase 1 or 2 of the merge helper (module doc).
 pub fn merge(client: &Client, a: &MergeArgs) -> Result<Merged> {
     let repo = &a.repo;
     let pull = client.get(&format!("/repos/{repo}/pulls/{}", a.pr), &[])?;
@@ -83,9 +86,31 @@ pub fn merge(client: &Client, a: &MergeArgs) -> Result<Merged> {
     let branch = need_str(&pull, "/head/ref", "the pull request")?.to_string();
     let source_run_id = eligible_run(client, a, &branch)?;
 
-    comment(client, repo, a.pr, "/reuse-sweep-run")?;
+    let Some(head_sha) = a.head_sha.as_deref() else {
+        comment(client, repo, a.pr, REUSE_COMMAND)?;
+        return Ok(Merged {
+            source_run_id,
+            merge_sha: None,
+            push_run_url: None,
+        });
+    };
+    head_is(&pull, head_sha)?;
+    let comments = client.get_all(
+        &format!("/repos/{repo}/issues/{}/comments", a.pr),
+        &[],
+        None,
+    )?;
+    if !comments
+        .iter()
+        .any(|c| c["body"].as_str().map(str::trim) == Some(REUSE_COMMAND))
+    {
+        return refused(format!(
+            "PR #{} has no {REUSE_COMMAND} comment: run phase 1 (without --head-sha) before preparing and pushing the merge",
+            a.pr
+        ));
+    }
 
-    let check_path = format!("/repos/{repo}/commits/{}/check-runs", a.head_sha);
+    let check_path = format!("/repos/{repo}/commits/{head_sha}/check-runs");
     let check = a
         .check_wait
         .until(&format!("check '{}'", a.check_name), || {
@@ -108,7 +133,7 @@ pub fn merge(client: &Client, a: &MergeArgs) -> Result<Merged> {
         return refused(format!(
             "check '{}' on {} concluded {}{}",
             a.check_name,
-            short(&a.head_sha),
+            short(head_sha),
             check["conclusion"].as_str().unwrap_or("unknown"),
             str_at(&check, "/details_url")
                 .map(|u| format!(" - {u}"))
@@ -117,11 +142,11 @@ pub fn merge(client: &Client, a: &MergeArgs) -> Result<Merged> {
     }
 
     let pull = client.get(&format!("/repos/{repo}/pulls/{}", a.pr), &[])?;
-    head_is(&pull, &a.head_sha)?;
+    head_is(&pull, head_sha)?;
     let answer = client
         .put(
             &format!("/repos/{repo}/pulls/{}/merge", a.pr),
-            &json!({ "sha": a.head_sha, "merge_method": a.merge_method }),
+            &json!({ "sha": head_sha, "merge_method": a.merge_method }),
         )
         .map_err(|e| match e.status() {
             // 405 not mergeable, 409 head moved, 422 bad method: a "no".
@@ -138,7 +163,7 @@ pub fn merge(client: &Client, a: &MergeArgs) -> Result<Merged> {
     };
     Ok(Merged {
         source_run_id,
-        merge_sha,
+        merge_sha: Some(merge_sha),
         push_run_url,
     })
 }
@@ -196,7 +221,7 @@ fn check_pull(pull: &Value, a: &MergeArgs) -> Result<()> {
             bad.join(", ")
         ));
     }
-    head_is(pull, &a.head_sha)
+    Ok(())
 }
 
 /// The first `success` PR sweep run on a commit of the PR with result artifacts.

@@ -407,7 +407,12 @@ mod merge {
             json!({"artifacts": [{"name": "results_bmk", "expired": false}]}),
             "object:artifacts",
         ));
-        s.with_comments("acme/bench", 7, vec![]);
+        // Phase 1 ran: the authorisation is on the PR.
+        s.with_comments(
+            "acme/bench",
+            7,
+            vec![json!({"id": 1, "body": "/reuse-sweep-run\n", "user": {"login": "owner"}})],
+        );
         s.add_sequence(
             "GET",
             CHECKS,
@@ -490,20 +495,51 @@ mod merge {
             bodies(&s, "PUT", PUT),
             vec![json!({"sha": HEAD, "merge_method": "squash"})]
         );
+        assert_eq!(
+            s.comments("acme/bench", 7).len(),
+            1,
+            "phase 2 posts nothing"
+        );
+    }
+
+    #[test]
+    fn phase_one_checks_and_authorises_without_merging() {
+        let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
+        s.with_comments("acme/bench", 7, vec![]);
+        let d = tempfile::tempdir().expect("tmp");
+        let out = run(
+            &s,
+            d.path(),
+            &["merge", "--repo", "acme/bench", "--pr", "7"],
+            &[],
+        );
+        code(&out, 0);
+        assert!(out.stdout.is_empty());
+        assert!(
+            stderr(&out).contains("check-changelog prepare-merge"),
+            "{}",
+            stderr(&out)
+        );
         let comments = s.comments("acme/bench", 7);
         assert_eq!(comments.len(), 1);
         assert_eq!(comments[0]["body"], "/reuse-sweep-run");
-        // The comment comes before the merge.
-        let order: Vec<String> = s
-            .requests()
-            .iter()
-            .map(|r| format!("{} {}", r.method, r.path))
-            .collect();
-        let c = order
-            .iter()
-            .position(|x| x == "POST /repos/acme/bench/issues/7/comments");
-        let m = order.iter().position(|x| x == &format!("PUT {PUT}"));
-        assert!(c.is_some() && c < m, "{order:?}");
+        assert_eq!(s.count("GET", CHECKS), 0);
+        assert_eq!(s.count("PUT", PUT), 0);
+    }
+
+    #[test]
+    fn phase_two_without_the_authorisation_comment_is_refused() {
+        let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
+        s.with_comments(
+            "acme/bench",
+            7,
+            vec![json!({"id": 2, "body": "please /reuse-sweep-run", "user": {"login": "owner"}})],
+        );
+        let out = merge(&s, &["--reuse-timeout", "0"]);
+        code(&out, 1);
+        assert!(stderr(&out).contains("run phase 1"), "{}", stderr(&out));
+        assert_eq!(s.count("GET", CHECKS), 0);
+        assert_eq!(s.count("PUT", PUT), 0);
     }
 
     #[test]
@@ -535,7 +571,7 @@ mod merge {
             stderr(&out)
         );
         assert_eq!(s.count("PUT", PUT), 0);
-        assert!(s.comments("acme/bench", 7).is_empty());
+        assert_eq!(s.count("GET", CHECKS), 0);
     }
 
     #[test]
@@ -549,6 +585,16 @@ mod merge {
             stderr(&out)
         );
         assert_eq!(s.count("PUT", PUT), 0);
+        // Phase 1 refuses the same way and authorises nothing.
+        s.with_comments("acme/bench", 7, vec![]);
+        let d = tempfile::tempdir().expect("tmp");
+        let out = run(
+            &s,
+            d.path(),
+            &["merge", "--repo", "acme/bench", "--pr", "7"],
+            &[],
+        );
+        code(&out, 1);
         assert!(s.comments("acme/bench", 7).is_empty());
     }
 
