@@ -269,10 +269,15 @@ fn run_merge(c: MergeCli) -> Result<u8, Failure> {
     let m = merge::merge(&client, &args)?;
     match &m.merge_sha {
         None => {
+            let n = args.pr;
             eprintln!(
-                "PR #{} is authorised to reuse run {}. Next: run `check-changelog prepare-merge` on the PR branch, \
-                 commit and push (always a new commit), then `sweep-ops merge --pr {} --head-sha <pushed head>`.",
-                args.pr, m.source_run_id, args.pr
+                "PR #{n} is authorised to reuse run {}. Next, on the PR branch:\n\
+                 1. git fetch origin main && git merge origin/main (on a perf-changelog.yaml conflict: \
+                 check-changelog prepare-merge resolve-conflict --pr-number {n}, then git add and commit)\n\
+                 2. check-changelog prepare-merge canonicalize --base-ref origin/main --pr-number {n}\n\
+                 3. commit (git commit --allow-empty when nothing changed: the PR run must see a new head) and push\n\
+                 4. sweep-ops merge --pr {n} --head-sha <pushed head>",
+                m.source_run_id
             );
         }
         Some(sha) => {
