@@ -183,6 +183,31 @@ mod request {
     }
 
     #[test]
+    fn a_force_pushed_run_counts_only_when_named_and_associated_with_the_pr() {
+        const GONE: &str = "dddd000000000000000000000000000000000009";
+        let s = server(&["full-sweep-enabled"]);
+        let gone = sweep_run(305, GONE, "2026-08-22T13:00:00Z", "success");
+        s.add_route(Route::paginated(
+            "GET",
+            RUNS,
+            json!({"workflow_runs": [gone.clone()]}),
+            "object:workflow_runs",
+        ));
+        s.add_route(Route::json("GET", &format!("{R}/actions/runs/305"), gone));
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/actions/runs/305/artifacts"),
+            artifacts(&["changelog-metadata", "results_bmk"]),
+            "object:artifacts",
+        ));
+        let (out, _) = request(&s, "/stage-results", "writer");
+        code(&out, 1);
+        let (out, outputs) = request(&s, "/stage-results 305", "writer");
+        code(&out, 0);
+        assert!(outputs.starts_with("run-id=305\n"), "{outputs}");
+    }
+
+    #[test]
     fn a_read_only_commenter_is_answered_and_refused() {
         for login in ["reader", "triager", "stranger"] {
             let s = server(&["full-sweep-enabled"]);

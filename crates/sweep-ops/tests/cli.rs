@@ -987,6 +987,34 @@ mod runner_digest {
     }
 
     #[test]
+    fn organisation_runners_are_read_from_the_org_endpoint() {
+        let s = FakeGitHub::start().expect("server");
+        s.add_route(Route::paginated(
+            "GET",
+            "/orgs/acme/actions/runners",
+            json!({"runners": [runner(0, "offline")]}),
+            "object:runners",
+        ));
+        let d = tempfile::tempdir().expect("tmp");
+        let out = run(
+            &s,
+            d.path(),
+            &["runner-digest", "--org", "acme", "--date", "2026-12-01"],
+            &[],
+        );
+        code(&out, 0);
+        let md = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            md.contains("1/1 self-hosted runners offline in `acme`"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| runner-000 | Linux | b200-000, gpu |"),
+            "{md}"
+        );
+    }
+
+    #[test]
     fn a_token_that_cannot_list_runners_is_exit_2() {
         let s = FakeGitHub::start().expect("server");
         s.add_route(
