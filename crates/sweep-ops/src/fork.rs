@@ -116,7 +116,8 @@ pub fn authorize(client: &Client, args: &ForkArgs) -> Result<Dispatched> {
         .unwrap_or("main")
         .to_string();
 
-    let marker = format!("External PR #{number} @ {}", &head[..head.len().min(12)]);
+    let short: String = head.chars().take(12).collect();
+    let marker = format!("External PR #{number} @ {short}");
     let has = |l: &str| labels.iter().any(|x| x == l);
     let inputs = json!({
         "test-name": marker,

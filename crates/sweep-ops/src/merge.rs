@@ -168,8 +168,9 @@ pub fn merge(client: &Client, a: &MergeArgs) -> Result<Merged> {
     })
 }
 
-fn short(sha: &str) -> &str {
-    &sha[..sha.len().min(8)]
+/// The first 8 characters (by char: `--head-sha` is user input).
+fn short(sha: &str) -> String {
+    sha.chars().take(8).collect()
 }
 
 fn head_is(pull: &Value, want: &str) -> Result<()> {

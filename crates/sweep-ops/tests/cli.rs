@@ -575,6 +575,28 @@ mod merge {
     }
 
     #[test]
+    fn a_non_ascii_head_sha_is_refused_without_a_panic() {
+        let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
+        let d = tempfile::tempdir().expect("tmp");
+        let args = [
+            "merge",
+            "--repo",
+            "acme/bench",
+            "--pr",
+            "7",
+            "--head-sha",
+            "ééééééééé",
+        ];
+        let out = run(&s, d.path(), &args, &[]);
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("expected éééééééé:"),
+            "{}",
+            stderr(&out)
+        );
+    }
+
+    #[test]
     fn refuses_without_a_successful_sweep_run() {
         let s = server(pull(&["full-sweep-enabled"], HEAD), "failure");
         let out = merge(&s, &["--reuse-timeout", "0"]);
