@@ -63,6 +63,15 @@ impl Route {
         }
     }
 
+    /// A route answering `status` with no body (e.g. `204` for a
+    /// workflow or repository dispatch).
+    pub fn empty(method: &str, path: &str, status: u16) -> Self {
+        Route {
+            body: None,
+            ..Route::json(method, path, Value::Null).with_status(status)
+        }
+    }
+
     /// Sets the status code.
     pub fn with_status(mut self, status: u16) -> Self {
         self.status = status;
@@ -114,6 +123,9 @@ struct State {
     clock: u64,
     /// Login that created comments get (`github-actions[bot]` by default).
     comment_author: Option<String>,
+    /// (method, path) → bodies answered in turn, the last one repeating
+    /// (see [`FakeGitHub::add_sequence`]).
+    sequences: HashMap<(String, String), VecDeque<Value>>,
 }
 
 struct Shared {
@@ -190,6 +202,17 @@ impl FakeGitHub {
         st.routes
             .retain(|r| !(r.method == route.method && r.path == route.path));
         st.routes.push(route);
+    }
+
+    /// Answers `(method, path)` with `bodies` in turn (`200`), one per
+    /// request, repeating the last one: a check run or workflow run that
+    /// progresses between polls. Takes precedence over a route of the same
+    /// method and path; faults still come first.
+    pub fn add_sequence(&self, method: &str, path: &str, bodies: Vec<Value>) {
+        self.shared
+            .lock()
+            .sequences
+            .insert((method.to_string(), path.to_string()), bodies.into());
     }
 
     /// Queues faults for `(method, path)`; each request consumes one, then
@@ -507,13 +530,29 @@ fn respond(shared: &Shared, req: Request) -> Option<Answer> {
             }
         }
     }
-    let mut answer = comment_store(&mut st, &shared.base, &req)
+    let mut answer = sequence_answer(&mut st, &key)
+        .or_else(|| comment_store(&mut st, &shared.base, &req))
         .or_else(|| route_answer(&st, &shared.base, &req))
         .unwrap_or_else(not_found);
     if let Some(s) = applied_status {
         answer = error_answer(s, "Server Error");
     }
     Some(answer)
+}
+
+/// The next body of a sequence registered for `key`, if any.
+fn sequence_answer(st: &mut State, key: &(String, String)) -> Option<Answer> {
+    let queue = st.sequences.get_mut(key)?;
+    let body = if queue.len() > 1 {
+        queue.pop_front()
+    } else {
+        queue.front().cloned()
+    }?;
+    Some(Answer {
+        status: 200,
+        headers: Vec::new(),
+        body: Some(body),
+    })
 }
 
 /// Stateful comments: list/create under a registered issue, update by id.

@@ -200,6 +200,7 @@ struct Answer {
 enum Verb {
     Get,
     Post,
+    Put,
     Patch,
     Delete,
 }
@@ -209,13 +210,17 @@ impl Verb {
         match self {
             Verb::Get => "GET",
             Verb::Post => "POST",
+            Verb::Put => "PUT",
             Verb::Patch => "PATCH",
             Verb::Delete => "DELETE",
         }
     }
 
+    /// PUT is idempotent in HTTP, but the PUTs these tools send (merging a
+    /// pull request) change state once and answer differently the second
+    /// time, so they are treated like a POST: never repeated once sent.
     fn idempotent(self) -> bool {
-        !matches!(self, Verb::Post)
+        !matches!(self, Verb::Post | Verb::Put)
     }
 }
 
@@ -324,6 +329,12 @@ impl Client {
         Ok(self.call(Verb::Post, path, Some(body))?.body)
     }
 
+    /// `PUT path` with a JSON body (e.g. merging a pull request). Retried
+    /// only when GitHub certainly did not act, like [`Client::post`].
+    pub fn put(&self, path: &str, body: &Value) -> Result<Value> {
+        Ok(self.call(Verb::Put, path, Some(body))?.body)
+    }
+
     /// `DELETE path` (idempotent: retried like a GET; a 404 after a retry
     /// is the caller's to read as "already gone").
     pub fn delete(&self, path: &str) -> Result<()> {
@@ -401,6 +412,7 @@ impl Client {
                     self.octo._get_with_headers(uri, Some(h)).await
                 }
                 Verb::Post => self.octo._post(uri, body).await,
+                Verb::Put => self.octo._put(uri, body).await,
                 Verb::Patch => self.octo._patch(uri, body).await,
                 Verb::Delete => self.octo._delete(uri, body).await,
             };

@@ -298,3 +298,51 @@ fn oversized_response_bodies_are_refused() {
     let ok = patient.get("/repos/o/r/pulls/2", &[]).expect("fits");
     assert_eq!(ok["title"].as_str().map(str::len), Some(1024 * 1024));
 }
+
+#[test]
+fn put_with_server_error_is_not_repeated_but_a_rate_limit_is() {
+    let s = server();
+    let merge = "/repos/o/r/pulls/7/merge";
+    s.add_route(Route::json(
+        "PUT",
+        merge,
+        json!({"sha": "abc", "merged": true}),
+    ));
+    s.inject("PUT", merge, [Fault::AppliedThenStatus(502)]);
+    let err = client(&s)
+        .put(merge, &json!({"sha": "def"}))
+        .expect_err("ambiguous");
+    assert!(matches!(err, Error::Ambiguous { .. }), "{err}");
+    assert!(
+        err.to_string().contains("PUT /repos/o/r/pulls/7/merge"),
+        "{err}"
+    );
+    assert_eq!(s.count("PUT", merge), 1);
+
+    s.inject("PUT", merge, [Fault::TooManyRequests { retry_after: 0 }]);
+    let body = client(&s)
+        .put(merge, &json!({"sha": "def"}))
+        .expect("merged after the 429");
+    assert_eq!(body["merged"], true);
+    assert_eq!(s.count("PUT", merge), 3);
+    let sent = s.requests().pop().and_then(|r| r.body);
+    assert_eq!(sent, Some(json!({"sha": "def"})));
+}
+
+#[test]
+fn answer_sequences_progress_and_repeat_their_last_answer() {
+    let s = server();
+    let path = "/repos/o/r/commits/abc/check-runs";
+    s.add_route(Route::json("GET", path, json!({"from": "route"})));
+    s.add_sequence("GET", path, vec![json!({"n": 1}), json!({"n": 2})]);
+    let c = client(&s);
+    let seen: Vec<_> = (0..4)
+        .map(|_| c.get(path, &[]).expect("answer")["n"].clone())
+        .collect();
+    assert_eq!(seen, vec![json!(1), json!(2), json!(2), json!(2)]);
+    s.add_route(Route::empty("POST", "/repos/o/r/dispatches", 204));
+    let none = c
+        .post("/repos/o/r/dispatches", &json!({"event_type": "x"}))
+        .expect("204");
+    assert!(none.is_null());
+}

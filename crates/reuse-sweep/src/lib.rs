@@ -5,7 +5,9 @@
 //! * [`validate`]: offline checks of a downloaded artifact directory before
 //!   reused results are ingested.
 //! * [`command`]: recognising the comment command.
+//! * [`stage`]: the `/stage-results` command and the frontend's callback.
 
 pub mod command;
 pub mod find;
+pub mod stage;
 pub mod validate;

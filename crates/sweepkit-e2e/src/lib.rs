@@ -24,6 +24,7 @@ pub const TOOLS: &[&str] = &[
     "success-rate",
     "visualizer-comment",
     "reuse-sweep",
+    "sweep-ops",
     "sweepkit",
 ];
 

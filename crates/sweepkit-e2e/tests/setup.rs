@@ -101,7 +101,7 @@ impl Fixture {
         let line = std::fs::read_to_string(dist.join(format!("{archive}.sha256"))).unwrap();
         let line = line.trim_end().to_string();
         assert!(line.ends_with(&format!("  {archive}")), "{line}");
-        // The archive holds exactly the eight binaries at the top level.
+        // The archive holds exactly the binaries of TOOLS at the top level.
         let list = Command::new("tar")
             .arg("-tzf")
             .arg(dist.join(&archive))

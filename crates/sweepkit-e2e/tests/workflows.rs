@@ -40,12 +40,17 @@ fn action_files() -> Vec<String> {
     v
 }
 
-const WORKFLOWS: [&str; 5] = [
+const WORKFLOWS: [&str; 10] = [
     ".github/workflows/run-sweep.yml",
     ".github/workflows/ci.yml",
     ".github/workflows/release.yml",
     "examples/run-sweep.yml",
     "examples/e2e-tests.yml",
+    "examples/trusted-external-sweep.yml",
+    "examples/stage-results.yml",
+    "examples/stage-results-callback.yml",
+    "examples/recover-reused-ingest.yml",
+    "examples/runner-offline-digest.yml",
 ];
 
 /// Every step of a workflow (all jobs) or of a composite action.
@@ -364,6 +369,22 @@ fn every_variable_an_action_passes_is_read_by_its_tool() {
         ("success-rate", &[&["success-rate"]]),
         ("visualizer-comment", &[&["visualizer-comment"]]),
         ("reuse-sweep", &[&["reuse-sweep", "find"]]),
+        (
+            "stage-results",
+            &[
+                &["reuse-sweep", "stage-results"],
+                &["reuse-sweep", "stage-dispatch"],
+                &["reuse-sweep", "stage-callback"],
+            ],
+        ),
+        (
+            "sweep-ops",
+            &[
+                &["sweep-ops", "authorize-fork"],
+                &["sweep-ops", "recover-ingest"],
+                &["sweep-ops", "runner-digest"],
+            ],
+        ),
     ];
     // Read by the tools through their client library, not through clap.
     let library_env = ["GITHUB_TOKEN", "GH_TOKEN", "GITHUB_API_URL"];
@@ -463,5 +484,72 @@ fn e2e_example_drives_the_manual_entry_with_declared_inputs() {
             .as_str()
             .unwrap()
             .contains("scancel")
+    );
+}
+
+/// The entry-point examples (docs/entry-points.md): nothing granted at the
+/// top, a commented grant per job, no checkout at all (the privileged
+/// triggers must never run PR code), and the triggers of the reference.
+#[test]
+fn entry_point_examples_are_least_privilege_and_never_check_out() {
+    let cases: [(&str, &str, &[&str]); 5] = [
+        (
+            "examples/trusted-external-sweep.yml",
+            "pull_request_target",
+            &["actions", "pull-requests"],
+        ),
+        (
+            "examples/stage-results.yml",
+            "issue_comment",
+            &["actions", "contents", "issues", "pull-requests"],
+        ),
+        (
+            "examples/stage-results-callback.yml",
+            "repository_dispatch",
+            &["pull-requests"],
+        ),
+        (
+            "examples/recover-reused-ingest.yml",
+            "workflow_dispatch",
+            &["actions", "contents", "pull-requests"],
+        ),
+        ("examples/runner-offline-digest.yml", "schedule", &[]),
+    ];
+    for (file, trigger, granted) in cases {
+        let wf = load(file);
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        assert!(
+            on(&wf).get(trigger).is_some(),
+            "{file}: no {trigger} trigger"
+        );
+        assert_eq!(
+            wf["permissions"],
+            serde_json::json!({}),
+            "{file}: top-level permissions must be {{}}"
+        );
+        assert!(!text.contains("actions/checkout"), "{file} checks out code");
+        let jobs = wf["jobs"].as_object().unwrap();
+        assert_eq!(jobs.len(), 1, "{file}");
+        let job = jobs.values().next().unwrap();
+        let perms = job["permissions"].as_object().unwrap();
+        let keys: Vec<&str> = perms.keys().map(String::as_str).collect();
+        assert_eq!(keys, granted, "{file}: job permissions");
+        for (k, v) in perms {
+            if k != "actions" && k != "pull-requests" {
+                assert_eq!(v, "read", "{file}: {k} must be read-only");
+            }
+        }
+        for step in steps(&wf) {
+            let uses = step["uses"].as_str().unwrap_or("");
+            assert!(
+                uses.starts_with("sweepkit/sweepkit/actions/"),
+                "{file}: step {uses} is not a sweepkit action"
+            );
+        }
+    }
+    let trusted = load("examples/trusted-external-sweep.yml");
+    assert_eq!(
+        on(&trusted)["pull_request_target"]["types"],
+        serde_json::json!(["labeled"])
     );
 }

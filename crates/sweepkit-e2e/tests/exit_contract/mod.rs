@@ -94,6 +94,13 @@ fn version_is_0_and_an_unknown_flag_is_2_for_every_tool() {
         ("collect-results", "validate-scores"),
         ("reuse-sweep", "find"),
         ("reuse-sweep", "validate-artifacts"),
+        ("reuse-sweep", "stage-results"),
+        ("reuse-sweep", "stage-dispatch"),
+        ("reuse-sweep", "stage-callback"),
+        ("sweep-ops", "authorize-fork"),
+        ("sweep-ops", "merge"),
+        ("sweep-ops", "recover-ingest"),
+        ("sweep-ops", "runner-digest"),
         ("check-changelog", "prepare-merge"),
         ("check-changelog", "dry-run"),
     ] {
@@ -498,6 +505,103 @@ fn reuse_sweep() {
     write(d, "ok/results_bmk/agg.json", &json!([row]).to_string());
     write(d, "ok/run-stats/run_stats.json", "{}");
     expect(OK, "reuse-sweep", &validate("ok"), d, &[]);
+    // stage-callback: a missing event is 2, a forged source is a no.
+    let callback = |path: &'static str| {
+        vec![
+            "stage-callback",
+            "--repo",
+            "acme/bench",
+            "--event-path",
+            path,
+        ]
+    };
+    let token = [("GH_TOKEN", "ghp_test")];
+    expect(FAILED, "reuse-sweep", &callback("missing.json"), d, &token);
+    write(
+        d,
+        "callback.json",
+        &json!({"action": "stage-results-completed",
+                "client_payload": {"source-repository": "evil/app"}})
+        .to_string(),
+    );
+    expect(
+        REJECTED,
+        "reuse-sweep",
+        &callback("callback.json"),
+        d,
+        &token,
+    );
+}
+
+#[test]
+fn sweep_ops() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    let digest = [
+        "runner-digest",
+        "--repo",
+        "acme/bench",
+        "--date",
+        "2026-12-01",
+    ];
+    // No token: cannot work.
+    expect(FAILED, "sweep-ops", &digest, d, &[]);
+    // GitHub cannot answer.
+    let dead = closed_port_url();
+    expect(
+        FAILED,
+        "sweep-ops",
+        &digest,
+        d,
+        &[("GITHUB_API_URL", &dead), ("GH_TOKEN", "ghp_test")],
+    );
+    let s = FakeGitHub::start().expect("server");
+    let runner =
+        |status: &str| json!({"name": "r1", "os": "Linux", "status": status, "labels": []});
+    s.add_route(Route::paginated(
+        "GET",
+        "/repos/acme/bench/actions/runners",
+        json!({"runners": [runner("online")]}),
+        "object:runners",
+    ));
+    let env = [
+        ("GITHUB_API_URL", s.base_url()),
+        ("GH_TOKEN", "ghp_test".into()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut failing = digest.to_vec();
+    failing.push("--fail-on-offline");
+    expect(OK, "sweep-ops", &failing, d, &env);
+    // The "no": a runner offline with --fail-on-offline.
+    s.add_route(Route::paginated(
+        "GET",
+        "/repos/acme/bench/actions/runners",
+        json!({"runners": [runner("offline")]}),
+        "object:runners",
+    ));
+    expect(REJECTED, "sweep-ops", &failing, d, &env);
+    // authorize-fork: a missing event file cannot work; a read-only actor is a no.
+    let fork = |path: &'static str| {
+        vec![
+            "authorize-fork",
+            "--repo",
+            "acme/bench",
+            "--actor",
+            "reader",
+            "--event-path",
+            path,
+        ]
+    };
+    expect(FAILED, "sweep-ops", &fork("missing.json"), d, &env);
+    write(
+        d,
+        "event.json",
+        &json!({"label": {"name": "sweep-enabled"},
+                "pull_request": {"number": 1, "head": {"sha": "abc", "repo": {"full_name": "fork/bench"}}}})
+        .to_string(),
+    );
+    s.with_collaborator("acme/bench", "reader", "read");
+    expect(REJECTED, "sweep-ops", &fork("event.json"), d, &env);
 }
 
 #[test]

@@ -1,0 +1,640 @@
+//! `/stage-results [run-id]`: stage a PR's finished sweep on the frontend's
+//! staging site (the reference's `stage-results.yml` and
+//! `stage-results-callback.yml`).
+//!
+//! Three steps, so that each token is only where it is needed:
+//! * [`request`] (`stage-results`, repository token): parses the comment,
+//!   checks the commenter's permission and the PR's full-sweep label,
+//!   resolves the source run and checks its artifact names;
+//! * [`dispatch`] (`stage-dispatch`, plus the frontend token): validates the
+//!   downloaded artifacts with [`crate::validate`] (the
+//!   `validate-artifacts` checks), acknowledges on the PR and sends the
+//!   `stage-results` repository dispatch to the frontend;
+//! * [`callback`] (`stage-callback`, repository token): the frontend's
+//!   `stage-results-started`/`-completed` dispatch, validated field by
+//!   field, reported on the PR by updating the acknowledgement.
+//!
+//! The rules are the reference's; see `docs/entry-points.md`.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use github_client::{Client, encode};
+use serde_json::{Value, json};
+
+use crate::find::{AUTHORISING_ROLES, WRITE_PERMISSIONS, has_reusable_results};
+
+/// The comment command.
+pub const COMMAND: &str = "/stage-results";
+
+/// Labels a PR must carry (and must have carried when the run was created).
+pub const FULL_SWEEP_LABELS: [&str; 4] = [
+    "full-sweep-enabled",
+    "non-canary-full-sweep-enabled",
+    "full-sweep-fail-fast",
+    "full-sweep-fail-fast-no-canary",
+];
+
+/// Conclusions that may be staged: a cancelled or failed sweep can still
+/// hold useful partial results (the artifact checks keep empty runs out).
+pub const STAGEABLE_CONCLUSIONS: [&str; 3] = ["success", "cancelled", "failure"];
+
+/// The frontend's callback event types.
+pub const CALLBACK_TYPES: [&str; 2] = ["stage-results-started", "stage-results-completed"];
+
+/// Why staging did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum StageError {
+    /// The rules said no (exit 1).
+    #[error("{0}")]
+    Refused(String),
+    /// GitHub could not answer (exit 2).
+    #[error(transparent)]
+    GitHub(#[from] github_client::Error),
+    /// Unreadable input or an answer without a needed field (exit 2).
+    #[error("{0}")]
+    Failed(String),
+}
+
+type Result<T, E = StageError> = std::result::Result<T, E>;
+
+fn refused<T>(msg: impl Into<String>) -> Result<T> {
+    Err(StageError::Refused(msg.into()))
+}
+
+/// JavaScript's `String.prototype.trim` / regex `\s` set.
+fn js_space(c: char) -> bool {
+    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
+}
+
+/// The reference's grammar, `^/stage-results(?:\s+(\d+))?$` on the trimmed
+/// body: `Ok(None)` for the bare command, `Ok(Some(id))` with a run id,
+/// `Err(())` for anything else (the usage reply). A run id too large for a
+/// `u64` is not a run id.
+#[allow(clippy::result_unit_err)] // the only error is "not the grammar"
+pub fn parse(body: &str) -> std::result::Result<Option<u64>, ()> {
+    let rest = body
+        .trim_matches(js_space)
+        .strip_prefix(COMMAND)
+        .ok_or(())?;
+    if rest.is_empty() {
+        return Ok(None);
+    }
+    let digits = rest.trim_start_matches(js_space);
+    if digits.len() == rest.len()
+        || digits.is_empty()
+        || !digits.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err(());
+    }
+    digits.parse().map(Some).map_err(|_| ())
+}
+
+/// What [`request`] needs.
+#[derive(Debug, Clone)]
+pub struct RequestArgs {
+    pub repo: String,
+    pub pr: u64,
+    /// The comment's body and author.
+    pub body: String,
+    pub actor: String,
+    /// Workflow file of PR sweeps.
+    pub workflow: String,
+}
+
+/// The resolved source run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    pub run_id: u64,
+    pub run_attempt: u64,
+    pub run_date: String,
+    pub requested_by: String,
+    pub run_url: String,
+}
+
+impl Source {
+    /// The step outputs.
+    pub fn pairs(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("run-id", self.run_id.to_string()),
+            ("run-attempt", self.run_attempt.to_string()),
+            ("run-date", self.run_date.clone()),
+            ("requested-by", self.requested_by.clone()),
+            ("run-url", self.run_url.clone()),
+        ]
+    }
+}
+
+fn post_comment(client: &Client, repo: &str, number: u64, body: &str) -> Result<Value> {
+    Ok(client.post(
+        &format!("/repos/{repo}/issues/{number}/comments"),
+        &json!({ "body": body }),
+    )?)
+}
+
+fn can_write(client: &Client, repo: &str, login: &str) -> Result<(bool, String)> {
+    let path = format!("/repos/{repo}/collaborators/{}/permission", encode(login));
+    let v = match client.get(&path, &[]) {
+        Ok(v) => v,
+        Err(e) if e.status() == Some(404) => return Ok((false, "none".into())),
+        Err(e) => return Err(e.into()),
+    };
+    let role = v["role_name"].as_str().unwrap_or("");
+    let permission = v["permission"].as_str().unwrap_or("none");
+    let ok = AUTHORISING_ROLES.contains(&role) || WRITE_PERMISSIONS.contains(&permission);
+    Ok((ok, permission.to_string()))
+}
+
+/// Resolves a `/stage-results` comment (module doc). Refusals the reference
+/// answers on the PR (usage, permission, label) are answered the same way.
+pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
+    let repo = &a.repo;
+    let Ok(requested) = parse(&a.body) else {
+        post_comment(
+            client,
+            repo,
+            a.pr,
+            "Usage: `/stage-results` or `/stage-results <run-id>`.",
+        )?;
+        return refused("unsupported /stage-results syntax");
+    };
+    let (ok, permission) = can_write(client, repo, &a.actor)?;
+    if !ok {
+        post_comment(
+            client,
+            repo,
+            a.pr,
+            &format!(
+                "@{} `/stage-results` requires write access to this repository.",
+                a.actor
+            ),
+        )?;
+        return refused(format!("actor {} has {permission} permission", a.actor));
+    }
+    let pull = client.get(&format!("/repos/{repo}/pulls/{}", a.pr), &[])?;
+    let labels: BTreeSet<String> = pull["labels"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| l.as_str().or_else(|| l["name"].as_str()))
+        .map(str::to_string)
+        .collect();
+    if !FULL_SWEEP_LABELS.iter().any(|l| labels.contains(*l)) {
+        let list: Vec<String> = FULL_SWEEP_LABELS.iter().map(|l| format!("`{l}`")).collect();
+        post_comment(
+            client,
+            repo,
+            a.pr,
+            &format!(
+                "@{} `/stage-results` requires a completed run from a PR using one of: {}.",
+                a.actor,
+                list.join(", ")
+            ),
+        )?;
+        return refused("the PR does not have a full-sweep label");
+    }
+
+    let history = LabelHistory::read(client, repo, a.pr)?;
+    let commits: BTreeSet<String> = client
+        .get_all(&format!("/repos/{repo}/pulls/{}/commits", a.pr), &[], None)?
+        .iter()
+        .filter_map(|c| c["sha"].as_str().map(str::to_string))
+        .collect();
+    let check = Checker {
+        client,
+        repo,
+        pr: a.pr,
+        workflow_path: format!(".github/workflows/{}", a.workflow),
+        history: &history,
+        commits: &commits,
+    };
+
+    let run = match requested {
+        Some(id) => {
+            let run = client.get(&format!("/repos/{repo}/actions/runs/{id}"), &[])?;
+            if let Err(reason) = check.validate(&run, true)? {
+                return refused(format!("run {id} cannot be staged because {reason}"));
+            }
+            run
+        }
+        None => {
+            let branch = run_str(&pull, "/head/ref");
+            let candidates = client.get_all(
+                &format!(
+                    "/repos/{repo}/actions/workflows/{}/runs",
+                    encode(&a.workflow)
+                ),
+                &[
+                    ("event", "pull_request"),
+                    ("branch", branch),
+                    ("status", "completed"),
+                ],
+                Some("workflow_runs"),
+            )?;
+            let mut found = None;
+            for c in candidates {
+                if check.validate(&c, false)?.is_ok() {
+                    found = Some(c);
+                    break;
+                }
+            }
+            match found {
+                Some(r) => r,
+                None => {
+                    return refused(format!(
+                        "no stageable completed {} run with unexpired staging artifacts was found for PR #{}",
+                        a.workflow, a.pr
+                    ));
+                }
+            }
+        }
+    };
+    let run_id = run["id"]
+        .as_u64()
+        .ok_or_else(|| StageError::Failed("the source run has no id".into()))?;
+    Ok(Source {
+        run_id,
+        run_attempt: run["run_attempt"].as_u64().unwrap_or(1),
+        run_date: run_str(&run, "/created_at").chars().take(10).collect(),
+        requested_by: a.actor.clone(),
+        run_url: run_str(&run, "/html_url").to_string(),
+    })
+}
+
+fn run_str<'a>(v: &'a Value, ptr: &str) -> &'a str {
+    v.pointer(ptr).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The PR's full-sweep `labeled`/`unlabeled` timeline events, oldest first.
+struct LabelHistory {
+    events: Vec<(String, bool, String)>,
+}
+
+impl LabelHistory {
+    fn read(client: &Client, repo: &str, pr: u64) -> Result<Self> {
+        let timeline = client.get_all(&format!("/repos/{repo}/issues/{pr}/timeline"), &[], None)?;
+        let mut events: Vec<(String, bool, String)> = timeline
+            .iter()
+            .filter_map(|e| {
+                let added = match e["event"].as_str()? {
+                    "labeled" => true,
+                    "unlabeled" => false,
+                    _ => return None,
+                };
+                let name = e.pointer("/label/name")?.as_str()?;
+                FULL_SWEEP_LABELS.contains(&name).then(|| {
+                    (
+                        e["created_at"].as_str().unwrap_or("").to_string(),
+                        added,
+                        name.to_string(),
+                    )
+                })
+            })
+            .collect();
+        // A stable sort by time keeps the API order of simultaneous events.
+        events.sort_by(|x, y| x.0.cmp(&y.0));
+        Ok(LabelHistory { events })
+    }
+
+    /// Full-sweep labels applied at `at` (GitHub's `…Z` timestamps compare
+    /// as strings; an event or a run without a time does not count).
+    fn active_at(&self, at: &str) -> BTreeSet<&str> {
+        let mut active = BTreeSet::new();
+        if at.is_empty() {
+            return active;
+        }
+        for (time, added, name) in &self.events {
+            if time.is_empty() {
+                continue;
+            }
+            if time.as_str() > at {
+                break;
+            }
+            if *added {
+                active.insert(name.as_str());
+            } else {
+                active.remove(name.as_str());
+            }
+        }
+        active
+    }
+}
+
+struct Checker<'a> {
+    client: &'a Client,
+    repo: &'a str,
+    pr: u64,
+    workflow_path: String,
+    history: &'a LabelHistory,
+    commits: &'a BTreeSet<String>,
+}
+
+impl Checker<'_> {
+    /// `Ok(Err(reason))` when `run` cannot be staged. An explicitly named
+    /// run may also be one GitHub associates with the PR although its head
+    /// is no longer in the commit list (a force-push).
+    fn validate(&self, run: &Value, historical: bool) -> Result<Result<(), String>> {
+        if run_str(run, "/path") != self.workflow_path || run_str(run, "/event") != "pull_request" {
+            return Ok(Err(format!(
+                "it is not a pull-request run of {}",
+                self.workflow_path.trim_start_matches(".github/workflows/")
+            )));
+        }
+        let associated = run["pull_requests"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|p| p["number"].as_u64() == Some(self.pr));
+        let in_pr = self.commits.contains(run_str(run, "/head_sha"));
+        if !(in_pr || (historical && associated)) {
+            return Ok(Err("its head commit is not in the PR commit list".into()));
+        }
+        if self
+            .history
+            .active_at(run_str(run, "/created_at"))
+            .is_empty()
+        {
+            return Ok(Err(
+                "it was not created while a full-sweep label was applied".into(),
+            ));
+        }
+        let conclusion = run_str(run, "/conclusion");
+        if run_str(run, "/status") != "completed" || !STAGEABLE_CONCLUSIONS.contains(&conclusion) {
+            return Ok(Err(format!(
+                "it is {}/{}",
+                run["status"].as_str().unwrap_or("null"),
+                run["conclusion"].as_str().unwrap_or("null")
+            )));
+        }
+        let id = run["id"].as_u64().unwrap_or(0);
+        let names: BTreeSet<String> = self
+            .client
+            .get_all(
+                &format!("/repos/{}/actions/runs/{id}/artifacts", self.repo),
+                &[],
+                Some("artifacts"),
+            )?
+            .iter()
+            .filter(|a| a["expired"].as_bool() != Some(true))
+            .filter_map(|a| a["name"].as_str().map(str::to_string))
+            .collect();
+        if !names.contains("changelog-metadata") {
+            return Ok(Err("it has no unexpired changelog-metadata artifact".into()));
+        }
+        if !has_reusable_results(&names) {
+            return Ok(Err("it has no unexpired benchmark result artifacts".into()));
+        }
+        Ok(Ok(()))
+    }
+}
+
+/// What [`dispatch`] needs.
+#[derive(Debug, Clone)]
+pub struct DispatchArgs {
+    pub repo: String,
+    pub pr: u64,
+    pub source: Source,
+    /// The source run's artifacts, downloaded (`gh run download` layout).
+    pub artifacts_dir: std::path::PathBuf,
+    /// `owner/name` of the frontend receiving the dispatch.
+    pub frontend_repo: String,
+}
+
+/// Validates the downloaded artifacts, acknowledges on the PR (with
+/// `client`) and dispatches staging to the frontend (with `frontend`).
+/// Returns the acknowledgement's comment id.
+pub fn dispatch(client: &Client, frontend: &Client, a: &DispatchArgs) -> Result<u64> {
+    let report = crate::validate::validate(&a.artifacts_dir).map_err(StageError::Failed)?;
+    if !report.errors.is_empty() {
+        post_comment(
+            client,
+            &a.repo,
+            a.pr,
+            &format!(
+                "@{} run {} cannot be staged: its artifacts failed validation ({} problem(s); see the [workflow log]({})).",
+                a.source.requested_by,
+                a.source.run_id,
+                report.errors.len(),
+                a.source.run_url
+            ),
+        )?;
+        return refused(format!(
+            "run {} cannot be staged: artifact validation failed:\n{}",
+            a.source.run_id,
+            report.errors.join("\n")
+        ));
+    }
+    let ack = post_comment(
+        client,
+        &a.repo,
+        a.pr,
+        &format!(
+            "@{} staging [run {}]({}). Existing staged runs will be preserved; a completion link will be posted here.",
+            a.source.requested_by, a.source.run_id, a.source.run_url
+        ),
+    )?;
+    let comment_id = ack["id"]
+        .as_u64()
+        .ok_or_else(|| StageError::Failed("the acknowledgement comment has no id".into()))?;
+    frontend.post(
+        &format!("/repos/{}/dispatches", a.frontend_repo),
+        &json!({
+            "event_type": "stage-results",
+            "client_payload": {
+                "source-repository": a.repo,
+                "pr-number": a.pr.to_string(),
+                "run-id": a.source.run_id.to_string(),
+                "run-attempt": a.source.run_attempt.to_string(),
+                "run-date": a.source.run_date,
+                "requested-by": a.source.requested_by,
+                "comment-id": comment_id.to_string(),
+            },
+        }),
+    )?;
+    Ok(comment_id)
+}
+
+/// What [`callback`] needs.
+#[derive(Debug, Clone)]
+pub struct CallbackArgs {
+    pub repo: String,
+    /// The `repository_dispatch` event payload.
+    pub event: Value,
+    /// The only accepted `source-repository`.
+    pub frontend_repo: String,
+    /// `https://github.com` (or the GHES server).
+    pub server_url: String,
+    /// The staging site's root.
+    pub staging_site: String,
+}
+
+/// The comment a valid callback produces, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub pr: u64,
+    /// The acknowledgement to update; `None` = a new comment.
+    pub comment_id: Option<u64>,
+    pub body: String,
+}
+
+fn field(p: &Value, key: &str) -> String {
+    match &p[key] {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn numeric(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Validates a staging callback (every field, as the reference) and
+/// builds its PR comment.
+pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
+    let p = &a.event["client_payload"];
+    let kind = a.event["action"].as_str().unwrap_or("");
+    let (run_id, run_date, pr, by, app_run, comment, succeeded) = (
+        field(p, "run-id"),
+        field(p, "run-date"),
+        field(p, "pr-number"),
+        field(p, "requested-by"),
+        field(p, "app-run-id"),
+        field(p, "comment-id"),
+        field(p, "stage-succeeded"),
+    );
+    if p["source-repository"].as_str() != Some(a.frontend_repo.as_str()) {
+        return refused("unsupported staging callback source");
+    }
+    if !numeric(&run_id) || !numeric(&pr) || !numeric(&app_run) {
+        return refused("callback run and PR identifiers must be numeric");
+    }
+    if !comment.is_empty() && !numeric(&comment) {
+        return refused("callback comment identifier must be numeric");
+    }
+    let b = run_date.as_bytes();
+    let date_ok = b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    if !date_ok {
+        return refused("callback run date must use YYYY-MM-DD");
+    }
+    if by.is_empty() || !by.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-') {
+        return refused("callback requester is not a valid GitHub login");
+    }
+    if !CALLBACK_TYPES.contains(&kind) {
+        return refused("unsupported staging callback type");
+    }
+    if kind == "stage-results-completed" && succeeded != "true" && succeeded != "false" {
+        return refused("callback stage-succeeded value must be true or false");
+    }
+    let server = a.server_url.trim_end_matches('/');
+    let app_url = format!("{server}/{}/actions/runs/{app_run}", a.frontend_repo);
+    let source_url = format!("{server}/{}/actions/runs/{run_id}", a.repo);
+    // encodeURIComponent leaves `~`, digits and `-` as they are.
+    let entry = format!("{run_date}~r{run_id}");
+    let chart = format!(
+        "{}/inference?i_dates={entry}",
+        a.staging_site.trim_end_matches('/')
+    );
+    let body = if kind == "stage-results-started" {
+        format!(
+            "@{by} staging [run {run_id}]({source_url}). The [staging workflow]({app_url}) is running; existing staged runs will be preserved and this comment will be updated when staging completes."
+        )
+    } else if succeeded == "true" {
+        format!(
+            "@{by} staged run {run_id}: {chart}\n\nThe run stays staged across later `/stage-results` requests; staging the same run again updates its data. [Staging workflow]({app_url})"
+        )
+    } else {
+        format!("@{by} staging run {run_id} failed. [Inspect the staging workflow]({app_url}).")
+    };
+    Ok(Report {
+        pr: pr
+            .parse()
+            .map_err(|_| StageError::Refused("PR number out of range".into()))?,
+        comment_id: if comment.is_empty() {
+            None
+        } else {
+            Some(
+                comment
+                    .parse()
+                    .map_err(|_| StageError::Refused("comment id out of range".into()))?,
+            )
+        },
+        body,
+    })
+}
+
+/// Posts (or updates) the callback's comment.
+pub fn callback(client: &Client, a: &CallbackArgs) -> Result<Report> {
+    let r = callback_report(a)?;
+    let body = json!({ "body": r.body });
+    match r.comment_id {
+        Some(id) => client.patch(&format!("/repos/{}/issues/comments/{id}", a.repo), &body)?,
+        None => post_comment(client, &a.repo, r.pr, &r.body)?,
+    };
+    Ok(r)
+}
+
+/// Reads a JSON event file.
+pub fn read_event(path: &Path) -> Result<Value> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        StageError::Failed(format!("reading the event payload {}: {e}", path.display()))
+    })?;
+    serde_json::from_str(&text)
+        .map_err(|e| StageError::Failed(format!("{}: not JSON: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grammar_is_the_reference_regex() {
+        assert_eq!(parse("/stage-results"), Ok(None));
+        assert_eq!(parse("  /stage-results \n"), Ok(None));
+        assert_eq!(parse("/stage-results 123"), Ok(Some(123)));
+        assert_eq!(parse("/stage-results\n\t42\n"), Ok(Some(42)));
+        assert_eq!(parse("\u{feff}/stage-results\u{a0}7"), Ok(Some(7)));
+        for bad in [
+            "/stage-results123",
+            "/stage-results abc",
+            "/stage-results 12 34",
+            "/stage-results 12x",
+            "/stage-results -1",
+            "please /stage-results",
+            "/stage-resultsx",
+            "/stage-results 99999999999999999999999",
+            "/stage-results \u{0663}",
+        ] {
+            assert_eq!(parse(bad), Err(()), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn label_history_tracks_add_and_remove() {
+        let h = LabelHistory {
+            events: vec![
+                (
+                    "2026-01-01T00:00:00Z".into(),
+                    true,
+                    "full-sweep-enabled".into(),
+                ),
+                (
+                    "2026-01-02T00:00:00Z".into(),
+                    false,
+                    "full-sweep-enabled".into(),
+                ),
+            ],
+        };
+        assert!(h.active_at("2025-12-31T00:00:00Z").is_empty());
+        assert_eq!(h.active_at("2026-01-01T00:00:00Z").len(), 1);
+        assert!(h.active_at("2026-01-03T00:00:00Z").is_empty());
+        assert!(h.active_at("").is_empty());
+    }
+}

@@ -1,0 +1,644 @@
+//! `reuse-sweep stage-results`, `stage-dispatch` and `stage-callback`
+//! against the loopback fake GitHub: the reference's rules, the comments
+//! it answers with, and the refusals (read-only commenter, a run that is
+//! not stageable, artifacts that fail validation, a forged callback).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use fake_github::{FakeGitHub, Route};
+use serde_json::{Value, json};
+
+const R: &str = "/repos/acme/bench";
+const HEAD: &str = "aaaa000000000000000000000000000000000001";
+const OLD: &str = "aaaa000000000000000000000000000000000000";
+const RUNS: &str = "/repos/acme/bench/actions/workflows/run-sweep.yml/runs";
+const FRONTEND: &str = "/repos/SemiAnalysisAI/InferenceX-app/dispatches";
+
+fn run(s: &FakeGitHub, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_reuse-sweep"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("GITHUB_API_URL", s.base_url())
+        .env("GH_TOKEN", "ghs_repo")
+        .env("GITHUB_REPOSITORY", "acme/bench")
+        .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "1")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run reuse-sweep")
+}
+
+#[track_caller]
+fn code(out: &Output, want: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(want),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn sweep_run(id: u64, sha: &str, created: &str, conclusion: &str) -> Value {
+    json!({"id": id, "path": ".github/workflows/run-sweep.yml", "event": "pull_request",
+           "head_sha": sha, "created_at": created, "status": "completed", "conclusion": conclusion,
+           "run_attempt": 2, "html_url": format!("https://github.com/acme/bench/actions/runs/{id}"),
+           "pull_requests": [{"number": 7}]})
+}
+
+fn artifacts(names: &[&str]) -> Value {
+    json!({"artifacts": names.iter().map(|n| json!({"name": n, "expired": false})).collect::<Vec<_>>()})
+}
+
+/// PR #7 labelled `full-sweep-enabled` from 10:00; runs (newest first):
+/// 303 (created before the label), 302 (in progress), 301 (good).
+fn server(labels: &[&str]) -> FakeGitHub {
+    let s = FakeGitHub::start().expect("server");
+    for (login, role) in [
+        ("writer", "write"),
+        ("maintainer", "maintain"),
+        ("reader", "read"),
+        ("triager", "triage"),
+    ] {
+        s.with_collaborator("acme/bench", login, role);
+    }
+    let labels: Vec<Value> = labels.iter().map(|l| json!({"name": l})).collect();
+    s.add_route(Route::json(
+        "GET",
+        &format!("{R}/pulls/7"),
+        json!({"number": 7, "labels": labels, "head": {"sha": HEAD, "ref": "feat/x"}}),
+    ));
+    s.add_route(Route::paginated("GET", &format!("{R}/issues/7/timeline"), json!([
+        {"event": "commented", "created_at": "2026-08-22T09:00:00Z"},
+        {"event": "labeled", "label": {"name": "full-sweep-enabled"}, "created_at": "2026-08-22T10:00:00Z"},
+        {"event": "labeled", "label": {"name": "all-evals"}, "created_at": "2026-08-22T10:01:00Z"},
+    ]), "array"));
+    s.add_route(Route::paginated(
+        "GET",
+        &format!("{R}/pulls/7/commits"),
+        json!([{"sha": OLD}, {"sha": HEAD}]),
+        "array",
+    ));
+    let mut in_progress = sweep_run(302, HEAD, "2026-08-22T12:00:00Z", "success");
+    in_progress["status"] = json!("in_progress");
+    in_progress["conclusion"] = Value::Null;
+    s.add_route(Route::paginated(
+        "GET",
+        RUNS,
+        json!({"workflow_runs": [
+            sweep_run(303, HEAD, "2026-08-22T09:30:00Z", "success"),
+            in_progress,
+            sweep_run(301, HEAD, "2026-08-22T11:00:00Z", "cancelled"),
+        ]}),
+        "object:workflow_runs",
+    ));
+    for id in [301, 302, 303] {
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/actions/runs/{id}/artifacts"),
+            artifacts(&["changelog-metadata", "results_bmk", "run-stats"]),
+            "object:artifacts",
+        ));
+    }
+    s.with_comments("acme/bench", 7, vec![]);
+    s
+}
+
+fn comment_event(dir: &Path, body: &str, login: &str) -> String {
+    let p = dir.join("event.json");
+    std::fs::write(
+        &p,
+        json!({"issue": {"number": 7, "pull_request": {}},
+                              "comment": {"body": body, "user": {"login": login}}})
+        .to_string(),
+    )
+    .expect("event");
+    p.to_string_lossy().into_owned()
+}
+
+fn request(s: &FakeGitHub, body: &str, login: &str) -> (Output, String) {
+    let d = tempfile::tempdir().expect("tmp");
+    let ev = comment_event(d.path(), body, login);
+    let out_file = d.path().join("out");
+    let out = run(
+        s,
+        d.path(),
+        &["stage-results"],
+        &[
+            ("GITHUB_EVENT_PATH", &ev),
+            ("GITHUB_OUTPUT", &out_file.to_string_lossy()),
+        ],
+    );
+    (out, std::fs::read_to_string(out_file).unwrap_or_default())
+}
+
+mod request {
+    use super::*;
+
+    #[test]
+    fn the_bare_command_picks_the_newest_stageable_run() {
+        let s = server(&["full-sweep-enabled"]);
+        let (out, outputs) = request(&s, "  /stage-results\n", "maintainer");
+        code(&out, 0);
+        assert_eq!(
+            outputs,
+            "run-id=301\nrun-attempt=2\nrun-date=2026-08-22\nrequested-by=maintainer\nrun-url=https://github.com/acme/bench/actions/runs/301\n"
+        );
+        assert!(
+            s.comments("acme/bench", 7).is_empty(),
+            "the acknowledgement comes with the dispatch"
+        );
+        let q = s
+            .requests()
+            .into_iter()
+            .find(|r| r.path == RUNS)
+            .expect("listed")
+            .query;
+        assert_eq!(
+            (
+                q["event"].as_str(),
+                q["branch"].as_str(),
+                q["status"].as_str()
+            ),
+            ("pull_request", "feat/x", "completed")
+        );
+    }
+
+    #[test]
+    fn an_explicit_run_id_is_checked_and_used() {
+        let s = server(&["full-sweep-enabled"]);
+        s.add_route(Route::json(
+            "GET",
+            &format!("{R}/actions/runs/301"),
+            sweep_run(301, HEAD, "2026-08-22T11:00:00Z", "failure"),
+        ));
+        let (out, outputs) = request(&s, "/stage-results 301", "writer");
+        code(&out, 0);
+        assert!(outputs.starts_with("run-id=301\n"), "{outputs}");
+    }
+
+    #[test]
+    fn a_force_pushed_run_counts_only_when_named_and_associated_with_the_pr() {
+        const GONE: &str = "dddd000000000000000000000000000000000009";
+        let s = server(&["full-sweep-enabled"]);
+        let gone = sweep_run(305, GONE, "2026-08-22T13:00:00Z", "success");
+        s.add_route(Route::paginated(
+            "GET",
+            RUNS,
+            json!({"workflow_runs": [gone.clone()]}),
+            "object:workflow_runs",
+        ));
+        s.add_route(Route::json("GET", &format!("{R}/actions/runs/305"), gone));
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/actions/runs/305/artifacts"),
+            artifacts(&["changelog-metadata", "results_bmk"]),
+            "object:artifacts",
+        ));
+        let (out, _) = request(&s, "/stage-results", "writer");
+        code(&out, 1);
+        let (out, outputs) = request(&s, "/stage-results 305", "writer");
+        code(&out, 0);
+        assert!(outputs.starts_with("run-id=305\n"), "{outputs}");
+    }
+
+    #[test]
+    fn a_read_only_commenter_is_answered_and_refused() {
+        for login in ["reader", "triager", "stranger"] {
+            let s = server(&["full-sweep-enabled"]);
+            let (out, outputs) = request(&s, "/stage-results", login);
+            code(&out, 1);
+            assert!(outputs.is_empty());
+            let c = s.comments("acme/bench", 7);
+            assert_eq!(c.len(), 1, "{login}");
+            assert_eq!(
+                c[0]["body"],
+                format!("@{login} `/stage-results` requires write access to this repository.")
+            );
+            assert_eq!(s.count("GET", RUNS), 0);
+        }
+    }
+
+    #[test]
+    fn bad_syntax_gets_the_usage_reply() {
+        let s = server(&["full-sweep-enabled"]);
+        let (out, _) = request(&s, "/stage-results latest", "writer");
+        code(&out, 1);
+        assert_eq!(
+            s.comments("acme/bench", 7)[0]["body"],
+            "Usage: `/stage-results` or `/stage-results <run-id>`."
+        );
+        assert!(
+            s.requests()
+                .iter()
+                .all(|r| !r.path.contains("/collaborators/")),
+            "no permission lookup before the grammar"
+        );
+    }
+
+    #[test]
+    fn a_pr_without_a_full_sweep_label_is_refused() {
+        let s = server(&["sweep-enabled"]);
+        let (out, _) = request(&s, "/stage-results", "writer");
+        code(&out, 1);
+        let body = s.comments("acme/bench", 7)[0]["body"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            body.contains("requires a completed run from a PR using one of: `full-sweep-enabled`"),
+            "{body}"
+        );
+    }
+
+    #[test]
+    fn runs_that_cannot_be_staged_are_refused_with_the_reason() {
+        let cases: Vec<(Value, &str)> = vec![
+            (
+                {
+                    let mut r = sweep_run(400, HEAD, "2026-08-22T11:00:00Z", "success");
+                    r["status"] = json!("in_progress");
+                    r["conclusion"] = Value::Null;
+                    r
+                },
+                "it is in_progress/null",
+            ),
+            (
+                sweep_run(400, HEAD, "2026-08-22T11:00:00Z", "skipped"),
+                "it is completed/skipped",
+            ),
+            (
+                sweep_run(400, HEAD, "2026-08-22T09:00:00Z", "success"),
+                "it was not created while a full-sweep label",
+            ),
+            (
+                {
+                    let mut r = sweep_run(
+                        400,
+                        "ffff000000000000000000000000000000000000",
+                        "2026-08-22T11:00:00Z",
+                        "success",
+                    );
+                    r["pull_requests"] = json!([]);
+                    r
+                },
+                "its head commit is not in the PR commit list",
+            ),
+            (
+                {
+                    let mut r = sweep_run(400, HEAD, "2026-08-22T11:00:00Z", "success");
+                    r["event"] = json!("push");
+                    r
+                },
+                "it is not a pull-request run of run-sweep.yml",
+            ),
+        ];
+        for (run_body, want) in cases {
+            let s = server(&["full-sweep-enabled"]);
+            s.add_route(Route::json(
+                "GET",
+                &format!("{R}/actions/runs/400"),
+                run_body,
+            ));
+            s.add_route(Route::paginated(
+                "GET",
+                &format!("{R}/actions/runs/400/artifacts"),
+                artifacts(&["changelog-metadata", "results_bmk"]),
+                "object:artifacts",
+            ));
+            let (out, _) = request(&s, "/stage-results 400", "writer");
+            code(&out, 1);
+            assert!(
+                stderr(&out).contains(&format!("run 400 cannot be staged because {want}")),
+                "{want}: {}",
+                stderr(&out)
+            );
+        }
+    }
+
+    #[test]
+    fn artifact_names_that_fail_validation_are_refused() {
+        for (names, want) in [
+            (vec!["results_bmk"], "no unexpired changelog-metadata"),
+            (
+                vec!["changelog-metadata", "run-stats"],
+                "no unexpired benchmark result",
+            ),
+        ] {
+            let s = server(&["full-sweep-enabled"]);
+            s.add_route(Route::json(
+                "GET",
+                &format!("{R}/actions/runs/400"),
+                sweep_run(400, HEAD, "2026-08-22T11:00:00Z", "success"),
+            ));
+            s.add_route(Route::paginated(
+                "GET",
+                &format!("{R}/actions/runs/400/artifacts"),
+                artifacts(&names),
+                "object:artifacts",
+            ));
+            let (out, _) = request(&s, "/stage-results 400", "writer");
+            code(&out, 1);
+            assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
+        }
+    }
+
+    #[test]
+    fn no_stageable_run_at_all_is_refused() {
+        let s = server(&["full-sweep-enabled"]);
+        s.add_route(Route::paginated(
+            "GET",
+            RUNS,
+            json!({"workflow_runs": [sweep_run(303, HEAD, "2026-08-22T09:30:00Z", "success")]}),
+            "object:workflow_runs",
+        ));
+        let (out, _) = request(&s, "/stage-results", "writer");
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("no stageable completed run-sweep.yml run"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+mod dispatch {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, v: &Value) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, v.to_string()).expect("write");
+    }
+
+    fn fixed(conc: u32) -> Value {
+        json!({"hw": "h100", "infmax_model_prefix": "gptoss", "framework": "vllm", "precision": "fp8",
+               "isl": 1024, "osl": 1024, "tp": 2, "conc": conc})
+    }
+
+    fn dispatch(s: &FakeGitHub, dir: &Path) -> Output {
+        let art = dir.join("artifacts");
+        run(
+            s,
+            dir,
+            &[
+                "stage-dispatch",
+                "--pr-number",
+                "7",
+                "--run-id",
+                "301",
+                "--run-attempt",
+                "2",
+                "--run-date",
+                "2026-08-22",
+                "--run-url",
+                "https://github.com/acme/bench/actions/runs/301",
+                "--requested-by",
+                "writer",
+                "--artifacts-dir",
+                &art.to_string_lossy(),
+            ],
+            &[("STAGE_TOKEN", "ghp_frontend")],
+        )
+    }
+
+    #[test]
+    fn valid_artifacts_are_acknowledged_then_dispatched_with_the_frontend_token() {
+        let s = server(&["full-sweep-enabled"]);
+        s.add_route(Route::empty("POST", FRONTEND, 204));
+        let d = tempfile::tempdir().expect("tmp");
+        write(
+            d.path(),
+            "artifacts/results_bmk/agg.json",
+            &json!([fixed(4), fixed(8)]),
+        );
+        write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
+        let out = dispatch(&s, d.path());
+        code(&out, 0);
+        let c = s.comments("acme/bench", 7);
+        assert_eq!(c.len(), 1);
+        assert!(c[0]["body"].as_str().unwrap_or_default().starts_with(
+            "@writer staging [run 301](https://github.com/acme/bench/actions/runs/301)."
+        ));
+        let id = c[0]["id"].as_u64().expect("id").to_string();
+        let post = s
+            .requests()
+            .into_iter()
+            .find(|r| r.path == FRONTEND)
+            .expect("dispatched");
+        assert_eq!(
+            post.headers.get("authorization").map(String::as_str),
+            Some("Bearer ghp_frontend")
+        );
+        assert_eq!(
+            post.body,
+            Some(json!({"event_type": "stage-results", "client_payload": {
+            "source-repository": "acme/bench", "pr-number": "7", "run-id": "301", "run-attempt": "2",
+            "run-date": "2026-08-22", "requested-by": "writer", "comment-id": id}}))
+        );
+    }
+
+    #[test]
+    fn artifacts_that_fail_validation_are_not_dispatched() {
+        let s = server(&["full-sweep-enabled"]);
+        s.add_route(Route::empty("POST", FRONTEND, 204));
+        let d = tempfile::tempdir().expect("tmp");
+        // Fixed-sequence results without their run-stats artifact.
+        write(
+            d.path(),
+            "artifacts/results_bmk/agg.json",
+            &json!([fixed(4)]),
+        );
+        let out = dispatch(&s, d.path());
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("missing run-stats artifact"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(s.count("POST", FRONTEND), 0);
+        let body = s.comments("acme/bench", 7)[0]["body"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            body.contains("cannot be staged: its artifacts failed validation"),
+            "{body}"
+        );
+    }
+
+    #[test]
+    fn a_missing_artifacts_directory_or_token_cannot_work() {
+        let s = server(&["full-sweep-enabled"]);
+        let d = tempfile::tempdir().expect("tmp");
+        let out = dispatch(&s, d.path());
+        code(&out, 2);
+        assert!(s.comments("acme/bench", 7).is_empty());
+        let out = run(
+            &s,
+            d.path(),
+            &[
+                "stage-dispatch",
+                "--pr-number",
+                "7",
+                "--run-id",
+                "1",
+                "--run-attempt",
+                "1",
+                "--run-date",
+                "x",
+                "--run-url",
+                "x",
+                "--requested-by",
+                "x",
+                "--artifacts-dir",
+                ".",
+            ],
+            &[],
+        );
+        code(&out, 2);
+        assert!(
+            stderr(&out).contains("STAGE_TOKEN is required"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+mod callback {
+    use super::*;
+
+    fn payload() -> Value {
+        json!({"source-repository": "SemiAnalysisAI/InferenceX-app", "run-id": "301", "run-date": "2026-08-22",
+               "pr-number": "7", "requested-by": "writer", "app-run-id": "9001", "comment-id": "4000000001",
+               "stage-succeeded": "true"})
+    }
+
+    fn callback(s: &FakeGitHub, action: &str, p: &Value) -> Output {
+        let d = tempfile::tempdir().expect("tmp");
+        let ev = d.path().join("event.json");
+        std::fs::write(
+            &ev,
+            json!({"action": action, "client_payload": p}).to_string(),
+        )
+        .expect("event");
+        run(
+            s,
+            d.path(),
+            &["stage-callback"],
+            &[("GITHUB_EVENT_PATH", &ev.to_string_lossy())],
+        )
+    }
+
+    fn seeded() -> FakeGitHub {
+        let s = FakeGitHub::start().expect("server");
+        s.with_comments("acme/bench", 7, vec![json!({"id": 4000000001u64, "body": "@writer staging run 301", "user": {"login": "github-actions[bot]"}})]);
+        s
+    }
+
+    #[test]
+    fn completion_updates_the_acknowledgement_with_the_chart_link() {
+        let s = seeded();
+        let out = callback(&s, "stage-results-completed", &payload());
+        code(&out, 0);
+        let c = s.comments("acme/bench", 7);
+        assert_eq!(c.len(), 1, "updated in place");
+        let body = c[0]["body"].as_str().unwrap_or_default();
+        assert!(body.starts_with("@writer staged run 301: https://inferencemax-app-git-staging-semianalysisai.vercel.app/inference?i_dates=2026-08-22~r301\n"), "{body}");
+        assert!(
+            body.contains("(https://github.com/SemiAnalysisAI/InferenceX-app/actions/runs/9001)"),
+            "{body}"
+        );
+    }
+
+    #[test]
+    fn start_and_failure_have_their_own_text_and_no_comment_id_means_a_new_comment() {
+        let s = seeded();
+        let mut p = payload();
+        p["comment-id"] = json!("");
+        code(&callback(&s, "stage-results-started", &p), 0);
+        let mut p2 = payload();
+        p2["stage-succeeded"] = json!("false");
+        code(&callback(&s, "stage-results-completed", &p2), 0);
+        let c = s.comments("acme/bench", 7);
+        assert_eq!(c.len(), 2);
+        assert!(c[1]["body"].as_str().unwrap_or_default().contains("staging workflow](https://github.com/SemiAnalysisAI/InferenceX-app/actions/runs/9001) is running"));
+        assert_eq!(
+            c[0]["body"],
+            "@writer staging run 301 failed. [Inspect the staging workflow](https://github.com/SemiAnalysisAI/InferenceX-app/actions/runs/9001)."
+        );
+    }
+
+    #[test]
+    fn forged_or_malformed_callbacks_are_refused_without_a_comment() {
+        let cases: Vec<(&str, &str, Value, &str)> = vec![
+            (
+                "stage-results-completed",
+                "source-repository",
+                json!("evil/app"),
+                "unsupported staging callback source",
+            ),
+            (
+                "stage-results-completed",
+                "run-id",
+                json!("301; rm"),
+                "must be numeric",
+            ),
+            (
+                "stage-results-completed",
+                "app-run-id",
+                json!(""),
+                "must be numeric",
+            ),
+            (
+                "stage-results-completed",
+                "comment-id",
+                json!("x"),
+                "comment identifier must be numeric",
+            ),
+            (
+                "stage-results-completed",
+                "run-date",
+                json!("2026-8-22"),
+                "YYYY-MM-DD",
+            ),
+            (
+                "stage-results-completed",
+                "requested-by",
+                json!("@everyone here"),
+                "not a valid GitHub login",
+            ),
+            (
+                "stage-results-completed",
+                "stage-succeeded",
+                json!("yes"),
+                "true or false",
+            ),
+            (
+                "stage-results-deleted",
+                "run-id",
+                json!("301"),
+                "unsupported staging callback type",
+            ),
+        ];
+        for (action, key, value, want) in cases {
+            let s = seeded();
+            let mut p = payload();
+            p[key] = value;
+            let out = callback(&s, action, &p);
+            code(&out, 1);
+            assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
+            assert_eq!(
+                s.comments("acme/bench", 7)[0]["body"],
+                "@writer staging run 301",
+                "{want}"
+            );
+            assert!(s.requests().is_empty(), "{want}");
+        }
+    }
+}
