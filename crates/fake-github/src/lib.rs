@@ -346,10 +346,14 @@ impl Drop for FakeGitHub {
 /// A loopback URL nothing listens on (a port bound, then released): for
 /// tests of an unreachable server.
 pub fn closed_url() -> std::io::Result<String> {
+    Ok(format!("http://127.0.0.1:{}", unused_port()?))
+}
+
+/// A loopback port free a moment ago (bound, then released): for a server a
+/// test starts itself (PostgreSQL) or for [`closed_url`].
+pub fn unused_port() -> std::io::Result<u16> {
     let listener = TcpListener::bind("127.0.0.1:0")?;
-    let port = listener.local_addr()?.port();
-    drop(listener);
-    Ok(format!("http://127.0.0.1:{port}"))
+    Ok(listener.local_addr()?.port())
 }
 
 /// The benchmarks API path (see [`FakeGitHub::with_benchmarks`]).

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-pub use fake_github::{self, FakeGitHub, Fault, Route, closed_url};
+pub use fake_github::{self, FakeGitHub, Fault, Route, closed_url, unused_port};
 pub use insta;
 pub use tempfile::{self, TempDir};
 
