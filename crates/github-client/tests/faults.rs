@@ -2,7 +2,7 @@
 //! retried, final errors are clear, POSTs are never blindly repeated,
 //! listings follow `Link` past 100 items.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use fake_github::{FakeGitHub, Fault, Route};
 use github_client::{Client, Config, Error, RetryPolicy};
@@ -38,19 +38,74 @@ fn get_survives_500_and_502_then_succeeds() {
     assert_eq!(auth.as_deref(), Some("Bearer ghp_test"));
 }
 
+/// `Retry-After` is read, not guessed: a policy that waits at most 500 ms
+/// refuses GitHub's 1 s at once and says so; one that may wait 2 s retries
+/// and gets the answer. (No clock in the assertion: the first client's
+/// exponential backoff alone, 5 ms, would have retried.)
 #[test]
 fn honours_retry_after_on_429() {
     let s = server();
     s.add_route(Route::json("GET", "/user", json!({"login": "bot"})));
     s.inject("GET", "/user", [Fault::TooManyRequests { retry_after: 1 }]);
-    let start = Instant::now();
-    client(&s).get("/user", &[]).expect("answer");
-    assert!(
-        start.elapsed() >= Duration::from_millis(950),
-        "waited {:?}",
-        start.elapsed()
+    let impatient = Client::new(Config {
+        api_url: s.base_url(),
+        token: Some("ghp_test".into()),
+        retry: RetryPolicy {
+            max_attempts: 4,
+            base_delay: Duration::from_millis(5),
+            max_delay: Duration::from_millis(500),
+        },
+        timeout: Duration::from_secs(5),
+    })
+    .expect("client");
+    let err = impatient
+        .get("/user", &[])
+        .expect_err("1 s is beyond 500 ms");
+    assert_eq!(err.status(), Some(429), "{err}");
+    assert!(err.to_string().contains("GitHub asks to wait 1 s"), "{err}");
+    assert_eq!(s.count("GET", "/user"), 1);
+    s.inject("GET", "/user", [Fault::TooManyRequests { retry_after: 1 }]);
+    client(&s)
+        .get("/user", &[])
+        .expect("answer after the asked wait");
+    assert_eq!(s.count("GET", "/user"), 3);
+}
+
+/// A server slower than the read timeout is a transport failure, retried
+/// like any other (the delay runs in the fake, the test only counts).
+#[test]
+fn a_server_slower_than_the_timeout_is_retried_then_reported() {
+    let s = server();
+    s.add_route(Route::json("GET", "/user", json!({"login": "bot"})));
+    s.inject(
+        "GET",
+        "/user",
+        [
+            Fault::Delay(Duration::from_secs(60)),
+            Fault::Delay(Duration::from_secs(60)),
+        ],
     );
-    assert_eq!(s.count("GET", "/user"), 2);
+    let c = Client::new(Config {
+        api_url: s.base_url(),
+        token: None,
+        retry: RetryPolicy {
+            max_attempts: 3,
+            base_delay: Duration::from_millis(1),
+            max_delay: Duration::from_millis(10),
+        },
+        timeout: Duration::from_millis(300),
+    })
+    .expect("client");
+    let body = c.get("/user", &[]).expect("the third attempt is answered");
+    assert_eq!(body["login"], "bot");
+    assert_eq!(s.count("GET", "/user"), 3);
+    s.inject(
+        "GET",
+        "/user",
+        vec![Fault::Delay(Duration::from_secs(60)); 3],
+    );
+    let err = c.get("/user", &[]).expect_err("every attempt times out");
+    assert!(matches!(err, Error::Transport { attempts: 3, .. }), "{err}");
 }
 
 #[test]
@@ -230,13 +285,8 @@ fn listing_of_objects_reads_the_named_key() {
 
 #[test]
 fn unreachable_server_is_a_transport_error_after_retries() {
-    // Bind then drop: nothing listens on the port any more.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("port");
     let c = Client::new(Config {
-        api_url: format!("http://127.0.0.1:{port}"),
+        api_url: fake_github::closed_url().expect("port"),
         token: None,
         retry: RetryPolicy {
             max_attempts: 2,
