@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use sweep_changelog::git::Repo;
 use sweep_changelog::pipeline::Options;
+use test_kit::{stderr, stdout};
 
 const AMD: &str = "\
 alpha-fp8-mi355x-sglang:
@@ -117,15 +118,12 @@ impl Fixture {
     }
 
     fn check(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_check-changelog"));
-        cmd.args(args).current_dir(&self.dir);
-        for (k, _) in std::env::vars() {
-            if k.starts_with("INPUT_") || k.starts_with("GITHUB_") {
-                cmd.env_remove(k);
-            }
-        }
-        cmd.envs(env.iter().copied());
-        cmd.output().unwrap()
+        test_kit::command(env!("CARGO_BIN_EXE_check-changelog"))
+            .args(args)
+            .current_dir(&self.dir)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap()
     }
 
     fn generate(&self, base: &str, head: &str) -> Result<Value, String> {
@@ -137,14 +135,6 @@ impl Fixture {
         };
         sweep_changelog::pipeline::run(&Repo::new(&self.dir), &opts).map_err(|r| r.message)
     }
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 #[test]
@@ -329,10 +319,9 @@ fn shallow_clone_without_the_base_names_fetch_depth() {
         .status()
         .unwrap();
     assert!(st.success());
-    let out = Command::new(env!("CARGO_BIN_EXE_check-changelog"))
+    let out = test_kit::command(env!("CARGO_BIN_EXE_check-changelog"))
         .args(["--base-ref", &base, "--head-ref", "HEAD"])
         .current_dir(&shallow)
-        .env_remove("GITHUB_ACTIONS")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
