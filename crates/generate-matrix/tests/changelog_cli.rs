@@ -43,7 +43,7 @@ fn commit(dir: &Path, msg: &str) {
 }
 
 fn run(dir: &Path, actions: bool) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_generate-matrix"));
+    let mut cmd = test_kit::command(env!("CARGO_BIN_EXE_generate-matrix"));
     cmd.args([
         "changelog",
         "--base-ref",
@@ -53,14 +53,9 @@ fn run(dir: &Path, actions: bool) -> Output {
         "--changelog-file",
         "perf-changelog.yaml",
     ])
-    .current_dir(dir)
-    .env_remove("INPUT_TRIM_CONC")
-    .env_remove("INPUT_ALL_EVALS")
-    .env_remove("INPUT_EVALS_ONLY");
+    .current_dir(dir);
     if actions {
         cmd.env("GITHUB_ACTIONS", "true");
-    } else {
-        cmd.env_remove("GITHUB_ACTIONS");
     }
     cmd.output().unwrap()
 }
