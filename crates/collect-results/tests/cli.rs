@@ -2,7 +2,7 @@
 //! fresh temp dir with a scrubbed environment.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -29,15 +29,12 @@ impl Sandbox {
         p
     }
     fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_collect-results"));
-        cmd.args(args).current_dir(self.path()).env_clear();
-        if let Some(path) = std::env::var_os("PATH") {
-            cmd.env("PATH", path);
-        }
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        cmd.output().expect("run binary")
+        test_kit::command(env!("CARGO_BIN_EXE_collect-results"))
+            .args(args)
+            .current_dir(self.path())
+            .envs(env.iter().copied())
+            .output()
+            .expect("run binary")
     }
     /// Names of the files in the working dir, sorted.
     fn files(&self) -> Vec<String> {
