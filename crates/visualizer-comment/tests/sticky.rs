@@ -2,27 +2,22 @@
 //! sticky comment, updated in place, never duplicated, through faults.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use fake_github::{FakeGitHub, Fault, Route};
 use serde_json::{Value, json};
+use test_kit::{CommandExt, FakeGitHub, Fault, Route, stderr, stdout};
 
 const REPO: &str = "acme/bench";
 const LIST: &str = "/repos/acme/bench/issues/42/comments";
 
 fn run(s: &FakeGitHub, dir: &Path, sections: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_visualizer-comment"));
+    let mut cmd = test_kit::command(env!("CARGO_BIN_EXE_visualizer-comment"));
     cmd.args(["--pr-number", "42"])
-        .env_clear()
-        .env("GITHUB_API_URL", s.base_url())
-        .env("GITHUB_TOKEN", "ghs_test")
+        .github(s)
         .env("GITHUB_REPOSITORY", REPO)
         .env("GITHUB_RUN_ID", "32991847205")
         .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
-        .env("GITHUB_OUTPUT", dir.join("output"))
-        .env("SWEEPKIT_GITHUB_RETRY_BASE_MS", "5")
-        .env("SWEEPKIT_GITHUB_RETRY_MAX_MS", "1500")
-        .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "3");
+        .env("GITHUB_OUTPUT", dir.join("output"));
     for (i, text) in sections.iter().enumerate() {
         let p = dir.join(format!("section{i}.md"));
         std::fs::write(&p, text).expect("section");
@@ -32,11 +27,7 @@ fn run(s: &FakeGitHub, dir: &Path, sections: &[&str]) -> Output {
 }
 
 fn ok(out: &Output) {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(out));
 }
 
 fn ours(s: &FakeGitHub) -> Vec<Value> {
@@ -58,9 +49,9 @@ fn noise(n: usize) -> Vec<Value> {
 
 #[test]
 fn running_twice_leaves_one_comment_updated() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.with_comments(REPO, 42, noise(3));
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     ok(&run(&s, dir.path(), &["## Compare\nfirst"]));
     ok(&run(&s, dir.path(), &["## Compare\nsecond"]));
     let mine = ours(&s);
@@ -89,7 +80,7 @@ fn running_twice_leaves_one_comment_updated() {
 
 #[test]
 fn existing_sticky_comment_on_page_two_is_updated_not_duplicated() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     let mut comments = noise(130);
     comments.insert(
         120,
@@ -105,10 +96,10 @@ fn existing_sticky_comment_on_page_two_is_updated_not_duplicated() {
             Fault::TooManyRequests { retry_after: 0 },
         ],
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path(), &[]);
     ok(&out);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("updated comment"));
+    assert!(stdout(&out).contains("updated comment"));
     assert_eq!(s.count("POST", LIST), 0);
     assert_eq!(
         s.count("PATCH", "/repos/acme/bench/issues/comments/9001"),
@@ -126,27 +117,27 @@ fn existing_sticky_comment_on_page_two_is_updated_not_duplicated() {
 
 #[test]
 fn uncertain_create_is_reconciled_without_a_duplicate() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.with_comments(REPO, 42, noise(2));
     // GitHub created the comment but the client saw a 502.
     s.inject("POST", LIST, [Fault::AppliedThenStatus(502)]);
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path(), &[]);
     ok(&out);
     assert_eq!(s.count("POST", LIST), 1, "the POST is never repeated");
     assert_eq!(ours(&s).len(), 1);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("already up to date"));
+    assert!(stdout(&out).contains("already up to date"));
 }
 
 #[test]
 fn marker_in_someone_elses_comment_is_not_hijacked() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.with_comments(
         REPO,
         42,
         vec![json!({"id": 5, "user": {"login": "mallory"}, "body": "<!-- sweepkit:visualizer-comment -->\nfake"})],
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     ok(&run(&s, dir.path(), &[]));
     assert_eq!(s.count("PATCH", "/repos/acme/bench/issues/comments/5"), 0);
     assert_eq!(s.count("POST", LIST), 1);
@@ -154,7 +145,7 @@ fn marker_in_someone_elses_comment_is_not_hijacked() {
 
 #[test]
 fn read_only_token_degrades_to_the_job_summary() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.add_route(Route::paginated("GET", LIST, json!([]), "array"));
     s.add_route(
         Route::json(
@@ -164,11 +155,11 @@ fn read_only_token_degrades_to_the_job_summary() {
         )
         .with_status(403),
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path(), &["| eval | score |"]);
     ok(&out);
     assert_eq!(s.count("POST", LIST), 1, "a 403 is not retried");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(
         err.contains("HTTP 403: Resource not accessible by integration"),
         "{err}"
@@ -181,13 +172,13 @@ fn read_only_token_degrades_to_the_job_summary() {
 
 #[test]
 fn clear_error_after_the_retry_budget() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.with_comments(REPO, 42, vec![]);
     s.fail_always("GET", LIST, Fault::Status(502));
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path(), &[]);
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(err.contains("commenting on PR #42"), "{err}");
     assert!(
         err.contains(
@@ -207,7 +198,7 @@ fn clear_error_after_the_retry_budget() {
 /// updated on the second run (matching `github-actions[bot]` duplicated it).
 #[test]
 fn a_pat_finds_its_own_comment_by_its_login() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.add_route(Route::json("GET", "/user", json!({"login": "alice"})));
     s.set_comment_author("alice");
     s.with_comments(
@@ -216,7 +207,7 @@ fn a_pat_finds_its_own_comment_by_its_login() {
         vec![json!({"id": 5, "user": {"login": "github-actions[bot]"}, "created_at": "2026-08-01T00:00:00Z",
                     "body": "<!-- sweepkit:visualizer-comment -->\nold bot comment"})],
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     ok(&run(&s, dir.path(), &["first"]));
     ok(&run(&s, dir.path(), &["second"]));
     let mine: Vec<Value> = ours(&s)
@@ -239,7 +230,7 @@ fn a_pat_finds_its_own_comment_by_its_login() {
 /// duplicate it created.
 #[test]
 fn a_duplicate_created_by_a_race_is_deleted() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.with_comments(REPO, 42, noise(1));
     s.inject(
         "POST",
@@ -248,7 +239,7 @@ fn a_duplicate_created_by_a_race_is_deleted() {
             "<!-- sweepkit:visualizer-comment -->\nthe other run".into(),
         )],
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path(), &["this run"]);
     ok(&out);
     let left = ours(&s);
@@ -265,7 +256,7 @@ fn a_duplicate_created_by_a_race_is_deleted() {
         .filter(|r| r.method == "DELETE")
         .count();
     assert_eq!(deletes, 1);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("deleting this run's duplicate"));
+    assert!(stderr(&out).contains("deleting this run's duplicate"));
 }
 
 /// Point 8: only the fork PR's read-only 403 is a warning; a rejected token
@@ -273,13 +264,13 @@ fn a_duplicate_created_by_a_race_is_deleted() {
 #[test]
 fn unauthorised_or_missing_is_an_error_not_read_only() {
     for (status, message) in [(401, "Bad credentials"), (404, "Not Found")] {
-        let s = FakeGitHub::start().expect("server");
+        let s = test_kit::fake_github();
         s.add_route(Route::paginated("GET", LIST, json!([]), "array"));
         s.add_route(Route::json("POST", LIST, json!({"message": message})).with_status(status));
-        let dir = tempfile::tempdir().expect("tmp");
+        let dir = test_kit::temp_dir();
         let out = run(&s, dir.path(), &[]);
         assert_eq!(out.status.code(), Some(2), "{status}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = stderr(&out);
         assert!(err.contains(&format!("HTTP {status}: {message}")), "{err}");
         assert!(!err.contains("read-only token"), "{err}");
     }
