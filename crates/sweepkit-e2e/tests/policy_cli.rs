@@ -3,23 +3,14 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn generate_matrix() -> PathBuf {
-    sweepkit_e2e::tool("generate-matrix")
-}
+use std::process::Output;
 
 fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(generate_matrix());
-    c.args(args).env_clear();
-    if let Some(p) = std::env::var_os("PATH") {
-        c.env("PATH", p);
-    }
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().unwrap()
+    test_kit::tool_command("generate-matrix")
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
 }
 
 #[test]
