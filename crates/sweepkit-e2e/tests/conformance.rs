@@ -532,7 +532,7 @@ fn github_output_entries_are_read_with_multiline_values() {
 fn run_scenario(tool: &str, dir: &Path) -> Result<(), String> {
     let scenario = read_json(&dir.join("scenario.json"))?;
     let expected = read_json(&dir.join("expected.json"))?;
-    let server = fake_github::FakeGitHub::from_scenario(dir)
+    let server = test_kit::fake_github::FakeGitHub::from_scenario(dir)
         .map_err(|e| format!("fake GitHub server: {e}"))?;
     let tmp = tempfile::Builder::new()
         .prefix("ghconf-")
