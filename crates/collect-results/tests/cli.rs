@@ -250,6 +250,7 @@ fn aggregate_prints_summary_and_writes_step_summary_in_actions() {
         md.contains("| dsr1 | b200 | sglang | fp8 | single-node | 1 | 0 |"),
         "{md}"
     );
+    test_kit::assert_snapshot!("aggregate_step_summary", md);
 
     // Outside Actions the step summary is left alone.
     std::fs::remove_file(&summary).expect("rm");
@@ -295,6 +296,9 @@ fn evals_summary_line_counts_skips() {
         stdout.contains("| dsr1           | B200       | SGLANG"),
         "{stdout}"
     );
+    test_kit::assert_snapshot!("evals_stdout_table", stdout);
+    let md = std::fs::read_to_string(&summary).unwrap_or_default();
+    test_kit::assert_snapshot!("evals_step_summary", md);
     let rows: Vec<sweep_model::results::EvalRow> =
         serde_json::from_slice(&std::fs::read(sb.path().join("agg_eval_all.json")).expect("agg"))
             .expect("rows");
