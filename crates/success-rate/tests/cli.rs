@@ -23,6 +23,7 @@ fn run(server: &FakeGitHub, dir: &Path) -> Output {
         .github(server)
         .env("GITHUB_REPOSITORY", REPO)
         .env("GITHUB_RUN_ID", "77")
+        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
         .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "4")
         .output()
         .expect("run success-rate")
@@ -82,6 +83,9 @@ fn counts_over_pages_after_transient_faults() {
         stats(dir.path()),
         json!({"b200-nb": {"n_success": 0, "total": 0}, "h100-cw": {"n_success": 75, "total": 150}})
     );
+    test_kit::assert_snapshot!("run_stats_table", stdout(&out));
+    let summary = std::fs::read_to_string(dir.path().join("summary.md")).expect("step summary");
+    test_kit::assert_snapshot!("run_stats_step_summary", summary);
     let jobs_reqs: Vec<_> = s
         .requests()
         .into_iter()
