@@ -53,21 +53,30 @@ fn running_twice_leaves_one_comment_updated() {
     s.with_comments(REPO, 42, noise(3));
     let dir = test_kit::temp_dir();
     ok(&run(&s, dir.path(), &["## Compare\nfirst"]));
-    ok(&run(&s, dir.path(), &["## Compare\nsecond"]));
+    ok(&run(
+        &s,
+        dir.path(),
+        &["## Compare\nsecond", "## Evals\n| task | score |"],
+    ));
     let mine = ours(&s);
     assert_eq!(mine.len(), 1);
     let body = mine[0]["body"].as_str().unwrap_or_default();
+    test_kit::assert_snapshot!("comment_body_two_sections", body);
     assert_eq!(
         body,
         "<!-- sweepkit:visualizer-comment -->\n\
          see unofficial run visualizer at https://inferencex.semianalysis.com/inference?unofficialRun=32991847205\n\
          see unofficial run visualizer at https://inferencex.semianalysis.com/evaluation?unofficialRun=32991847205\n\n\
-         ## Compare\nsecond"
+         ## Compare\nsecond\n\n## Evals\n| task | score |"
     );
     assert_eq!(s.count("POST", LIST), 1);
     assert_eq!(s.comments(REPO, 42).len(), 4);
     let id = mine[0]["id"].as_u64().unwrap_or_default();
     let outputs = std::fs::read_to_string(dir.path().join("output")).expect("outputs");
+    test_kit::assert_snapshot!(
+        "github_output_two_runs",
+        outputs.replace(&id.to_string(), "[ID]")
+    );
     assert_eq!(
         outputs
             .matches(&format!(
@@ -166,6 +175,7 @@ fn read_only_token_degrades_to_the_job_summary() {
     );
     assert!(err.contains("read-only token"), "{err}");
     let summary = std::fs::read_to_string(dir.path().join("summary.md")).expect("summary");
+    test_kit::assert_snapshot!("read_only_token_step_summary", summary);
     assert!(summary.contains("evaluation?unofficialRun=32991847205"));
     assert!(summary.contains("| eval | score |"));
 }
