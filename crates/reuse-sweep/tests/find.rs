@@ -166,6 +166,8 @@ fn newest_maintainer_pin_over_paginated_comments_survives_faults() {
     assert_eq!(pairs.len(), 8);
     let stdout: Value = serde_json::from_slice(&out.stdout).expect("stdout json");
     assert_eq!(stdout["reuse-enabled"], "true");
+    let github_output = std::fs::read_to_string(dir.path().join("github_output")).expect("output");
+    test_kit::assert_snapshot!("github_output_reuse", github_output);
 }
 
 #[test]
@@ -242,6 +244,8 @@ fn commands_from_non_maintainers_do_not_authorise() {
         pairs["reuse-reason"],
         "PR #7 has no /reuse-sweep-run authorization"
     );
+    let github_output = std::fs::read_to_string(dir.path().join("github_output")).expect("output");
+    test_kit::assert_snapshot!("github_output_no_authorization", github_output);
 }
 
 #[test]
