@@ -188,6 +188,8 @@ fn genuine_deletion_gives_the_deletion_error() {
         "{err}"
     );
     assert!(!err.contains("behind"), "{err}");
+    let report = err.replace(&base, "[BASE]").replace(&head, "[HEAD]");
+    test_kit::assert_snapshot!("deletion_rejection_report", report);
 }
 
 #[test]
@@ -348,6 +350,8 @@ fn rejections_are_annotated_in_github_actions() {
         "{so}"
     );
     assert!(so.contains("pr-link%0A  Field required"), "{so}");
+    let annotations = so.replace(&base, "[BASE]").replace(&head, "[HEAD]");
+    test_kit::assert_snapshot!("missing_pr_link_annotations", annotations);
     // Outside Actions: no workflow command.
     let out = f.check(&["--base-ref", &base, "--head-ref", &head], &[]);
     assert!(stdout(&out).is_empty());
