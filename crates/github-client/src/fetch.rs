@@ -125,7 +125,7 @@ pub fn get_text(get: &Get<'_>) -> Result<String, GetError> {
             let sent = async {
                 let response = match client.request(request).await {
                     Ok(r) => r,
-                    Err(e) => return Attempt::Transport(error_chain(&e)),
+                    Err(e) => return Attempt::Transport(retry::error_chain(&e)),
                 };
                 let status = response.status().as_u16();
                 let headers = response.headers().clone();
@@ -136,7 +136,9 @@ pub fn get_text(get: &Get<'_>) -> Result<String, GetError> {
                         body,
                     },
                     Ok(None) => Attempt::TooLarge,
-                    Err(e) => Attempt::Transport(format!("reading the body: {}", error_chain(&e))),
+                    Err(e) => {
+                        Attempt::Transport(format!("reading the body: {}", retry::error_chain(&e)))
+                    }
                 }
             };
             tokio::time::timeout(get.timeout, sent)
@@ -200,23 +202,5 @@ pub fn get_text(get: &Get<'_>) -> Result<String, GetError> {
             }
             None => return Err(failure),
         }
-    }
-}
-
-/// The distinct messages of an error and its sources, joined.
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut source = Some(e);
-    while let Some(err) = source {
-        let s = err.to_string();
-        if !s.is_empty() && !parts.contains(&s) {
-            parts.push(s);
-        }
-        source = err.source();
-    }
-    if parts.is_empty() {
-        "transport error".to_string()
-    } else {
-        parts.join(": ")
     }
 }
