@@ -87,6 +87,41 @@ impl CommandExt for Command {
     }
 }
 
+/// The identity and settings every test repository's git runs with, so no
+/// user or system configuration (signing, hooks, default branch) changes a
+/// test.
+pub const GIT_SETTINGS: &[&str] = &[
+    "-c",
+    "user.name=sweepkit-test",
+    "-c",
+    "user.email=test@example.invalid",
+    "-c",
+    "init.defaultBranch=main",
+    "-c",
+    "commit.gpgsign=false",
+];
+
+/// Runs `git args…` in `dir` with the scrubbed environment, no user or
+/// system git configuration and [`GIT_SETTINGS`]; panics with git's error
+/// unless it succeeds, and returns its standard output, trimmed.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = command("git")
+        .args(GIT_SETTINGS)
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run git: {e}"));
+    assert!(
+        out.status.success(),
+        "git {args:?} in {}: {}",
+        dir.display(),
+        stderr(&out)
+    );
+    stdout(&out).trim().to_string()
+}
+
 /// A fresh temp dir (removed when dropped).
 pub fn temp_dir() -> TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("cannot create a temp dir: {e}"))
@@ -295,6 +330,22 @@ mod tests {
         assert!(envs.contains(&("GITHUB_API_URL".into(), server.base_url())));
         assert!(envs.contains(&("GITHUB_TOKEN".into(), TEST_TOKEN.into())));
         assert!(envs.contains(&("SWEEPKIT_GITHUB_MAX_ATTEMPTS".into(), "3".into())));
+    }
+
+    #[test]
+    fn git_runs_with_the_test_identity_and_fails_loudly() {
+        let dir = temp_dir();
+        git(dir.path(), &["init", "-q"]);
+        std::fs::write(dir.path().join("a"), "x").unwrap_or_else(|e| panic!("{e}"));
+        git(dir.path(), &["add", "a"]);
+        git(dir.path(), &["commit", "-q", "-m", "first"]);
+        assert_eq!(
+            git(dir.path(), &["log", "-1", "--format=%an <%ae> %s"]),
+            "sweepkit-test <test@example.invalid> first"
+        );
+        assert_eq!(git(dir.path(), &["branch", "--show-current"]), "main");
+        let failed = std::panic::catch_unwind(|| git(dir.path(), &["no-such-command"]));
+        assert!(failed.is_err(), "a failing git must panic");
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! closed loopback port for the API failure.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 use test_kit::{Fault, Route};
@@ -125,20 +125,7 @@ fn entry(key: &str, pr: u32) -> String {
     )
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+use test_kit::git;
 
 fn commit(dir: &Path, msg: &str) -> String {
     git(dir, &["add", "-A"]);
