@@ -650,3 +650,47 @@ fn ingest_is_dispatched_only_after_a_successful_collect() {
     pr["needs"]["policy"]["outputs"]["push-to-main"] = json!("false");
     assert!(!dispatch(&pr), "a PR never ingests");
 }
+
+/// Setup's `split` on a small search space: its job summary and its step
+/// outputs (the leg counts per family the plan jobs read), as snapshots.
+#[test]
+fn split_summary_and_outputs_are_snapshotted() {
+    let (single, multi, _) = demo_rows();
+    let ssc = json!({
+        "single_node": {"1k1k": synthetic(3, &single, "a"), "8k1k": []},
+        "multi_node": {"1k1k": synthetic(2, &multi, "d")},
+        "evals": [],
+        "multinode_evals": [],
+    });
+    let tmp = test_kit::temp_dir();
+    let input = tmp.path().join("search-space-config.json");
+    std::fs::write(&input, ssc.to_string()).unwrap();
+    let output = tmp.path().join("github_output");
+    let summary = tmp.path().join("summary.md");
+    let out = test_kit::tool_command("generate-matrix")
+        .args(["split", "--input"])
+        .arg(&input)
+        .arg("--github-output")
+        .arg(&output)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", test_kit::stderr(&out));
+    test_kit::assert_snapshot!(
+        "split_step_summary",
+        std::fs::read_to_string(&summary).unwrap_or_default()
+    );
+    // Keys and sizes only: the values are the rows' JSON, pinned elsewhere.
+    let shape: Vec<String> = std::fs::read_to_string(&output)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (k, v) = l.split_once('=').unwrap();
+            match v.len() {
+                n if n > 40 => format!("{k}=<{n} bytes>"),
+                _ => l.to_string(),
+            }
+        })
+        .collect();
+    test_kit::assert_snapshot!("split_github_output_shape", shape.join("\n"));
+}
