@@ -111,6 +111,29 @@ fn find_with(
     (out, pairs)
 }
 
+/// A full-sweep PR whose owner pinned run 555.
+fn pinned_by_owner() -> FakeGitHub {
+    server(
+        &["full-sweep-enabled"],
+        vec![comment(
+            "OWNER",
+            "2026-08-21T10:00:00Z",
+            "/reuse-sweep-run 555",
+        )],
+    )
+}
+
+/// A GitHub or token failure exits 2 (README exit contract).
+#[track_caller]
+fn assert_github_failure(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "GitHub/token failure: exit 2 (README exit contract)\n{}",
+        stderr(out)
+    );
+}
+
 #[test]
 fn newest_maintainer_pin_over_paginated_comments_survives_faults() {
     let mut comments: Vec<Value> = (0..140)
@@ -172,14 +195,7 @@ fn newest_maintainer_pin_over_paginated_comments_survives_faults() {
 
 #[test]
 fn fails_closed_with_clear_error_after_the_retry_budget() {
-    let s = server(
-        &["full-sweep-enabled"],
-        vec![comment(
-            "OWNER",
-            "2026-08-21T10:00:00Z",
-            "/reuse-sweep-run 555",
-        )],
-    );
+    let s = pinned_by_owner();
     s.fail_always(
         "GET",
         &format!("{R}/actions/runs/555/artifacts"),
@@ -187,11 +203,7 @@ fn fails_closed_with_clear_error_after_the_retry_budget() {
     );
     let dir = test_kit::temp_dir();
     let (out, pairs) = find(&s, dir.path());
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "GitHub/token failure: exit 2 (README exit contract)"
-    );
+    assert_github_failure(&out);
     let err = stderr(&out);
     assert!(
         err.contains("error: GitHub API GET /repos/acme/bench/actions/runs/555/artifacts?per_page=100 failed: HTTP 500"),
@@ -264,11 +276,7 @@ fn missing_token_is_an_error_in_every_mode() {
         ])
         .output()
         .expect("run");
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "GitHub/token failure: exit 2 (README exit contract)"
-    );
+    assert_github_failure(&out);
     assert_eq!(
         stderr(&out).trim_end(),
         "error: GH_TOKEN or GITHUB_TOKEN is required"
@@ -360,14 +368,7 @@ fn authorisation_needs_write_permission_from_the_api() {
 /// guessing.
 #[test]
 fn a_failed_permission_lookup_fails_closed() {
-    let s = server(
-        &["full-sweep-enabled"],
-        vec![comment(
-            "OWNER",
-            "2026-08-21T10:00:00Z",
-            "/reuse-sweep-run 555",
-        )],
-    );
+    let s = pinned_by_owner();
     s.fail_always(
         "GET",
         &format!("{R}/collaborators/owner/permission"),
@@ -375,11 +376,7 @@ fn a_failed_permission_lookup_fails_closed() {
     );
     let dir = test_kit::temp_dir();
     let (out, pairs) = find(&s, dir.path());
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "GitHub/token failure: exit 2 (README exit contract)"
-    );
+    assert_github_failure(&out);
     assert!(
         stderr(&out).contains("/collaborators/owner/permission failed: HTTP 403"),
         "{}",
