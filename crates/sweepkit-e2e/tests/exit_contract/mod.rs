@@ -535,7 +535,7 @@ fn sweep_ops() {
         d,
         &[("GITHUB_API_URL", &dead), ("GH_TOKEN", "ghp_test")],
     );
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     let runner =
         |status: &str| json!({"name": "r1", "os": "Linux", "status": status, "labels": []});
     s.add_route(Route::paginated(
