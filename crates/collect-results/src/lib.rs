@@ -12,7 +12,6 @@ pub mod evals;
 pub mod power;
 pub mod power_csv;
 pub mod process;
-pub mod pyconv;
 pub mod summary;
 pub mod table;
 pub mod validate;

@@ -58,7 +58,7 @@ enum Command {
     #[command(infer_long_args = true)]
     ValidateScores {
         /// Fallback minimum score when no threshold matches.
-        #[arg(long, default_value = "0.85", value_parser = parse_py_float)]
+        #[arg(long, default_value = "0.85", value_parser = parse_float_like_python)]
         min_score: f64,
         /// Thresholds file (YAML or JSON): `default.<task>`, `models.<prefix>.<task>`.
         #[arg(long)]
@@ -81,8 +81,8 @@ enum Command {
     },
 }
 
-fn parse_py_float(s: &str) -> Result<f64, String> {
-    collect_results::pyconv::parse_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
+fn parse_float_like_python(s: &str) -> Result<f64, String> {
+    sweep_model::python::python_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
 }
 
 /// Prints an error (and its annotation inside Actions) and returns `code`

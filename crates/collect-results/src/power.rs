@@ -16,7 +16,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use crate::power_csv::{self, py_round};
-use crate::pyconv::{py_join, py_path};
+use sweep_model::python::{python_path, python_path_join};
 
 const INTEGRATION_METHOD: &str = "per_device_trapezoidal_with_linear_boundary_interpolation";
 const POWER_METRIC_SCHEMA_VERSION: i64 = 2;
@@ -372,7 +372,7 @@ pub fn evaluate(
                 .or_else(|| candidates.first())
                 .cloned()
                 .unwrap_or_else(|| "gpu_metrics.csv".to_owned());
-            let csv_display = py_path(&chosen);
+            let csv_display = python_path(&chosen);
             let csv_path = resolve(&chosen);
             match single_node(
                 &window,
@@ -415,9 +415,9 @@ pub fn evaluate(
             }
         }
         Some((_, _)) => {
-            let power_dir = py_path(&env.power_artifact_dir);
+            let power_dir = python_path(&env.power_artifact_dir);
             let abs_dir = dir.join(&env.power_artifact_dir);
-            let manifest = py_join(&power_dir, "manifest.json");
+            let manifest = python_path_join(&power_dir, "manifest.json");
             let early = if !abs_dir.is_dir() {
                 Some((
                     "power_artifacts_missing",

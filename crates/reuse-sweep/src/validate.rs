@@ -15,10 +15,10 @@
 //! de-duplication step (the reference dies with a traceback there).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+use sweep_model::python::{python_float_repr, python_int_of_value, python_repr_str};
 
 /// A Python value as the reference builds identities from JSON.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,14 +77,8 @@ impl Py {
             Py::Bool(true) => "True".into(),
             Py::Bool(false) => "False".into(),
             Py::Int(i) => i.to_string(),
-            Py::Float(f) => {
-                if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e16 {
-                    format!("{f:.1}")
-                } else {
-                    f.to_string()
-                }
-            }
-            Py::Str(s) => str_repr(s),
+            Py::Float(f) => python_float_repr(*f),
+            Py::Str(s) => python_repr_str(s),
             Py::List(items) => format!("[{}]", join(items)),
             Py::Tuple(items) if items.len() == 1 => format!("({},)", items[0].repr()),
             Py::Tuple(items) => format!("({})", join(items)),
@@ -92,7 +86,7 @@ impl Py {
                 "{{{}}}",
                 pairs
                     .iter()
-                    .map(|(k, v)| format!("{}: {}", str_repr(k), v.repr()))
+                    .map(|(k, v)| format!("{}: {}", python_repr_str(k), v.repr()))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -124,34 +118,6 @@ fn join(items: &[Py]) -> String {
     items.iter().map(Py::repr).collect::<Vec<_>>().join(", ")
 }
 
-fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
 /// An identity tuple; compared and hashed through its repr.
 type Identity = Py;
 
@@ -175,41 +141,11 @@ fn as_bool(row: &Row, key: &str) -> Py {
     })
 }
 
-/// Python's `int(value)`.
-fn py_int(v: &Value) -> Option<i64> {
-    match v {
-        Value::Bool(b) => Some(i64::from(*b)),
-        Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64()
-                .filter(|f| f.is_finite())
-                .map(|f| f.trunc() as i64)
-        }),
-        Value::String(s) => {
-            let t = s.trim();
-            let (neg, digits) = match t.strip_prefix('-') {
-                Some(d) => (true, d),
-                None => (false, t.strip_prefix('+').unwrap_or(t)),
-            };
-            let ok = !digits.is_empty()
-                && !digits.starts_with('_')
-                && !digits.ends_with('_')
-                && !digits.contains("__")
-                && digits.chars().all(|c| c.is_ascii_digit() || c == '_');
-            if !ok {
-                return None;
-            }
-            let n: i64 = digits.replace('_', "").parse().ok()?;
-            Some(if neg { -n } else { n })
-        }
-        _ => None,
-    }
-}
-
 /// `as_int(row.get(key[, missing]), default)`.
 fn as_int(row: &Row, key: &str, missing: Option<i64>, default: i64) -> Py {
     Py::Int(match row.get(key) {
         None => missing.unwrap_or(default),
-        Some(v) => py_int(v).unwrap_or(default),
+        Some(v) => python_int_of_value(v).unwrap_or(default),
     })
 }
 
@@ -473,7 +409,7 @@ fn meta_identities(meta: &Row) -> Option<Vec<(Identity, Option<i64>)>> {
                 .map(|c| {
                     let mut m = meta.clone();
                     m.insert("conc".into(), c.clone());
-                    (eval_key(&m), Some(py_int(c).unwrap_or(0)))
+                    (eval_key(&m), Some(python_int_of_value(c).unwrap_or(0)))
                 })
                 .collect(),
         )
@@ -487,7 +423,7 @@ fn raw_eval_rows(root: &Path) -> (Vec<Identity>, Vec<String>) {
     let mut errors = Vec::new();
     for (name, dir) in raw_eval_dirs(root) {
         let meta_path = dir.join("meta_env.json");
-        let n = str_repr(&name);
+        let n = python_repr_str(&name);
         if !meta_path.is_file() {
             errors.push(format!("raw eval artifact {n} is missing meta_env.json"));
             continue;
@@ -852,7 +788,7 @@ fn prune_raw(r: &RawDir, winners: &HashMap<String, String>) -> Result<Option<Str
     let rm = |dir: &Path| {
         std::fs::remove_dir_all(dir).map_err(|e| format!("{}: cannot remove: {e}", dir.display()))
     };
-    let n = str_repr(&r.name);
+    let n = python_repr_str(&r.name);
     if !r.batched {
         if superseded(&r.ids[0].0) {
             rm(&r.dir)?;
@@ -878,7 +814,7 @@ fn prune_raw(r: &RawDir, winners: &HashMap<String, String>) -> Result<Option<Str
     let remaining: Vec<Value> = match r.meta.get("completed_eval_concs") {
         Some(Value::Array(a)) => a
             .iter()
-            .filter(|c| !losing.contains(&py_int(c).unwrap_or(0)))
+            .filter(|c| !losing.contains(&python_int_of_value(c).unwrap_or(0)))
             .cloned()
             .collect(),
         _ => Vec::new(),
@@ -1023,7 +959,7 @@ mod tests {
         assert_eq!(result_conc("results_x_conc16_2.json"), Some(16));
         assert_eq!(result_conc("results_x_conc16_b.json"), None);
         assert_eq!(result_conc("results_conc4_conc5.json"), Some(5));
-        assert_eq!(py_int(&json!(" 1_000 ")), Some(1000));
-        assert_eq!(py_int(&json!("1.5")), None);
+        assert_eq!(python_int_of_value(&json!(" 1_000 ")), Some(1000));
+        assert_eq!(python_int_of_value(&json!("1.5")), None);
     }
 }

@@ -13,7 +13,6 @@ pub mod gate;
 pub mod git;
 pub mod pipeline;
 pub mod prepare_merge;
-pub mod pyrepr;
 pub mod report;
 pub mod stale;
 pub mod strict;

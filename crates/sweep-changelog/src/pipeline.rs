@@ -5,7 +5,6 @@
 use crate::append_only;
 use crate::diff::{self, Diff};
 use crate::git::Repo;
-use crate::pyrepr::{py_list, py_str};
 use crate::stale;
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -18,6 +17,7 @@ use sweep_matrix::row::{EvalMode, GenError};
 use sweep_matrix::{MASTER_CONFIGS, RUNNER_CONFIG};
 use sweep_model::changelog::{ChangelogEntry, SCENARIO_TYPES};
 use sweep_model::config::{ConfigError, ConfigErrorKind, MasterConfigs};
+use sweep_model::python::{python_repr_list, python_repr_str};
 use sweep_model::runners::Runners;
 use sweep_model::yaml::{self, PathSeg};
 
@@ -674,7 +674,7 @@ fn load_base(
     if !missing.is_empty() {
         return Err(Rejection::new(format!(
             "append-only base revision is missing generation inputs: {}",
-            py_list(missing.iter().map(|p| py_str(p)))
+            python_repr_list(missing.iter().map(|p| python_repr_str(p)))
         )));
     }
     let show = |p: &str| -> Result<Option<String>, String> {
@@ -713,7 +713,7 @@ fn load_base(
         return Err(Rejection::new(format!(
             "append-only requires every selected config to exist in the base revision; \
              missing: {}",
-            py_list(missing.iter().map(|p| py_str(p)))
+            python_repr_list(missing.iter().map(|p| python_repr_str(p)))
         )));
     }
     append_only::validate_scope(&base_raw, head_raw, &selected)?;

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use sweep_model::pyjson::canonical_json;
+use sweep_model::python::dumps_like_python;
 
 fn without(row: &Value, drop: &[&str]) -> Value {
     match row {
@@ -24,7 +24,7 @@ fn without(row: &Value, drop: &[&str]) -> Value {
 /// point-level fields.
 pub fn recipe_fingerprint(row: &Value) -> String {
     let recipe = without(row, &["conc", "exp-name", "recipe-fingerprint"]);
-    let digest = Sha256::digest(canonical_json(&recipe).as_bytes());
+    let digest = Sha256::digest(dumps_like_python(&recipe).as_bytes());
     let mut hex = String::with_capacity(64);
     for b in digest {
         let _ = write!(hex, "{b:02x}");
@@ -35,7 +35,7 @@ pub fn recipe_fingerprint(row: &Value) -> String {
 /// Identity of a curve: every field except the point-level ones, as a
 /// mapping-order-insensitive string.
 pub fn curve_key(row: &Value) -> String {
-    canonical_json(&without(row, &["conc", "exp-name", "recipe-fingerprint"]))
+    dumps_like_python(&without(row, &["conc", "exp-name", "recipe-fingerprint"]))
 }
 
 fn is_multinode(row: &Value) -> bool {
@@ -90,7 +90,7 @@ pub fn trim_conc(rows: Vec<Value>) -> Vec<Value> {
             out.push(row);
             continue;
         }
-        let key = canonical_json(&without(&row, &["conc", "exp-name"]));
+        let key = dumps_like_python(&without(&row, &["conc", "exp-name"]));
         let idxs = groups.entry(key.clone()).or_default();
         if idxs.is_empty() {
             group_order.push(key);

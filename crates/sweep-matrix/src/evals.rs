@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use sweep_model::pyjson::{canonical_json, write_canonical, write_py_string};
+use sweep_model::python::{
+    dumps_like_python, write_dumps_like_python, write_json_string_like_python,
+};
 use sweep_model::rows::RowKind;
 
 use crate::row::{EvalMode, GenError, Row};
@@ -32,9 +34,9 @@ fn topology_key(row: &Row) -> String {
     let mut out = String::with_capacity(512);
     out.push('{');
     for (k, v) in entries {
-        write_py_string(k, &mut out);
+        write_json_string_like_python(k, &mut out);
         out.push(':');
-        write_canonical(v, &mut out);
+        write_dumps_like_python(v, &mut out);
         out.push(',');
     }
     out
@@ -54,7 +56,7 @@ fn conc_list(row: &Row) -> Vec<i64> {
 }
 
 fn field(row: &Row, k: &str) -> String {
-    row.get(k).map(canonical_json).unwrap_or_default()
+    row.get(k).map(dumps_like_python).unwrap_or_default()
 }
 
 /// What eval selection needs of one row: which
@@ -334,7 +336,7 @@ mod tests {
     #[test]
     fn canonical_sorts_keys() {
         assert_eq!(
-            canonical_json(&json!({"b":1,"a":{"d":[1,2],"c":null}})),
+            dumps_like_python(&json!({"b":1,"a":{"d":[1,2],"c":null}})),
             r#"{"a":{"c":null,"d":[1,2]},"b":1}"#
         );
     }

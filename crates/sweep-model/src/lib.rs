@@ -10,7 +10,7 @@ pub mod fsio;
 pub mod gha;
 pub mod markdown;
 pub mod out;
-pub mod pyjson;
+pub mod python;
 pub mod results;
 pub mod rows;
 pub mod runners;
