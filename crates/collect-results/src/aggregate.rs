@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::summary::{GroupKey, element_facts};
+use crate::group::{GroupKey, element_facts};
 
 /// Largest result file read, in bytes. A benchmark result is a few KB and
 /// the biggest real files (a whole aggregate fed back in) a few MB; 64 MiB
@@ -102,7 +102,7 @@ pub struct AggregateReport {
     /// Output path.
     pub output: PathBuf,
     /// Result objects per group, with how many have valid power figures
-    /// (for the step summary; see [`crate::summary::element_facts`]).
+    /// (for the step summary; see [`crate::group::element_facts`]).
     pub groups: BTreeMap<GroupKey, (usize, usize)>,
     /// Elements that are not result objects.
     pub other_elements: usize,

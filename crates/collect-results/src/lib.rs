@@ -9,6 +9,7 @@
 
 pub mod aggregate;
 pub mod evals;
+pub mod group;
 pub mod power;
 pub mod power_csv;
 pub mod process;

@@ -2,7 +2,7 @@
 //! add generated points to existing curves of the configs and scenarios its
 //! changelog entry names.
 
-use crate::pipeline::RawMasters;
+use crate::masters::RawMasters;
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use sweep_matrix::assemble::curve_key;

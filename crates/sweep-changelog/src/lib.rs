@@ -1,7 +1,8 @@
 //! `perf-changelog.yaml` processing shared by `check-changelog` and
 //! `generate-matrix changelog`: git access ([`git`]), the added/removed lines
 //! of the changelog diff ([`diff`]), the changelog → matrix pipeline over the
-//! `sweep-matrix` generator ([`pipeline`], [`append_only`]), the gate of
+//! `sweep-matrix` generator ([`pipeline`], [`append_only`], over the raw-config view
+//! [`masters`]), the gate of
 //! `check-changelog` ([`gate`]), rejection messages and annotations
 //! ([`report`]), the stale-branch diagnosis ([`stale`]), the byte-level rules
 //! behind `check-changelog --strict` ([`strict`]) and the merge helper
@@ -11,6 +12,7 @@ pub mod append_only;
 pub mod diff;
 pub mod gate;
 pub mod git;
+pub mod masters;
 pub mod pipeline;
 pub mod prepare_merge;
 pub mod report;
