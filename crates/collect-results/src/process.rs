@@ -210,7 +210,7 @@ fn read_result(path: &Path, display: &str) -> Result<Map<String, Value>, Process
             file: display.to_owned(),
             msg: format!(
                 "expected a JSON object, found {}",
-                sweep_model::results::json_type_name(&other)
+                sweep_model::json_type::json_type_name(&other)
             ),
         }),
     }

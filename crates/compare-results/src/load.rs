@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use serde_json::{Map, Value};
+use sweep_model::json_type::json_type_name;
 
 use crate::CompareError;
 use crate::compare::Row;
@@ -84,7 +85,7 @@ pub fn flatten_into(value: Value, path: &str, out: &mut Objects) -> Result<(), C
         other => {
             return Err(CompareError::NotObject {
                 origin: path.to_string(),
-                found: type_name(&other).into(),
+                found: json_type_name(&other).into(),
             });
         }
     }
@@ -113,23 +114,12 @@ fn flatten_array(
             other => {
                 return Err(CompareError::NotObject {
                     origin: format!("{path}[{index}]"),
-                    found: type_name(&other).into(),
+                    found: json_type_name(&other).into(),
                 });
             }
         }
     }
     Ok(())
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), CompareError> {

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::json_type::yaml_type_name;
 use crate::yaml::{self, PathSeg, YamlDoc};
 
 /// The two scenario kinds.
@@ -501,18 +502,6 @@ fn idx(p: &[PathSeg], i: usize) -> P {
     v
 }
 
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_f64() => "a float",
-        Value::Number(_) => "an integer",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
-    }
-}
-
 const SPEC_DECODING: [&str; 3] = ["mtp", "draft_model", "none"];
 
 impl Validator<'_> {
@@ -534,8 +523,12 @@ impl Validator<'_> {
         v: &'v Value,
         path: &[PathSeg],
     ) -> Result<&'v Map<String, Value>, ConfigError> {
-        v.as_object()
-            .ok_or_else(|| self.err(path, format!("must be a mapping, got {}", type_name(v))))
+        v.as_object().ok_or_else(|| {
+            self.err(
+                path,
+                format!("must be a mapping, got {}", yaml_type_name(v)),
+            )
+        })
     }
 
     fn closed(
@@ -578,7 +571,7 @@ impl Validator<'_> {
         v.as_str().map(str::to_string).ok_or_else(|| {
             self.err(
                 &push(path, name),
-                format!("'{name}' must be a string, got {}", type_name(v)),
+                format!("'{name}' must be a string, got {}", yaml_type_name(v)),
             )
         })
     }
@@ -597,7 +590,7 @@ impl Validator<'_> {
         v.as_i64().ok_or_else(|| {
             self.err(
                 &push(path, name),
-                format!("'{name}' must be an integer, got {}", type_name(v)),
+                format!("'{name}' must be an integer, got {}", yaml_type_name(v)),
             )
         })
     }
@@ -635,7 +628,7 @@ impl Validator<'_> {
             Some(Value::Bool(b)) => Ok(Some(*b)),
             Some(v) => Err(self.err(
                 &push(path, name),
-                format!("'{name}' must be a boolean, got {}", type_name(v)),
+                format!("'{name}' must be a boolean, got {}", yaml_type_name(v)),
             )),
         }
     }
@@ -653,7 +646,7 @@ impl Validator<'_> {
                 let n = v.as_i64().ok_or_else(|| {
                     self.err(
                         &push(path, name),
-                        format!("'{name}' must be an integer, got {}", type_name(v)),
+                        format!("'{name}' must be an integer, got {}", yaml_type_name(v)),
                     )
                 })?;
                 if n <= 0 {
@@ -688,7 +681,7 @@ impl Validator<'_> {
             Some(_) => Err(self.err(&push(path, name), format!("'{name}' must not be empty"))),
             None => Err(self.err(
                 &push(path, name),
-                format!("'{name}' must be a string, got {}", type_name(v)),
+                format!("'{name}' must be a string, got {}", yaml_type_name(v)),
             )),
         }
     }
@@ -779,7 +772,7 @@ impl Validator<'_> {
                             &idx(&lp, i),
                             format!(
                                 "'conc-list' entries must be integers, got {}",
-                                type_name(it)
+                                yaml_type_name(it)
                             ),
                         )
                     })?);
@@ -791,7 +784,7 @@ impl Validator<'_> {
                     &push(path, "conc-list"),
                     format!(
                         "'conc-list' must be a list of integers, got {}",
-                        type_name(v)
+                        yaml_type_name(v)
                     ),
                 ));
             }
@@ -859,7 +852,7 @@ impl Validator<'_> {
             other => {
                 return Err(self.err(
                     &push(path, "dp-attn"),
-                    format!("'dp-attn' must be a boolean, got {}", type_name(other)),
+                    format!("'dp-attn' must be a boolean, got {}", yaml_type_name(other)),
                 ));
             }
         };
@@ -882,7 +875,7 @@ impl Validator<'_> {
                             &idx(&push(path, "additional-settings"), i),
                             format!(
                                 "'additional-settings' entries must be strings, got {}",
-                                type_name(it)
+                                yaml_type_name(it)
                             ),
                         ));
                     }
@@ -893,7 +886,7 @@ impl Validator<'_> {
                     &push(path, "additional-settings"),
                     format!(
                         "'additional-settings' must be a list of strings, got {}",
-                        type_name(other)
+                        yaml_type_name(other)
                     ),
                 ));
             }
@@ -1147,7 +1140,7 @@ impl Validator<'_> {
             Some(Value::Array(a)) => Ok(Some(a)),
             Some(v) => Err(self.err(
                 &push(path, name),
-                format!("'{name}' must be a list, got {}", type_name(v)),
+                format!("'{name}' must be a list, got {}", yaml_type_name(v)),
             )),
             None => Ok(None),
         }
@@ -1167,7 +1160,7 @@ impl Validator<'_> {
             Some(v) => {
                 return Err(self.err(
                     &push(&root, "multinode"),
-                    format!("'multinode' must be a boolean, got {}", type_name(v)),
+                    format!("'multinode' must be a boolean, got {}", yaml_type_name(v)),
                 ));
             }
         };
@@ -1202,7 +1195,7 @@ impl Validator<'_> {
             Some(v) => {
                 return Err(self.err(
                     &push(&root, "disagg"),
-                    format!("'disagg' must be a boolean, got {}", type_name(v)),
+                    format!("'disagg' must be a boolean, got {}", yaml_type_name(v)),
                 ));
             }
         };
@@ -1280,7 +1273,10 @@ impl Validator<'_> {
                 Some(v) => {
                     return Err(self.err(
                         &push(&bp, "dram-utilization"),
-                        format!("'dram-utilization' must be a number, got {}", type_name(v)),
+                        format!(
+                            "'dram-utilization' must be a number, got {}",
+                            yaml_type_name(v)
+                        ),
                     ));
                 }
             };

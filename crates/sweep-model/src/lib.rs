@@ -8,6 +8,7 @@ pub mod config;
 pub mod exit;
 pub mod fsio;
 pub mod gha;
+pub mod json_type;
 pub mod markdown;
 pub mod out;
 pub mod python;
