@@ -11,6 +11,7 @@ use std::time::SystemTime;
 
 use serde_json::{Map, Value};
 use sweep_model::results::EvalRow;
+use sweep_model::tree::{TreeError, json_files_in};
 
 use crate::table::{Cell, github_table};
 use sweep_model::python::{
@@ -28,6 +29,8 @@ pub enum EvalsError {
         .files.join(", ")
     )]
     NothingReadable { files: Vec<String> },
+    #[error(transparent)]
+    Tree(#[from] TreeError),
     #[error("cannot write {file}: {source}")]
     Write {
         file: String,
@@ -129,17 +132,19 @@ fn find_sets(root: &Path) -> Vec<(PathBuf, Option<String>)> {
 }
 
 /// lm-eval candidates of one set (immediate `*.json` except `meta_env.json`).
-fn candidates(dir: &Path, skipped: &mut SkipCounts) -> Vec<Candidate> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
+///
+/// # Errors
+/// The set's directory cannot be listed.
+fn candidates(dir: &Path, skipped: &mut SkipCounts) -> Result<Vec<Candidate>, EvalsError> {
     let mut out = Vec::new();
-    for e in entries.filter_map(Result::ok) {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if !name.ends_with(".json") || name == "meta_env.json" {
+    for path in json_files_in(dir)?.files {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name == "meta_env.json" {
             continue;
         }
-        let path = e.path();
         match load_object(&path) {
             None => {
                 skipped.unparseable += 1;
@@ -155,7 +160,7 @@ fn candidates(dir: &Path, skipped: &mut SkipCounts) -> Vec<Candidate> {
         }
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
-    out
+    Ok(out)
 }
 
 /// Metrics extracted from one task of an lm-eval result (§5.2).
@@ -388,7 +393,10 @@ fn build_row(
 
 /// Collects every row under `root` (a path as given on the command line,
 /// resolved against `cwd`).
-pub fn collect(root_arg: &str, cwd: &Path) -> EvalsReport {
+///
+/// # Errors
+/// An eval-set directory cannot be listed.
+pub fn collect(root_arg: &str, cwd: &Path) -> Result<EvalsReport, EvalsError> {
     let root_display = python_path(root_arg);
     let root = cwd.join(root_arg);
     let mut report = EvalsReport::default();
@@ -400,7 +408,7 @@ pub fn collect(root_arg: &str, cwd: &Path) -> EvalsReport {
         };
         let meta = load_object(&dir.join("meta_env.json")).unwrap_or_default();
         let batch = meta.get("eval_concs").and_then(Value::as_array);
-        let mut cands = candidates(&dir, &mut report.skipped);
+        let mut cands = candidates(&dir, &mut report.skipped)?;
         let selected: Vec<(Candidate, Option<i64>)> = match batch {
             None => {
                 let mut best: Option<Candidate> = None;
@@ -461,7 +469,7 @@ pub fn collect(root_arg: &str, cwd: &Path) -> EvalsReport {
             }
         }
     }
-    report
+    Ok(report)
 }
 
 /// Runs `evals`: collects rows and writes `out_dir/agg_eval_<exp_name>.json`.
@@ -471,7 +479,7 @@ pub fn run(
     cwd: &Path,
     out_dir: &Path,
 ) -> Result<EvalsReport, EvalsError> {
-    let mut report = collect(root_arg, cwd);
+    let mut report = collect(root_arg, cwd)?;
     report.skipped.unparseable_files.sort();
     if report.rows.is_empty() && !report.skipped.unparseable_files.is_empty() {
         return Err(EvalsError::NothingReadable {

@@ -121,7 +121,7 @@ fn process_exit_code(e: &process::ProcessError) -> u8 {
 fn aggregate_exit_code(e: &aggregate::AggregateError) -> u8 {
     use aggregate::AggregateError as E;
     match e {
-        E::List { .. } | E::Read { .. } | E::Write { .. } => exit::FAILED,
+        E::Tree(_) | E::Read { .. } | E::Write { .. } => exit::FAILED,
         E::TooLarge { .. } | E::TooDeep { .. } | E::Json { .. } => exit::REJECTED,
     }
 }

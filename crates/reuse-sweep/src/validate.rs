@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use sweep_model::python::{python_float_repr, python_int_of_value, python_repr_str};
+use sweep_model::tree;
 
 /// A Python value as the reference builds identities from JSON.
 #[derive(Debug, Clone, PartialEq)]
@@ -290,38 +291,15 @@ fn load_json(path: &Path) -> Result<Value, String> {
     serde_json::from_str(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))
 }
 
-/// Files `*.json` directly in `dir` (sorted; none when `dir` is absent).
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.is_file()
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.ends_with(".json"))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// Files under `dir` whose name matches `pred`, recursively.
-fn json_files_recursive(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            json_files_recursive(&p, out);
-        } else if p
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.ends_with(".json"))
-        {
-            out.push(p);
-        }
+/// `dir.glob("*.json")`: the `*.json` entries directly in `dir`, as
+/// `sweep_model::tree` lists them (sorted); none when `dir` is absent.
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    if !dir.is_dir() {
+        return Ok(Vec::new());
     }
+    tree::json_files_in(dir)
+        .map(|found| found.files)
+        .map_err(|e| e.to_string())
 }
 
 /// Sub-directories of `root` (sorted by name).
@@ -357,20 +335,21 @@ fn is_agentic(row: &Row) -> bool {
     row.get("scenario_type").and_then(Value::as_str) == Some("agentic-coding")
 }
 
-fn agentic_point_files(root: &Path) -> Vec<PathBuf> {
+fn agentic_point_files(root: &Path) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for (name, dir) in subdirs(root) {
         if name.starts_with("bmk_agentic_") {
-            json_files_recursive(&dir, &mut out);
+            // `artifact_dir.rglob("*.json")`
+            out.extend(tree::json_files(&dir).map_err(|e| e.to_string())?.files);
         }
     }
     out.sort();
     out.dedup();
-    out
+    Ok(out)
 }
 
 fn fixed_rows(root: &Path) -> Result<Vec<Identity>, String> {
-    Ok(json_rows(&json_files(&root.join("results_bmk")))?
+    Ok(json_rows(&json_files(&root.join("results_bmk"))?)?
         .iter()
         .filter(|r| !is_agentic(r))
         .map(benchmark_key)
@@ -526,12 +505,12 @@ fn duplicates(label: &str, rows: &[Identity]) -> Vec<String> {
 }
 
 fn validate_agentic(root: &Path) -> Result<Vec<String>, String> {
-    let points = agentic_point_files(root);
+    let points = agentic_point_files(root)?;
     let point_rows = agentic_rows(&points)?;
     let mut errors = duplicates("agentic point", &point_rows);
     let results = root.join("results_bmk");
     if results.is_dir() {
-        let agg = agentic_rows(&json_files(&results))?;
+        let agg = agentic_rows(&json_files(&results)?)?;
         errors.extend(duplicates("agentic aggregate", &agg));
         errors.extend(compare_sets("agentic aggregate", &point_rows, &agg));
     }
@@ -560,7 +539,7 @@ fn validate_eval(root: &Path) -> Result<Vec<String>, String> {
     let (raw, mut errors) = raw_eval_rows(root);
     errors.extend(duplicates("raw eval", &raw));
     let agg_dir = root.join("eval_results_all");
-    let files = json_files(&agg_dir);
+    let files = json_files(&agg_dir)?;
     if !raw.is_empty() || agg_dir.exists() {
         if files.is_empty() {
             errors.push("missing eval_results_all aggregate artifact".into());
@@ -630,14 +609,14 @@ fn result_conc(name: &str) -> Option<i64> {
     None
 }
 
-fn result_files(dir: &Path) -> Vec<(String, PathBuf)> {
-    json_files(dir)
+fn result_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    Ok(json_files(dir)?
         .into_iter()
         .filter_map(|p| {
             let n = p.file_name()?.to_str()?.to_string();
             n.starts_with("results").then_some((n, p))
         })
-        .collect()
+        .collect())
 }
 
 struct RawDir {
@@ -674,7 +653,7 @@ pub fn dedupe_reran_evals(root: &Path) -> Result<Vec<String>, String> {
     // identity → (timestamp, dir name) of the latest result
     let mut best: HashMap<String, (String, String)> = HashMap::new();
     for r in &raws {
-        for (fname, _) in result_files(&r.dir) {
+        for (fname, _) in result_files(&r.dir)? {
             let Some(stamp) = timestamp(&fname) else {
                 continue;
             };
@@ -707,7 +686,7 @@ fn dedupe_aggregate(root: &Path, winners: &HashMap<String, String>) -> Result<Ve
     if !dir.is_dir() {
         return Ok(messages);
     }
-    for path in json_files(&dir) {
+    for path in json_files(&dir)? {
         let Value::Array(data) = load_json(&path)? else {
             continue;
         };
@@ -805,7 +784,7 @@ fn prune_raw(r: &RawDir, winners: &HashMap<String, String>) -> Result<Option<Str
     if losing.is_empty() {
         return Ok(None);
     }
-    for (fname, path) in result_files(&r.dir) {
+    for (fname, path) in result_files(&r.dir)? {
         if result_conc(&fname).is_some_and(|c| losing.contains(&c)) {
             std::fs::remove_file(&path)
                 .map_err(|e| format!("{}: cannot remove: {e}", path.display()))?;
@@ -861,12 +840,12 @@ pub fn validate(root: &Path) -> Result<Report, String> {
     }
     let collapsed = dedupe_reran_evals(root)?;
     let fixed = fixed_rows(root)?;
-    let agentic = agentic_rows(&agentic_point_files(root))?;
+    let agentic = agentic_rows(&agentic_point_files(root)?)?;
     let (eval, _) = raw_eval_rows(root);
     let mut errors = duplicates("fixed-sequence", &fixed);
     errors.extend(validate_agentic(root)?);
     errors.extend(validate_eval(root)?);
-    if !fixed.is_empty() && json_files(&root.join("run-stats")).is_empty() {
+    if !fixed.is_empty() && json_files(&root.join("run-stats"))?.is_empty() {
         errors.push("missing run-stats artifact for fixed-sequence benchmarks".into());
     }
     if fixed.is_empty() && agentic.is_empty() && eval.is_empty() {

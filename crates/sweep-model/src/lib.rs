@@ -15,4 +15,5 @@ pub mod python;
 pub mod results;
 pub mod rows;
 pub mod runners;
+pub mod tree;
 pub mod yaml;
