@@ -150,10 +150,10 @@ fn run_process() -> ExitCode {
                 eprintln!("{m}");
             }
             if let Some(line) = &out.power.stdout_line {
-                sweep_model::out::println(line);
+                sweep_model::stdout::println(line);
             }
             match serde_json::to_string_pretty(&out.row) {
-                Ok(s) => sweep_model::out::println(&s),
+                Ok(s) => sweep_model::stdout::println(&s),
                 Err(e) => return fail("process", &e, exit::FAILED),
             }
             if out.power.fail_exit && !out.power.valid {
@@ -190,7 +190,7 @@ fn run_evals(root: &str, exp_name: &str, sort_by: Option<&str>) -> ExitCode {
                 gha::annotate(Level::Warning, Some(&shown), None, &msg);
                 eprintln!("warning: {msg}");
             }
-            sweep_model::out::print(&evals::render_markdown(
+            sweep_model::stdout::print(&evals::render_markdown(
                 &report.rows,
                 sort_by.unwrap_or("model_prefix"),
             ));
@@ -209,7 +209,7 @@ fn run_validate(opts: validate::ValidateOptions, dir: &Path) -> ExitCode {
     for (stream, line) in &outcome.lines {
         match stream {
             validate::Stream::Out => {
-                sweep_model::out::println(line);
+                sweep_model::stdout::println(line);
             }
             validate::Stream::Err => eprintln!("{line}"),
         }

@@ -430,7 +430,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
             None => eprintln!("compare-results: no matched tput/GPU points, no SVG written"),
         }
     }
-    sweep_model::out::print(&markdown);
+    sweep_model::stdout::print(&markdown);
     if let Err(e) = sweep_model::gha::append_step_summary(&markdown) {
         eprintln!("compare-results: warning: could not append to GITHUB_STEP_SUMMARY: {e}");
     }

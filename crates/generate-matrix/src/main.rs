@@ -273,7 +273,7 @@ fn report(e: &GenError) -> ExitCode {
 fn print_json(v: &Value) -> ExitCode {
     match serde_json::to_string(v) {
         Ok(s) => {
-            sweep_model::out::println(&s);
+            sweep_model::stdout::println(&s);
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -284,7 +284,7 @@ fn print_json(v: &Value) -> ExitCode {
 }
 
 fn rows_out(rows: &[Row]) -> ExitCode {
-    sweep_model::out::println_json(rows);
+    sweep_model::stdout::println_json(rows);
     ExitCode::SUCCESS
 }
 

@@ -176,7 +176,7 @@ fn find(cli: FindCli) -> ExitCode {
     }
     // stdout is the JSON object only (the action pipes it to jq for the
     // job summary).
-    sweep_model::out::println(&outcome.to_json().to_string());
+    sweep_model::stdout::println(&outcome.to_json().to_string());
     ExitCode::SUCCESS
 }
 
@@ -187,11 +187,11 @@ fn validate(dir: &std::path::Path) -> ExitCode {
         Err(e) => return fail(&e, exit::FAILED),
     };
     if !report.collapsed.is_empty() {
-        sweep_model::out::println(
+        sweep_model::stdout::println(
             "Collapsed reran eval duplicates (kept latest result per identity):",
         );
         for m in &report.collapsed {
-            sweep_model::out::println(&format!("  {m}"));
+            sweep_model::stdout::println(&format!("  {m}"));
         }
     }
     if !report.errors.is_empty() {
@@ -210,6 +210,6 @@ fn validate(dir: &std::path::Path) -> ExitCode {
         }
         return exit::rejected();
     }
-    sweep_model::out::println(&validate::summary(&report).to_string());
+    sweep_model::stdout::println(&validate::summary(&report).to_string());
     ExitCode::SUCCESS
 }

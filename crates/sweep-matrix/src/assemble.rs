@@ -154,7 +154,7 @@ enum F {
     /// Filled with a default when absent.
     Def(&'static str, fn() -> Value),
     /// A worker block (required).
-    Worker(&'static str),
+    WorkerPool(&'static str),
 }
 
 fn v_false() -> Value {
@@ -206,8 +206,8 @@ const MN_FIXED: &[F] = &[
     F::Req("runner"),
     F::Req("isl"),
     F::Req("osl"),
-    F::Worker("prefill"),
-    F::Worker("decode"),
+    F::WorkerPool("prefill"),
+    F::WorkerPool("decode"),
     F::Req("conc"),
     F::Req("max-model-len"),
     F::Req("exp-name"),
@@ -256,8 +256,8 @@ const MN_AGENTIC: &[F] = &[
     F::Req("framework"),
     F::Req("spec-decoding"),
     F::Req("runner"),
-    F::Worker("prefill"),
-    F::Worker("decode"),
+    F::WorkerPool("prefill"),
+    F::WorkerPool("decode"),
     F::Req("conc"),
     F::Req("kv-offloading"),
     F::Opt("kv-offload-backend"),
@@ -358,7 +358,7 @@ fn emit(map: &Map<String, Value>, fields: &[F], loc: &str) -> Result<Value, Stri
                     out.insert(k.into(), d());
                 }
             },
-            F::Worker(k) => match map.get(k) {
+            F::WorkerPool(k) => match map.get(k) {
                 Some(Value::Object(w)) => {
                     out.insert(k.into(), emit(w, WORKER, &format!("{loc}.{k}"))?);
                 }
@@ -372,7 +372,7 @@ fn emit(map: &Map<String, Value>, fields: &[F], loc: &str) -> Result<Value, Stri
     }
     let known = |k: &str| {
         fields.iter().any(|f| match *f {
-            F::Req(n) | F::Opt(n) | F::Def(n, _) | F::Worker(n) => n == k,
+            F::Req(n) | F::Opt(n) | F::Def(n, _) | F::WorkerPool(n) => n == k,
         })
     };
     if let Some(extra) = map.keys().find(|k| !known(k)) {

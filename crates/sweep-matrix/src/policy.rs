@@ -3,11 +3,11 @@
 //! The reference workflow spells this policy out as `if:` expressions that are
 //! copied between jobs (workflow.md §1–§3). Here it is one pure function of
 //! the triggering event, [`decide`], whose answers the reusable workflow reads
-//! as job outputs, plus [`simulate`], which models how `run-sweep.yml` chains
-//! those answers with the results of the `check-changelog` and
-//! `reuse-sweep-gate` jobs. The truth-table tests below pin both against every
-//! named row of workflow.md §3.3 and against an independent encoding of the
-//! intent over the whole cross product the reference's own gating test uses.
+//! as job outputs. How `run-sweep.yml` chains those answers with the results
+//! of the `check-changelog` and `reuse-sweep-gate` jobs is modelled and
+//! checked in the workspace tests (`crates/sweepkit-e2e/tests/policy_chain.rs`
+//! against every named row of workflow.md §3.3 and the reference gating
+//! test's whole cross product, `gating.rs` against the shipped workflow).
 
 use serde::Serialize;
 
@@ -207,54 +207,6 @@ pub fn decide(input: &PolicyInput) -> Decisions {
     }
 }
 
-/// Result of a job as GitHub reports it in `needs.<job>.result`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum JobResult {
-    Success,
-    Failure,
-    Skipped,
-}
-
-/// What actually happened to the first three jobs of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Chain {
-    pub check_changelog: JobResult,
-    pub reuse_gate: JobResult,
-    /// `setup` runs.
-    pub setup: bool,
-}
-
-/// Models `run-sweep.yml`'s first three jobs: `check-changelog` runs when
-/// [`Decisions::run_check_changelog`] and fails on conflicting labels or an
-/// invalid changelog; the gate runs only after a successful check; setup runs
-/// after a successful or skipped check, when the gate was skipped or found no
-/// authorisation, and [`Decisions::run_setup`].
-pub fn simulate(d: &Decisions, changelog_valid: bool, reuse_authorised: bool) -> Chain {
-    let check_changelog = if !d.run_check_changelog {
-        JobResult::Skipped
-    } else if d.conflicting_labels || !changelog_valid {
-        JobResult::Failure
-    } else {
-        JobResult::Success
-    };
-    let gate_runs = check_changelog == JobResult::Success && d.run_reuse_gate;
-    let reuse_gate = if gate_runs {
-        JobResult::Success
-    } else {
-        JobResult::Skipped
-    };
-    let gate_ok = !gate_runs || !reuse_authorised;
-    let setup = matches!(check_changelog, JobResult::Success | JobResult::Skipped)
-        && gate_ok
-        && d.run_setup;
-    Chain {
-        check_changelog,
-        reuse_gate,
-        setup,
-    }
-}
-
 /// The error text for conflicting primary labels (the reference's wording).
 pub const CONFLICT_MESSAGE: &str = "PR has multiple conflicting sweep labels. Pick exactly one.";
 
@@ -288,7 +240,7 @@ pub fn parse_labels(text: &str) -> Result<Vec<String>, String> {
 
 /// Fills the fields of `input` that were not given explicitly from a GitHub
 /// event payload (`$GITHUB_EVENT_PATH`), so the action needs no expressions.
-pub fn fill_from_event(input: &mut PolicyInput, event: &serde_json::Value, given: &Given) {
+pub fn fill_from_event(input: &mut PolicyInput, event: &serde_json::Value, given: &ExplicitInputs) {
     let s = |v: &serde_json::Value| v.as_str().map(str::to_string);
     if !given.action
         && let Some(a) = event.get("action").and_then(s)
@@ -322,7 +274,7 @@ pub fn fill_from_event(input: &mut PolicyInput, event: &serde_json::Value, given
 
 /// Which [`PolicyInput`] fields were given explicitly (and so win over the event file).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Given {
+pub struct ExplicitInputs {
     pub action: bool,
     pub label: bool,
     pub labels: bool,
@@ -340,92 +292,10 @@ pub fn summary_markdown(d: &Decisions) -> String {
     md
 }
 
-/// The pull-request scenarios of the reference's gating test (workflow.md
-/// §3.3), for checking a policy against its intent: 4 actions × draft or
-/// not × 23 label sets × 12 event labels × reuse authorised or not ×
-/// changelog valid or not × 2 commit messages = 17 664 cases, each
-/// `(event, changelog valid, reuse authorised)`, on `repository`. Together
-/// with a push of each of [`GATING_PUSH_MESSAGES`] that is the reference's
-/// 17 666.
-#[must_use]
-pub fn gating_cross_product(repository: &str) -> Vec<(PolicyInput, bool, bool)> {
-    const LABEL_SETS: &[&[&str]] = &[
-        &[],
-        &["sweep-enabled"],
-        &["full-sweep-enabled"],
-        &["non-canary-full-sweep-enabled"],
-        &["full-sweep-fail-fast"],
-        &["full-sweep-fail-fast-no-canary"],
-        &["all-evals"],
-        &["evals-only"],
-        &["agentx-fast"],
-        &["all-evals", "evals-only"],
-        &["documentation"],
-        &["sweep-enabled", "full-sweep-enabled"],
-        &["full-sweep-enabled", "full-sweep-fail-fast"],
-        &["sweep-enabled", "all-evals"],
-        &["full-sweep-enabled", "all-evals"],
-        &["sweep-enabled", "evals-only"],
-        &["full-sweep-enabled", "evals-only"],
-        &["sweep-enabled", "agentx-fast"],
-        &["full-sweep-enabled", "agentx-fast"],
-        &["sweep-enabled", "all-evals", "evals-only"],
-        &["full-sweep-enabled", "all-evals", "evals-only"],
-        &["skip_queue"],
-        &["full-sweep-enabled", "skip_queue"],
-    ];
-    const EVENT_LABELS: [Option<&str>; 12] = [
-        Some("full-sweep-enabled"),
-        Some("sweep-enabled"),
-        Some("all-evals"),
-        Some("evals-only"),
-        Some("agentx-fast"),
-        Some("skip_queue"),
-        Some("ci-patchwork"),
-        Some("engine-patch"),
-        Some("ci-patchwork-waived"),
-        Some("ci-checklist-complete"),
-        Some("documentation"),
-        None,
-    ];
-    let mut out = Vec::with_capacity(17_664);
-    for action in ["ready_for_review", "synchronize", "labeled", "unlabeled"] {
-        for draft in [false, true] {
-            for labels in LABEL_SETS {
-                for label in EVENT_LABELS {
-                    for auth in [false, true] {
-                        for valid in [true, false] {
-                            for msg in GATING_PUSH_MESSAGES {
-                                let event = PolicyInput {
-                                    event_name: "pull_request".into(),
-                                    action: action.into(),
-                                    draft,
-                                    label: label.map(str::to_string),
-                                    labels: labels.iter().map(|s| (*s).to_string()).collect(),
-                                    head_commit_message: msg.into(),
-                                    head_repo: Some(repository.into()),
-                                    repository: repository.into(),
-                                    git_ref: "refs/pull/1/merge".into(),
-                                };
-                                out.push((event, valid, auth));
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The commit messages of [`gating_cross_product`], also pushed once each.
-pub const GATING_PUSH_MESSAGES: [&str; 2] = ["feat: add model", "fix: thing [skip-sweep]"];
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // tests: a panic is the failure report
 mod tests {
     use super::*;
-    use JobResult::{Failure, Skipped, Success};
 
     const REPO: &str = "SemiAnalysisAI/InferenceX";
 
@@ -456,149 +326,6 @@ mod tests {
             git_ref: "refs/heads/main".into(),
             ..PolicyInput::default()
         }
-    }
-
-    fn run(input: &PolicyInput, valid: bool, auth: bool) -> (JobResult, JobResult, &'static str) {
-        let c = simulate(&decide(input), valid, auth);
-        (
-            c.check_changelog,
-            c.reuse_gate,
-            if c.setup { "RUN" } else { "SKIP" },
-        )
-    }
-
-    /// Every row of workflow.md §3.3, in table order (rows listing
-    /// alternatives are expanded into one case per alternative).
-    #[test]
-    fn truth_table_rows_of_section_3_3() {
-        let sync = |l: &[&str]| pr("synchronize", l);
-        let mut fork = sync(&["full-sweep-enabled"]);
-        fork.head_repo = Some("external/InferenceX".into());
-        let mut draft = sync(&["full-sweep-enabled"]);
-        draft.draft = true;
-        let mut tagged = sync(&["full-sweep-enabled"]);
-        tagged.head_commit_message = "fix: docs [skip-sweep]".into();
-
-        // (name, input, changelog valid, reuse authorised,
-        //  (check-changelog result, reuse-gate result, setup RUN/SKIP))
-        type Row<'a> = (
-            &'a str,
-            PolicyInput,
-            bool,
-            bool,
-            (JobResult, JobResult, &'a str),
-        );
-        #[rustfmt::skip]
-        let rows: Vec<Row<'_>> = vec![
-            ("sync full, no authorisation", sync(&["full-sweep-enabled"]), true, false, (Success, Success, "RUN")),
-            ("sync full, authorised", sync(&["full-sweep-enabled"]), true, true, (Success, Success, "SKIP")),
-            ("sync two primaries, authorised", sync(&["full-sweep-enabled", "full-sweep-fail-fast"]), true, true, (Failure, Skipped, "SKIP")),
-            ("sync full, changelog invalid", sync(&["full-sweep-enabled"]), false, false, (Failure, Skipped, "SKIP")),
-            ("sync sweep-enabled", sync(&["sweep-enabled"]), true, false, (Success, Skipped, "RUN")),
-            ("sync only all-evals", sync(&["all-evals"]), true, false, (Success, Skipped, "SKIP")),
-            ("sync only evals-only", sync(&["evals-only"]), true, false, (Success, Skipped, "SKIP")),
-            ("sync only agentx-fast", sync(&["agentx-fast"]), true, false, (Success, Skipped, "SKIP")),
-            ("sync no labels", sync(&[]), true, false, (Success, Skipped, "SKIP")),
-            ("sync full + all-evals, authorised", sync(&["full-sweep-enabled", "all-evals"]), true, true, (Success, Success, "SKIP")),
-            ("sync full + evals-only, authorised", sync(&["full-sweep-enabled", "evals-only"]), true, true, (Success, Skipped, "RUN")),
-            ("sync full + agentx-fast, authorised", sync(&["full-sweep-enabled", "agentx-fast"]), true, true, (Success, Skipped, "RUN")),
-            ("sync full + all-evals + evals-only, authorised", sync(&["full-sweep-enabled", "all-evals", "evals-only"]), true, true, (Success, Skipped, "RUN")),
-            ("sync full, fork head", fork, true, false, (Success, Success, "SKIP")),
-            ("sync full, draft", draft, true, false, (Skipped, Skipped, "SKIP")),
-            ("sync full, [skip-sweep]", tagged, true, false, (Success, Success, "SKIP")),
-            ("labeled full", labeled("labeled", "full-sweep-enabled", &["full-sweep-enabled"]), true, false, (Success, Skipped, "RUN")),
-            ("labeled all-evals alone", labeled("labeled", "all-evals", &["all-evals"]), true, false, (Success, Skipped, "SKIP")),
-            ("labeled evals-only alone", labeled("labeled", "evals-only", &["evals-only"]), true, false, (Success, Skipped, "SKIP")),
-            ("labeled agentx-fast alone", labeled("labeled", "agentx-fast", &["agentx-fast"]), true, false, (Success, Skipped, "SKIP")),
-            ("labeled modifier all-evals on full", labeled("labeled", "all-evals", &["full-sweep-enabled", "all-evals"]), true, false, (Success, Skipped, "RUN")),
-            ("labeled modifier evals-only on full", labeled("labeled", "evals-only", &["full-sweep-enabled", "evals-only"]), true, false, (Success, Skipped, "RUN")),
-            ("labeled modifier agentx-fast on full", labeled("labeled", "agentx-fast", &["full-sweep-enabled", "agentx-fast"]), true, false, (Success, Skipped, "RUN")),
-            ("labeled skip_queue on full", labeled("labeled", "skip_queue", &["full-sweep-enabled", "skip_queue"]), true, false, (Success, Skipped, "RUN")),
-            ("unlabeled skip_queue on full", labeled("unlabeled", "skip_queue", &["full-sweep-enabled"]), true, false, (Success, Skipped, "RUN")),
-            ("labeled ci-patchwork on full", labeled("labeled", "ci-patchwork", &["full-sweep-enabled", "ci-patchwork"]), true, false, (Success, Skipped, "RUN")),
-            ("unlabeled ci-patchwork on full", labeled("unlabeled", "ci-patchwork", &["full-sweep-enabled"]), true, false, (Success, Skipped, "RUN")),
-            ("labeled documentation on full", labeled("labeled", "documentation", &["full-sweep-enabled"]), true, false, (Skipped, Skipped, "SKIP")),
-            ("unlabeled last primary", labeled("unlabeled", "full-sweep-enabled", &[]), true, false, (Success, Skipped, "SKIP")),
-            ("ready_for_review full", pr("ready_for_review", &["full-sweep-enabled"]), true, false, (Success, Skipped, "RUN")),
-            ("push", push("feat: add model"), true, false, (Skipped, Skipped, "RUN")),
-            ("push with [skip-sweep]", push("fix: x [skip-sweep]"), true, false, (Skipped, Skipped, "RUN")),
-        ];
-        for (name, input, valid, auth, want) in rows {
-            assert_eq!(run(&input, valid, auth), want, "{name}");
-            assert_eq!(
-                intent(&input, valid, auth),
-                want,
-                "intent disagrees: {name}"
-            );
-        }
-    }
-
-    /// An independent encoding of the intended gating (written from the
-    /// prose of workflow.md §3, not from [`decide`]).
-    fn intent(sc: &PolicyInput, valid: bool, auth: bool) -> (JobResult, JobResult, &'static str) {
-        let labels: std::collections::BTreeSet<&str> =
-            sc.labels.iter().map(String::as_str).collect();
-        let is_pr = sc.event_name == "pull_request";
-        let relevant_event = !matches!(sc.action.as_str(), "labeled" | "unlabeled")
-            || sc.label.as_deref().is_some_and(is_relevant_label);
-        let sweep_labels = labels.iter().filter(|l| PRIMARY_LABELS.contains(l)).count();
-        let check = if !(is_pr && !sc.draft && relevant_event) {
-            Skipped
-        } else if sweep_labels > 1 || !valid {
-            Failure
-        } else {
-            Success
-        };
-        let gate_runs = check == Success
-            && sc.action == "synchronize"
-            && [
-                "full-sweep-enabled",
-                "non-canary-full-sweep-enabled",
-                "full-sweep-fail-fast",
-                "full-sweep-fail-fast-no-canary",
-            ]
-            .iter()
-            .any(|l| labels.contains(l))
-            && !labels.contains("evals-only")
-            && !labels.contains("agentx-fast");
-        let gate = if gate_runs { Success } else { Skipped };
-        let event_ok = if is_pr {
-            !sc.draft
-                && sc.head_repo.as_deref() == Some(REPO)
-                && sweep_labels > 0
-                && relevant_event
-                && !sc.head_commit_message.contains("[skip-sweep]")
-        } else {
-            sc.event_name == "push"
-        };
-        let setup = check != Failure && !(gate_runs && auth) && event_ok;
-        (check, gate, if setup { "RUN" } else { "SKIP" })
-    }
-
-    /// The cross product of the reference's gating test: 4 actions × draft ×
-    /// 23 label sets × 12 event labels × authorisation × changelog validity ×
-    /// 2 commit messages, plus 2 pushes = 17 666 scenarios.
-    #[test]
-    fn exhaustive_cross_product_agrees_with_intent() {
-        let mut n = 0;
-        let mut runs = 0;
-        for (sc, valid, auth) in gating_cross_product(REPO) {
-            let got = run(&sc, valid, auth);
-            assert_eq!(
-                got,
-                intent(&sc, valid, auth),
-                "{sc:?} valid={valid} auth={auth}"
-            );
-            runs += usize::from(got.2 == "RUN");
-            n += 1;
-        }
-        for msg in GATING_PUSH_MESSAGES {
-            assert_eq!(run(&push(msg), true, false), (Skipped, Skipped, "RUN"));
-            n += 1;
-        }
-        assert_eq!(n, 17_666);
-        // Guard against a degenerate policy that never (or always) runs.
-        assert!(runs > 0 && runs < n);
     }
 
     /// §3.1: primary label → canary, fail-fast, trim, reuse gate.
@@ -734,7 +461,7 @@ mod tests {
         });
         let mut input = pr("", &[]);
         input.head_repo = None;
-        fill_from_event(&mut input, &ev, &Given::default());
+        fill_from_event(&mut input, &ev, &ExplicitInputs::default());
         assert_eq!(input.head_repo, None);
         let d = decide(&input);
         assert!(d.run_check_changelog && !d.run_setup, "{d:?}");
@@ -770,7 +497,7 @@ mod tests {
             }
         });
         let mut input = pr("", &[]);
-        fill_from_event(&mut input, &ev, &Given::default());
+        fill_from_event(&mut input, &ev, &ExplicitInputs::default());
         assert_eq!(input.action, "labeled");
         assert_eq!(input.label.as_deref(), Some("full-sweep-enabled"));
         assert_eq!(input.labels, vec!["full-sweep-enabled", "all-evals"]);
@@ -783,10 +510,10 @@ mod tests {
         fill_from_event(
             &mut given,
             &ev,
-            &Given {
+            &ExplicitInputs {
                 action: true,
                 labels: true,
-                ..Given::default()
+                ..ExplicitInputs::default()
             },
         );
         assert_eq!(given.action, "synchronize");
@@ -794,7 +521,7 @@ mod tests {
 
         let push_ev = serde_json::json!({"head_commit": {"message": "m [skip-sweep]"}});
         let mut p = push("");
-        fill_from_event(&mut p, &push_ev, &Given::default());
+        fill_from_event(&mut p, &push_ev, &ExplicitInputs::default());
         assert_eq!(p.head_commit_message, "m [skip-sweep]");
     }
 }

@@ -175,9 +175,11 @@ pub fn expand_range(start: i64, end: i64, step: i64) -> Vec<i64> {
     }
 }
 
-/// A worker block (`prefill` / `decode`), §5.8.
+/// A worker pool block (`prefill` / `decode`), §5.8: `num-worker` workers
+/// of one parallel layout (named for what it is: a pool of serving workers
+/// in one stage, not threads).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Worker {
+pub struct WorkerPool {
     /// `num-worker`.
     pub num_worker: i64,
     /// `tp`.
@@ -200,7 +202,7 @@ pub struct Worker {
 
 /// Single-node fixed search-space entry (§5.5).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SnFixedSearch {
+pub struct SingleNodeFixedSearch {
     /// `tp`.
     pub tp: i64,
     /// `pp`.
@@ -223,14 +225,14 @@ pub struct SnFixedSearch {
 
 /// Multi-node fixed search-space entry (§5.6).
 #[derive(Debug, Clone, PartialEq)]
-pub struct MnFixedSearch {
+pub struct MultiNodeFixedSearch {
     /// `prefill`.
-    pub prefill: Worker,
+    pub prefill: WorkerPool,
     /// `decode`.
-    pub decode: Worker,
+    pub decode: WorkerPool,
     /// `spec-decoding`.
     pub spec_decoding: String,
-    /// `router` key (see [`SnFixedSearch::router`]).
+    /// `router` key (see [`SingleNodeFixedSearch::router`]).
     pub router: Option<Value>,
     /// `kv-p2p-transfer` key (same convention).
     pub kv_p2p_transfer: Option<Value>,
@@ -242,9 +244,9 @@ pub struct MnFixedSearch {
 #[derive(Debug, Clone, PartialEq)]
 pub enum FixedSearch {
     /// In a single-node config entry.
-    Single(SnFixedSearch),
+    Single(SingleNodeFixedSearch),
     /// In a multi-node config entry.
-    Multi(Box<MnFixedSearch>),
+    Multi(Box<MultiNodeFixedSearch>),
 }
 
 /// A fixed-seq-len block (§5.4).
@@ -276,14 +278,14 @@ pub struct AgenticSearch {
     /// `spec-decoding`.
     pub spec_decoding: String,
     /// `prefill` when non-null.
-    pub prefill: Option<Worker>,
+    pub prefill: Option<WorkerPool>,
     /// `decode` when non-null.
-    pub decode: Option<Worker>,
+    pub decode: Option<WorkerPool>,
     /// `kv-offloading` key: `None` absent, `Some(None)` null, `Some(Some(v))`.
     pub kv_offloading: Option<Option<String>>,
     /// `kv-offload-backend` when non-null.
     pub kv_offload_backend: Option<Value>,
-    /// `router` key (see [`SnFixedSearch::router`]).
+    /// `router` key (see [`SingleNodeFixedSearch::router`]).
     pub router: Option<Value>,
     /// `kv-p2p-transfer` key.
     pub kv_p2p_transfer: Option<Value>,
@@ -827,7 +829,7 @@ impl Validator<'_> {
         Ok(Conc { start, end, list })
     }
 
-    fn worker(&self, v: &Value, path: &[PathSeg]) -> Result<Worker, ConfigError> {
+    fn worker(&self, v: &Value, path: &[PathSeg]) -> Result<WorkerPool, ConfigError> {
         let m = self.mapping(v, path)?;
         self.closed(
             m,
@@ -896,7 +898,7 @@ impl Validator<'_> {
         for (k, d) in [("pp", pp), ("dcp-size", dcp_size), ("pcp-size", pcp_size)] {
             row_value.insert(k.to_string(), Value::from(d));
         }
-        Ok(Worker {
+        Ok(WorkerPool {
             num_worker,
             tp,
             ep,
@@ -909,7 +911,12 @@ impl Validator<'_> {
         })
     }
 
-    fn hardware_pair(&self, p: &Worker, d: &Worker, path: &[PathSeg]) -> Result<(), ConfigError> {
+    fn hardware_pair(
+        &self,
+        p: &WorkerPool,
+        d: &WorkerPool,
+        path: &[PathSeg],
+    ) -> Result<(), ConfigError> {
         if p.hardware.is_some() != d.hardware.is_some() {
             return Err(self.err(
                 path,
@@ -919,7 +926,7 @@ impl Validator<'_> {
         Ok(())
     }
 
-    fn sn_fixed(&self, v: &Value, path: &[PathSeg]) -> Result<SnFixedSearch, ConfigError> {
+    fn sn_fixed(&self, v: &Value, path: &[PathSeg]) -> Result<SingleNodeFixedSearch, ConfigError> {
         let m = self.mapping(v, path)?;
         self.closed(
             m,
@@ -948,7 +955,7 @@ impl Validator<'_> {
         let router = self.opt_component(m, "router", path, true)?;
         let conc = self.conc(m, path)?;
         self.dcp_divides(tp, dcp_size, path)?;
-        Ok(SnFixedSearch {
+        Ok(SingleNodeFixedSearch {
             tp,
             pp,
             dcp_size,
@@ -961,7 +968,7 @@ impl Validator<'_> {
         })
     }
 
-    fn mn_fixed(&self, v: &Value, path: &[PathSeg]) -> Result<MnFixedSearch, ConfigError> {
+    fn mn_fixed(&self, v: &Value, path: &[PathSeg]) -> Result<MultiNodeFixedSearch, ConfigError> {
         let m = self.mapping(v, path)?;
         self.closed(
             m,
@@ -984,7 +991,7 @@ impl Validator<'_> {
         let kv_p2p_transfer = self.opt_p2p(m, path)?;
         let conc = self.conc(m, path)?;
         self.hardware_pair(&prefill, &decode, path)?;
-        Ok(MnFixedSearch {
+        Ok(MultiNodeFixedSearch {
             prefill,
             decode,
             spec_decoding,

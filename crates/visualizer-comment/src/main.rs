@@ -105,7 +105,7 @@ fn run(cli: &Cli) -> Result<()> {
     let links = visualizer_lines(&cli.visualizer_url, &cli.run_id.to_string());
     let (body, truncated) = render_body(&cli.marker, &links, &sections, &notice);
     if cli.dry_run {
-        sweep_model::out::println(&body);
+        sweep_model::stdout::println(&body);
         return Ok(());
     }
     let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
@@ -136,15 +136,15 @@ fn run(cli: &Cli) -> Result<()> {
         .with_context(|| format!("commenting on PR #{}", cli.pr_number))?;
     let url = match outcome {
         Outcome::Created { url, .. } => {
-            sweep_model::out::println(&format!("created comment {url}"));
+            sweep_model::stdout::println(&format!("created comment {url}"));
             url
         }
         Outcome::Updated { url, .. } => {
-            sweep_model::out::println(&format!("updated comment {url}"));
+            sweep_model::stdout::println(&format!("updated comment {url}"));
             url
         }
         Outcome::Unchanged { url, .. } => {
-            sweep_model::out::println(&format!("comment {url} is already up to date"));
+            sweep_model::stdout::println(&format!("comment {url} is already up to date"));
             url
         }
         Outcome::ReadOnly { reason } => {

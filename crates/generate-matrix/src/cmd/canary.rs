@@ -57,7 +57,7 @@ pub(crate) fn run(args: &CanaryArgs) -> ExitCode {
         "canary-config": canary,
         "remaining-search-space-config": split.remaining,
     });
-    sweep_model::out::println(&doc.to_string());
+    sweep_model::stdout::println(&doc.to_string());
     let remaining_file = args
         .remaining_file
         .as_ref()

@@ -64,7 +64,7 @@ pub(crate) fn run_split(a: &SplitArgs) -> ExitCode {
                 .iter()
                 .map(|(k, v)| (k.clone(), Value::String(v.clone())))
                 .collect();
-            sweep_model::out::println(&Value::Object(doc).to_string());
+            sweep_model::stdout::println(&Value::Object(doc).to_string());
         }
     }
     eprint!("{}", s.summary);

@@ -3,7 +3,8 @@
 
 use std::process::ExitCode;
 use sweep_matrix::policy::{
-    CONFLICT_MESSAGE, Given, PolicyInput, decide, fill_from_event, parse_labels, summary_markdown,
+    CONFLICT_MESSAGE, ExplicitInputs, PolicyInput, decide, fill_from_event, parse_labels,
+    summary_markdown,
 };
 use sweep_model::gha::{self, Level};
 
@@ -82,7 +83,7 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, String> 
         repository: args.repository.clone(),
         git_ref: args.git_ref.clone(),
     };
-    let given = Given {
+    let given = ExplicitInputs {
         action: non_empty(&args.event_action).is_some(),
         label: non_empty(&args.event_label).is_some(),
         labels: non_empty(&args.labels_json).is_some(),
@@ -122,7 +123,7 @@ pub(crate) fn run(args: &PolicyArgs) -> ExitCode {
     };
     let d = decide(&input);
     match serde_json::to_string_pretty(&d) {
-        Ok(s) => sweep_model::out::println(&s),
+        Ok(s) => sweep_model::stdout::println(&s),
         Err(e) => {
             eprintln!("error: cannot render the decisions: {e}");
             return ExitCode::from(2);
