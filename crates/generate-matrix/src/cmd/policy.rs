@@ -57,7 +57,21 @@ fn non_empty(v: &Option<String>) -> Option<&str> {
 }
 
 /// Builds the input from flags, environment and the event payload.
-pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, String> {
+/// Why the policy input could not be built.
+pub(crate) enum InputError {
+    /// A flag or the event payload is invalid (exit 1).
+    Invalid(String),
+    /// The event payload file cannot be read (exit 2).
+    Unreadable(String),
+}
+
+impl From<String> for InputError {
+    fn from(message: String) -> Self {
+        InputError::Invalid(message)
+    }
+}
+
+pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, InputError> {
     let mut input = PolicyInput {
         event_name: args.event_name.clone(),
         action: non_empty(&args.event_action)
@@ -73,9 +87,9 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, String> 
             Some(d) if d.eq_ignore_ascii_case("true") => true,
             Some(d) if d.eq_ignore_ascii_case("false") => false,
             Some(d) => {
-                return Err(format!(
+                return Err(InputError::Invalid(format!(
                     "--draft (SWEEP_PR_DRAFT) must be true or false, got {d:?}"
-                ));
+                )));
             }
         },
         head_commit_message: args.head_commit_message.clone().unwrap_or_default(),
@@ -96,8 +110,12 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, String> 
         .as_ref()
         .filter(|p| !p.as_os_str().is_empty())
     {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read the event payload: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            InputError::Unreadable(format!(
+                "{}: cannot read the event payload: {e}",
+                path.display()
+            ))
+        })?;
         let event: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
             format!(
                 "{}: the event payload is not valid JSON: {e}",
@@ -111,14 +129,19 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, String> 
 
 /// Runs `sweep-policy`: JSON on stdout, outputs and summary when in Actions.
 /// Exit 0; 1 when the input is rejected or the PR has conflicting primary
-/// labels (unless `--allow-conflict`).
+/// labels (unless `--allow-conflict`); 2 when the event payload file cannot
+/// be read.
 pub(crate) fn run(args: &PolicyArgs) -> ExitCode {
     let input = match input_from_args(args) {
         Ok(i) => i,
         Err(e) => {
+            let (code, e) = match e {
+                InputError::Invalid(m) => (1, m),
+                InputError::Unreadable(m) => (2, m),
+            };
             gha::annotate(Level::Error, None, None, &e);
             eprintln!("error: {e}");
-            return ExitCode::from(1);
+            return ExitCode::from(code);
         }
     };
     let d = decide(&input);
