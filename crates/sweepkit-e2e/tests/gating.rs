@@ -5,7 +5,7 @@
 //! `generate-matrix sweep-policy` computes for each event, over the
 //! reference gating test's whole cross product (17 666 scenarios), and
 //! checks the results against an independent encoding of workflow.md §3.3.
-//! `policy_chain.rs` tests the policy's own model of the chaining; this tests the
+//! `sweep_policy.rs` tests the policy's own model of the chaining; this tests the
 //! YAML that ships.
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report

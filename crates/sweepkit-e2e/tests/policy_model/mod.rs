@@ -1,4 +1,4 @@
-//! Test support shared by `policy_chain.rs` and `gating.rs`: a model of how
+//! Test support shared by `sweep_policy.rs` and `gating.rs`: a model of how
 //! `run-sweep.yml` chains the policy's answers with the results of the
 //! `check-changelog` and `reuse-sweep-gate` jobs ([`simulate`]), and the
 //! reference gating test's scenarios ([`gating_cross_product`]). Moved here

@@ -1,8 +1,10 @@
-//! The sweep policy's model of the workflow chain (`policy_model::simulate`
-//! over `sweep_matrix::policy::decide`), pinned against every named row of
-//! workflow.md §3.3 and against an independent encoding of the intent over
-//! the reference gating test's whole cross product. `gating.rs` checks the
-//! same scenarios against the YAML that ships.
+//! The sweep policy (`sweep_matrix::policy`) through its public API: the
+//! model of the workflow chain (`policy_model::simulate` over `decide`)
+//! pinned against every named row of workflow.md §3.3 and against an
+//! independent encoding of the intent over the reference gating test's whole
+//! cross product, then the primary labels and modifiers of §3.1/§3.2, label
+//! matching, concurrency, the comment, forks, label parsing and the event
+//! payload. `gating.rs` checks the same scenarios against the YAML that ships.
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
@@ -10,7 +12,10 @@ mod policy_model;
 
 use policy_model::JobResult::{self, Failure, Skipped, Success};
 use policy_model::{GATING_PUSH_MESSAGES, gating_cross_product, simulate};
-use sweep_matrix::policy::{PRIMARY_LABELS, PolicyInput, decide, is_relevant_label};
+use sweep_matrix::policy::{
+    ExplicitInputs, PRIMARY_LABELS, PolicyInput, decide, fill_from_event, is_relevant_label,
+    parse_labels,
+};
 
 const REPO: &str = "SemiAnalysisAI/InferenceX";
 
@@ -183,4 +188,201 @@ fn exhaustive_cross_product_agrees_with_intent() {
     assert_eq!(n, 17_666);
     // Guard against a degenerate policy that never (or always) runs.
     assert!(runs > 0 && runs < n);
+}
+
+/// §3.1: primary label → canary, fail-fast, trim, reuse gate.
+#[test]
+fn primary_label_behaviour_of_section_3_1() {
+    #[rustfmt::skip]
+    let rows = [
+        // label, trim, canary, fail-fast, gate on synchronize
+        ("sweep-enabled", true, false, false, false),
+        ("full-sweep-enabled", false, true, false, true),
+        ("full-sweep-fail-fast", false, true, true, true),
+        ("non-canary-full-sweep-enabled", false, false, false, true),
+        ("full-sweep-fail-fast-no-canary", false, false, true, true),
+    ];
+    for (label, trim, canary, ff, gate) in rows {
+        let d = decide(&pr("synchronize", &[label]));
+        assert_eq!(
+            (
+                d.trim_conc,
+                d.canary,
+                d.fail_fast,
+                d.run_reuse_gate,
+                d.run_setup
+            ),
+            (trim, canary, ff, gate, true),
+            "{label}"
+        );
+        assert_eq!(d.primary_label, label);
+        assert!(!d.conflicting_labels);
+    }
+    let none = decide(&pr("synchronize", &[]));
+    assert!(!none.run_setup && none.run_check_changelog && none.primary_label.is_empty());
+    let two = decide(&pr(
+        "synchronize",
+        &["sweep-enabled", "full-sweep-fail-fast"],
+    ));
+    assert!(two.conflicting_labels && two.primary_label.is_empty());
+}
+
+/// §3.2: modifiers become flags only on PRs; agentx-fast and evals-only
+/// rule the gate out; policy labels have no flag.
+#[test]
+fn modifiers_of_section_3_2() {
+    let d = decide(&pr("synchronize", &["full-sweep-enabled", "all-evals"]));
+    assert!(d.all_evals && !d.evals_only && !d.agentx_fast && d.run_reuse_gate);
+    let d = decide(&pr("synchronize", &["full-sweep-enabled", "evals-only"]));
+    assert!(d.evals_only && !d.run_reuse_gate);
+    let d = decide(&pr("synchronize", &["full-sweep-enabled", "agentx-fast"]));
+    assert!(d.agentx_fast && !d.run_reuse_gate);
+    let d = decide(&pr(
+        "synchronize",
+        &["full-sweep-enabled", "skip_queue", "ci-patchwork"],
+    ));
+    assert!(!d.all_evals && !d.evals_only && !d.agentx_fast && d.run_reuse_gate);
+    // Push: labels never apply, skip-sweep is ignored.
+    let mut p = push("x [skip-sweep]");
+    p.labels = vec!["sweep-enabled".into(), "all-evals".into()];
+    let d = decide(&p);
+    assert!(!d.trim_conc && !d.all_evals && !d.fail_fast && !d.skip_pr_sweep && d.run_setup);
+    assert!(d.push_to_main);
+    p.git_ref = "refs/heads/other".into();
+    assert!(!decide(&p).push_to_main);
+}
+
+/// Labels match whole names only (`contains()` on an array).
+#[test]
+fn labels_match_exactly_not_by_substring() {
+    let d = decide(&pr(
+        "synchronize",
+        &["full-sweep-enabled-please", "xall-evals"],
+    ));
+    assert!(!d.run_setup && !d.all_evals && d.primary_label.is_empty());
+}
+
+#[test]
+fn concurrency_is_private_only_for_irrelevant_label_events() {
+    assert_eq!(
+        decide(&labeled(
+            "labeled",
+            "documentation",
+            &["full-sweep-enabled"]
+        ))
+        .concurrency,
+        "private"
+    );
+    assert_eq!(
+        decide(&labeled("unlabeled", "skip_queue", &["full-sweep-enabled"])).concurrency,
+        "active"
+    );
+    assert_eq!(
+        decide(&pr("synchronize", &["full-sweep-enabled"])).concurrency,
+        "active"
+    );
+    assert_eq!(decide(&push("m")).concurrency, "active");
+}
+
+#[test]
+fn comment_skips_policy_label_events_and_drafts() {
+    assert!(
+        decide(&labeled(
+            "labeled",
+            "all-evals",
+            &["sweep-enabled", "all-evals"]
+        ))
+        .comment
+    );
+    assert!(
+        !decide(&labeled(
+            "labeled",
+            "skip_queue",
+            &["sweep-enabled", "skip_queue"]
+        ))
+        .comment
+    );
+    let mut d = pr("synchronize", &["sweep-enabled"]);
+    assert!(decide(&d).comment);
+    d.draft = true;
+    assert!(!decide(&d).comment);
+    assert!(!decide(&push("m")).comment);
+}
+
+/// Issue #16 point 1: a PR whose head repository is unknown (`head.repo:
+/// null`, as for a deleted fork, or empty) is a fork and sets up nothing.
+#[test]
+fn unknown_head_repository_is_a_fork() {
+    let ev = serde_json::json!({
+        "action": "synchronize",
+        "pull_request": {
+            "draft": false,
+            "labels": [{"name": "full-sweep-enabled"}],
+            "head": {"repo": null}
+        }
+    });
+    let mut input = pr("", &[]);
+    input.head_repo = None;
+    fill_from_event(&mut input, &ev, &ExplicitInputs::default());
+    assert_eq!(input.head_repo, None);
+    let d = decide(&input);
+    assert!(d.run_check_changelog && !d.run_setup, "{d:?}");
+    for unknown in [None, Some(String::new())] {
+        let mut i = pr("synchronize", &["full-sweep-enabled"]);
+        i.head_repo = unknown.clone();
+        assert!(!decide(&i).run_setup, "{unknown:?}");
+    }
+    // The same PR from this repository does set up.
+    assert!(decide(&pr("synchronize", &["full-sweep-enabled"])).run_setup);
+}
+
+#[test]
+fn parse_labels_accepts_names_payload_objects_and_empty() {
+    assert_eq!(parse_labels("").unwrap(), Vec::<String>::new());
+    assert_eq!(parse_labels("null").unwrap(), Vec::<String>::new());
+    assert_eq!(parse_labels(r#"["a","b"]"#).unwrap(), vec!["a", "b"]);
+    assert_eq!(parse_labels(r#"[{"name":"a"}]"#).unwrap(), vec!["a"]);
+    assert!(parse_labels("{}").unwrap_err().contains("array"));
+    assert!(parse_labels("[1]").unwrap_err().contains("labels[0]"));
+    assert!(parse_labels("[").unwrap_err().contains("JSON"));
+}
+
+#[test]
+fn event_payload_fills_what_was_not_given() {
+    let ev = serde_json::json!({
+        "action": "labeled",
+        "label": {"name": "full-sweep-enabled"},
+        "pull_request": {
+            "draft": true,
+            "labels": [{"name": "full-sweep-enabled"}, {"name": "all-evals"}],
+            "head": {"repo": {"full_name": "fork/InferenceX"}}
+        }
+    });
+    let mut input = pr("", &[]);
+    fill_from_event(&mut input, &ev, &ExplicitInputs::default());
+    assert_eq!(input.action, "labeled");
+    assert_eq!(input.label.as_deref(), Some("full-sweep-enabled"));
+    assert_eq!(input.labels, vec!["full-sweep-enabled", "all-evals"]);
+    assert!(input.draft);
+    assert_eq!(input.head_repo.as_deref(), Some("fork/InferenceX"));
+    let d = decide(&input);
+    assert!(!d.run_check_changelog && !d.run_setup);
+
+    let mut given = pr("synchronize", &["sweep-enabled"]);
+    fill_from_event(
+        &mut given,
+        &ev,
+        &ExplicitInputs {
+            action: true,
+            labels: true,
+            ..ExplicitInputs::default()
+        },
+    );
+    assert_eq!(given.action, "synchronize");
+    assert_eq!(given.labels, vec!["sweep-enabled"]);
+
+    let push_ev = serde_json::json!({"head_commit": {"message": "m [skip-sweep]"}});
+    let mut p = push("");
+    fill_from_event(&mut p, &push_ev, &ExplicitInputs::default());
+    assert_eq!(p.head_commit_message, "m [skip-sweep]");
 }
