@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use sweep_model::python::dumps_like_python;
+use sweep_model::rows::RowKind;
 
 fn without(row: &Value, drop: &[&str]) -> Value {
     match row {
@@ -36,14 +37,6 @@ pub fn recipe_fingerprint(row: &Value) -> String {
 /// mapping-order-insensitive string.
 pub fn curve_key(row: &Value) -> String {
     dumps_like_python(&without(row, &["conc", "exp-name", "recipe-fingerprint"]))
-}
-
-fn is_multinode(row: &Value) -> bool {
-    row.get("prefill").is_some_and(|p| !p.is_null())
-}
-
-fn is_agentic(row: &Value) -> bool {
-    row.get("scenario-type").and_then(Value::as_str) == Some("agentic-coding")
 }
 
 /// Orders two `conc` values as Python would for ints (lists compare
@@ -76,7 +69,10 @@ pub fn trim_conc(rows: Vec<Value>) -> Vec<Value> {
     let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
     let mut group_order: Vec<String> = Vec::new();
     for mut row in rows {
-        if is_multinode(&row) {
+        if matches!(
+            kind_of(&row),
+            RowKind::MultiNodeFixed | RowKind::MultiNodeAgentic
+        ) {
             if let Some(Value::Array(conc)) = row.get_mut("conc")
                 && conc.len() > 1
             {
@@ -286,42 +282,29 @@ const WORKER: &[F] = &[
     F::Def("additional-settings", v_empty),
 ];
 
-/// The output-model kinds of §10.2.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RowKind {
-    SingleNodeFixed,
-    MultiNodeFixed,
-    SingleNodeAgentic,
-    MultiNodeAgentic,
+/// The fields of the output model of a row kind (§10.2), in model order.
+fn model_fields(kind: RowKind) -> &'static [F] {
+    match kind {
+        RowKind::SingleNodeFixed => SN_FIXED,
+        RowKind::MultiNodeFixed => MN_FIXED,
+        RowKind::SingleNodeAgentic => SN_AGENTIC,
+        RowKind::MultiNodeAgentic => MN_AGENTIC,
+    }
 }
 
-impl RowKind {
-    pub fn of(row: &Value) -> Self {
-        match (is_multinode(row), is_agentic(row)) {
-            (false, false) => RowKind::SingleNodeFixed,
-            (true, false) => RowKind::MultiNodeFixed,
-            (false, true) => RowKind::SingleNodeAgentic,
-            (true, true) => RowKind::MultiNodeAgentic,
-        }
+/// The reference's name of the output model of a row kind.
+fn model_name(kind: RowKind) -> &'static str {
+    match kind {
+        RowKind::SingleNodeFixed => "SingleNodeMatrixEntry",
+        RowKind::MultiNodeFixed => "MultiNodeMatrixEntry",
+        RowKind::SingleNodeAgentic => "SingleNodeAgenticMatrixEntry",
+        RowKind::MultiNodeAgentic => "MultiNodeAgenticMatrixEntry",
     }
+}
 
-    fn fields(self) -> &'static [F] {
-        match self {
-            RowKind::SingleNodeFixed => SN_FIXED,
-            RowKind::MultiNodeFixed => MN_FIXED,
-            RowKind::SingleNodeAgentic => SN_AGENTIC,
-            RowKind::MultiNodeAgentic => MN_AGENTIC,
-        }
-    }
-
-    fn model_name(self) -> &'static str {
-        match self {
-            RowKind::SingleNodeFixed => "SingleNodeMatrixEntry",
-            RowKind::MultiNodeFixed => "MultiNodeMatrixEntry",
-            RowKind::SingleNodeAgentic => "SingleNodeAgenticMatrixEntry",
-            RowKind::MultiNodeAgentic => "MultiNodeAgenticMatrixEntry",
-        }
-    }
+/// The kind of a row (`sweep_model::rows::RowKind`, one detection rule).
+fn kind_of(row: &Value) -> RowKind {
+    RowKind::of_fields(|k| row.get(k))
 }
 
 /// Re-emits `row` through its output model: model field order, defaults
@@ -330,8 +313,8 @@ pub fn normalise_row(row: &Value, kind: RowKind, loc: &str) -> Result<Value, Str
     let Some(map) = row.as_object() else {
         return Err(format!("{loc}: Input should be a valid dictionary"));
     };
-    let model = kind.model_name();
-    emit(map, kind.fields(), &format!("{loc} ({model})"))
+    let model = model_name(kind);
+    emit(map, model_fields(kind), &format!("{loc} ({model})"))
 }
 
 fn emit(map: &Map<String, Value>, fields: &[F], loc: &str) -> Result<Value, String> {
@@ -401,7 +384,7 @@ pub fn assemble(benchmark: &[Value], evals: &[Value], metadata: Value) -> Result
     let mut multi: Map<String, Value> = Map::new();
     let mut fail = Vec::new();
     for row in benchmark {
-        let kind = RowKind::of(row);
+        let kind = kind_of(row);
         let (target, bucket) = match kind {
             RowKind::SingleNodeAgentic => (&mut single, "agentic".to_string()),
             RowKind::MultiNodeAgentic => (&mut multi, "agentic".to_string()),
@@ -445,7 +428,7 @@ pub fn assemble(benchmark: &[Value], evals: &[Value], metadata: Value) -> Result
         ),
     ];
     for row in evals {
-        let kind = RowKind::of(row);
+        let kind = kind_of(row);
         if let Some((name, _, items)) = eval_buckets.iter_mut().find(|(_, k, _)| *k == kind) {
             let loc = format!("{name}.{}", items.len());
             match normalise_row(row, kind, &loc) {
