@@ -1,12 +1,11 @@
 //! `perf-changelog.yaml` processing shared by `check-changelog` and
 //! `generate-matrix changelog`: git access ([`git`]), the added/removed lines
 //! of the changelog diff ([`diff`]), the changelog → matrix pipeline over the
-//! `sweep-matrix` generator ([`pipeline`], [`append_only`], over the raw-config view
-//! [`masters`]), the gate of
-//! `check-changelog` ([`gate`]), rejection messages and annotations
-//! ([`report`]), the stale-branch diagnosis ([`stale`]), the byte-level rules
-//! behind `check-changelog --strict` ([`strict`]) and the merge helper
-//! ([`prepare_merge`]).
+//! `sweep-matrix` generator ([`pipeline`], [`append_only`], both over the
+//! raw-config view [`masters`]), the gate of `check-changelog` ([`gate`]),
+//! rejection messages and annotations ([`report`]), the stale-branch
+//! diagnosis ([`stale`]), the byte-level rules behind `check-changelog
+//! --strict` ([`strict`]) and the merge helper ([`prepare_merge`]).
 
 pub mod append_only;
 pub mod diff;

@@ -1,7 +1,9 @@
 //! Typed model shared by every sweepkit tool: master configs and
-//! `runners.yaml`, matrix rows, changelog entries and result rows, plus the
-//! small I/O helpers every binary needs (atomic writes, GitHub Actions
-//! annotations, step summaries and outputs).
+//! `runners.yaml`, matrix rows, changelog entries and result rows; the
+//! Python-compatible spellings the reference's outputs depend on
+//! ([`python`]), type names for messages ([`json_type`]) and the results-tree
+//! walker ([`tree`]); plus the small I/O helpers every binary needs (atomic
+//! writes, stdout, GitHub Actions annotations, step summaries and outputs).
 
 pub mod changelog;
 pub mod config;
