@@ -1,5 +1,5 @@
 //! `check-changelog`: gate perf-changelog.yaml changes between two git refs
-//! (exit 0 accepted, 1 rejected, 2 usage). The gate lives in
+//! (exit 0 accepted, 1 rejected, 2 usage or an unreadable ref or file). The gate lives in
 //! `sweep_changelog::gate`; this binary holds the flags and the exit codes.
 //! `dry-run` (module [`dry_run`]) prints the legs a change will schedule.
 
@@ -159,7 +159,8 @@ fn prepare(repo: &Repo, cmd: &MergeCommand) -> Result<String, String> {
     gate::prepare_merge(repo, &mode, &opts)
 }
 
-/// Entry point: 0 accepted/prepared, 1 rejected, 2 usage (clap).
+/// Entry point: 0 accepted/prepared, 1 rejected, 2 usage (clap) or an
+/// unreadable git ref or changelog.
 fn run(cli: Cli) -> ExitCode {
     let repo = Repo::new(".");
     match &cli.command {
@@ -171,7 +172,7 @@ fn run(cli: Cli) -> ExitCode {
             }
             Err(e) => {
                 eprintln!("ERROR: {e}");
-                ExitCode::from(1)
+                sweep_model::exit::rejected()
             }
         },
         None => match gate::check(&repo, &cli.check.options()) {
@@ -187,7 +188,8 @@ fn run(cli: Cli) -> ExitCode {
                     &r,
                     AnnotationStream::Stdout,
                 );
-                ExitCode::from(1)
+                // 1 the change is rejected, 2 a ref or file could not be read.
+                ExitCode::from(r.exit_code())
             }
         },
     }

@@ -251,7 +251,8 @@ fn stale_branch_is_diagnosed_and_catch_up_fixes_it() {
 fn unknown_ref_says_how_to_fix_the_checkout() {
     let f = Fixture::new();
     let out = f.check(&["--base-ref", "origin/nope", "--head-ref", "HEAD"], &[]);
-    assert_eq!(out.status.code(), Some(1));
+    // The ref cannot be read: the job could not be done (exit 2).
+    assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("unknown git revision 'origin/nope'"), "{err}");
     assert!(err.contains("fetch-depth: 0"), "{err}");
@@ -316,7 +317,8 @@ fn shallow_clone_without_the_base_names_fetch_depth() {
         .current_dir(&shallow)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    // The base is not in the clone: unreadable input (exit 2).
+    assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("shallow clone"), "{err}");
     assert!(err.contains("fetch-depth: 0"), "{err}");

@@ -2,10 +2,11 @@
 //! under the results directory, parsed and appended as one element each, to
 //! `agg_<exp_name>.json` (spec `results.md` §4).
 //!
-//! Traversal is pinned (the reference follows the filesystem's order):
-//! depth-first pre-order, a directory's matching files first in byte-wise
-//! name order, then its subdirectories in byte-wise name order. Symlinked
-//! directories are not entered.
+//! Files are found by `sweep_model::tree::json_files` (the reference follows
+//! the filesystem's order; the walker pins one: depth-first pre-order, a
+//! directory's matching files first in byte-wise name order, then its
+//! subdirectories in byte-wise name order; symlinked directories are not
+//! entered).
 //!
 //! Each file is parsed with serde_json and written as the next element with
 //! serde_json's pretty printer, which is the layout of the reference's
@@ -15,13 +16,13 @@
 //! time whatever the number of files.
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
 use std::io::{BufWriter, Read as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use sweep_model::tree::{TreeError, json_files};
 
-use crate::summary::{GroupKey, element_facts};
+use crate::group::{GroupKey, element_facts};
 
 /// Largest result file read, in bytes. A benchmark result is a few KB and
 /// the biggest real files (a whole aggregate fed back in) a few MB; 64 MiB
@@ -38,12 +39,8 @@ pub const MAX_JSON_DEPTH: usize = 127;
 /// Why aggregation failed; nothing is written in any of these cases.
 #[derive(Debug, thiserror::Error)]
 pub enum AggregateError {
-    #[error("cannot list {dir}: {source}")]
-    List {
-        dir: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Tree(#[from] TreeError),
     #[error("cannot read {file}: {source}")]
     Read {
         file: String,
@@ -80,8 +77,8 @@ impl AggregateError {
         match self {
             AggregateError::Json { file, source } => (Some(file), Some(source.line())),
             AggregateError::TooDeep { file, line } => (Some(file), Some(*line)),
-            AggregateError::List { dir: file, .. }
-            | AggregateError::Read { file, .. }
+            AggregateError::Tree(e) => (Some(e.dir()), None),
+            AggregateError::Read { file, .. }
             | AggregateError::TooLarge { file, .. }
             | AggregateError::Write { file, .. } => (Some(file), None),
         }
@@ -102,88 +99,10 @@ pub struct AggregateReport {
     /// Output path.
     pub output: PathBuf,
     /// Result objects per group, with how many have valid power figures
-    /// (for the step summary; see [`crate::summary::element_facts`]).
+    /// (for the step summary; see [`crate::group::element_facts`]).
     pub groups: BTreeMap<GroupKey, (usize, usize)>,
     /// Elements that are not result objects.
     pub other_elements: usize,
-}
-
-/// One directory listing split the way the traversal order needs it.
-struct Listing {
-    files: Vec<OsString>,
-    dirs: Vec<OsString>,
-    ignored: usize,
-    symlink_dirs: usize,
-}
-
-fn list(dir: &Path) -> Result<Listing, AggregateError> {
-    let list_err = |source| AggregateError::List {
-        dir: dir.display().to_string(),
-        source,
-    };
-    let mut l = Listing {
-        files: Vec::new(),
-        dirs: Vec::new(),
-        ignored: 0,
-        symlink_dirs: 0,
-    };
-    for entry in std::fs::read_dir(dir).map_err(list_err)? {
-        let entry = entry.map_err(list_err)?;
-        let name = entry.file_name();
-        let ft = entry.file_type().map_err(list_err)?;
-        let is_json = name.as_encoded_bytes().ends_with(b".json");
-        if ft.is_dir() {
-            // A directory named `*.json` matches the reference's glob too
-            // (which then fails to open it); it fails the same way here.
-            if is_json {
-                l.files.push(name.clone());
-            }
-            l.dirs.push(name);
-        } else if is_json {
-            l.files.push(name);
-        } else if ft.is_symlink() && entry.path().is_dir() {
-            l.symlink_dirs += 1;
-        } else {
-            l.ignored += 1;
-        }
-    }
-    l.files
-        .sort_by(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
-    l.dirs
-        .sort_by(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
-    Ok(l)
-}
-
-/// Calls `each` for every `*.json` file under `dir`, in the pinned order,
-/// counting what is left out in `report`.
-fn walk(
-    dir: &Path,
-    report: &mut AggregateReport,
-    each: &mut dyn FnMut(&Path, &mut AggregateReport) -> Result<(), AggregateError>,
-) -> Result<(), AggregateError> {
-    let l = list(dir)?;
-    report.ignored_files += l.ignored;
-    report.skipped_symlink_dirs += l.symlink_dirs;
-    for f in &l.files {
-        each(&dir.join(f), report)?;
-    }
-    for d in &l.dirs {
-        walk(&dir.join(d), report, each)?;
-    }
-    Ok(())
-}
-
-/// Lists the `*.json` files under `root` in the pinned order.
-///
-/// # Errors
-/// A directory cannot be listed.
-pub fn discover(root: &Path, report: &mut AggregateReport) -> Result<Vec<PathBuf>, AggregateError> {
-    let mut out = Vec::new();
-    walk(root, report, &mut |p, _| {
-        out.push(p.to_path_buf());
-        Ok(())
-    })?;
-    Ok(out)
 }
 
 /// Reads and parses one result file within the limits above.
@@ -277,7 +196,7 @@ pub fn run(
         ..AggregateReport::default()
     };
     // Same temporary file and rename as `sweep_model::fsio::write_atomic`,
-    // written as the walk goes.
+    // written file by file.
     let tmp_dir = match output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -288,17 +207,19 @@ pub fn run(
     let mut out = BufWriter::new(tmp);
     out.write_all(b"[").map_err(write_err)?;
     if results_dir.is_dir() {
+        let found = json_files(results_dir)?;
+        report.ignored_files = found.ignored;
+        report.skipped_symlink_dirs = found.symlink_dirs;
         let mut buf = Vec::new();
-        walk(results_dir, &mut report, &mut |path, report| {
+        for path in &found.files {
             let value = read_value(path)?;
             match &value {
-                Value::Array(items) => items.iter().for_each(|v| count(report, v)),
-                v => count(report, v),
+                Value::Array(items) => items.iter().for_each(|v| count(&mut report, v)),
+                v => count(&mut report, v),
             }
             write_element(&mut out, &value, report.files_read == 0, &mut buf).map_err(write_err)?;
             report.files_read += 1;
-            Ok(())
-        })?;
+        }
     } else {
         report.dir_missing = true;
     }
@@ -353,23 +274,6 @@ mod tests {
         ] {
             touch(&r.join(p), s);
         }
-        let mut rep = AggregateReport::default();
-        let got: Vec<String> = discover(&r, &mut rep)
-            .expect("ok")
-            .iter()
-            .map(|p| p.strip_prefix(&r).expect("prefix").display().to_string())
-            .collect();
-        let want = [
-            ".h.json",
-            "B.json",
-            "z.json",
-            "a/x.json",
-            "a/y.json",
-            "a/deeper/w.json",
-            "b/v.json",
-        ];
-        assert_eq!(got, want);
-        assert_eq!(rep.ignored_files, 2);
         let rep = run(&r, "o", t.path()).expect("run");
         let v: Value =
             serde_json::from_slice(&std::fs::read(t.path().join("agg_o.json")).expect("read"))

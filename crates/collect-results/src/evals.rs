@@ -11,9 +11,12 @@ use std::time::SystemTime;
 
 use serde_json::{Map, Value};
 use sweep_model::results::EvalRow;
+use sweep_model::tree::{TreeError, json_files_in};
 
-use crate::pyconv::{py_join, py_path, value_to_float, value_to_int};
 use crate::table::{Cell, github_table};
+use sweep_model::python::{
+    python_float_of_value, python_int_of_value, python_path, python_path_join,
+};
 
 /// Why `evals` could not write its output.
 #[derive(Debug, thiserror::Error)]
@@ -26,6 +29,8 @@ pub enum EvalsError {
         .files.join(", ")
     )]
     NothingReadable { files: Vec<String> },
+    #[error(transparent)]
+    Tree(#[from] TreeError),
     #[error("cannot write {file}: {source}")]
     Write {
         file: String,
@@ -127,17 +132,19 @@ fn find_sets(root: &Path) -> Vec<(PathBuf, Option<String>)> {
 }
 
 /// lm-eval candidates of one set (immediate `*.json` except `meta_env.json`).
-fn candidates(dir: &Path, skipped: &mut SkipCounts) -> Vec<Candidate> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
+///
+/// # Errors
+/// The set's directory cannot be listed.
+fn candidates(dir: &Path, skipped: &mut SkipCounts) -> Result<Vec<Candidate>, EvalsError> {
     let mut out = Vec::new();
-    for e in entries.filter_map(Result::ok) {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if !name.ends_with(".json") || name == "meta_env.json" {
+    for path in json_files_in(dir)?.files {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name == "meta_env.json" {
             continue;
         }
-        let path = e.path();
         match load_object(&path) {
             None => {
                 skipped.unparseable += 1;
@@ -153,7 +160,7 @@ fn candidates(dir: &Path, skipped: &mut SkipCounts) -> Vec<Candidate> {
         }
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
-    out
+    Ok(out)
 }
 
 /// Metrics extracted from one task of an lm-eval result (§5.2).
@@ -269,7 +276,7 @@ fn extract(data: &Map<String, Value>) -> Vec<TaskMetrics> {
 
 /// Python `str(x).lower()` of a metadata value.
 fn lower_str(v: &Value) -> String {
-    crate::pyconv::py_str(v).to_lowercase()
+    sweep_model::python::python_str(v).to_lowercase()
 }
 
 /// A metadata string field: strings as is, absent/null -> `default`, other
@@ -277,12 +284,12 @@ fn lower_str(v: &Value) -> String {
 fn meta_str(meta: &Map<String, Value>, key: &str, default: &str) -> String {
     match meta.get(key) {
         None | Some(Value::Null) => default.to_owned(),
-        Some(v) => crate::pyconv::py_str(v),
+        Some(v) => sweep_model::python::python_str(v),
     }
 }
 
 fn as_int(v: Option<&Value>, default: i64) -> i64 {
-    v.and_then(value_to_int).unwrap_or(default)
+    v.and_then(python_int_of_value).unwrap_or(default)
 }
 
 /// Builds one row (§5.3).
@@ -295,13 +302,13 @@ fn build_row(
     let is_multinode = match meta.get("is_multinode") {
         Some(Value::Bool(b)) => *b,
         None | Some(Value::Null) => false,
-        Some(v) => crate::pyconv::py_str(v).to_lowercase() == "true",
+        Some(v) => sweep_model::python::python_str(v).to_lowercase() == "true",
     };
     let first = |a: &str, b: &str| meta.get(a).or_else(|| meta.get(b));
-    let prefill_tp = first("prefill_tp", "tp").map_or(1, |v| value_to_int(v).unwrap_or(1));
-    let prefill_ep = first("prefill_ep", "ep").map_or(1, |v| value_to_int(v).unwrap_or(1));
-    let decode_tp = first("decode_tp", "tp").map_or(1, |v| value_to_int(v).unwrap_or(1));
-    let decode_ep = first("decode_ep", "ep").map_or(1, |v| value_to_int(v).unwrap_or(1));
+    let prefill_tp = first("prefill_tp", "tp").map_or(1, |v| python_int_of_value(v).unwrap_or(1));
+    let prefill_ep = first("prefill_ep", "ep").map_or(1, |v| python_int_of_value(v).unwrap_or(1));
+    let decode_tp = first("decode_tp", "tp").map_or(1, |v| python_int_of_value(v).unwrap_or(1));
+    let decode_ep = first("decode_ep", "ep").map_or(1, |v| python_int_of_value(v).unwrap_or(1));
     let dp_default = Value::String("none".into());
     let dp = meta.get("dp_attention").unwrap_or(&dp_default);
     let role_dp = |k: &str| match meta.get(k) {
@@ -328,7 +335,7 @@ fn build_row(
     };
     let model = match model {
         Value::Null => "unknown".to_owned(),
-        v => crate::pyconv::py_str(&v),
+        v => sweep_model::python::python_str(&v),
     };
     let (score, score_name, score_se) = if !m.strict.is_null() {
         (
@@ -357,10 +364,10 @@ fn build_row(
         osl: as_int(meta.get("osl"), 0),
         tp: meta
             .get("tp")
-            .map_or(prefill_tp, |v| value_to_int(v).unwrap_or(prefill_tp)),
+            .map_or(prefill_tp, |v| python_int_of_value(v).unwrap_or(prefill_tp)),
         ep: meta
             .get("ep")
-            .map_or(prefill_ep, |v| value_to_int(v).unwrap_or(prefill_ep)),
+            .map_or(prefill_ep, |v| python_int_of_value(v).unwrap_or(prefill_ep)),
         prefill_tp,
         prefill_ep,
         prefill_num_workers: as_int(meta.get("prefill_num_workers"), 1),
@@ -386,19 +393,22 @@ fn build_row(
 
 /// Collects every row under `root` (a path as given on the command line,
 /// resolved against `cwd`).
-pub fn collect(root_arg: &str, cwd: &Path) -> EvalsReport {
-    let root_display = py_path(root_arg);
+///
+/// # Errors
+/// An eval-set directory cannot be listed.
+pub fn collect(root_arg: &str, cwd: &Path) -> Result<EvalsReport, EvalsError> {
+    let root_display = python_path(root_arg);
     let root = cwd.join(root_arg);
     let mut report = EvalsReport::default();
     for (dir, sub) in find_sets(&root) {
         report.sets += 1;
         let set_display = match &sub {
-            Some(s) => py_join(&root_display, s),
+            Some(s) => python_path_join(&root_display, s),
             None => root_display.clone(),
         };
         let meta = load_object(&dir.join("meta_env.json")).unwrap_or_default();
         let batch = meta.get("eval_concs").and_then(Value::as_array);
-        let mut cands = candidates(&dir, &mut report.skipped);
+        let mut cands = candidates(&dir, &mut report.skipped)?;
         let selected: Vec<(Candidate, Option<i64>)> = match batch {
             None => {
                 let mut best: Option<Candidate> = None;
@@ -419,12 +429,14 @@ pub fn collect(root_arg: &str, cwd: &Path) -> EvalsReport {
                     None => Some(
                         concs
                             .iter()
-                            .map(|c| value_to_int(c).unwrap_or(-1))
+                            .map(|c| python_int_of_value(c).unwrap_or(-1))
                             .collect(),
                     ),
-                    Some(Value::Array(done)) => {
-                        Some(done.iter().map(|c| value_to_int(c).unwrap_or(-1)).collect())
-                    }
+                    Some(Value::Array(done)) => Some(
+                        done.iter()
+                            .map(|c| python_int_of_value(c).unwrap_or(-1))
+                            .collect(),
+                    ),
                     Some(_) => None,
                 };
                 let mut by_conc: std::collections::BTreeMap<i64, Candidate> = Default::default();
@@ -451,13 +463,13 @@ pub fn collect(root_arg: &str, cwd: &Path) -> EvalsReport {
         };
         for (c, conc) in selected {
             report.files_used += 1;
-            let source = py_join(&set_display, &c.name);
+            let source = python_path_join(&set_display, &c.name);
             for m in extract(&c.data) {
                 report.rows.push(build_row(&meta, conc, m, source.clone()));
             }
         }
     }
-    report
+    Ok(report)
 }
 
 /// Runs `evals`: collects rows and writes `out_dir/agg_eval_<exp_name>.json`.
@@ -467,7 +479,7 @@ pub fn run(
     cwd: &Path,
     out_dir: &Path,
 ) -> Result<EvalsReport, EvalsError> {
-    let mut report = collect(root_arg, cwd);
+    let mut report = collect(root_arg, cwd)?;
     report.skipped.unparseable_files.sort();
     if report.rows.is_empty() && !report.skipped.unparseable_files.is_empty() {
         return Err(EvalsError::NothingReadable {
@@ -490,11 +502,11 @@ pub fn run(
 }
 
 fn pct(v: &Value) -> String {
-    value_to_float(v).map_or_else(|| "N/A".to_owned(), |x| format!("{:.2}%", x * 100.0))
+    python_float_of_value(v).map_or_else(|| "N/A".to_owned(), |x| format!("{:.2}%", x * 100.0))
 }
 
 fn se(v: &Value) -> String {
-    value_to_float(v).map_or_else(String::new, |x| format!(" ±{:.2}%", x * 100.0))
+    python_float_of_value(v).map_or_else(String::new, |x| format!(" ±{:.2}%", x * 100.0))
 }
 
 fn n_eff_cell(v: &Value) -> Cell {
@@ -504,7 +516,7 @@ fn n_eff_cell(v: &Value) -> Cell {
     match v {
         Value::Number(n) if !n.is_f64() => n.as_i64().map_or(Cell::Str(n.to_string()), Cell::Int),
         Value::Number(n) => n.as_f64().map_or(Cell::Empty, Cell::Float),
-        other => Cell::Str(crate::pyconv::py_str(other)),
+        other => Cell::Str(sweep_model::python::python_str(other)),
     }
 }
 

@@ -10,11 +10,11 @@
 pub mod agentic;
 pub mod aggregate;
 pub mod evals;
+pub mod group;
 pub mod power;
 pub mod power_csv;
 pub mod power_multinode;
 pub mod process;
-pub mod pyconv;
 pub mod summary;
 pub mod table;
 pub mod validate;

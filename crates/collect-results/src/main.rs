@@ -58,7 +58,7 @@ enum Command {
     #[command(infer_long_args = true)]
     ValidateScores {
         /// Fallback minimum score when no threshold matches.
-        #[arg(long, default_value = "0.85", value_parser = parse_py_float)]
+        #[arg(long, default_value = "0.85", value_parser = parse_float_like_python)]
         min_score: f64,
         /// Thresholds file (YAML or JSON): `default.<task>`, `models.<prefix>.<task>`.
         #[arg(long)]
@@ -100,12 +100,12 @@ enum Command {
     },
 }
 
-fn parse_py_float(s: &str) -> Result<f64, String> {
-    collect_results::pyconv::parse_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
+fn parse_float_like_python(s: &str) -> Result<f64, String> {
+    sweep_model::python::python_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
 }
 
 fn parse_fraction(s: &str) -> Result<f64, String> {
-    match collect_results::pyconv::parse_float(s) {
+    match sweep_model::python::python_float(s) {
         Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
         Some(_) => Err("must be between 0 and 1".to_owned()),
         None => Err(format!("invalid float value: '{s}'")),
@@ -148,7 +148,7 @@ fn process_exit_code(e: &process::ProcessError) -> u8 {
 fn aggregate_exit_code(e: &aggregate::AggregateError) -> u8 {
     use aggregate::AggregateError as E;
     match e {
-        E::List { .. } | E::Read { .. } | E::Write { .. } => exit::FAILED,
+        E::Tree(_) | E::Read { .. } | E::Write { .. } => exit::FAILED,
         E::TooLarge { .. } | E::TooDeep { .. } | E::Json { .. } => exit::REJECTED,
     }
 }
@@ -177,10 +177,10 @@ fn run_process() -> ExitCode {
                 eprintln!("{m}");
             }
             if let Some(line) = &out.power.stdout_line {
-                sweep_model::out::println(line);
+                sweep_model::stdout::println(line);
             }
             match serde_json::to_string_pretty(&out.row) {
-                Ok(s) => sweep_model::out::println(&s),
+                Ok(s) => sweep_model::stdout::println(&s),
                 Err(e) => return fail("process", &e, exit::FAILED),
             }
             if out.power.fail_exit && !out.power.valid {
@@ -217,7 +217,7 @@ fn run_evals(root: &str, exp_name: &str, sort_by: Option<&str>) -> ExitCode {
                 gha::annotate(Level::Warning, Some(&shown), None, &msg);
                 eprintln!("warning: {msg}");
             }
-            sweep_model::out::print(&evals::render_markdown(
+            sweep_model::stdout::print(&evals::render_markdown(
                 &report.rows,
                 sort_by.unwrap_or("model_prefix"),
             ));
@@ -236,7 +236,7 @@ fn run_validate(opts: validate::ValidateOptions, dir: &Path) -> ExitCode {
     for (stream, line) in &outcome.lines {
         match stream {
             validate::Stream::Out => {
-                sweep_model::out::println(line);
+                sweep_model::stdout::println(line);
             }
             validate::Stream::Err => eprintln!("{line}"),
         }
@@ -258,7 +258,7 @@ fn agentic_exit(context: &str, e: &agentic::AgenticError) -> ExitCode {
 fn run_validate_agentic(artifact_dir: &Path, threshold: f64) -> ExitCode {
     match agentic::validate_result(artifact_dir, threshold) {
         Ok(ok) => {
-            sweep_model::out::println(&ok.to_string());
+            sweep_model::stdout::println(&ok.to_string());
             ExitCode::SUCCESS
         }
         Err(e) => agentic_exit("validate-agentic", &e),
@@ -270,7 +270,7 @@ fn run_validate_agentic_results(result_filename: &str, conc_list: &str) -> ExitC
     match agentic::validate_results(&cwd(), result_filename, expected) {
         Ok(files) => {
             for f in files {
-                sweep_model::out::println(&format!("Found agentic result file: {}", f.display()));
+                sweep_model::stdout::println(&format!("Found agentic result file: {}", f.display()));
             }
             ExitCode::SUCCESS
         }

@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use crate::power_csv::{self, py_round};
 use crate::power_multinode;
-use crate::pyconv::py_path;
+use sweep_model::python::python_path;
 
 const INTEGRATION_METHOD: &str = "per_device_trapezoidal_with_linear_boundary_interpolation";
 const POWER_METRIC_SCHEMA_VERSION: i64 = 2;
@@ -374,7 +374,7 @@ pub fn evaluate(
                 .or_else(|| candidates.first())
                 .cloned()
                 .unwrap_or_else(|| "gpu_metrics.csv".to_owned());
-            let csv_display = py_path(&chosen);
+            let csv_display = python_path(&chosen);
             let csv_path = resolve(&chosen);
             match single_node(
                 &window,
@@ -417,8 +417,8 @@ pub fn evaluate(
             }
         }
         Some((prefill_gpus, decode_gpus)) => {
-            let power_dir = py_path(&env.power_artifact_dir);
-            let logs_root = py_path(&env.power_result_root);
+            let power_dir = python_path(&env.power_artifact_dir);
+            let logs_root = python_path(&env.power_result_root);
             let inputs = power_multinode::Inputs {
                 power_dir: &dir.join(&env.power_artifact_dir),
                 power_dir_shown: &power_dir,

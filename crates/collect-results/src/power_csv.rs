@@ -556,7 +556,7 @@ fn snapshot(path: &Path) -> std::io::Result<Option<Vec<(String, f64)>>> {
         }
         let Some(e) = row
             .get(ei)
-            .and_then(|s| crate::pyconv::parse_float(s.trim()))
+            .and_then(|s| sweep_model::python::python_float(s.trim()))
         else {
             continue;
         };

@@ -24,7 +24,7 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::power_csv::{integrate_device, parse_csv_with, py_round};
-use crate::pyconv::{float_repr, parse_float, parse_int, py_join, py_path};
+use sweep_model::python::{python_float, python_float_repr, python_int, python_path, python_path_join};
 
 const SCHEMA_VERSION: i64 = 1;
 const PRODUCER: &str = "srt-slurm.dcgm-power";
@@ -167,7 +167,7 @@ fn repr(v: Option<&Value>) -> String {
         Some(Value::Bool(false)) => "False".to_owned(),
         Some(Value::Number(n)) => {
             if n.is_f64() {
-                n.as_f64().map_or_else(|| n.to_string(), float_repr)
+                n.as_f64().map_or_else(|| n.to_string(), python_float_repr)
             } else {
                 n.to_string()
             }
@@ -502,11 +502,11 @@ fn parse_sample_row(raw: &[String]) -> Option<SampleRow> {
     if raw.len() != SAMPLES_HEADER.len() {
         return None;
     }
-    let schema_version = parse_int(&raw[0])?;
-    let timestamp_unix = parse_float(&raw[1])?;
-    let scrape_seq = parse_int(&raw[2])?;
-    let gpu_index = parse_int(&raw[4])?;
-    let power_w = parse_float(&raw[6])?;
+    let schema_version = python_int(&raw[0])?;
+    let timestamp_unix = python_float(&raw[1])?;
+    let scrape_seq = python_int(&raw[2])?;
+    let gpu_index = python_int(&raw[4])?;
+    let power_w = python_float(&raw[6])?;
     let (hostname, gpu_uuid) = (&raw[3], &raw[5]);
     if schema_version != SCHEMA_VERSION || hostname.is_empty() || gpu_uuid.is_empty() {
         return None;
@@ -1297,7 +1297,7 @@ fn validate_and_integrate(inp: &Inputs<'_>, benchmark: Option<Benchmark>) -> Aud
             "manifest_missing",
             Some(format!(
                 "manifest missing: {}",
-                py_join(inp.power_dir_shown, MANIFEST_FILENAME)
+                python_path_join(inp.power_dir_shown, MANIFEST_FILENAME)
             )),
         );
         return audit;
@@ -1623,7 +1623,7 @@ fn select_window<'w>(
         return None;
     }
     let w = matches[0];
-    let shown = py_join(inp.logs_root_shown, &py_path(&w.result_path));
+    let shown = python_path_join(inp.logs_root_shown, &python_path(&w.result_path));
     let original = match read_json(&inp.logs_root.join(&w.result_path)) {
         Some(v) => v,
         None => {

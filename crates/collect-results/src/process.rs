@@ -14,7 +14,7 @@ use sweep_model::results::{
 };
 
 use crate::power::{self, PowerOutcome};
-use crate::pyconv::{parse_int, py_path, value_to_float, value_to_int};
+use sweep_model::python::{python_float_of_value, python_int, python_int_of_value, python_path};
 
 /// Why `process` rejected its input.
 #[derive(Debug, thiserror::Error)]
@@ -140,7 +140,7 @@ fn required(env: EnvFn<'_>, names: &[&str]) -> Result<Vec<String>, ProcessError>
 }
 
 fn int_var(var: &str, value: &str) -> Result<i64, ProcessError> {
-    parse_int(value).ok_or_else(|| ProcessError::BadInt {
+    python_int(value).ok_or_else(|| ProcessError::BadInt {
         var: var.to_owned(),
         value: value.to_owned(),
     })
@@ -210,7 +210,7 @@ fn read_result(path: &Path, display: &str) -> Result<Map<String, Value>, Process
             file: display.to_owned(),
             msg: format!(
                 "expected a JSON object, found {}",
-                sweep_model::results::json_type_name(&other)
+                sweep_model::json_type::json_type_name(&other)
             ),
         }),
     }
@@ -245,7 +245,7 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
     let conc_v = bmk
         .get("max_concurrency")
         .ok_or_else(|| field_err("required field 'max_concurrency' is missing".into()))?;
-    let conc = value_to_int(conc_v).ok_or_else(|| {
+    let conc = python_int_of_value(conc_v).ok_or_else(|| {
         field_err(format!(
             "field 'max_concurrency' must be an integer, found {conc_v}"
         ))
@@ -274,7 +274,7 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
         let v = bmk
             .get(key)
             .ok_or_else(|| field_err(format!("required field '{key}' is missing")))?;
-        value_to_float(v)
+        python_float_of_value(v)
             .ok_or_else(|| field_err(format!("field '{key}' must be a number, found {v}")))
     };
 
@@ -436,8 +436,8 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
         power_result_root: env("POWER_RESULT_ROOT").unwrap_or_else(|| "LOGS".into()),
         power_producer_sha: env("POWER_PRODUCER_SHA").filter(|v| !v.is_empty()),
     };
-    let bench_result = py_path(&bench_name);
-    let sidecar_name = py_path(&format!("power_validation_{result_filename}.json"));
+    let bench_result = python_path(&bench_name);
+    let sidecar_name = python_path(&format!("power_validation_{result_filename}.json"));
     let agg_name = format!("agg_{result_filename}.json");
     let (power, sidecar) = power::evaluate(
         &power_env,
@@ -445,7 +445,7 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
         &bmk,
         &bench_result,
         &sidecar_name,
-        &py_path(&agg_name),
+        &python_path(&agg_name),
         expected_gpus,
         gpu_split,
         &mut data,
@@ -505,7 +505,7 @@ pub fn convert_latencies(
         if !ends_ms && !has_tpot {
             continue;
         }
-        let v = value_to_float(value)
+        let v = python_float_of_value(value)
             .ok_or_else(|| format!("field '{key}' must be a number, found {value}"))?;
         let base = key.replace("_ms", "");
         if ends_ms {

@@ -3,11 +3,12 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
 use sweep_model::markdown;
 
 use crate::aggregate::AggregateReport;
 use crate::evals::EvalsReport;
+#[cfg(test)]
+use crate::group::element_facts;
 
 fn file_name(p: &std::path::Path) -> String {
     p.file_name().map_or_else(
@@ -51,32 +52,6 @@ pub fn aggregate_line(r: &AggregateReport, results_dir: &str) -> String {
         plural(r.files_read, "row", "rows"),
         file_name(&r.output)
     )
-}
-
-/// (model prefix, hw, framework, precision, kind) of an aggregate row.
-pub type GroupKey = (String, String, String, String, &'static str);
-
-/// The group of a result object in the aggregate and whether its power
-/// figures are valid; `None` for an element that is not an object.
-#[must_use]
-pub fn element_facts(v: &Value) -> Option<(GroupKey, bool)> {
-    let m = v.as_object()?;
-    let str_field = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("?").to_owned();
-    let kind = if m.get("scenario_type").and_then(Value::as_str) == Some("agentic-coding") {
-        "agentic"
-    } else if m.get("is_multinode").and_then(Value::as_bool) == Some(true) {
-        "multi-node"
-    } else {
-        "single-node"
-    };
-    let key = (
-        str_field("infmax_model_prefix"),
-        str_field("hw"),
-        str_field("framework"),
-        str_field("precision"),
-        kind,
-    );
-    Some((key, m.get("power_valid").and_then(Value::as_i64) == Some(1)))
 }
 
 /// Markdown for the step summary: counts, then rows per configuration.
@@ -222,21 +197,5 @@ mod tests {
         assert!(!table_row.contains("[x](https"), "{md}");
         assert!(!md.contains("\n# heading"), "{md}");
         assert_eq!(table_row.matches(" | ").count(), 6, "{md}");
-    }
-
-    #[test]
-    fn element_facts_of_objects_only() {
-        let v = json!({"hw": 3, "scenario_type": "agentic-coding", "power_valid": 1});
-        let (key, power_valid) = element_facts(&v).expect("an object");
-        assert_eq!(key.1, "?");
-        assert_eq!(key.4, "agentic");
-        assert!(power_valid);
-        let v = json!({"is_multinode": true, "power_valid": 1.0});
-        assert_eq!(
-            element_facts(&v).map(|(k, p)| (k.4, p)),
-            Some(("multi-node", false))
-        );
-        assert_eq!(element_facts(&json!([1])), None);
-        assert_eq!(element_facts(&json!("text")), None);
     }
 }

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::pyconv::float_repr;
+use sweep_model::python::python_float_repr;
 
 /// One table cell.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,7 +23,7 @@ impl Cell {
             Cell::Int(i) => i.to_string(),
             // tabulate's default `g` format for whole numbers below 1e6.
             Cell::Float(f) if f.fract() == 0.0 && f.abs() < 1e6 => format!("{f:.0}"),
-            Cell::Float(f) => float_repr(*f),
+            Cell::Float(f) => python_float_repr(*f),
             Cell::Str(s) => s.clone(),
             Cell::Empty => String::new(),
         }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::evals::conc_suffix;
-use crate::pyconv::{float_repr, py_str};
+use sweep_model::python::{python_float_repr, python_str};
 
 /// Options of `validate-scores` (the reference's flags).
 #[derive(Debug, Clone)]
@@ -123,7 +123,7 @@ fn detect_prefix(opts: &ValidateOptions, cwd: &Path) -> Option<String> {
     if let Ok(Value::Object(meta)) = read_meta(&opts.meta_env, cwd) {
         match meta.get("infmax_model_prefix") {
             Some(Value::String(s)) if !s.is_empty() && s != "unknown" => return Some(s.clone()),
-            Some(v @ (Value::Number(_) | Value::Bool(true))) => return Some(py_str(v)),
+            Some(v @ (Value::Number(_) | Value::Bool(true))) => return Some(python_str(v)),
             _ => {}
         }
     }
@@ -393,9 +393,9 @@ fn batch_manifest_errors(
 /// A threshold value as a number, and its Python `str()`.
 fn threshold_number(v: &Value) -> Option<(f64, String)> {
     match v {
-        Value::Number(n) if n.is_f64() => n.as_f64().map(|f| (f, float_repr(f))),
+        Value::Number(n) if n.is_f64() => n.as_f64().map(|f| (f, python_float_repr(f))),
         Value::Number(n) => n.as_f64().map(|f| (f, n.to_string())),
-        Value::Bool(b) => Some((f64::from(u8::from(*b)), py_str(v))),
+        Value::Bool(b) => Some((f64::from(u8::from(*b)), python_str(v))),
         _ => None,
     }
 }
@@ -409,7 +409,7 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
         Some(raw) => {
             let parsed: Option<Vec<i64>> = raw
                 .split_whitespace()
-                .map(crate::pyconv::parse_int)
+                .map(sweep_model::python::python_int)
                 .collect();
             let parsed = parsed.unwrap_or_default();
             let unique: BTreeSet<i64> = parsed.iter().copied().collect();
@@ -515,7 +515,7 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
                 },
             };
             let (min, min_text) = match threshold.as_ref() {
-                None => (opts.min_score, float_repr(opts.min_score)),
+                None => (opts.min_score, python_float_repr(opts.min_score)),
                 Some(v) => match threshold_number(v) {
                     Some(t) => t,
                     None => {

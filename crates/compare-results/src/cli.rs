@@ -452,7 +452,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         new_rows.len(),
         new_path.display()
     );
-    let mut baseline = if new_rows.is_empty() {
+    let baseline = if new_rows.is_empty() {
         Baseline {
             source: "none",
             paths: given_all(&args.baseline)
@@ -533,7 +533,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
             None => eprintln!("compare-results: no matched tput/GPU points, no SVG written"),
         }
     }
-    sweep_model::out::print(&markdown);
+    sweep_model::stdout::print(&markdown);
     if let Err(e) = sweep_model::gha::append_step_summary(&markdown) {
         eprintln!("compare-results: warning: could not append to GITHUB_STEP_SUMMARY: {e}");
     }

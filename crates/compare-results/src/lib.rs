@@ -31,6 +31,8 @@ pub enum CompareError {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Tree(#[from] sweep_model::tree::TreeError),
     #[error("{path}:{line}:{column}: invalid JSON: {message}")]
     Json {
         path: String,

@@ -1,12 +1,14 @@
 //! Reading result files: a single JSON file or a directory tree of them
-//! (every `*.json`, files before subdirectories, byte-wise name order, as
-//! `collect-results aggregate` walks), objects and (nested) arrays
+//! (every `*.json` as `sweep_model::tree::json_files` finds them, the walk
+//! of `collect-results aggregate`), objects and (nested) arrays
 //! flattened into rows. Rows of the agentic scenario are left out, as the
 //! reference compare does.
 
 use std::path::Path;
 
 use serde_json::{Map, Value};
+use sweep_model::json_type::json_type_name;
+use sweep_model::tree::json_files;
 
 use crate::CompareError;
 use crate::compare::Row;
@@ -49,12 +51,11 @@ pub fn load_objects(path: &Path) -> Result<Objects, CompareError> {
         path: path.display().to_string(),
         source,
     })?;
-    let mut files = Vec::new();
-    if meta.is_dir() {
-        walk(path, &mut files)?;
+    let files = if meta.is_dir() {
+        json_files(path)?.files
     } else {
-        files.push(path.to_path_buf());
-    }
+        vec![path.to_path_buf()]
+    };
     let mut out = Vec::new();
     for file in files {
         let name = file.display().to_string();
@@ -84,7 +85,7 @@ pub fn flatten_into(value: Value, path: &str, out: &mut Objects) -> Result<(), C
         other => {
             return Err(CompareError::NotObject {
                 origin: path.to_string(),
-                found: type_name(&other).into(),
+                found: json_type_name(&other).into(),
             });
         }
     }
@@ -113,51 +114,10 @@ fn flatten_array(
             other => {
                 return Err(CompareError::NotObject {
                     origin: format!("{path}[{index}]"),
-                    found: type_name(&other).into(),
+                    found: json_type_name(&other).into(),
                 });
             }
         }
-    }
-    Ok(())
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), CompareError> {
-    let io = |source| CompareError::Io {
-        path: dir.display().to_string(),
-        source,
-    };
-    let mut files = Vec::new();
-    let mut dirs = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        let name = entry.file_name();
-        // Symlinked directories are not followed (no cycles).
-        let ft = entry.file_type().map_err(io)?;
-        if ft.is_dir() {
-            dirs.push((name, entry.path()));
-        } else if name.to_string_lossy().ends_with(".json") {
-            let is_file = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file());
-            if is_file {
-                files.push((name, entry.path()));
-            }
-        }
-    }
-    files.sort_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
-    dirs.sort_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
-    out.extend(files.into_iter().map(|(_, p)| p));
-    for (_, d) in dirs {
-        walk(&d, out)?;
     }
     Ok(())
 }

@@ -276,7 +276,7 @@ fn stage_results(c: StageCli) -> ExitCode {
         .into_iter()
         .map(|(k, v)| (k.to_string(), serde_json::Value::String(v)))
         .collect();
-    sweep_model::out::println(&serde_json::Value::Object(json).to_string());
+    sweep_model::stdout::println(&serde_json::Value::Object(json).to_string());
     ExitCode::SUCCESS
 }
 
@@ -310,7 +310,7 @@ fn stage_dispatch(c: StageDispatchCli) -> ExitCode {
             ) {
                 return code;
             }
-            sweep_model::out::println(&id.to_string());
+            sweep_model::stdout::println(&id.to_string());
             ExitCode::SUCCESS
         }
         Err(e) => stage_fail(e),
@@ -336,7 +336,7 @@ fn stage_callback(c: StageCallbackCli) -> ExitCode {
     };
     match stage::callback(&client, &args) {
         Ok(r) => {
-            sweep_model::out::println(&r.body);
+            sweep_model::stdout::println(&r.body);
             ExitCode::SUCCESS
         }
         Err(e) => stage_fail(e),
@@ -402,7 +402,7 @@ fn find(cli: FindCli) -> ExitCode {
     }
     // stdout is the JSON object only (the action pipes it to jq for the
     // job summary).
-    sweep_model::out::println(&outcome.to_json().to_string());
+    sweep_model::stdout::println(&outcome.to_json().to_string());
     ExitCode::SUCCESS
 }
 
@@ -413,11 +413,11 @@ fn validate(dir: &std::path::Path) -> ExitCode {
         Err(e) => return fail(&e, exit::FAILED),
     };
     if !report.collapsed.is_empty() {
-        sweep_model::out::println(
+        sweep_model::stdout::println(
             "Collapsed reran eval duplicates (kept latest result per identity):",
         );
         for m in &report.collapsed {
-            sweep_model::out::println(&format!("  {m}"));
+            sweep_model::stdout::println(&format!("  {m}"));
         }
     }
     if !report.errors.is_empty() {
@@ -436,6 +436,6 @@ fn validate(dir: &std::path::Path) -> ExitCode {
         }
         return exit::rejected();
     }
-    sweep_model::out::println(&validate::summary(&report).to_string());
+    sweep_model::stdout::println(&validate::summary(&report).to_string());
     ExitCode::SUCCESS
 }

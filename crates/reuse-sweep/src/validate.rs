@@ -15,10 +15,11 @@
 //! de-duplication step (the reference dies with a traceback there).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+use sweep_model::python::{python_float_repr, python_int_of_value, python_repr_str};
+use sweep_model::tree;
 
 /// A Python value as the reference builds identities from JSON.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,14 +78,8 @@ impl Py {
             Py::Bool(true) => "True".into(),
             Py::Bool(false) => "False".into(),
             Py::Int(i) => i.to_string(),
-            Py::Float(f) => {
-                if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e16 {
-                    format!("{f:.1}")
-                } else {
-                    f.to_string()
-                }
-            }
-            Py::Str(s) => str_repr(s),
+            Py::Float(f) => python_float_repr(*f),
+            Py::Str(s) => python_repr_str(s),
             Py::List(items) => format!("[{}]", join(items)),
             Py::Tuple(items) if items.len() == 1 => format!("({},)", items[0].repr()),
             Py::Tuple(items) => format!("({})", join(items)),
@@ -92,7 +87,7 @@ impl Py {
                 "{{{}}}",
                 pairs
                     .iter()
-                    .map(|(k, v)| format!("{}: {}", str_repr(k), v.repr()))
+                    .map(|(k, v)| format!("{}: {}", python_repr_str(k), v.repr()))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -124,34 +119,6 @@ fn join(items: &[Py]) -> String {
     items.iter().map(Py::repr).collect::<Vec<_>>().join(", ")
 }
 
-fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
 /// An identity tuple; compared and hashed through its repr.
 type Identity = Py;
 
@@ -175,41 +142,11 @@ fn as_bool(row: &Row, key: &str) -> Py {
     })
 }
 
-/// Python's `int(value)`.
-fn py_int(v: &Value) -> Option<i64> {
-    match v {
-        Value::Bool(b) => Some(i64::from(*b)),
-        Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64()
-                .filter(|f| f.is_finite())
-                .map(|f| f.trunc() as i64)
-        }),
-        Value::String(s) => {
-            let t = s.trim();
-            let (neg, digits) = match t.strip_prefix('-') {
-                Some(d) => (true, d),
-                None => (false, t.strip_prefix('+').unwrap_or(t)),
-            };
-            let ok = !digits.is_empty()
-                && !digits.starts_with('_')
-                && !digits.ends_with('_')
-                && !digits.contains("__")
-                && digits.chars().all(|c| c.is_ascii_digit() || c == '_');
-            if !ok {
-                return None;
-            }
-            let n: i64 = digits.replace('_', "").parse().ok()?;
-            Some(if neg { -n } else { n })
-        }
-        _ => None,
-    }
-}
-
 /// `as_int(row.get(key[, missing]), default)`.
 fn as_int(row: &Row, key: &str, missing: Option<i64>, default: i64) -> Py {
     Py::Int(match row.get(key) {
         None => missing.unwrap_or(default),
-        Some(v) => py_int(v).unwrap_or(default),
+        Some(v) => python_int_of_value(v).unwrap_or(default),
     })
 }
 
@@ -354,38 +291,15 @@ fn load_json(path: &Path) -> Result<Value, String> {
     serde_json::from_str(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))
 }
 
-/// Files `*.json` directly in `dir` (sorted; none when `dir` is absent).
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.is_file()
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.ends_with(".json"))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// Files under `dir` whose name matches `pred`, recursively.
-fn json_files_recursive(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            json_files_recursive(&p, out);
-        } else if p
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.ends_with(".json"))
-        {
-            out.push(p);
-        }
+/// `dir.glob("*.json")`: the `*.json` entries directly in `dir`, as
+/// `sweep_model::tree` lists them (sorted); none when `dir` is absent.
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    if !dir.is_dir() {
+        return Ok(Vec::new());
     }
+    tree::json_files_in(dir)
+        .map(|found| found.files)
+        .map_err(|e| e.to_string())
 }
 
 /// Sub-directories of `root` (sorted by name).
@@ -421,20 +335,21 @@ fn is_agentic(row: &Row) -> bool {
     row.get("scenario_type").and_then(Value::as_str) == Some("agentic-coding")
 }
 
-fn agentic_point_files(root: &Path) -> Vec<PathBuf> {
+fn agentic_point_files(root: &Path) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for (name, dir) in subdirs(root) {
         if name.starts_with("bmk_agentic_") {
-            json_files_recursive(&dir, &mut out);
+            // `artifact_dir.rglob("*.json")`
+            out.extend(tree::json_files(&dir).map_err(|e| e.to_string())?.files);
         }
     }
     out.sort();
     out.dedup();
-    out
+    Ok(out)
 }
 
 fn fixed_rows(root: &Path) -> Result<Vec<Identity>, String> {
-    Ok(json_rows(&json_files(&root.join("results_bmk")))?
+    Ok(json_rows(&json_files(&root.join("results_bmk"))?)?
         .iter()
         .filter(|r| !is_agentic(r))
         .map(benchmark_key)
@@ -473,7 +388,7 @@ fn meta_identities(meta: &Row) -> Option<Vec<(Identity, Option<i64>)>> {
                 .map(|c| {
                     let mut m = meta.clone();
                     m.insert("conc".into(), c.clone());
-                    (eval_key(&m), Some(py_int(c).unwrap_or(0)))
+                    (eval_key(&m), Some(python_int_of_value(c).unwrap_or(0)))
                 })
                 .collect(),
         )
@@ -487,7 +402,7 @@ fn raw_eval_rows(root: &Path) -> (Vec<Identity>, Vec<String>) {
     let mut errors = Vec::new();
     for (name, dir) in raw_eval_dirs(root) {
         let meta_path = dir.join("meta_env.json");
-        let n = str_repr(&name);
+        let n = python_repr_str(&name);
         if !meta_path.is_file() {
             errors.push(format!("raw eval artifact {n} is missing meta_env.json"));
             continue;
@@ -590,12 +505,12 @@ fn duplicates(label: &str, rows: &[Identity]) -> Vec<String> {
 }
 
 fn validate_agentic(root: &Path) -> Result<Vec<String>, String> {
-    let points = agentic_point_files(root);
+    let points = agentic_point_files(root)?;
     let point_rows = agentic_rows(&points)?;
     let mut errors = duplicates("agentic point", &point_rows);
     let results = root.join("results_bmk");
     if results.is_dir() {
-        let agg = agentic_rows(&json_files(&results))?;
+        let agg = agentic_rows(&json_files(&results)?)?;
         errors.extend(duplicates("agentic aggregate", &agg));
         errors.extend(compare_sets("agentic aggregate", &point_rows, &agg));
     }
@@ -624,7 +539,7 @@ fn validate_eval(root: &Path) -> Result<Vec<String>, String> {
     let (raw, mut errors) = raw_eval_rows(root);
     errors.extend(duplicates("raw eval", &raw));
     let agg_dir = root.join("eval_results_all");
-    let files = json_files(&agg_dir);
+    let files = json_files(&agg_dir)?;
     if !raw.is_empty() || agg_dir.exists() {
         if files.is_empty() {
             errors.push("missing eval_results_all aggregate artifact".into());
@@ -694,14 +609,14 @@ fn result_conc(name: &str) -> Option<i64> {
     None
 }
 
-fn result_files(dir: &Path) -> Vec<(String, PathBuf)> {
-    json_files(dir)
+fn result_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    Ok(json_files(dir)?
         .into_iter()
         .filter_map(|p| {
             let n = p.file_name()?.to_str()?.to_string();
             n.starts_with("results").then_some((n, p))
         })
-        .collect()
+        .collect())
 }
 
 struct RawDir {
@@ -738,7 +653,7 @@ pub fn dedupe_reran_evals(root: &Path) -> Result<Vec<String>, String> {
     // identity → (timestamp, dir name) of the latest result
     let mut best: HashMap<String, (String, String)> = HashMap::new();
     for r in &raws {
-        for (fname, _) in result_files(&r.dir) {
+        for (fname, _) in result_files(&r.dir)? {
             let Some(stamp) = timestamp(&fname) else {
                 continue;
             };
@@ -771,7 +686,7 @@ fn dedupe_aggregate(root: &Path, winners: &HashMap<String, String>) -> Result<Ve
     if !dir.is_dir() {
         return Ok(messages);
     }
-    for path in json_files(&dir) {
+    for path in json_files(&dir)? {
         let Value::Array(data) = load_json(&path)? else {
             continue;
         };
@@ -852,7 +767,7 @@ fn prune_raw(r: &RawDir, winners: &HashMap<String, String>) -> Result<Option<Str
     let rm = |dir: &Path| {
         std::fs::remove_dir_all(dir).map_err(|e| format!("{}: cannot remove: {e}", dir.display()))
     };
-    let n = str_repr(&r.name);
+    let n = python_repr_str(&r.name);
     if !r.batched {
         if superseded(&r.ids[0].0) {
             rm(&r.dir)?;
@@ -869,7 +784,7 @@ fn prune_raw(r: &RawDir, winners: &HashMap<String, String>) -> Result<Option<Str
     if losing.is_empty() {
         return Ok(None);
     }
-    for (fname, path) in result_files(&r.dir) {
+    for (fname, path) in result_files(&r.dir)? {
         if result_conc(&fname).is_some_and(|c| losing.contains(&c)) {
             std::fs::remove_file(&path)
                 .map_err(|e| format!("{}: cannot remove: {e}", path.display()))?;
@@ -878,7 +793,7 @@ fn prune_raw(r: &RawDir, winners: &HashMap<String, String>) -> Result<Option<Str
     let remaining: Vec<Value> = match r.meta.get("completed_eval_concs") {
         Some(Value::Array(a)) => a
             .iter()
-            .filter(|c| !losing.contains(&py_int(c).unwrap_or(0)))
+            .filter(|c| !losing.contains(&python_int_of_value(c).unwrap_or(0)))
             .cloned()
             .collect(),
         _ => Vec::new(),
@@ -925,12 +840,12 @@ pub fn validate(root: &Path) -> Result<Report, String> {
     }
     let collapsed = dedupe_reran_evals(root)?;
     let fixed = fixed_rows(root)?;
-    let agentic = agentic_rows(&agentic_point_files(root))?;
+    let agentic = agentic_rows(&agentic_point_files(root)?)?;
     let (eval, _) = raw_eval_rows(root);
     let mut errors = duplicates("fixed-sequence", &fixed);
     errors.extend(validate_agentic(root)?);
     errors.extend(validate_eval(root)?);
-    if !fixed.is_empty() && json_files(&root.join("run-stats")).is_empty() {
+    if !fixed.is_empty() && json_files(&root.join("run-stats"))?.is_empty() {
         errors.push("missing run-stats artifact for fixed-sequence benchmarks".into());
     }
     if fixed.is_empty() && agentic.is_empty() && eval.is_empty() {
@@ -1023,7 +938,7 @@ mod tests {
         assert_eq!(result_conc("results_x_conc16_2.json"), Some(16));
         assert_eq!(result_conc("results_x_conc16_b.json"), None);
         assert_eq!(result_conc("results_conc4_conc5.json"), Some(5));
-        assert_eq!(py_int(&json!(" 1_000 ")), Some(1000));
-        assert_eq!(py_int(&json!("1.5")), None);
+        assert_eq!(python_int_of_value(&json!(" 1_000 ")), Some(1000));
+        assert_eq!(python_int_of_value(&json!("1.5")), None);
     }
 }

@@ -86,7 +86,7 @@ fn run(cli: &Cli) -> Result<()> {
             );
             gha::annotate(Level::Warning, None, None, &msg);
             eprintln!("warning: {msg}");
-            sweep_model::out::println("No data to display");
+            sweep_model::stdout::println("No data to display");
             write(&out, "null")?;
             return Ok(());
         }
@@ -98,7 +98,7 @@ fn run(cli: &Cli) -> Result<()> {
         )
     })?;
     let stats = count(&jobs, &buckets);
-    sweep_model::out::println(&to_table(&stats).to_string());
+    sweep_model::stdout::println(&to_table(&stats).to_string());
     write(&out, &to_json(&stats))?;
     gha::append_step_summary(&to_markdown(&stats, &run_id.to_string()))
         .context("appending to GITHUB_STEP_SUMMARY")?;

@@ -2,12 +2,12 @@
 //! add generated points to existing curves of the configs and scenarios its
 //! changelog entry names.
 
-use crate::pipeline::RawMasters;
-use crate::pyrepr::{py_list, py_str};
+use crate::masters::RawMasters;
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use sweep_matrix::assemble::curve_key;
-use sweep_model::pyjson::canonical_json;
+use sweep_model::python::dumps_like_python;
+use sweep_model::python::{python_repr_list, python_repr_str};
 
 /// Checks that only selected configs/scenarios changed between the base and
 /// head masters. `selected` maps config key → allowed scenario types, in
@@ -27,7 +27,7 @@ pub fn validate_scope(
     if !unrelated.is_empty() {
         return Err(format!(
             "append-only PR changed configs not selected by its changelog entry: {}",
-            py_list(unrelated.iter().map(|k| py_str(k)))
+            python_repr_list(unrelated.iter().map(|k| python_repr_str(k)))
         ));
     }
     let empty = Map::new();
@@ -47,7 +47,7 @@ pub fn validate_scope(
         if kb != kh {
             return Err(format!(
                 "append-only added or removed a scenario in config {}",
-                py_str(key)
+                python_repr_str(key)
             ));
         }
         let has_unselected = sb.keys().any(|s| !allowed.contains(s));
@@ -65,15 +65,15 @@ pub fn validate_scope(
             return Err(format!(
                 "append-only changed config-wide fields that can affect scenarios outside its \
                  changelog scope: {}",
-                py_str(key)
+                python_repr_str(key)
             ));
         }
         for (scenario, value) in &sb {
             if !allowed.contains(scenario) && sh.get(scenario) != Some(value) {
                 return Err(format!(
                     "append-only changed a scenario outside its changelog scope: {} / {}",
-                    py_str(key),
-                    py_str(scenario)
+                    python_repr_str(key),
+                    python_repr_str(scenario)
                 ));
             }
         }
@@ -91,7 +91,7 @@ fn concurrencies(row: &Value) -> Result<Vec<i64>, String> {
         }
         other => Err(format!(
             "append-only matrix entry has invalid concurrency value: {}",
-            crate::pyrepr::py_value(other.unwrap_or(&Value::Null))
+            sweep_model::python::python_repr(other.unwrap_or(&Value::Null))
         )),
     }
 }
@@ -147,7 +147,7 @@ fn series_key(row: &Value) -> String {
         worker_hw("prefill"),
         worker_hw("decode"),
     ]);
-    canonical_json(&key)
+    dumps_like_python(&key)
 }
 
 /// The rows of `head` that add points to base curves or add new curves,
@@ -185,7 +185,7 @@ pub fn delta(base: &[Value], head: &[Value]) -> Result<Vec<Value>, String> {
         if !removed.is_empty() {
             return Err(format!(
                 "append-only may not remove existing concurrency points: {}",
-                py_list(removed.iter().map(i64::to_string))
+                python_repr_list(removed.iter().map(i64::to_string))
             ));
         }
     }
@@ -226,14 +226,14 @@ pub fn delta(base: &[Value], head: &[Value]) -> Result<Vec<Value>, String> {
         images
             .entry(series_key(row))
             .or_default()
-            .insert(canonical_json(row.get("image").unwrap_or(&Value::Null)));
+            .insert(dumps_like_python(row.get("image").unwrap_or(&Value::Null)));
     }
     for row in &out {
         let image = row.get("image").unwrap_or(&Value::Null);
         let ok = !image.is_null()
             && images
                 .get(&series_key(row))
-                .is_some_and(|set| set.len() == 1 && set.contains(&canonical_json(image)));
+                .is_some_and(|set| set.len() == 1 && set.contains(&dumps_like_python(image)));
         if !ok {
             return Err(
                 "append-only additions must belong to an existing visual curve with \

@@ -17,9 +17,11 @@
 
 use crate::gate::{self, GateOptions};
 use crate::git::Repo;
-use crate::pipeline::{self, RawMasters, Rejection};
+use crate::masters::RawMasters;
+use crate::pipeline::{self, Rejection};
 use serde_json::{Map, Value, json};
-use sweep_matrix::assemble::{RowKind, seq_len_name};
+use sweep_matrix::assemble::seq_len_name;
+use sweep_model::rows::RowKind;
 use sweep_matrix::canary;
 use sweep_model::config::ConfigEntry;
 
@@ -288,7 +290,10 @@ fn leg(
     leg_minutes: Option<u32>,
     at: &str,
 ) -> Result<Leg, String> {
-    let kind = RowKind::of(row);
+    let kind = RowKind::of(
+        row.as_object()
+            .ok_or_else(|| format!("{at}: a matrix row is not an object"))?,
+    );
     let multi = matches!(kind, RowKind::MultiNodeFixed | RowKind::MultiNodeAgentic);
     let agentic = matches!(kind, RowKind::SingleNodeAgentic | RowKind::MultiNodeAgentic);
     let (gpus, topology) = if multi {

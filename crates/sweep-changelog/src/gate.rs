@@ -8,7 +8,7 @@
 //! and rejects exactly when that rejects.
 
 use crate::git::Repo;
-use crate::pipeline::{self, Options, Rejection};
+use crate::pipeline::{self, Options, Rejection, RejectionKind};
 use crate::prepare_merge as merge;
 use crate::strict::{self, Links};
 
@@ -83,17 +83,18 @@ pub fn check_matrix(
     // Judged in the reference's order: newline, (strict rules), diff.
     let head_bytes = repo
         .show(&head, path)
-        .map_err(|e| Rejection::new(format!("could not read {path} at {head}: {e}")))?;
+        .map_err(|e| Rejection::unreadable(format!("could not read {path} at {head}: {e}")))?;
     if !head_bytes.ends_with(b"\n") {
         return Err(Rejection {
             message: format!("{path} at {head} does not end with a newline"),
             line: Some(strict::line_at(&head_bytes, head_bytes.len())),
+            kind: RejectionKind::Invalid,
         });
     }
     if args.strict {
         let base_bytes = repo
             .show(&base, path)
-            .map_err(|e| Rejection::new(format!("could not read {path} at {base}: {e}")))?;
+            .map_err(|e| Rejection::unreadable(format!("could not read {path} at {base}: {e}")))?;
         let links = Links {
             repo: args.repo.clone(),
         };
@@ -108,14 +109,15 @@ pub fn check_matrix(
         .map_err(|v| Rejection {
             message: format!("strict changelog rules: {}", v.message),
             line: v.line,
+            kind: RejectionKind::Invalid,
         })?;
     }
-    let matrix = pipeline::run(repo, &opts).map_err(|r| Rejection {
-        message: format!(
+    let matrix = pipeline::run(repo, &opts).map_err(|r| {
+        let message = format!(
             "generate-matrix changelog rejected the diff:\n{}",
             r.message.trim()
-        ),
-        line: r.line,
+        );
+        r.with_message(message)
     })?;
     Ok((
         format!("Validated {path}: final newline present and matrix generated"),

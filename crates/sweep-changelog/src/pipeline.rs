@@ -5,7 +5,7 @@
 use crate::append_only;
 use crate::diff::{self, Diff};
 use crate::git::Repo;
-use crate::pyrepr::{py_list, py_str};
+use crate::masters::RawMasters;
 use crate::stale;
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -18,16 +18,32 @@ use sweep_matrix::row::{EvalMode, GenError};
 use sweep_matrix::{MASTER_CONFIGS, RUNNER_CONFIG};
 use sweep_model::changelog::{ChangelogEntry, SCENARIO_TYPES};
 use sweep_model::config::{ConfigError, ConfigErrorKind, MasterConfigs};
+use sweep_model::python::{python_repr_list, python_repr_str};
 use sweep_model::runners::Runners;
 use sweep_model::yaml::{self, PathSeg};
 
-/// A rejection: the message, and the line of the head changelog it is
-/// about when known (for `::error file=…,line=…::` annotations).
+/// Why the changelog step stopped: the change was judged and refused, or an
+/// input it needs could not be read (exit 1 and exit 2 of the contract,
+/// `sweep_model::exit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RejectionKind {
+    /// The change is invalid: the check said no (exit 1).
+    #[default]
+    Invalid,
+    /// A git ref, the changelog or a config file could not be read (unknown
+    /// ref, shallow clone, missing or unreadable file): the job could not be
+    /// done (exit 2).
+    Unreadable,
+}
+
+/// A rejection: the message, the line of the head changelog it is about
+/// when known (for `::error file=…,line=…::` annotations), and its kind.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct Rejection {
     pub message: String,
     pub line: Option<usize>,
+    pub kind: RejectionKind,
 }
 
 impl Rejection {
@@ -35,13 +51,40 @@ impl Rejection {
         Rejection {
             message: message.into(),
             line: None,
+            kind: RejectionKind::Invalid,
+        }
+    }
+
+    /// An input that could not be read (exit 2).
+    pub fn unreadable(message: impl Into<String>) -> Self {
+        Rejection {
+            kind: RejectionKind::Unreadable,
+            ..Rejection::new(message)
         }
     }
 
     fn at(message: impl Into<String>, line: Option<usize>) -> Self {
         Rejection {
-            message: message.into(),
             line,
+            ..Rejection::new(message)
+        }
+    }
+
+    /// The same rejection with its message replaced (kind and line kept).
+    #[must_use]
+    pub fn with_message(self, message: impl Into<String>) -> Self {
+        Rejection {
+            message: message.into(),
+            ..self
+        }
+    }
+
+    /// The exit code of the contract: 1 invalid, 2 unreadable.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        match self.kind {
+            RejectionKind::Invalid => sweep_model::exit::REJECTED,
+            RejectionKind::Unreadable => sweep_model::exit::FAILED,
         }
     }
 }
@@ -61,6 +104,7 @@ impl From<ConfigError> for Rejection {
             (Some(key), ConfigErrorKind::Invalid) => Rejection::new(format!(
                 "Master config entry '{key}' failed validation: {e}"
             )),
+            (_, ConfigErrorKind::Unreadable) => Rejection::unreadable(e.to_string()),
             _ => Rejection::new(e.to_string()),
         }
     }
@@ -84,45 +128,6 @@ pub struct TestConfig<'a> {
     pub no_evals: bool,
     pub evals_only: bool,
     pub all_evals: bool,
-}
-
-/// A borrowed view of the merged raw master mapping (keys in merged order),
-/// so the pipeline never deep-copies the configs.
-#[derive(Debug, Clone, Default)]
-pub struct RawMasters<'a> {
-    order: Vec<&'a str>,
-    map: HashMap<&'a str, &'a Value>,
-}
-
-impl<'a> RawMasters<'a> {
-    /// From (key, raw value) pairs in merged order.
-    pub fn new(entries: impl IntoIterator<Item = (&'a str, &'a Value)>) -> Self {
-        let mut out = RawMasters::default();
-        for (k, v) in entries {
-            if out.map.insert(k, v).is_none() {
-                out.order.push(k);
-            }
-        }
-        out
-    }
-
-    /// A view of a JSON mapping.
-    pub fn from_map(map: &'a Map<String, Value>) -> Self {
-        Self::new(map.iter().map(|(k, v)| (k.as_str(), v)))
-    }
-
-    /// Keys in merged order.
-    pub fn keys(&self) -> impl Iterator<Item = &'a str> + '_ {
-        self.order.iter().copied()
-    }
-
-    pub fn get(&self, key: &str) -> Option<&'a Value> {
-        self.map.get(key).copied()
-    }
-
-    pub fn contains_key(&self, key: &str) -> bool {
-        self.map.contains_key(key)
-    }
 }
 
 /// Loads, merges and validates master configs given as (path, text) in
@@ -218,7 +223,7 @@ pub struct Additions {
 pub fn read_additions(repo: &Repo, opts: &Options) -> Result<Additions, Rejection> {
     let out = repo
         .diff(&opts.base_ref, &opts.head_ref, &opts.changelog_file)
-        .map_err(|e| Rejection::new(e.message))?;
+        .map_err(|e| Rejection::unreadable(e.message))?;
     let d =
         diff::parse(&out).map_err(|e| Rejection::new(format!("{}: {e}", opts.changelog_file)))?;
     if let Some(first) = d.removed.first() {
@@ -373,25 +378,32 @@ fn py_falsy(v: &Value) -> bool {
     }
 }
 
-fn read_worktree(repo: &Repo, path: &str) -> Result<Option<String>, String> {
+/// A working-tree file; `None` when it does not exist. Not UTF-8 is
+/// invalid content, any other read failure is unreadable.
+fn read_worktree(repo: &Repo, path: &str) -> Result<Option<String>, Rejection> {
     let full = repo.dir().join(path);
     match std::fs::read(&full) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|e| format!("{path}: 'utf-8' codec can't decode the file: {e}")),
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| {
+            Rejection::new(format!("{path}: 'utf-8' codec can't decode the file: {e}"))
+        }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("cannot read {path}: {e}")),
+        Err(e) => Err(Rejection::unreadable(format!("cannot read {path}: {e}"))),
     }
 }
 
+/// The master config texts; a missing one is unreadable input.
 fn load_master_texts(
-    mut get: impl FnMut(&str) -> Result<Option<String>, String>,
-) -> Result<Vec<(String, String)>, String> {
+    mut get: impl FnMut(&str) -> Result<Option<String>, Rejection>,
+) -> Result<Vec<(String, String)>, Rejection> {
     let mut files = Vec::new();
     for path in MASTER_CONFIGS {
         match get(path)? {
             Some(text) => files.push((path.to_string(), text)),
-            None => return Err(format!("Input file '{path}' does not exist.")),
+            None => {
+                return Err(Rejection::unreadable(format!(
+                    "Input file '{path}' does not exist."
+                )));
+            }
         }
     }
     Ok(files)
@@ -471,8 +483,11 @@ impl Head {
             let Head::Pending(masters) = std::mem::replace(self, Head::Failed) else {
                 return Err(Rejection::new("internal: head inputs already consumed"));
             };
-            let text = read_worktree(repo, RUNNER_CONFIG)?
-                .ok_or_else(|| format!("Runner config file '{RUNNER_CONFIG}' does not exist."))?;
+            let text = read_worktree(repo, RUNNER_CONFIG)?.ok_or_else(|| {
+                Rejection::unreadable(format!(
+                    "Runner config file '{RUNNER_CONFIG}' does not exist."
+                ))
+            })?;
             *self = Head::Ready(with_runners(masters, RUNNER_CONFIG, &text)?);
         }
         match self {
@@ -664,7 +679,7 @@ fn load_base(
     let wanted = [MASTER_CONFIGS[0], MASTER_CONFIGS[1], RUNNER_CONFIG];
     let present = repo
         .ls_tree(&opts.base_ref, &wanted)
-        .map_err(|e| Rejection::new(e.message))?;
+        .map_err(|e| Rejection::unreadable(e.message))?;
     let mut missing: Vec<&str> = wanted
         .iter()
         .copied()
@@ -674,16 +689,19 @@ fn load_base(
     if !missing.is_empty() {
         return Err(Rejection::new(format!(
             "append-only base revision is missing generation inputs: {}",
-            py_list(missing.iter().map(|p| py_str(p)))
+            python_repr_list(missing.iter().map(|p| python_repr_str(p)))
         )));
     }
-    let show = |p: &str| -> Result<Option<String>, String> {
-        let bytes = repo
-            .show(&opts.base_ref, p)
-            .map_err(|e| format!("could not read {p} at {}: {e}", opts.base_ref))?;
-        String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|e| format!("{p} at {}: 'utf-8' codec can't decode: {e}", opts.base_ref))
+    let show = |p: &str| -> Result<Option<String>, Rejection> {
+        let bytes = repo.show(&opts.base_ref, p).map_err(|e| {
+            Rejection::unreadable(format!("could not read {p} at {}: {e}", opts.base_ref))
+        })?;
+        String::from_utf8(bytes).map(Some).map_err(|e| {
+            Rejection::new(format!(
+                "{p} at {}: 'utf-8' codec can't decode: {e}",
+                opts.base_ref
+            ))
+        })
     };
     let base_files = load_master_texts(show)?;
     let base_masters = load_masters(&base_files)?;
@@ -713,7 +731,7 @@ fn load_base(
         return Err(Rejection::new(format!(
             "append-only requires every selected config to exist in the base revision; \
              missing: {}",
-            py_list(missing.iter().map(|p| py_str(p)))
+            python_repr_list(missing.iter().map(|p| python_repr_str(p)))
         )));
     }
     append_only::validate_scope(&base_raw, head_raw, &selected)?;

@@ -5,10 +5,10 @@
 //! base branch's bytes + this PR's own entries". Main's bytes are kept
 //! byte-for-byte; every result is re-checked with the strict rules.
 
-use crate::pyrepr::py_str;
 use crate::strict::{self, Links, Parsed, Violation, entry_starts, without_pr_link};
 use serde_json::Value;
-use sweep_model::pyjson::canonical_json;
+use sweep_model::python::dumps_like_python;
+use sweep_model::python::python_repr_str;
 
 fn fail(message: impl Into<String>) -> Violation {
     Violation {
@@ -119,7 +119,7 @@ pub fn canonicalize(
             return Err(fail(format!(
                 "appended entry {} has unexpected pr-link {}",
                 i + 1,
-                py_str(&link)
+                python_repr_str(&link)
             )));
         }
         replacements.push((
@@ -133,7 +133,7 @@ pub fn canonicalize(
 }
 
 fn signature(entry: &Value) -> String {
-    canonical_json(&without_pr_link(entry))
+    dumps_like_python(&without_pr_link(entry))
 }
 
 /// `resolve-conflict` (and the stale-branch catch-up): merge base, PR side

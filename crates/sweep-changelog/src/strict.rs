@@ -4,9 +4,9 @@
 //! them as `check-changelog --strict` and uses them in `prepare-merge`.
 //! Every violation names the line it is about.
 
-use crate::pyrepr::py_str;
 use serde_json::Value;
 use sweep_model::changelog::ChangelogEntry;
+use sweep_model::python::python_repr_str;
 use sweep_model::yaml::{self, PathSeg, YamlDoc};
 
 /// The repository whose PR links are canonical.
@@ -148,7 +148,7 @@ pub fn parse(raw: &[u8], label: &str) -> Result<Parsed, Violation> {
         return Err(v(
             format!(
                 "{label} is not valid YAML: found duplicate key {} (first at line {})",
-                py_str(&key),
+                python_repr_str(&key),
                 d.first_line
             ),
             Some(d.line),
@@ -316,7 +316,7 @@ pub fn compare(
                 format!(
                     "entry {} pr-link correction is not canonical: {}",
                     i + 1,
-                    py_str(&new_link)
+                    python_repr_str(&new_link)
                 ),
                 link_line,
             ));
@@ -338,7 +338,7 @@ pub fn compare(
                 return Err(v(
                     format!(
                         "new main-branch entry has invalid pr-link: {}",
-                        py_str(&link)
+                        python_repr_str(&link)
                     ),
                     line,
                 ));
@@ -347,8 +347,8 @@ pub fn compare(
                 return Err(v(
                     format!(
                         "new PR entry must use {} or an XXX placeholder; found {}",
-                        py_str(&links.expected(n)),
-                        py_str(&link)
+                        python_repr_str(&links.expected(n)),
+                        python_repr_str(&link)
                     ),
                     line,
                 ));

@@ -6,7 +6,8 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use sweep_model::pyjson::canonical_json;
+use sweep_model::python::dumps_like_python;
+use sweep_model::rows::RowKind;
 
 fn without(row: &Value, drop: &[&str]) -> Value {
     match row {
@@ -24,7 +25,7 @@ fn without(row: &Value, drop: &[&str]) -> Value {
 /// point-level fields.
 pub fn recipe_fingerprint(row: &Value) -> String {
     let recipe = without(row, &["conc", "exp-name", "recipe-fingerprint"]);
-    let digest = Sha256::digest(canonical_json(&recipe).as_bytes());
+    let digest = Sha256::digest(dumps_like_python(&recipe).as_bytes());
     let mut hex = String::with_capacity(64);
     for b in digest {
         let _ = write!(hex, "{b:02x}");
@@ -35,15 +36,7 @@ pub fn recipe_fingerprint(row: &Value) -> String {
 /// Identity of a curve: every field except the point-level ones, as a
 /// mapping-order-insensitive string.
 pub fn curve_key(row: &Value) -> String {
-    canonical_json(&without(row, &["conc", "exp-name", "recipe-fingerprint"]))
-}
-
-fn is_multinode(row: &Value) -> bool {
-    row.get("prefill").is_some_and(|p| !p.is_null())
-}
-
-fn is_agentic(row: &Value) -> bool {
-    row.get("scenario-type").and_then(Value::as_str) == Some("agentic-coding")
+    dumps_like_python(&without(row, &["conc", "exp-name", "recipe-fingerprint"]))
 }
 
 /// Orders two `conc` values as Python would for ints (lists compare
@@ -76,7 +69,10 @@ pub fn trim_conc(rows: Vec<Value>) -> Vec<Value> {
     let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
     let mut group_order: Vec<String> = Vec::new();
     for mut row in rows {
-        if is_multinode(&row) {
+        if matches!(
+            kind_of(&row),
+            RowKind::MultiNodeFixed | RowKind::MultiNodeAgentic
+        ) {
             if let Some(Value::Array(conc)) = row.get_mut("conc")
                 && conc.len() > 1
             {
@@ -90,7 +86,7 @@ pub fn trim_conc(rows: Vec<Value>) -> Vec<Value> {
             out.push(row);
             continue;
         }
-        let key = canonical_json(&without(&row, &["conc", "exp-name"]));
+        let key = dumps_like_python(&without(&row, &["conc", "exp-name"]));
         let idxs = groups.entry(key.clone()).or_default();
         if idxs.is_empty() {
             group_order.push(key);
@@ -154,7 +150,7 @@ enum F {
     /// Filled with a default when absent.
     Def(&'static str, fn() -> Value),
     /// A worker block (required).
-    Worker(&'static str),
+    WorkerPool(&'static str),
 }
 
 fn v_false() -> Value {
@@ -206,8 +202,8 @@ const MN_FIXED: &[F] = &[
     F::Req("runner"),
     F::Req("isl"),
     F::Req("osl"),
-    F::Worker("prefill"),
-    F::Worker("decode"),
+    F::WorkerPool("prefill"),
+    F::WorkerPool("decode"),
     F::Req("conc"),
     F::Req("max-model-len"),
     F::Req("exp-name"),
@@ -256,8 +252,8 @@ const MN_AGENTIC: &[F] = &[
     F::Req("framework"),
     F::Req("spec-decoding"),
     F::Req("runner"),
-    F::Worker("prefill"),
-    F::Worker("decode"),
+    F::WorkerPool("prefill"),
+    F::WorkerPool("decode"),
     F::Req("conc"),
     F::Req("kv-offloading"),
     F::Opt("kv-offload-backend"),
@@ -286,42 +282,29 @@ const WORKER: &[F] = &[
     F::Def("additional-settings", v_empty),
 ];
 
-/// The output-model kinds of §10.2.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RowKind {
-    SingleNodeFixed,
-    MultiNodeFixed,
-    SingleNodeAgentic,
-    MultiNodeAgentic,
+/// The fields of the output model of a row kind (§10.2), in model order.
+fn model_fields(kind: RowKind) -> &'static [F] {
+    match kind {
+        RowKind::SingleNodeFixed => SN_FIXED,
+        RowKind::MultiNodeFixed => MN_FIXED,
+        RowKind::SingleNodeAgentic => SN_AGENTIC,
+        RowKind::MultiNodeAgentic => MN_AGENTIC,
+    }
 }
 
-impl RowKind {
-    pub fn of(row: &Value) -> Self {
-        match (is_multinode(row), is_agentic(row)) {
-            (false, false) => RowKind::SingleNodeFixed,
-            (true, false) => RowKind::MultiNodeFixed,
-            (false, true) => RowKind::SingleNodeAgentic,
-            (true, true) => RowKind::MultiNodeAgentic,
-        }
+/// The reference's name of the output model of a row kind.
+fn model_name(kind: RowKind) -> &'static str {
+    match kind {
+        RowKind::SingleNodeFixed => "SingleNodeMatrixEntry",
+        RowKind::MultiNodeFixed => "MultiNodeMatrixEntry",
+        RowKind::SingleNodeAgentic => "SingleNodeAgenticMatrixEntry",
+        RowKind::MultiNodeAgentic => "MultiNodeAgenticMatrixEntry",
     }
+}
 
-    fn fields(self) -> &'static [F] {
-        match self {
-            RowKind::SingleNodeFixed => SN_FIXED,
-            RowKind::MultiNodeFixed => MN_FIXED,
-            RowKind::SingleNodeAgentic => SN_AGENTIC,
-            RowKind::MultiNodeAgentic => MN_AGENTIC,
-        }
-    }
-
-    fn model_name(self) -> &'static str {
-        match self {
-            RowKind::SingleNodeFixed => "SingleNodeMatrixEntry",
-            RowKind::MultiNodeFixed => "MultiNodeMatrixEntry",
-            RowKind::SingleNodeAgentic => "SingleNodeAgenticMatrixEntry",
-            RowKind::MultiNodeAgentic => "MultiNodeAgenticMatrixEntry",
-        }
-    }
+/// The kind of a row (`sweep_model::rows::RowKind`, one detection rule).
+fn kind_of(row: &Value) -> RowKind {
+    RowKind::of_fields(|k| row.get(k))
 }
 
 /// Re-emits `row` through its output model: model field order, defaults
@@ -330,8 +313,8 @@ pub fn normalise_row(row: &Value, kind: RowKind, loc: &str) -> Result<Value, Str
     let Some(map) = row.as_object() else {
         return Err(format!("{loc}: Input should be a valid dictionary"));
     };
-    let model = kind.model_name();
-    emit(map, kind.fields(), &format!("{loc} ({model})"))
+    let model = model_name(kind);
+    emit(map, model_fields(kind), &format!("{loc} ({model})"))
 }
 
 fn emit(map: &Map<String, Value>, fields: &[F], loc: &str) -> Result<Value, String> {
@@ -358,7 +341,7 @@ fn emit(map: &Map<String, Value>, fields: &[F], loc: &str) -> Result<Value, Stri
                     out.insert(k.into(), d());
                 }
             },
-            F::Worker(k) => match map.get(k) {
+            F::WorkerPool(k) => match map.get(k) {
                 Some(Value::Object(w)) => {
                     out.insert(k.into(), emit(w, WORKER, &format!("{loc}.{k}"))?);
                 }
@@ -372,7 +355,7 @@ fn emit(map: &Map<String, Value>, fields: &[F], loc: &str) -> Result<Value, Stri
     }
     let known = |k: &str| {
         fields.iter().any(|f| match *f {
-            F::Req(n) | F::Opt(n) | F::Def(n, _) | F::Worker(n) => n == k,
+            F::Req(n) | F::Opt(n) | F::Def(n, _) | F::WorkerPool(n) => n == k,
         })
     };
     if let Some(extra) = map.keys().find(|k| !known(k)) {
@@ -401,7 +384,7 @@ pub fn assemble(benchmark: &[Value], evals: &[Value], metadata: Value) -> Result
     let mut multi: Map<String, Value> = Map::new();
     let mut fail = Vec::new();
     for row in benchmark {
-        let kind = RowKind::of(row);
+        let kind = kind_of(row);
         let (target, bucket) = match kind {
             RowKind::SingleNodeAgentic => (&mut single, "agentic".to_string()),
             RowKind::MultiNodeAgentic => (&mut multi, "agentic".to_string()),
@@ -445,7 +428,7 @@ pub fn assemble(benchmark: &[Value], evals: &[Value], metadata: Value) -> Result
         ),
     ];
     for row in evals {
-        let kind = RowKind::of(row);
+        let kind = kind_of(row);
         if let Some((name, _, items)) = eval_buckets.iter_mut().find(|(_, k, _)| *k == kind) {
             let loc = format!("{name}.{}", items.len());
             match normalise_row(row, kind, &loc) {

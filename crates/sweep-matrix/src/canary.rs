@@ -12,6 +12,7 @@
 use std::cmp::Ordering;
 
 use serde_json::{Map, Value};
+use sweep_model::json_type::json_type_name;
 
 /// Why a search-space config cannot be split.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -38,20 +39,20 @@ const BUCKETS: [&str; 2] = ["1k1k", "8k1k"];
 /// Splits a search-space config as the `canary-select` job does.
 pub fn select(ssc: &Value) -> Result<CanarySplit, CanaryError> {
     let Value::Object(top) = ssc else {
-        return Err(CanaryError::NotObject(type_name(ssc)));
+        return Err(CanaryError::NotObject(json_type_name(ssc)));
     };
     // `.single_node // {}`: null (or false) counts as absent.
     let single = match top.get("single_node") {
         None | Some(Value::Null) | Some(Value::Bool(false)) => Map::new(),
         Some(Value::Object(m)) => m.clone(),
-        Some(other) => return Err(CanaryError::SingleNode(type_name(other))),
+        Some(other) => return Err(CanaryError::SingleNode(json_type_name(other))),
     };
     let mut lists: Vec<Vec<Value>> = Vec::with_capacity(2);
     for b in BUCKETS {
         lists.push(match single.get(b) {
             None | Some(Value::Null) | Some(Value::Bool(false)) => Vec::new(),
             Some(Value::Array(a)) => a.clone(),
-            Some(other) => return Err(CanaryError::Bucket(b, type_name(other))),
+            Some(other) => return Err(CanaryError::Bucket(b, json_type_name(other))),
         });
     }
 
@@ -90,17 +91,6 @@ pub fn select(ssc: &Value) -> Result<CanarySplit, CanaryError> {
 pub fn select_str(text: &str) -> Result<CanarySplit, CanaryError> {
     let v: Value = serde_json::from_str(text).map_err(|e| CanaryError::Json(e.to_string()))?;
     select(&v)
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 fn rank(v: &Value) -> u8 {
@@ -248,16 +238,16 @@ mod tests {
     fn malformed_configs_are_rejected_with_the_key_path() {
         assert_eq!(
             select(&json!([])).unwrap_err(),
-            CanaryError::NotObject("array")
+            CanaryError::NotObject("an array")
         );
         assert_eq!(
             select(&json!({"single_node": []})).unwrap_err(),
-            CanaryError::SingleNode("array")
+            CanaryError::SingleNode("an array")
         );
         let e = select(&json!({"single_node": {"8k1k": {}}})).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "search-space config: single_node[\"8k1k\"] must be a list, found object"
+            "search-space config: single_node[\"8k1k\"] must be a list, found an object"
         );
         assert!(matches!(select_str("{"), Err(CanaryError::Json(_))));
     }

@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use sweep_model::pyjson::{canonical_json, write_canonical, write_py_string};
+use sweep_model::python::{
+    dumps_like_python, write_dumps_like_python, write_json_string_like_python,
+};
 use sweep_model::rows::RowKind;
 
 use crate::row::{EvalMode, GenError, Row};
@@ -32,9 +34,9 @@ fn topology_key(row: &Row) -> String {
     let mut out = String::with_capacity(512);
     out.push('{');
     for (k, v) in entries {
-        write_py_string(k, &mut out);
+        write_json_string_like_python(k, &mut out);
         out.push(':');
-        write_canonical(v, &mut out);
+        write_dumps_like_python(v, &mut out);
         out.push(',');
     }
     out
@@ -54,7 +56,7 @@ fn conc_list(row: &Row) -> Vec<i64> {
 }
 
 fn field(row: &Row, k: &str) -> String {
-    row.get(k).map(canonical_json).unwrap_or_default()
+    row.get(k).map(dumps_like_python).unwrap_or_default()
 }
 
 /// What eval selection needs of one row: which
@@ -63,16 +65,16 @@ enum Facts {
     /// Not an eval candidate in this mode.
     None,
     /// SN-fixed 8k1k with `conc` >= [`MIN_EVAL_CONC`]: its group key.
-    SnFixed { key: String, conc: i64 },
+    SingleNodeFixed { key: String, conc: i64 },
     /// MN fixed 8k1k (or agentic when asked): its topology and best
     /// eligible concurrency (`None`: no eligible one, never marked).
-    Mn {
+    MultiNode {
         agentic: bool,
         topo: String,
         score: Option<i64>,
     },
     /// SN-agentic (when asked): its (model, runner, framework, precision).
-    SnAgentic { key: String, conc: i64 },
+    SingleNodeAgentic { key: String, conc: i64 },
 }
 
 fn facts_of(row: &Row, agentic: bool) -> Facts {
@@ -84,8 +86,8 @@ fn facts_of(row: &Row, agentic: bool) -> Facts {
             .join("\u{1}")
     };
     match RowKind::of(row) {
-        RowKind::SnFixed if is_8k1k(row) => match row.get("conc").and_then(Value::as_i64) {
-            Some(conc) if conc >= MIN_EVAL_CONC => Facts::SnFixed {
+        RowKind::SingleNodeFixed if is_8k1k(row) => match row.get("conc").and_then(Value::as_i64) {
+            Some(conc) if conc >= MIN_EVAL_CONC => Facts::SingleNodeFixed {
                 key: key(&[
                     "model",
                     "runner",
@@ -100,12 +102,12 @@ fn facts_of(row: &Row, agentic: bool) -> Facts {
             },
             _ => Facts::None,
         },
-        kind @ (RowKind::MnFixed | RowKind::MnAgentic)
-            if (kind == RowKind::MnFixed && is_8k1k(row))
-                || (kind == RowKind::MnAgentic && agentic) =>
+        kind @ (RowKind::MultiNodeFixed | RowKind::MultiNodeAgentic)
+            if (kind == RowKind::MultiNodeFixed && is_8k1k(row))
+                || (kind == RowKind::MultiNodeAgentic && agentic) =>
         {
-            Facts::Mn {
-                agentic: kind == RowKind::MnAgentic,
+            Facts::MultiNode {
+                agentic: kind == RowKind::MultiNodeAgentic,
                 topo: topology_key(row),
                 score: conc_list(row)
                     .into_iter()
@@ -113,8 +115,8 @@ fn facts_of(row: &Row, agentic: bool) -> Facts {
                     .max(),
             }
         }
-        RowKind::SnAgentic if agentic => match row.get("conc").and_then(Value::as_i64) {
-            Some(conc) => Facts::SnAgentic {
+        RowKind::SingleNodeAgentic if agentic => match row.get("conc").and_then(Value::as_i64) {
+            Some(conc) => Facts::SingleNodeAgentic {
                 key: key(&["model", "runner", "framework", "precision"]),
                 conc,
             },
@@ -139,14 +141,14 @@ fn mark(facts: &[Facts]) -> (Vec<bool>, Vec<Option<i64>>) {
     let mut sa_best: HashMap<&str, (i64, usize)> = HashMap::new();
     for (i, f) in facts.iter().enumerate() {
         match f {
-            Facts::SnFixed { key, conc } => {
+            Facts::SingleNodeFixed { key, conc } => {
                 let g = sn_groups.entry(key).or_default();
                 if g.is_empty() {
                     sn_order.push(key);
                 }
                 g.push((i, *conc));
             }
-            Facts::Mn {
+            Facts::MultiNode {
                 agentic,
                 topo,
                 score: Some(score),
@@ -156,13 +158,13 @@ fn mark(facts: &[Facts]) -> (Vec<bool>, Vec<Option<i64>>) {
                     mn_best.insert((*agentic, topo), (*score, i));
                 }
             },
-            Facts::SnAgentic { key, conc } => match sa_best.get(key.as_str()) {
+            Facts::SingleNodeAgentic { key, conc } => match sa_best.get(key.as_str()) {
                 Some((best, _)) if best >= conc => {}
                 _ => {
                     sa_best.insert(key, (*conc, i));
                 }
             },
-            Facts::Mn { score: None, .. } | Facts::None => {}
+            Facts::MultiNode { score: None, .. } | Facts::None => {}
         }
     }
     for key in sn_order {
@@ -205,14 +207,14 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
     for (i, mut row) in rows.into_iter().enumerate() {
         let kind = RowKind::of(&row);
         match kind {
-            RowKind::SnAgentic => {
+            RowKind::SingleNodeAgentic => {
                 row.insert("run-eval".into(), true.into());
                 out.push(row);
             }
-            RowKind::MnAgentic | RowKind::MnFixed
-                if kind == RowKind::MnAgentic || is_8k1k(&row) =>
+            RowKind::MultiNodeAgentic | RowKind::MultiNodeFixed
+                if kind == RowKind::MultiNodeAgentic || is_8k1k(&row) =>
             {
-                let agentic = kind == RowKind::MnAgentic;
+                let agentic = kind == RowKind::MultiNodeAgentic;
                 let t = topo
                     .get_mut(i)
                     .and_then(Option::take)
@@ -243,7 +245,7 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
                     out.push(row);
                 }
             }
-            RowKind::SnFixed if is_8k1k(&row) => {
+            RowKind::SingleNodeFixed if is_8k1k(&row) => {
                 row.insert("run-eval".into(), true.into());
                 out.push(row);
             }
@@ -273,7 +275,7 @@ pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenEr
             let topo = facts
                 .into_iter()
                 .map(|f| match f {
-                    Facts::Mn { topo, .. } => Some(topo),
+                    Facts::MultiNode { topo, .. } => Some(topo),
                     _ => None,
                 })
                 .collect();
@@ -334,7 +336,7 @@ mod tests {
     #[test]
     fn canonical_sorts_keys() {
         assert_eq!(
-            canonical_json(&json!({"b":1,"a":{"d":[1,2],"c":null}})),
+            dumps_like_python(&json!({"b":1,"a":{"d":[1,2],"c":null}})),
             r#"{"a":{"c":null,"d":[1,2]},"b":1}"#
         );
     }

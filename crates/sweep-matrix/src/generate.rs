@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use sweep_model::config::{
-    AgenticBlock, AgenticSearch, ConfigEntry, ConfigError, FixedSearch, MasterConfigs, Worker,
+    AgenticBlock, AgenticSearch, ConfigEntry, ConfigError, FixedSearch, MasterConfigs, WorkerPool,
 };
 use sweep_model::rows::validate_row;
 use sweep_model::runners::Runners;
@@ -641,7 +641,7 @@ fn test_filter(mut v: Vec<i64>, filter: Option<&[i64]>) -> Option<Vec<i64>> {
     Some(v)
 }
 
-fn worker_tag(prefix: char, w: &Worker) -> String {
+fn worker_tag(prefix: char, w: &WorkerPool) -> String {
     let mut s = format!("{prefix}{}x{}", w.num_worker, w.tp);
     if w.ep != 1 {
         s.push_str(&format!("ep{}", w.ep));

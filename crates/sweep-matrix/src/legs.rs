@@ -356,23 +356,50 @@ pub fn split(
     Ok(Split { outputs, summary })
 }
 
+/// Why a search-space config could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadConfigError {
+    /// The file is missing or cannot be read: the job cannot be done (exit 2).
+    #[error("{0}")]
+    Unreadable(String),
+    /// The file is too large or not JSON: the input is rejected (exit 1).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl ReadConfigError {
+    /// The exit code of the contract (`sweep_model::exit`).
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ReadConfigError::Unreadable(_) => sweep_model::exit::FAILED,
+            ReadConfigError::Invalid(_) => sweep_model::exit::REJECTED,
+        }
+    }
+}
+
 /// Reads a search-space config file (at most [`MAX_CONFIG_BYTES`]).
-pub fn read_config(path: &Path) -> Result<Value, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+///
+/// # Errors
+/// The file cannot be read, is larger than the limit or is not JSON.
+pub fn read_config(path: &Path) -> Result<Value, ReadConfigError> {
+    let unreadable =
+        |e: std::io::Error| ReadConfigError::Unreadable(format!("{}: {e}", path.display()));
+    let meta = std::fs::metadata(path).map_err(unreadable)?;
     if meta.len() > MAX_CONFIG_BYTES {
-        return Err(format!(
+        return Err(ReadConfigError::Invalid(format!(
             "{}: {} bytes, above the {MAX_CONFIG_BYTES} bytes accepted",
             path.display(),
             meta.len()
-        ));
+        )));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(unreadable)?;
     serde_json::from_str(&text).map_err(|e| {
-        format!(
+        ReadConfigError::Invalid(format!(
             "{}:{}: search-space config is not valid JSON: {e}",
             path.display(),
             e.line()
-        )
+        ))
     })
 }
 

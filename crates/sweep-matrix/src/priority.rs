@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use sweep_model::pyjson::{canonical_json, py_float};
+use sweep_model::python::{dumps_like_python, python_str};
 use sweep_model::yaml;
 
 use crate::decimal::Decimal;
@@ -166,20 +166,10 @@ impl Policy {
     }
 }
 
-/// Python's `str()` of a JSON value, as the reference applies to job fields.
-fn py_str(v: Option<&Value>) -> String {
-    match v {
-        None => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) => "None".into(),
-        Some(Value::Bool(true)) => "True".into(),
-        Some(Value::Bool(false)) => "False".into(),
-        Some(Value::Number(n)) => n
-            .as_f64()
-            .filter(|_| n.is_f64())
-            .map_or_else(|| n.to_string(), py_float),
-        Some(other) => other.to_string(),
-    }
+/// Python's `str()` of a job field, as the reference applies it; a missing
+/// field is the empty string.
+fn field_str(v: Option<&Value>) -> String {
+    v.map_or_else(String::new, python_str)
 }
 
 fn prefix_match(value: &str, prefix: &str) -> bool {
@@ -217,10 +207,10 @@ pub fn score(
                 list.join(", ")
             )));
         }
-        let precision = py_str(job.get("precision"));
-        let spec = py_str(job.get("spec-decoding"));
-        let framework = py_str(job.get("framework"));
-        let model_prefix = py_str(job.get("model-prefix"));
+        let precision = field_str(job.get("precision"));
+        let spec = field_str(job.get("spec-decoding"));
+        let framework = field_str(job.get("framework"));
+        let model_prefix = field_str(job.get("model-prefix"));
         let any_prefix = |sec: &str, v: &str| {
             policy
                 .adj_map(sec)
@@ -306,14 +296,14 @@ pub fn score(
         ("precision", "precision"),
         ("spec-decoding", "spec-decoding"),
     ] {
-        let key = py_str(job.get(field));
+        let key = field_str(job.get(field));
         add(
             &mut total,
             policy.adj_map(sec).and_then(|m| m.get(&key)),
             sec,
         )?;
     }
-    let framework = py_str(job.get("framework"));
+    let framework = field_str(job.get("framework"));
     if let Some(m) = policy.adj_map("framework-prefix") {
         let hit = m
             .iter()
@@ -321,7 +311,7 @@ pub fn score(
             .map(|(_, v)| v);
         add(&mut total, hit, "adjustments.framework-prefix")?;
     }
-    let mp = py_str(job.get("model-prefix"));
+    let mp = field_str(job.get("model-prefix"));
     add(
         &mut total,
         policy.adj_map("model-prefix").and_then(|m| m.get(&mp)),
@@ -344,7 +334,7 @@ pub fn score(
 /// Queue token: first 32 hex chars of SHA-256(`ns:path:canonical-json`).
 #[must_use]
 pub fn queue_token(job: &Value, namespace: &str, path: &[String]) -> String {
-    let material = format!("{namespace}:{}:{}", path.join("/"), canonical_json(job));
+    let material = format!("{namespace}:{}:{}", path.join("/"), dumps_like_python(job));
     let digest = Sha256::digest(material.as_bytes());
     let mut hex = String::with_capacity(64);
     for b in digest {
@@ -441,22 +431,16 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn python_float_repr() {
-        assert_eq!(py_float(1.0), "1.0");
-        assert_eq!(py_float(2.78), "2.78");
-        assert_eq!(py_float(100.0), "100.0");
-        assert_eq!(py_float(1e-7), "1e-07");
-        assert_eq!(py_float(1e16), "1e+16");
-        assert_eq!(py_float(1.5e-5), "1.5e-05");
-        assert_eq!(py_float(0.0001), "0.0001");
-        assert_eq!(py_float(-0.5), "-0.5");
-    }
-
-    #[test]
     fn canonical_and_token() {
         let job = json!({"runner":"a","framework":"trt"});
-        assert_eq!(canonical_json(&job), r#"{"framework":"trt","runner":"a"}"#);
-        assert_eq!(canonical_json(&json!("é/😀")), r#""\u00e9/\ud83d\ude00""#);
+        assert_eq!(
+            dumps_like_python(&job),
+            r#"{"framework":"trt","runner":"a"}"#
+        );
+        assert_eq!(
+            dumps_like_python(&json!("é/😀")),
+            r#""\u00e9/\ud83d\ude00""#
+        );
         let t = queue_token(&job, "local", &["0".into()]);
         assert_eq!(t.len(), 32);
         assert_ne!(t, queue_token(&job, "local", &["1".into()]));

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::json_type::yaml_type_name;
 use crate::yaml::{self, PathSeg, YamlDoc};
 
 /// The two scenario kinds.
@@ -174,9 +175,11 @@ pub fn expand_range(start: i64, end: i64, step: i64) -> Vec<i64> {
     }
 }
 
-/// A worker block (`prefill` / `decode`), §5.8.
+/// A worker pool block (`prefill` / `decode`), §5.8: `num-worker` workers
+/// of one parallel layout (named for what it is: a pool of serving workers
+/// in one stage, not threads).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Worker {
+pub struct WorkerPool {
     /// `num-worker`.
     pub num_worker: i64,
     /// `tp`.
@@ -199,7 +202,7 @@ pub struct Worker {
 
 /// Single-node fixed search-space entry (§5.5).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SnFixedSearch {
+pub struct SingleNodeFixedSearch {
     /// `tp`.
     pub tp: i64,
     /// `pp`.
@@ -222,14 +225,14 @@ pub struct SnFixedSearch {
 
 /// Multi-node fixed search-space entry (§5.6).
 #[derive(Debug, Clone, PartialEq)]
-pub struct MnFixedSearch {
+pub struct MultiNodeFixedSearch {
     /// `prefill`.
-    pub prefill: Worker,
+    pub prefill: WorkerPool,
     /// `decode`.
-    pub decode: Worker,
+    pub decode: WorkerPool,
     /// `spec-decoding`.
     pub spec_decoding: String,
-    /// `router` key (see [`SnFixedSearch::router`]).
+    /// `router` key (see [`SingleNodeFixedSearch::router`]).
     pub router: Option<Value>,
     /// `kv-p2p-transfer` key (same convention).
     pub kv_p2p_transfer: Option<Value>,
@@ -241,9 +244,9 @@ pub struct MnFixedSearch {
 #[derive(Debug, Clone, PartialEq)]
 pub enum FixedSearch {
     /// In a single-node config entry.
-    Single(SnFixedSearch),
+    Single(SingleNodeFixedSearch),
     /// In a multi-node config entry.
-    Multi(Box<MnFixedSearch>),
+    Multi(Box<MultiNodeFixedSearch>),
 }
 
 /// A fixed-seq-len block (§5.4).
@@ -275,14 +278,14 @@ pub struct AgenticSearch {
     /// `spec-decoding`.
     pub spec_decoding: String,
     /// `prefill` when non-null.
-    pub prefill: Option<Worker>,
+    pub prefill: Option<WorkerPool>,
     /// `decode` when non-null.
-    pub decode: Option<Worker>,
+    pub decode: Option<WorkerPool>,
     /// `kv-offloading` key: `None` absent, `Some(None)` null, `Some(Some(v))`.
     pub kv_offloading: Option<Option<String>>,
     /// `kv-offload-backend` when non-null.
     pub kv_offload_backend: Option<Value>,
-    /// `router` key (see [`SnFixedSearch::router`]).
+    /// `router` key (see [`SingleNodeFixedSearch::router`]).
     pub router: Option<Value>,
     /// `kv-p2p-transfer` key.
     pub kv_p2p_transfer: Option<Value>,
@@ -501,18 +504,6 @@ fn idx(p: &[PathSeg], i: usize) -> P {
     v
 }
 
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_f64() => "a float",
-        Value::Number(_) => "an integer",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
-    }
-}
-
 const SPEC_DECODING: [&str; 3] = ["mtp", "draft_model", "none"];
 
 impl Validator<'_> {
@@ -534,8 +525,12 @@ impl Validator<'_> {
         v: &'v Value,
         path: &[PathSeg],
     ) -> Result<&'v Map<String, Value>, ConfigError> {
-        v.as_object()
-            .ok_or_else(|| self.err(path, format!("must be a mapping, got {}", type_name(v))))
+        v.as_object().ok_or_else(|| {
+            self.err(
+                path,
+                format!("must be a mapping, got {}", yaml_type_name(v)),
+            )
+        })
     }
 
     fn closed(
@@ -578,7 +573,7 @@ impl Validator<'_> {
         v.as_str().map(str::to_string).ok_or_else(|| {
             self.err(
                 &push(path, name),
-                format!("'{name}' must be a string, got {}", type_name(v)),
+                format!("'{name}' must be a string, got {}", yaml_type_name(v)),
             )
         })
     }
@@ -597,7 +592,7 @@ impl Validator<'_> {
         v.as_i64().ok_or_else(|| {
             self.err(
                 &push(path, name),
-                format!("'{name}' must be an integer, got {}", type_name(v)),
+                format!("'{name}' must be an integer, got {}", yaml_type_name(v)),
             )
         })
     }
@@ -635,7 +630,7 @@ impl Validator<'_> {
             Some(Value::Bool(b)) => Ok(Some(*b)),
             Some(v) => Err(self.err(
                 &push(path, name),
-                format!("'{name}' must be a boolean, got {}", type_name(v)),
+                format!("'{name}' must be a boolean, got {}", yaml_type_name(v)),
             )),
         }
     }
@@ -653,7 +648,7 @@ impl Validator<'_> {
                 let n = v.as_i64().ok_or_else(|| {
                     self.err(
                         &push(path, name),
-                        format!("'{name}' must be an integer, got {}", type_name(v)),
+                        format!("'{name}' must be an integer, got {}", yaml_type_name(v)),
                     )
                 })?;
                 if n <= 0 {
@@ -688,7 +683,7 @@ impl Validator<'_> {
             Some(_) => Err(self.err(&push(path, name), format!("'{name}' must not be empty"))),
             None => Err(self.err(
                 &push(path, name),
-                format!("'{name}' must be a string, got {}", type_name(v)),
+                format!("'{name}' must be a string, got {}", yaml_type_name(v)),
             )),
         }
     }
@@ -779,7 +774,7 @@ impl Validator<'_> {
                             &idx(&lp, i),
                             format!(
                                 "'conc-list' entries must be integers, got {}",
-                                type_name(it)
+                                yaml_type_name(it)
                             ),
                         )
                     })?);
@@ -791,7 +786,7 @@ impl Validator<'_> {
                     &push(path, "conc-list"),
                     format!(
                         "'conc-list' must be a list of integers, got {}",
-                        type_name(v)
+                        yaml_type_name(v)
                     ),
                 ));
             }
@@ -834,7 +829,7 @@ impl Validator<'_> {
         Ok(Conc { start, end, list })
     }
 
-    fn worker(&self, v: &Value, path: &[PathSeg]) -> Result<Worker, ConfigError> {
+    fn worker(&self, v: &Value, path: &[PathSeg]) -> Result<WorkerPool, ConfigError> {
         let m = self.mapping(v, path)?;
         self.closed(
             m,
@@ -859,7 +854,7 @@ impl Validator<'_> {
             other => {
                 return Err(self.err(
                     &push(path, "dp-attn"),
-                    format!("'dp-attn' must be a boolean, got {}", type_name(other)),
+                    format!("'dp-attn' must be a boolean, got {}", yaml_type_name(other)),
                 ));
             }
         };
@@ -882,7 +877,7 @@ impl Validator<'_> {
                             &idx(&push(path, "additional-settings"), i),
                             format!(
                                 "'additional-settings' entries must be strings, got {}",
-                                type_name(it)
+                                yaml_type_name(it)
                             ),
                         ));
                     }
@@ -893,7 +888,7 @@ impl Validator<'_> {
                     &push(path, "additional-settings"),
                     format!(
                         "'additional-settings' must be a list of strings, got {}",
-                        type_name(other)
+                        yaml_type_name(other)
                     ),
                 ));
             }
@@ -903,7 +898,7 @@ impl Validator<'_> {
         for (k, d) in [("pp", pp), ("dcp-size", dcp_size), ("pcp-size", pcp_size)] {
             row_value.insert(k.to_string(), Value::from(d));
         }
-        Ok(Worker {
+        Ok(WorkerPool {
             num_worker,
             tp,
             ep,
@@ -916,7 +911,12 @@ impl Validator<'_> {
         })
     }
 
-    fn hardware_pair(&self, p: &Worker, d: &Worker, path: &[PathSeg]) -> Result<(), ConfigError> {
+    fn hardware_pair(
+        &self,
+        p: &WorkerPool,
+        d: &WorkerPool,
+        path: &[PathSeg],
+    ) -> Result<(), ConfigError> {
         if p.hardware.is_some() != d.hardware.is_some() {
             return Err(self.err(
                 path,
@@ -926,7 +926,7 @@ impl Validator<'_> {
         Ok(())
     }
 
-    fn sn_fixed(&self, v: &Value, path: &[PathSeg]) -> Result<SnFixedSearch, ConfigError> {
+    fn sn_fixed(&self, v: &Value, path: &[PathSeg]) -> Result<SingleNodeFixedSearch, ConfigError> {
         let m = self.mapping(v, path)?;
         self.closed(
             m,
@@ -955,7 +955,7 @@ impl Validator<'_> {
         let router = self.opt_component(m, "router", path, true)?;
         let conc = self.conc(m, path)?;
         self.dcp_divides(tp, dcp_size, path)?;
-        Ok(SnFixedSearch {
+        Ok(SingleNodeFixedSearch {
             tp,
             pp,
             dcp_size,
@@ -968,7 +968,7 @@ impl Validator<'_> {
         })
     }
 
-    fn mn_fixed(&self, v: &Value, path: &[PathSeg]) -> Result<MnFixedSearch, ConfigError> {
+    fn mn_fixed(&self, v: &Value, path: &[PathSeg]) -> Result<MultiNodeFixedSearch, ConfigError> {
         let m = self.mapping(v, path)?;
         self.closed(
             m,
@@ -991,7 +991,7 @@ impl Validator<'_> {
         let kv_p2p_transfer = self.opt_p2p(m, path)?;
         let conc = self.conc(m, path)?;
         self.hardware_pair(&prefill, &decode, path)?;
-        Ok(MnFixedSearch {
+        Ok(MultiNodeFixedSearch {
             prefill,
             decode,
             spec_decoding,
@@ -1147,7 +1147,7 @@ impl Validator<'_> {
             Some(Value::Array(a)) => Ok(Some(a)),
             Some(v) => Err(self.err(
                 &push(path, name),
-                format!("'{name}' must be a list, got {}", type_name(v)),
+                format!("'{name}' must be a list, got {}", yaml_type_name(v)),
             )),
             None => Ok(None),
         }
@@ -1167,7 +1167,7 @@ impl Validator<'_> {
             Some(v) => {
                 return Err(self.err(
                     &push(&root, "multinode"),
-                    format!("'multinode' must be a boolean, got {}", type_name(v)),
+                    format!("'multinode' must be a boolean, got {}", yaml_type_name(v)),
                 ));
             }
         };
@@ -1202,7 +1202,7 @@ impl Validator<'_> {
             Some(v) => {
                 return Err(self.err(
                     &push(&root, "disagg"),
-                    format!("'disagg' must be a boolean, got {}", type_name(v)),
+                    format!("'disagg' must be a boolean, got {}", yaml_type_name(v)),
                 ));
             }
         };
@@ -1280,7 +1280,10 @@ impl Validator<'_> {
                 Some(v) => {
                     return Err(self.err(
                         &push(&bp, "dram-utilization"),
-                        format!("'dram-utilization' must be a number, got {}", type_name(v)),
+                        format!(
+                            "'dram-utilization' must be a number, got {}",
+                            yaml_type_name(v)
+                        ),
                     ));
                 }
             };

@@ -1,17 +1,21 @@
 //! Typed model shared by every sweepkit tool: master configs and
-//! `runners.yaml`, matrix rows, changelog entries and result rows, plus the
-//! small I/O helpers every binary needs (atomic writes, GitHub Actions
-//! annotations, step summaries and outputs).
+//! `runners.yaml`, matrix rows, changelog entries and result rows; the
+//! Python-compatible spellings the reference's outputs depend on
+//! ([`python`]), type names for messages ([`json_type`]) and the results-tree
+//! walker ([`tree`]); plus the small I/O helpers every binary needs (atomic
+//! writes, stdout, GitHub Actions annotations, step summaries and outputs).
 
 pub mod changelog;
 pub mod config;
 pub mod exit;
 pub mod fsio;
 pub mod gha;
+pub mod json_type;
 pub mod markdown;
-pub mod out;
-pub mod pyjson;
+pub mod python;
 pub mod results;
 pub mod rows;
 pub mod runners;
+pub mod stdout;
+pub mod tree;
 pub mod yaml;

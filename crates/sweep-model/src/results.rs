@@ -30,18 +30,6 @@ pub enum RowError {
     },
 }
 
-/// Name of a JSON value's type, for error messages.
-pub fn json_type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Serving-router or similar component identity (`ROUTER_METADATA`): exactly
 /// a non-empty `name` and `version`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -310,7 +298,7 @@ impl Fields<'_> {
         RowError::WrongType {
             field: k.to_owned(),
             expected,
-            found: json_type_name(v).to_owned(),
+            found: crate::json_type::json_type_name(v).to_owned(),
         }
     }
     fn string(&self, k: &str) -> Result<String, RowError> {

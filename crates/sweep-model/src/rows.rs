@@ -15,13 +15,13 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RowKind {
     /// Single-node fixed-seq-len.
-    SnFixed,
+    SingleNodeFixed,
     /// Multi-node fixed-seq-len.
-    MnFixed,
+    MultiNodeFixed,
     /// Single-node agentic.
-    SnAgentic,
+    SingleNodeAgentic,
     /// Multi-node agentic.
-    MnAgentic,
+    MultiNodeAgentic,
 }
 
 impl RowKind {
@@ -38,10 +38,10 @@ impl RowKind {
         let mn = get("prefill").is_some_and(|v| !v.is_null());
         let agentic = get("scenario-type").and_then(Value::as_str) == Some("agentic-coding");
         match (mn, agentic) {
-            (false, false) => RowKind::SnFixed,
-            (true, false) => RowKind::MnFixed,
-            (false, true) => RowKind::SnAgentic,
-            (true, true) => RowKind::MnAgentic,
+            (false, false) => RowKind::SingleNodeFixed,
+            (true, false) => RowKind::MultiNodeFixed,
+            (false, true) => RowKind::SingleNodeAgentic,
+            (true, true) => RowKind::MultiNodeAgentic,
         }
     }
 }
@@ -59,10 +59,10 @@ pub struct Component<'a> {
     pub version: Option<Cow<'a, str>>,
 }
 
-/// A worker block in a multi-node row.
+/// A worker pool block (`prefill` / `decode`) in a multi-node row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct WorkerRow<'a> {
+pub struct WorkerPoolRow<'a> {
     /// Number of workers.
     pub num_worker: i64,
     /// Tensor parallelism.
@@ -123,7 +123,7 @@ macro_rules! strict_row {
 
 strict_row! {
     /// SN-fixed row (§9.1).
-    SnFixedRow {
+    SingleNodeFixedRow {
         pub isl: i64,
         pub osl: i64,
         pub tp: i64,
@@ -148,15 +148,15 @@ strict_row! {
 
 strict_row! {
     /// MN-fixed row (§9.2).
-    MnFixedRow {
+    MultiNodeFixedRow {
         pub isl: i64,
         pub osl: i64,
         #[serde(borrow)]
         pub spec_decoding: Cow<'a, str>,
         #[serde(borrow)]
-        pub prefill: WorkerRow<'a>,
+        pub prefill: WorkerPoolRow<'a>,
         #[serde(borrow)]
-        pub decode: WorkerRow<'a>,
+        pub decode: WorkerPoolRow<'a>,
         pub conc: Vec<i64>,
         pub max_model_len: i64,
         #[serde(borrow)]
@@ -178,7 +178,7 @@ strict_row! {
 
 strict_row! {
     /// SN-agentic row (§9.3).
-    SnAgenticRow {
+    SingleNodeAgenticRow {
         pub tp: i64,
         pub pp: i64,
         pub dcp_size: i64,
@@ -209,13 +209,13 @@ strict_row! {
 
 strict_row! {
     /// MN-agentic row (§9.4).
-    MnAgenticRow {
+    MultiNodeAgenticRow {
         #[serde(borrow)]
         pub spec_decoding: Cow<'a, str>,
         #[serde(borrow)]
-        pub prefill: WorkerRow<'a>,
+        pub prefill: WorkerPoolRow<'a>,
         #[serde(borrow)]
-        pub decode: WorkerRow<'a>,
+        pub decode: WorkerPoolRow<'a>,
         pub conc: Vec<i64>,
         #[serde(borrow)]
         pub kv_offloading: Cow<'a, str>,
@@ -285,7 +285,7 @@ fn check_component(
     }
 }
 
-fn check_workers(p: &WorkerRow<'_>, d: &WorkerRow<'_>) -> Result<(), String> {
+fn check_workers(p: &WorkerPoolRow<'_>, d: &WorkerPoolRow<'_>) -> Result<(), String> {
     check_topology(p.tp, p.pp, p.dcp_size, p.pcp_size, "prefill.")?;
     check_topology(d.tp, d.pp, d.dcp_size, d.pcp_size, "decode.")?;
     if p.hardware.is_some() != d.hardware.is_some() {
@@ -357,8 +357,8 @@ where
 {
     let e = |x: serde_json::Error| x.to_string();
     match kind {
-        RowKind::SnFixed => {
-            let r = SnFixedRow::deserialize(de()).map_err(e)?;
+        RowKind::SingleNodeFixed => {
+            let r = SingleNodeFixedRow::deserialize(de()).map_err(e)?;
             check_spec(&r.spec_decoding)?;
             check_topology(r.tp, r.pp, r.dcp_size, r.pcp_size, "")?;
             check_component(r.router.as_ref(), "router", true)?;
@@ -367,8 +367,8 @@ where
                 return Err("'disagg' must be false in a single-node row".into());
             }
         }
-        RowKind::MnFixed => {
-            let r = MnFixedRow::deserialize(de()).map_err(e)?;
+        RowKind::MultiNodeFixed => {
+            let r = MultiNodeFixedRow::deserialize(de()).map_err(e)?;
             check_spec(&r.spec_decoding)?;
             check_workers(&r.prefill, &r.decode)?;
             check_component(r.router.as_ref(), "router", true)?;
@@ -377,8 +377,8 @@ where
                 return Err("disagg=true requires 'kv-p2p-transfer'".into());
             }
         }
-        RowKind::SnAgentic => {
-            let r = SnAgenticRow::deserialize(de()).map_err(e)?;
+        RowKind::SingleNodeAgentic => {
+            let r = SingleNodeAgenticRow::deserialize(de()).map_err(e)?;
             check_spec(&r.spec_decoding)?;
             check_topology(r.tp, r.pp, r.dcp_size, r.pcp_size, "")?;
             check_component(r.router.as_ref(), "router", true)?;
@@ -389,8 +389,8 @@ where
                 return Err("'total-cpu-dram-gb' must be >= 0".into());
             }
         }
-        RowKind::MnAgentic => {
-            let r = MnAgenticRow::deserialize(de()).map_err(e)?;
+        RowKind::MultiNodeAgentic => {
+            let r = MultiNodeAgenticRow::deserialize(de()).map_err(e)?;
             check_spec(&r.spec_decoding)?;
             check_workers(&r.prefill, &r.decode)?;
             check_component(r.router.as_ref(), "router", true)?;
@@ -425,7 +425,7 @@ mod tests {
 
     #[test]
     fn sn_fixed_row_strict() {
-        assert_eq!(validate_row(&sn()).unwrap(), RowKind::SnFixed);
+        assert_eq!(validate_row(&sn()).unwrap(), RowKind::SingleNodeFixed);
         let mut r = sn();
         r.insert("bogus".into(), json!(1));
         assert!(validate_row(&r).unwrap_err().contains("bogus"));

@@ -250,7 +250,7 @@ fn authorize_fork(c: ForkCli) -> Result<u8, Failure> {
         "label": d.label, "run-url": run, "commented": d.commented,
     });
     summary["inputs"] = d.inputs;
-    sweep_model::out::println(&summary.to_string());
+    sweep_model::stdout::println(&summary.to_string());
     Ok(exit::OK)
 }
 
@@ -290,7 +290,7 @@ fn run_merge(c: MergeCli) -> Result<u8, Failure> {
                     .map(|u| format!(" (push run succeeded: {u})"))
                     .unwrap_or_default()
             );
-            sweep_model::out::println(sha);
+            sweep_model::stdout::println(sha);
         }
     }
     Ok(exit::OK)
@@ -320,7 +320,7 @@ fn recover_ingest(c: RecoverCli) -> Result<u8, Failure> {
             args.event_type, args.ingest_repository, plan.pr_number, plan.payload
         ));
     }
-    sweep_model::out::println(&line.to_string());
+    sweep_model::stdout::println(&line.to_string());
     Ok(exit::OK)
 }
 
@@ -356,7 +356,7 @@ fn runner_digest(c: DigestCli) -> Result<u8, Failure> {
             .ok_or_else(|| anyhow::anyhow!("--comment-issue needs --repo or --comment-repo"))?;
         sweep_ops::comment(&client, &repo, issue, &md)?;
     }
-    sweep_model::out::print(&md);
+    sweep_model::stdout::print(&md);
     Ok(if c.fail_on_offline && !d.offline.is_empty() {
         exit::REJECTED
     } else {

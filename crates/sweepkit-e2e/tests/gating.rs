@@ -5,18 +5,20 @@
 //! `generate-matrix sweep-policy` computes for each event, over the
 //! reference gating test's whole cross product (17 666 scenarios), and
 //! checks the results against an independent encoding of workflow.md §3.3.
-//! `policy.rs` tests the policy's own model of the chaining; this tests the
+//! `sweep_policy.rs` tests the policy's own model of the chaining; this tests the
 //! YAML that ships.
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
 mod common;
+mod policy_model;
 
 use std::path::Path;
 
 use common::{eval_if, eval_value};
+use policy_model::{GATING_PUSH_MESSAGES, gating_cross_product};
 use serde_json::{Value, json};
-use sweep_matrix::policy::{GATING_PUSH_MESSAGES, PolicyInput, decide, gating_cross_product};
+use sweep_matrix::policy::{PolicyInput, decide};
 
 // The oracle's own label lists, written from workflow.md's terminology (not
 // imported from `sweep_matrix::policy`, the code under test), so a label

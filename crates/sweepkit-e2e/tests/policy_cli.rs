@@ -68,7 +68,8 @@ fn bad_inputs_are_rejected_naming_the_variable() {
             ("GITHUB_EVENT_PATH", "/nonexistent/event.json"),
         ],
     );
-    assert_eq!(out.status.code(), Some(1));
+    // An event file that cannot be read: the job cannot be done (exit 2).
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/event.json"));
 
     let out = run(

@@ -162,7 +162,7 @@ fn run(cli: &Cli) -> Result<()> {
     );
     let body = body::render(&input, &notice).context("building the comment")?;
     if cli.dry_run {
-        sweep_model::out::println(&body.text);
+        sweep_model::stdout::println(&body.text);
         return Ok(());
     }
     let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
@@ -194,15 +194,15 @@ fn run(cli: &Cli) -> Result<()> {
         .with_context(|| format!("commenting on PR #{}", cli.pr_number))?;
     let url = match outcome {
         Outcome::Created { url, .. } => {
-            sweep_model::out::println(&format!("created comment {url}"));
+            sweep_model::stdout::println(&format!("created comment {url}"));
             url
         }
         Outcome::Updated { url, .. } => {
-            sweep_model::out::println(&format!("updated comment {url}"));
+            sweep_model::stdout::println(&format!("updated comment {url}"));
             url
         }
         Outcome::Unchanged { url, .. } => {
-            sweep_model::out::println(&format!("comment {url} is already up to date"));
+            sweep_model::stdout::println(&format!("comment {url} is already up to date"));
             url
         }
         Outcome::ReadOnly { reason } => {

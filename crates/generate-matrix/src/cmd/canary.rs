@@ -27,14 +27,16 @@ pub(crate) struct CanaryArgs {
 }
 
 /// Runs `canary`: prints `{"canary-config": [...], "remaining-search-space-config": {...}}`
-/// and writes both as compact single-line step outputs. Exit 1 on bad input.
+/// and writes both as compact single-line step outputs. Exit 1 on an invalid
+/// config, 2 when the input file cannot be read.
 pub(crate) fn run(args: &CanaryArgs) -> ExitCode {
     let (origin, text) = match (&args.input, &args.search_space_config) {
         (Some(p), _) => match std::fs::read_to_string(p) {
             Ok(t) => (p.display().to_string(), t),
             Err(e) => {
+                // A missing or unreadable input: the job cannot be done.
                 eprintln!("error: {}: cannot read: {e}", p.display());
-                return ExitCode::from(1);
+                return ExitCode::from(2);
             }
         },
         (None, Some(t)) => ("SEARCH_SPACE".to_string(), t.clone()),
@@ -57,7 +59,7 @@ pub(crate) fn run(args: &CanaryArgs) -> ExitCode {
         "canary-config": canary,
         "remaining-search-space-config": split.remaining,
     });
-    sweep_model::out::println(&doc.to_string());
+    sweep_model::stdout::println(&doc.to_string());
     let remaining_file = args
         .remaining_file
         .as_ref()

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use sweep_changelog::git::Repo;
 use sweep_changelog::pipeline::{self, Options};
 use sweep_changelog::report::{AnnotationStream, report};
+use sweep_model::exit;
 
 /// Flags of `generate-matrix changelog`.
 #[derive(Debug, Clone, Args)]
@@ -45,7 +46,8 @@ impl ChangelogArgs {
     }
 }
 
-/// `generate-matrix changelog`: 0 with the matrix on stdout, 1 on rejection.
+/// `generate-matrix changelog`: 0 with the matrix on stdout, 1 on rejection,
+/// 2 when a git ref, the changelog or a config cannot be read.
 pub(crate) fn run(args: &ChangelogArgs) -> ExitCode {
     let repo = Repo::new(".");
     match pipeline::run(&repo, &args.options()) {
@@ -62,7 +64,7 @@ pub(crate) fn run(args: &ChangelogArgs) -> ExitCode {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("error: cannot write the matrix to stdout: {e}");
-                    ExitCode::from(1)
+                    ExitCode::from(exit::FAILED)
                 }
             }
         }
@@ -75,7 +77,8 @@ pub(crate) fn run(args: &ChangelogArgs) -> ExitCode {
                 &r,
                 AnnotationStream::Stderr,
             );
-            ExitCode::from(1)
+            // 1 the change is rejected, 2 a ref or file could not be read.
+            ExitCode::from(r.exit_code())
         }
     }
 }

@@ -5,13 +5,20 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use sweep_matrix::legs::{parse_leg_env, read_config, split, worker_settings};
+use sweep_model::exit;
 use sweep_model::gha::{self, Level};
 
-fn fail(path: Option<&Path>, msg: &str) -> ExitCode {
+/// Reports `msg` (annotated on `path` when given) and exits with `code`.
+fn fail_with(code: u8, path: Option<&Path>, msg: &str) -> ExitCode {
     let file = path.map(|p| p.display().to_string());
     gha::annotate(Level::Error, file.as_deref(), None, msg);
     eprintln!("generate-matrix: error: {msg}");
-    ExitCode::from(1)
+    ExitCode::from(code)
+}
+
+/// A rejected input (exit 1).
+fn fail(path: Option<&Path>, msg: &str) -> ExitCode {
+    fail_with(exit::REJECTED, path, msg)
 }
 
 /// `generate-matrix split`.
@@ -39,7 +46,7 @@ pub(crate) struct SplitArgs {
 pub(crate) fn run_split(a: &SplitArgs) -> ExitCode {
     let ssc = match read_config(&a.input) {
         Ok(v) => v,
-        Err(e) => return fail(Some(&a.input), &e),
+        Err(e) => return fail_with(e.exit_code(), Some(&a.input), &e.to_string()),
     };
     let s = match split(&ssc, a.without_canary, a.family.as_deref(), a.plan) {
         Ok(s) => s,
@@ -64,7 +71,7 @@ pub(crate) fn run_split(a: &SplitArgs) -> ExitCode {
                 .iter()
                 .map(|(k, v)| (k.clone(), Value::String(v.clone())))
                 .collect();
-            sweep_model::out::println(&Value::Object(doc).to_string());
+            sweep_model::stdout::println(&Value::Object(doc).to_string());
         }
     }
     eprint!("{}", s.summary);
@@ -89,7 +96,7 @@ pub(crate) struct MetadataArgs {
 pub(crate) fn run_metadata(a: &MetadataArgs) -> ExitCode {
     let ssc = match read_config(&a.input) {
         Ok(v) => v,
-        Err(e) => return fail(Some(&a.input), &e),
+        Err(e) => return fail_with(e.exit_code(), Some(&a.input), &e.to_string()),
     };
     let meta = ssc
         .get("changelog_metadata")

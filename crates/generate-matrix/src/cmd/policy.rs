@@ -3,7 +3,8 @@
 
 use std::process::ExitCode;
 use sweep_matrix::policy::{
-    CONFLICT_MESSAGE, Given, PolicyInput, decide, fill_from_event, parse_labels, summary_markdown,
+    CONFLICT_MESSAGE, ExplicitInputs, PolicyInput, decide, fill_from_event, parse_labels,
+    summary_markdown,
 };
 use sweep_model::gha::{self, Level};
 
@@ -56,7 +57,21 @@ fn non_empty(v: &Option<String>) -> Option<&str> {
 }
 
 /// Builds the input from flags, environment and the event payload.
-pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, String> {
+/// Why the policy input could not be built.
+pub(crate) enum InputError {
+    /// A flag or the event payload is invalid (exit 1).
+    Invalid(String),
+    /// The event payload file cannot be read (exit 2).
+    Unreadable(String),
+}
+
+impl From<String> for InputError {
+    fn from(message: String) -> Self {
+        InputError::Invalid(message)
+    }
+}
+
+pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, InputError> {
     let mut input = PolicyInput {
         event_name: args.event_name.clone(),
         action: non_empty(&args.event_action)
@@ -72,9 +87,9 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, String> 
             Some(d) if d.eq_ignore_ascii_case("true") => true,
             Some(d) if d.eq_ignore_ascii_case("false") => false,
             Some(d) => {
-                return Err(format!(
+                return Err(InputError::Invalid(format!(
                     "--draft (SWEEP_PR_DRAFT) must be true or false, got {d:?}"
-                ));
+                )));
             }
         },
         head_commit_message: args.head_commit_message.clone().unwrap_or_default(),
@@ -82,7 +97,7 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, String> 
         repository: args.repository.clone(),
         git_ref: args.git_ref.clone(),
     };
-    let given = Given {
+    let given = ExplicitInputs {
         action: non_empty(&args.event_action).is_some(),
         label: non_empty(&args.event_label).is_some(),
         labels: non_empty(&args.labels_json).is_some(),
@@ -95,8 +110,12 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, String> 
         .as_ref()
         .filter(|p| !p.as_os_str().is_empty())
     {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read the event payload: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            InputError::Unreadable(format!(
+                "{}: cannot read the event payload: {e}",
+                path.display()
+            ))
+        })?;
         let event: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
             format!(
                 "{}: the event payload is not valid JSON: {e}",
@@ -110,19 +129,24 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, String> 
 
 /// Runs `sweep-policy`: JSON on stdout, outputs and summary when in Actions.
 /// Exit 0; 1 when the input is rejected or the PR has conflicting primary
-/// labels (unless `--allow-conflict`).
+/// labels (unless `--allow-conflict`); 2 when the event payload file cannot
+/// be read.
 pub(crate) fn run(args: &PolicyArgs) -> ExitCode {
     let input = match input_from_args(args) {
         Ok(i) => i,
         Err(e) => {
+            let (code, e) = match e {
+                InputError::Invalid(m) => (1, m),
+                InputError::Unreadable(m) => (2, m),
+            };
             gha::annotate(Level::Error, None, None, &e);
             eprintln!("error: {e}");
-            return ExitCode::from(1);
+            return ExitCode::from(code);
         }
     };
     let d = decide(&input);
     match serde_json::to_string_pretty(&d) {
-        Ok(s) => sweep_model::out::println(&s),
+        Ok(s) => sweep_model::stdout::println(&s),
         Err(e) => {
             eprintln!("error: cannot render the decisions: {e}");
             return ExitCode::from(2);

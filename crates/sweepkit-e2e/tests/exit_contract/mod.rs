@@ -181,6 +181,57 @@ fn check_changelog() {
         &[],
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("Deletions are not allowed"));
+    // The same through `generate-matrix changelog`: rejected is 1, stdout empty.
+    let changelog = |base: &str, head: &str, file: &str| {
+        vec![
+            "changelog".to_string(),
+            "--base-ref".into(),
+            base.into(),
+            "--head-ref".into(),
+            head.into(),
+            "--changelog-file".into(),
+            file.into(),
+        ]
+    };
+    let args = changelog(&added, &deleted, "perf-changelog.yaml");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = expect(REJECTED, "generate-matrix", &args, d, &[]);
+    assert!(out.stdout.is_empty());
+    // A git ref that cannot be read: the job cannot be done (2), both tools.
+    let unknown = "0123456789abcdef0123456789abcdef01234567";
+    let out = expect(
+        FAILED,
+        "check-changelog",
+        &["--base-ref", &base, "--head-ref", unknown],
+        d,
+        &[],
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains(unknown));
+    let args = changelog(unknown, &added, "perf-changelog.yaml");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = expect(FAILED, "generate-matrix", &args, d, &[]);
+    assert!(out.stdout.is_empty());
+    // A changelog that is not there at the head ref: 2.
+    expect(
+        FAILED,
+        "check-changelog",
+        &[
+            "--base-ref",
+            &base,
+            "--head-ref",
+            &added,
+            "--changelog-file",
+            "no-such-changelog.yaml",
+        ],
+        d,
+        &[],
+    );
+    // A master config the generation needs is missing from the work tree: 2.
+    std::fs::remove_file(d.join("configs/amd-master.yaml")).expect("rm");
+    let args = changelog(&base, &added, "perf-changelog.yaml");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = expect(FAILED, "generate-matrix", &args, d, &[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("configs/amd-master.yaml"));
 }
 
 #[test]
@@ -250,6 +301,43 @@ fn generate_matrix() {
             "--input",
             "matrix.json",
         ],
+        d,
+        &[],
+    );
+    // The workflow's computations: a missing input file is 2, an invalid
+    // one 1 (canary, split, changelog-metadata, the sweep-policy event).
+    for sub in ["canary", "split", "changelog-metadata"] {
+        let mut args = vec![sub, "--input", "no-such-config.json"];
+        if sub == "changelog-metadata" {
+            args.extend(["--output", "meta.json"]);
+        }
+        expect(FAILED, "generate-matrix", &args, d, &[]);
+        write(d, "not-json.json", "{");
+        args[2] = "not-json.json";
+        expect(REJECTED, "generate-matrix", &args, d, &[]);
+    }
+    let policy = |event: &'static str| {
+        vec![
+            "sweep-policy",
+            "--event-name",
+            "pull_request",
+            "--repository",
+            "o/r",
+            "--event-path",
+            event,
+        ]
+    };
+    expect(
+        FAILED,
+        "generate-matrix",
+        &policy("no-such-event.json"),
+        d,
+        &[],
+    );
+    expect(
+        REJECTED,
+        "generate-matrix",
+        &policy("not-json.json"),
         d,
         &[],
     );

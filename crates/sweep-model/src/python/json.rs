@@ -1,23 +1,23 @@
-//! Python-compatible JSON text, for values that the reference hashes or
-//! compares as strings: `json.dumps(v, sort_keys=True, separators=(",", ":"))`
-//! (ASCII-only, as Python's default `ensure_ascii=True`) and `repr(float)`.
-//! The recipe fingerprint of the changelog matrix and the queue token of
-//! `generate-matrix priority` are SHA-256 digests of this text, so it must
-//! match Python byte for byte.
+//! Python's `json.dumps(v, sort_keys=True, separators=(",", ":"))` with the
+//! default `ensure_ascii=True`: the text the reference hashes (recipe
+//! fingerprint, queue token) or compares (eval topology, append-only rows),
+//! so it must match Python byte for byte.
 
 use serde_json::Value;
 use std::fmt::Write as _;
 
-/// Python `json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=True)`.
+use super::float::python_float_repr;
+
+/// `json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=True)`.
 #[must_use]
-pub fn canonical_json(v: &Value) -> String {
+pub fn dumps_like_python(v: &Value) -> String {
     let mut out = String::new();
-    write_canonical(v, &mut out);
+    write_dumps_like_python(v, &mut out);
     out
 }
 
-/// Appends [`canonical_json`] of `v` to `out`.
-pub fn write_canonical(v: &Value, out: &mut String) {
+/// Appends [`dumps_like_python`] of `v` to `out`.
+pub fn write_dumps_like_python(v: &Value, out: &mut String) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -25,17 +25,17 @@ pub fn write_canonical(v: &Value, out: &mut String) {
             if n.is_i64() || n.is_u64() {
                 out.push_str(&n.to_string());
             } else {
-                out.push_str(&py_float(n.as_f64().unwrap_or(0.0)));
+                out.push_str(&json_float(n.as_f64().unwrap_or(0.0)));
             }
         }
-        Value::String(s) => write_py_string(s, out),
+        Value::String(s) => write_json_string_like_python(s, out),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                write_canonical(item, out);
+                write_dumps_like_python(item, out);
             }
             out.push(']');
         }
@@ -47,17 +47,29 @@ pub fn write_canonical(v: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_py_string(k, out);
+                write_json_string_like_python(k, out);
                 out.push(':');
-                write_canonical(v, out);
+                write_dumps_like_python(v, out);
             }
             out.push('}');
         }
     }
 }
 
+/// A float as `json.dumps` writes it: `repr(float)`, except the non-finite
+/// values, which Python's encoder spells `NaN`, `Infinity`, `-Infinity`.
+fn json_float(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else {
+        python_float_repr(x)
+    }
+}
+
 /// Appends `s` as a JSON string literal with Python's `ensure_ascii` escapes.
-pub fn write_py_string(s: &str, out: &mut String) {
+pub fn write_json_string_like_python(s: &str, out: &mut String) {
     out.push('"');
     if s.bytes()
         .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
@@ -88,68 +100,35 @@ pub fn write_py_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
-/// Python `repr(float)`: shortest round-trip digits, exponent form outside
-/// 1e-4 ≤ |x| < 1e16.
-#[must_use]
-pub fn py_float(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.into();
-    }
-    let sci = format!("{x:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if (-4..16).contains(&exp) {
-        let s = format!("{x}");
-        if s.contains('.') { s } else { format!("{s}.0") }
-    } else {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exp.abs())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
     #[test]
-    fn canonical_json_matches_python_dumps() {
+    fn dumps_matches_python_sorted_compact_ascii() {
         let v = json!({"b": [1, true, null], "a": "é\"\n/😀", "c": {"z": 1, "y": 0.5}});
         assert_eq!(
-            canonical_json(&v),
+            dumps_like_python(&v),
             r#"{"a":"\u00e9\"\n/\ud83d\ude00","b":[1,true,null],"c":{"y":0.5,"z":1}}"#
         );
         // DEL is outside Python's printable range and is escaped.
-        assert_eq!(canonical_json(&json!("a\u{7f}")), r#""a\u007f""#);
+        assert_eq!(dumps_like_python(&json!("a\u{7f}")), r#""a\u007f""#);
         assert_eq!(
-            canonical_json(&json!("plain-ascii_1.0")),
+            dumps_like_python(&json!("plain-ascii_1.0")),
             r#""plain-ascii_1.0""#
+        );
+        assert_eq!(
+            dumps_like_python(&json!([1.0, 1e-5, 1e16])),
+            "[1.0,1e-05,1e+16]"
         );
     }
 
     #[test]
-    fn floats_print_like_python_repr() {
-        for (x, want) in [
-            (1.0, "1.0"),
-            (2.0, "2.0"),
-            (2.78, "2.78"),
-            (100.0, "100.0"),
-            (1e-7, "1e-07"),
-            (1e-5, "1e-05"),
-            (1.5e-5, "1.5e-05"),
-            (0.0001, "0.0001"),
-            (1e16, "1e+16"),
-            (1e15, "1000000000000000.0"),
-            (-0.5, "-0.5"),
-            (-0.0, "-0.0"),
-        ] {
-            assert_eq!(py_float(x), want, "{x}");
-        }
+    fn non_finite_floats_use_the_json_encoder_spelling() {
+        assert_eq!(json_float(f64::NAN), "NaN");
+        assert_eq!(json_float(f64::INFINITY), "Infinity");
+        assert_eq!(json_float(f64::NEG_INFINITY), "-Infinity");
+        assert_eq!(json_float(2.5), "2.5");
     }
 }

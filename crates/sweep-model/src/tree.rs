@@ -1,0 +1,226 @@
+//! The one walker over a results tree: every `*.json` under a directory, in
+//! a fixed order, with one rule for symlinks and one for errors. Used by
+//! `collect-results aggregate`, `compare-results` (a directory of results)
+//! and `reuse-sweep validate-artifacts`.
+//!
+//! Rules, chosen to match the reference's `Path(dir).rglob("*.json")`
+//! (`collect_results.py`, `compare_results.py`):
+//! - an entry is listed when its name ends in `.json` (case-sensitive, hidden
+//!   names included); a directory so named is listed too, as rglob yields it,
+//!   and fails when the caller reads it, as the reference's `open` does;
+//! - symlinks to files are listed like files; symlinked directories are not
+//!   entered (as rglob, which never follows them: no cycles), only counted;
+//! - order: in each directory its listed entries by name (byte-wise), then
+//!   its subdirectories by name, each walked the same way (depth first).
+//!   rglob's own order is the file system's; a fixed one makes outputs
+//!   reproducible;
+//! - a directory that cannot be listed is an error naming it, as is a tree
+//!   deeper than [`MAX_TREE_DEPTH`].
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// Deepest directory level walked below the root. A real results tree is
+/// three levels deep (run / artifact / file); the limit keeps a hostile or
+/// looping tree (bind mounts) from recursing without bound.
+pub const MAX_TREE_DEPTH: usize = 64;
+
+/// Why a walk failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TreeError {
+    #[error("cannot list {dir}: {source}")]
+    List {
+        dir: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{dir}: the directory tree is more than {MAX_TREE_DEPTH} levels deep (MAX_TREE_DEPTH)")]
+    TooDeep { dir: String },
+}
+
+impl TreeError {
+    /// The directory the error is about.
+    #[must_use]
+    pub fn dir(&self) -> &str {
+        match self {
+            TreeError::List { dir, .. } | TreeError::TooDeep { dir } => dir,
+        }
+    }
+}
+
+/// What a walk found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct JsonFiles {
+    /// The `*.json` entries, in walk order.
+    pub files: Vec<PathBuf>,
+    /// Other entries (not `*.json`, not a directory), left out.
+    pub ignored: usize,
+    /// Symlinked directories, not entered.
+    pub symlink_dirs: usize,
+}
+
+/// Every `*.json` under `root`, by the rules in the module header.
+///
+/// # Errors
+/// A directory (the root included) cannot be listed, or the tree is deeper
+/// than [`MAX_TREE_DEPTH`].
+pub fn json_files(root: &Path) -> Result<JsonFiles, TreeError> {
+    let mut found = JsonFiles::default();
+    walk(root, 0, true, &mut found)?;
+    Ok(found)
+}
+
+/// The `*.json` entries directly in `dir` (same rules, no descent).
+///
+/// # Errors
+/// `dir` cannot be listed.
+pub fn json_files_in(dir: &Path) -> Result<JsonFiles, TreeError> {
+    let mut found = JsonFiles::default();
+    walk(dir, 0, false, &mut found)?;
+    Ok(found)
+}
+
+fn walk(dir: &Path, depth: usize, recurse: bool, found: &mut JsonFiles) -> Result<(), TreeError> {
+    if depth > MAX_TREE_DEPTH {
+        return Err(TreeError::TooDeep {
+            dir: dir.display().to_string(),
+        });
+    }
+    let list_err = |source| TreeError::List {
+        dir: dir.display().to_string(),
+        source,
+    };
+    let mut files: Vec<OsString> = Vec::new();
+    let mut dirs: Vec<OsString> = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(list_err)? {
+        let entry = entry.map_err(list_err)?;
+        let name = entry.file_name();
+        // The entry's own type: a symlink is a symlink here, not its target.
+        let ft = entry.file_type().map_err(list_err)?;
+        let is_json = name.as_encoded_bytes().ends_with(b".json");
+        if is_json {
+            files.push(name.clone());
+        }
+        if ft.is_dir() {
+            dirs.push(name);
+        } else if !is_json {
+            if ft.is_symlink() && entry.path().is_dir() {
+                found.symlink_dirs += 1;
+            } else {
+                found.ignored += 1;
+            }
+        }
+    }
+    files.sort_by(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
+    dirs.sort_by(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
+    found.files.extend(files.iter().map(|f| dir.join(f)));
+    if recurse {
+        for d in &dirs {
+            walk(&dir.join(d), depth + 1, true, found)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // tests fail loudly by design
+    use super::*;
+
+    fn touch(root: &Path, rel: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "1").unwrap();
+    }
+
+    fn rel(root: &Path, files: &[PathBuf]) -> Vec<String> {
+        files
+            .iter()
+            .map(|p| p.strip_prefix(root).unwrap().display().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn files_first_then_subdirectories_bytewise() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        for p in [
+            "z.json",
+            "a/y.json",
+            "a/x.json",
+            "a/deeper/w.json",
+            "b/v.json",
+            "B.json",
+            ".h.json",
+            "n.jsonl",
+            "u.JSON",
+        ] {
+            touch(r, p);
+        }
+        let found = json_files(r).unwrap();
+        assert_eq!(
+            rel(r, &found.files),
+            [
+                ".h.json",
+                "B.json",
+                "z.json",
+                "a/x.json",
+                "a/y.json",
+                "a/deeper/w.json",
+                "b/v.json"
+            ]
+        );
+        assert_eq!((found.ignored, found.symlink_dirs), (2, 0));
+        let top = json_files_in(r).unwrap();
+        assert_eq!(rel(r, &top.files), [".h.json", "B.json", "z.json"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinked_files_are_listed_and_symlinked_directories_are_not_entered() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().join("r");
+        touch(&r, "d/a.json");
+        touch(t.path(), "outside/b.json");
+        std::os::unix::fs::symlink(t.path().join("outside"), r.join("link")).unwrap();
+        std::os::unix::fs::symlink(t.path().join("outside/b.json"), r.join("c.json")).unwrap();
+        // A loop: entering symlinked directories would never end.
+        std::os::unix::fs::symlink(&r, r.join("d/loop")).unwrap();
+        let found = json_files(&r).unwrap();
+        assert_eq!(rel(&r, &found.files), ["c.json", "d/a.json"]);
+        assert_eq!(found.symlink_dirs, 2);
+    }
+
+    #[test]
+    fn a_directory_named_json_is_listed_and_entered() {
+        let t = tempfile::tempdir().unwrap();
+        touch(t.path(), "x.json/inner.json");
+        let found = json_files(t.path()).unwrap();
+        assert_eq!(rel(t.path(), &found.files), ["x.json", "x.json/inner.json"]);
+    }
+
+    #[test]
+    fn a_missing_root_is_an_error_naming_it() {
+        let t = tempfile::tempdir().unwrap();
+        let missing = t.path().join("nope");
+        let e = json_files(&missing).unwrap_err();
+        assert_eq!(e.dir(), missing.display().to_string());
+        assert!(e.to_string().starts_with("cannot list "), "{e}");
+    }
+
+    #[test]
+    fn a_tree_deeper_than_the_limit_is_an_error() {
+        let t = tempfile::tempdir().unwrap();
+        let mut deep = t.path().to_path_buf();
+        for _ in 0..=MAX_TREE_DEPTH {
+            deep.push("d");
+        }
+        std::fs::create_dir_all(&deep).unwrap();
+        let e = json_files(t.path()).unwrap_err();
+        assert!(matches!(e, TreeError::TooDeep { .. }), "{e}");
+        assert!(e.to_string().contains("MAX_TREE_DEPTH"), "{e}");
+        // One level less is fine.
+        let ok = t.path().join("d");
+        assert!(json_files(&ok).is_ok());
+    }
+}
