@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use sweep_changelog::git::Repo;
 use sweep_changelog::pipeline::Options;
+use test_kit::{stderr, stdout};
 
 const AMD: &str = "\
 alpha-fp8-mi355x-sglang:
@@ -84,17 +85,7 @@ impl Fixture {
     }
 
     fn git(&self, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(&self.dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
+        test_kit::git(&self.dir, args)
     }
 
     fn write(&self, path: &str, text: &str) {
@@ -117,15 +108,12 @@ impl Fixture {
     }
 
     fn check(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_check-changelog"));
-        cmd.args(args).current_dir(&self.dir);
-        for (k, _) in std::env::vars() {
-            if k.starts_with("INPUT_") || k.starts_with("GITHUB_") {
-                cmd.env_remove(k);
-            }
-        }
-        cmd.envs(env.iter().copied());
-        cmd.output().unwrap()
+        test_kit::command(env!("CARGO_BIN_EXE_check-changelog"))
+            .args(args)
+            .current_dir(&self.dir)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap()
     }
 
     fn generate(&self, base: &str, head: &str) -> Result<Value, String> {
@@ -137,14 +125,6 @@ impl Fixture {
         };
         sweep_changelog::pipeline::run(&Repo::new(&self.dir), &opts).map_err(|r| r.message)
     }
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 #[test]
@@ -198,6 +178,8 @@ fn genuine_deletion_gives_the_deletion_error() {
         "{err}"
     );
     assert!(!err.contains("behind"), "{err}");
+    let report = err.replace(&base, "[BASE]").replace(&head, "[HEAD]");
+    test_kit::assert_snapshot!("deletion_rejection_report", report);
 }
 
 #[test]
@@ -329,10 +311,9 @@ fn shallow_clone_without_the_base_names_fetch_depth() {
         .status()
         .unwrap();
     assert!(st.success());
-    let out = Command::new(env!("CARGO_BIN_EXE_check-changelog"))
+    let out = test_kit::command(env!("CARGO_BIN_EXE_check-changelog"))
         .args(["--base-ref", &base, "--head-ref", "HEAD"])
         .current_dir(&shallow)
-        .env_remove("GITHUB_ACTIONS")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -359,6 +340,8 @@ fn rejections_are_annotated_in_github_actions() {
         "{so}"
     );
     assert!(so.contains("pr-link%0A  Field required"), "{so}");
+    let annotations = so.replace(&base, "[BASE]").replace(&head, "[HEAD]");
+    test_kit::assert_snapshot!("missing_pr_link_annotations", annotations);
     // Outside Actions: no workflow command.
     let out = f.check(&["--base-ref", &base, "--head-ref", &head], &[]);
     assert!(stdout(&out).is_empty());

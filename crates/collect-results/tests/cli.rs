@@ -2,7 +2,7 @@
 //! fresh temp dir with a scrubbed environment.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -29,15 +29,12 @@ impl Sandbox {
         p
     }
     fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_collect-results"));
-        cmd.args(args).current_dir(self.path()).env_clear();
-        if let Some(path) = std::env::var_os("PATH") {
-            cmd.env("PATH", path);
-        }
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        cmd.output().expect("run binary")
+        test_kit::command(env!("CARGO_BIN_EXE_collect-results"))
+            .args(args)
+            .current_dir(self.path())
+            .envs(env.iter().copied())
+            .output()
+            .expect("run binary")
     }
     /// Names of the files in the working dir, sorted.
     fn files(&self) -> Vec<String> {
@@ -253,6 +250,7 @@ fn aggregate_prints_summary_and_writes_step_summary_in_actions() {
         md.contains("| dsr1 | b200 | sglang | fp8 | single-node | 1 | 0 |"),
         "{md}"
     );
+    test_kit::assert_snapshot!("aggregate_step_summary", md);
 
     // Outside Actions the step summary is left alone.
     std::fs::remove_file(&summary).expect("rm");
@@ -298,6 +296,9 @@ fn evals_summary_line_counts_skips() {
         stdout.contains("| dsr1           | B200       | SGLANG"),
         "{stdout}"
     );
+    test_kit::assert_snapshot!("evals_stdout_table", stdout);
+    let md = std::fs::read_to_string(&summary).unwrap_or_default();
+    test_kit::assert_snapshot!("evals_step_summary", md);
     let rows: Vec<sweep_model::results::EvalRow> =
         serde_json::from_slice(&std::fs::read(sb.path().join("agg_eval_all.json")).expect("agg"))
             .expect("rows");

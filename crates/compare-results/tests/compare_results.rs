@@ -1,41 +1,26 @@
 //! End-to-end tests of the `compare-results` binary: the seed-compare
 //! acceptance fixture, self-made fixtures (snapshots of the markdown, an
 //! injected regression, unmatched and duplicate points, API baselines,
-//! `--baseline-url` against a loopback server, the SVG chart) and the
-//! PostgreSQL baseline against a real server started on loopback.
+//! `--baseline-url` against the fake server's benchmarks API, the SVG
+//! chart) and the PostgreSQL baseline against a real server started on
+//! loopback.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
+use test_kit::{Fault, assert_snapshot, stderr, stdout};
 
 // ---------------------------------------------------------------- helpers
 
 /// The binary with a scrubbed environment (no Actions, no DATABASE_URL, no
 /// action inputs) so the host cannot leak into a test.
 fn cmd() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_compare-results"));
-    c.env_clear();
-    for k in ["PATH", "HOME", "TMPDIR"] {
-        if let Some(v) = std::env::var_os(k) {
-            c.env(k, v);
-        }
-    }
-    c
+    test_kit::command(env!("CARGO_BIN_EXE_compare-results"))
 }
 
 fn run(c: &mut Command) -> Output {
     c.output().expect("run compare-results")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn read_json(p: &Path) -> Value {
@@ -347,7 +332,7 @@ fn seed_compare_markdown_reproduces_the_seed_table() {
         !md.contains("TP4 EP1 c4"),
         "a topology in a chart's x axis: {md}"
     );
-    insta::assert_snapshot!("seed_compare_markdown", md);
+    assert_snapshot!("seed_compare_markdown", md);
 }
 
 #[test]
@@ -466,7 +451,7 @@ fn markdown_snapshot_with_unmatched_points_and_evals() {
         .arg(f.path("thresholds.yaml")));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let md = stdout(&o);
-    insta::assert_snapshot!("small_markdown", md);
+    assert_snapshot!("small_markdown", md);
     let j = read_json(&f.path("out/compare.json"));
     assert_eq!(j["verdict"], "no_regressions");
     assert_eq!(j["points"].as_array().expect("points").len(), 5);
@@ -680,37 +665,21 @@ fn api_response_file_is_a_baseline() {
     assert_eq!(j["unmatched_baseline"][0]["conc"], 32);
 }
 
-/// Serves `responses` in order, one per connection, on a loopback port.
-fn serve(responses: Vec<(u16, String)>) -> (String, std::thread::JoinHandle<Vec<String>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!(
-        "http://127.0.0.1:{}/api/v1/benchmarks?model=DeepSeek-R1-0528&date=2026-08-01&exact=true",
-        listener.local_addr().expect("addr").port()
-    );
-    let handle = std::thread::spawn(move || {
-        let mut requests = Vec::new();
-        for (status, body) in responses {
-            let (mut s, _) = listener.accept().expect("accept");
-            let mut buf = [0u8; 4096];
-            let n = s.read(&mut buf).unwrap_or(0);
-            requests.push(String::from_utf8_lossy(&buf[..n]).into_owned());
-            let resp = format!(
-                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            let _ = s.write_all(resp.as_bytes());
-        }
-        requests
-    });
-    (url, handle)
-}
+const API_MODEL: &str = "DeepSeek-R1-0528";
+const API_DATE: &str = "2026-08-01";
 
 #[test]
 fn baseline_url_is_fetched_with_a_retry_on_server_error() {
     let (base, new) = small_runs();
     let f = Fixture::new(&base, &new);
-    let body = api_rows(&base[..4]).to_string();
-    let (url, server) = serve(vec![(503, "busy".into()), (200, body)]);
+    let server = test_kit::fake_github();
+    server.with_benchmarks(API_MODEL, API_DATE, api_rows(&base[..4]));
+    server.inject(
+        "GET",
+        test_kit::fake_github::BENCHMARKS_PATH,
+        [Fault::Status(503)],
+    );
+    let url = server.benchmarks_url(API_MODEL, API_DATE);
     let o = run(cmd()
         .arg("--new")
         .arg(f.path("new/agg_bmk.json"))
@@ -719,11 +688,23 @@ fn baseline_url_is_fetched_with_a_retry_on_server_error() {
         .arg("--json")
         .arg(f.path("url.json")));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let requests = server.join().expect("server");
+    let requests = server.requests();
     assert_eq!(requests.len(), 2);
-    assert!(requests[1].starts_with(
-        "GET /api/v1/benchmarks?model=DeepSeek-R1-0528&date=2026-08-01&exact=true HTTP/1.1"
-    ));
+    assert_eq!(requests[1].method, "GET");
+    assert_eq!(requests[1].path, "/api/v1/benchmarks");
+    let query: Vec<(&str, &str)> = requests[1]
+        .query
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        query,
+        [("date", API_DATE), ("exact", "true"), ("model", API_MODEL)]
+    );
+    assert_eq!(
+        requests[1].headers.get("accept").map(String::as_str),
+        Some("application/json")
+    );
     let j = read_json(&f.path("url.json"));
     assert_eq!(j["baseline"]["source"], "api");
     assert_eq!(j["baseline"]["path"], url.as_str());
@@ -734,7 +715,9 @@ fn baseline_url_is_fetched_with_a_retry_on_server_error() {
 fn baseline_url_client_error_names_the_cause() {
     let (base, new) = small_runs();
     let f = Fixture::new(&base, &new);
-    let (url, server) = serve(vec![(400, r#"{"error":"Unknown model"}"#.into())]);
+    let server = test_kit::fake_github();
+    server.with_benchmarks("Other-Model", API_DATE, json!([]));
+    let url = server.benchmarks_url(API_MODEL, API_DATE);
     let o = run(cmd()
         .arg("--new")
         .arg(f.path("new/agg_bmk.json"))
@@ -746,7 +729,11 @@ fn baseline_url_client_error_names_the_cause() {
         "{}",
         stderr(&o)
     );
-    server.join().expect("server");
+    assert_eq!(
+        server.count("GET", "/api/v1/benchmarks"),
+        1,
+        "a 400 is not retried"
+    );
 }
 
 #[test]
@@ -756,7 +743,7 @@ fn reference_layout_has_the_thirteen_metric_table() {
     let o = run(f.compare().arg("--metrics").arg("reference"));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let md = stdout(&o);
-    insta::assert_snapshot!("reference_markdown", md);
+    assert_snapshot!("reference_markdown", md);
     assert!(md.starts_with("## Single-Node Comparison vs. Most Recent\n"));
     let header = md.lines().nth(2).expect("header");
     assert_eq!(header.matches(" Delta |").count(), 13, "{header}");
@@ -921,11 +908,7 @@ mod pg {
                     .expect("chown");
                 assert!(st.success(), "chown of the temp dir to postgres failed");
             }
-            let port = TcpListener::bind("127.0.0.1:0")
-                .expect("bind")
-                .local_addr()
-                .expect("addr")
-                .port();
+            let port = test_kit::unused_port().expect("port");
             let data = dir.path().join("data");
             let mut s = Self {
                 url: format!("postgres://postgres@127.0.0.1:{port}/postgres"),
@@ -1159,11 +1142,7 @@ fn postgres_baseline_runs_reads_the_newest_n_rows_per_point() {
 
 #[test]
 fn postgres_connection_failure_is_an_input_error_without_the_password() {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port();
+    let port = test_kit::unused_port().expect("port");
     let (_, new) = small_runs();
     let f = Fixture::new(&[], &new);
     let o = run(cmd()
@@ -1321,11 +1300,11 @@ fn hostile_result_strings_are_escaped_in_both_layouts() {
         .arg(f.path("new/agg_eval_all.json")));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let md = stdout(&o);
-    insta::assert_snapshot!("hostile_markdown", md);
+    assert_snapshot!("hostile_markdown", md);
     let o = run(f.compare().arg("--metrics").arg("reference"));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let reference = stdout(&o);
-    insta::assert_snapshot!("hostile_reference_markdown", reference);
+    assert_snapshot!("hostile_reference_markdown", reference);
     for text in [&md, &reference] {
         for bad in [
             "@octocat",

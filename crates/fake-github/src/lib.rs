@@ -10,7 +10,13 @@
 //!   secondary and primary rate-limit 403s, "applied then failed" answers
 //!   (the write happened but the client saw a 502) and dropped connections;
 //! * a stateful issue-comment store (list, create, update) so tests can
-//!   check that a sticky comment is updated and never duplicated.
+//!   check that a sticky comment is updated and never duplicated;
+//! * the other HTTP the tools talk to, so every test uses this one server:
+//!   static files (raw bytes, or a directory tree, for release archives),
+//!   the benchmarks API that `compare-results --baseline-url` reads
+//!   ([`FakeGitHub::with_benchmarks`]), delayed answers ([`Fault::Delay`],
+//!   the wait happens in the server, never in a test's assertion) and a
+//!   URL nothing listens on ([`closed_url`]).
 //!
 //! It is a plain `std::net` server with one thread per connection and
 //! `Connection: close` answers: small, dependency-free and fast enough for
@@ -23,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -99,6 +106,10 @@ pub enum Fault {
     /// [`FakeGitHub::set_comment_author`]) is added to the issue's store.
     /// Models two runs racing between their list and their POST.
     ConcurrentComment(String),
+    /// Wait this long, then answer normally (a slow server, for client
+    /// timeouts). The wait runs on the connection's thread with the server
+    /// state unlocked, so other requests are answered meanwhile.
+    Delay(Duration),
 }
 
 /// A recorded request.
@@ -126,6 +137,12 @@ struct State {
     /// (method, path) → bodies answered in turn, the last one repeating
     /// (see [`FakeGitHub::add_sequence`]).
     sequences: HashMap<(String, String), VecDeque<Value>>,
+    /// GET path → (content type, bytes), answered as is.
+    files: BTreeMap<String, (String, Vec<u8>)>,
+    /// (URL prefix, directory): GET `<prefix>/<rel>` answers the file `<dir>/<rel>`.
+    dirs: Vec<(String, PathBuf)>,
+    /// (model, date) → rows of the benchmarks API.
+    benchmarks: Vec<(String, String, Value)>,
 }
 
 struct Shared {
@@ -281,6 +298,47 @@ impl FakeGitHub {
             .unwrap_or_default()
     }
 
+    /// Answers `GET path` with these bytes (`Content-Type: content_type`).
+    /// Faults injected for `("GET", path)` apply as for any route.
+    pub fn serve_bytes(&self, path: &str, content_type: &str, bytes: impl Into<Vec<u8>>) {
+        self.shared
+            .lock()
+            .files
+            .insert(path.to_string(), (content_type.to_string(), bytes.into()));
+    }
+
+    /// Answers `GET <prefix>/<rel>` with the file `<dir>/<rel>` as it is on
+    /// disk at request time (`application/octet-stream`); a missing file,
+    /// or a path with `..`, is a 404. `prefix` is `""` for the whole server.
+    pub fn serve_dir(&self, prefix: &str, dir: &Path) {
+        self.shared
+            .lock()
+            .dirs
+            .push((prefix.trim_end_matches('/').to_string(), dir.to_path_buf()));
+    }
+
+    /// Answers the InferenceX benchmarks API that `compare-results
+    /// --baseline-url` reads: `GET /api/v1/benchmarks?model=<model>&date=<date>&exact=true`
+    /// → `rows` (a JSON array). A known model without rows for the date
+    /// answers `[]`; an unknown model, or a request without `model`, is a
+    /// 400 `{"error":"Unknown model"}` as the real API answers.
+    pub fn with_benchmarks(&self, model: &str, date: &str, rows: Value) {
+        self.shared
+            .lock()
+            .benchmarks
+            .push((model.to_string(), date.to_string(), rows));
+    }
+
+    /// The URL of the benchmarks API query for `model` and `date` on this server.
+    pub fn benchmarks_url(&self, model: &str, date: &str) -> String {
+        format!(
+            "{}{BENCHMARKS_PATH}?model={}&date={}&exact=true",
+            self.shared.base,
+            form_encode(model),
+            form_encode(date)
+        )
+    }
+
     /// Every request so far, in arrival order.
     pub fn requests(&self) -> Vec<Request> {
         self.shared.lock().requests.clone()
@@ -307,6 +365,22 @@ impl Drop for FakeGitHub {
         }
     }
 }
+
+/// A loopback URL nothing listens on (a port bound, then released): for
+/// tests of an unreachable server.
+pub fn closed_url() -> std::io::Result<String> {
+    Ok(format!("http://127.0.0.1:{}", unused_port()?))
+}
+
+/// A loopback port free a moment ago (bound, then released): for a server a
+/// test starts itself (PostgreSQL) or for [`closed_url`].
+pub fn unused_port() -> std::io::Result<u16> {
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?.port())
+}
+
+/// The benchmarks API path (see [`FakeGitHub::with_benchmarks`]).
+pub const BENCHMARKS_PATH: &str = "/api/v1/benchmarks";
 
 /// Reads the routes of a fixture scenario.
 pub fn load_scenario_routes(dir: &Path) -> std::io::Result<Vec<Route>> {
@@ -364,18 +438,30 @@ struct Answer {
     status: u16,
     headers: Vec<(String, String)>,
     body: Option<Value>,
+    /// A non-JSON answer: (content type, bytes); `body` is then `None`.
+    raw: Option<(String, Vec<u8>)>,
+}
+
+impl Answer {
+    fn json(status: u16, body: Option<Value>) -> Self {
+        Answer {
+            status,
+            headers: Vec::new(),
+            body,
+            raw: None,
+        }
+    }
 }
 
 fn error_answer(status: u16, message: &str) -> Answer {
-    Answer {
+    Answer::json(
         status,
-        headers: Vec::new(),
-        body: Some(json!({
+        Some(json!({
             "message": message,
             "documentation_url": "https://docs.github.com/rest",
             "status": status.to_string(),
         })),
-    }
+    )
 }
 
 fn not_found() -> Answer {
@@ -438,15 +524,18 @@ fn handle_connection(shared: &Shared, stream: TcpStream) {
     let Some(answer) = respond(shared, request) else {
         return; // Fault::Drop
     };
-    let payload = match &answer.body {
-        None => Vec::new(),
-        Some(b) => b
-            .to_string()
-            .replace(GITHUB_PREFIX, &shared.base)
-            .into_bytes(),
+    let (content_type, payload) = match (answer.raw, &answer.body) {
+        (Some((kind, bytes)), _) => (kind, bytes),
+        (None, None) => (JSON_TYPE.to_string(), Vec::new()),
+        (None, Some(b)) => (
+            JSON_TYPE.to_string(),
+            b.to_string()
+                .replace(GITHUB_PREFIX, &shared.base)
+                .into_bytes(),
+        ),
     };
     let mut out = format!(
-        "HTTP/1.1 {} {}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n",
+        "HTTP/1.1 {} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n",
         answer.status,
         reason(answer.status),
         payload.len()
@@ -461,11 +550,14 @@ fn handle_connection(shared: &Shared, stream: TcpStream) {
     let _ = stream.flush();
 }
 
+const JSON_TYPE: &str = "application/json; charset=utf-8";
+
 fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         201 => "Created",
         204 => "No Content",
+        400 => "Bad Request",
         401 => "Unauthorized",
         403 => "Forbidden",
         404 => "Not Found",
@@ -520,6 +612,11 @@ fn respond(shared: &Shared, req: Request) -> Option<Answer> {
                 return Some(a);
             }
             Fault::AppliedThenStatus(s) => applied_status = Some(s),
+            Fault::Delay(wait) => {
+                drop(st);
+                std::thread::sleep(wait);
+                st = shared.lock();
+            }
             Fault::ConcurrentComment(body) => {
                 let fake = Request {
                     method: "POST".into(),
@@ -533,6 +630,8 @@ fn respond(shared: &Shared, req: Request) -> Option<Answer> {
     let mut answer = sequence_answer(&mut st, &key)
         .or_else(|| comment_store(&mut st, &shared.base, &req))
         .or_else(|| route_answer(&st, &shared.base, &req))
+        .or_else(|| static_answer(&st, &req))
+        .or_else(|| benchmarks_answer(&st, &req))
         .unwrap_or_else(not_found);
     if let Some(s) = applied_status {
         answer = error_answer(s, "Server Error");
@@ -548,11 +647,7 @@ fn sequence_answer(st: &mut State, key: &(String, String)) -> Option<Answer> {
     } else {
         queue.front().cloned()
     }?;
-    Some(Answer {
-        status: 200,
-        headers: Vec::new(),
-        body: Some(body),
-    })
+    Some(Answer::json(200, Some(body)))
 }
 
 /// Stateful comments: list/create under a registered issue, update by id.
@@ -598,6 +693,7 @@ fn comment_store(st: &mut State, base: &str, req: &Request) -> Option<Answer> {
                     status: 201,
                     headers: Vec::new(),
                     body: Some(comment),
+                    raw: None,
                 });
             }
             _ => return None,
@@ -618,6 +714,7 @@ fn comment_store(st: &mut State, base: &str, req: &Request) -> Option<Answer> {
                     status: 204,
                     headers: Vec::new(),
                     body: None,
+                    raw: None,
                 });
             }
         }
@@ -640,11 +737,57 @@ fn comment_store(st: &mut State, base: &str, req: &Request) -> Option<Answer> {
                     status: 200,
                     headers: Vec::new(),
                     body: Some(c.clone()),
+                    raw: None,
                 });
             }
         }
     }
     None
+}
+
+/// A file registered with `serve_bytes` or found under a `serve_dir` directory.
+fn static_answer(st: &State, req: &Request) -> Option<Answer> {
+    if req.method != "GET" {
+        return None;
+    }
+    let raw = |kind: &str, bytes: Vec<u8>| Answer {
+        raw: Some((kind.to_string(), bytes)),
+        ..Answer::json(200, None)
+    };
+    if let Some((kind, bytes)) = st.files.get(&req.path) {
+        return Some(raw(kind, bytes.clone()));
+    }
+    for (prefix, dir) in &st.dirs {
+        let Some(rel) = req.path.strip_prefix(prefix.as_str()) else {
+            continue;
+        };
+        let rel = rel.trim_start_matches('/');
+        if rel.is_empty() || rel.split('/').any(|part| part == "..") {
+            continue;
+        }
+        if let Ok(bytes) = std::fs::read(dir.join(rel)) {
+            return Some(raw("application/octet-stream", bytes));
+        }
+    }
+    None
+}
+
+/// The benchmarks API (see [`FakeGitHub::with_benchmarks`]).
+fn benchmarks_answer(st: &State, req: &Request) -> Option<Answer> {
+    if req.method != "GET" || req.path != BENCHMARKS_PATH || st.benchmarks.is_empty() {
+        return None;
+    }
+    let model = req.query.get("model");
+    let date = req.query.get("date");
+    if !st.benchmarks.iter().any(|(m, _, _)| Some(m) == model) {
+        return Some(Answer::json(400, Some(json!({"error": "Unknown model"}))));
+    }
+    let rows = st
+        .benchmarks
+        .iter()
+        .find(|(m, d, _)| Some(m) == model && Some(d) == date)
+        .map_or_else(|| json!([]), |(_, _, rows)| rows.clone());
+    Some(Answer::json(200, Some(rows)))
 }
 
 fn route_answer(st: &State, base: &str, req: &Request) -> Option<Answer> {
@@ -669,6 +812,7 @@ fn route_answer(st: &State, base: &str, req: &Request) -> Option<Answer> {
             status: route.status,
             headers: Vec::new(),
             body,
+            raw: None,
         }),
     }
 }
@@ -731,6 +875,7 @@ fn paginate(body: &Value, mode: &str, base: &str, req: &Request) -> Answer {
         status: 200,
         headers,
         body: Some(out),
+        raw: None,
     }
 }
 
@@ -783,6 +928,98 @@ fn parse_query(q: &str) -> BTreeMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plain HTTP/1.1 GET: (status, body).
+    fn get(base: &str, target: &str) -> (u16, Vec<u8>) {
+        let addr = base.trim_start_matches("http://");
+        let mut s = TcpStream::connect(addr).expect("connect");
+        write!(s, "GET {target} HTTP/1.1\r\nHost: {addr}\r\n\r\n").expect("send");
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).expect("read");
+        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("head");
+        let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .expect("status");
+        (status, raw[split + 4..].to_vec())
+    }
+
+    #[test]
+    fn serves_bytes_and_directories() {
+        let dir = std::env::temp_dir().join(format!("fake-github-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("v1")).expect("mkdir");
+        std::fs::write(dir.join("v1/a.tar.gz"), [0u8, 1, 2, 255]).expect("write");
+        let s = FakeGitHub::start().expect("start");
+        s.serve_bytes("/raw", "text/plain", "hello");
+        s.serve_dir("/rel", &dir);
+        let base = s.base_url();
+        assert_eq!(get(&base, "/raw"), (200, b"hello".to_vec()));
+        assert_eq!(get(&base, "/rel/v1/a.tar.gz"), (200, vec![0, 1, 2, 255]));
+        assert_eq!(get(&base, "/rel/v1/missing").0, 404);
+        assert_eq!(get(&base, "/rel/../v1/a.tar.gz").0, 404);
+        s.inject("GET", "/raw", [Fault::Status(503)]);
+        assert_eq!(get(&base, "/raw").0, 503);
+        assert_eq!(get(&base, "/raw").0, 200);
+        assert_eq!(s.count("GET", "/raw"), 3);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn benchmarks_api_answers_rows_empty_or_unknown_model() {
+        let s = FakeGitHub::start().expect("start");
+        s.with_benchmarks("M-1", "2026-08-01", json!([{"hardware": "h100"}]));
+        let base = s.base_url();
+        let url = s.benchmarks_url("M-1", "2026-08-01");
+        let target = url.trim_start_matches(&base).to_string();
+        assert_eq!(
+            target,
+            "/api/v1/benchmarks?model=M-1&date=2026-08-01&exact=true"
+        );
+        assert_eq!(
+            get(&base, &target),
+            (200, br#"[{"hardware":"h100"}]"#.to_vec())
+        );
+        let other_day = "/api/v1/benchmarks?model=M-1&date=2026-08-02&exact=true";
+        assert_eq!(get(&base, other_day), (200, b"[]".to_vec()));
+        let unknown = "/api/v1/benchmarks?model=X&date=2026-08-01&exact=true";
+        assert_eq!(
+            get(&base, unknown),
+            (400, br#"{"error":"Unknown model"}"#.to_vec())
+        );
+    }
+
+    #[test]
+    fn a_delay_answers_late_without_blocking_other_requests() {
+        let s = FakeGitHub::start().expect("start");
+        s.add_route(Route::json("GET", "/slow", json!(1)));
+        s.add_route(Route::json("GET", "/fast", json!(2)));
+        s.inject("GET", "/slow", [Fault::Delay(Duration::from_secs(30))]);
+        let base = s.base_url();
+        let addr = base.trim_start_matches("http://").to_string();
+        // The slow request is sent and left waiting; the fast one is answered
+        // meanwhile (it would wait 30 s if the delay held the state lock).
+        let mut slow = TcpStream::connect(&addr).expect("connect");
+        write!(slow, "GET /slow HTTP/1.1\r\n\r\n").expect("send");
+        while s.count("GET", "/slow") == 0 {
+            std::thread::yield_now();
+        }
+        assert_eq!(get(&base, "/fast"), (200, b"2".to_vec()));
+        slow.set_read_timeout(Some(Duration::from_millis(50)))
+            .expect("timeout");
+        let mut buf = [0u8; 16];
+        assert!(
+            slow.read(&mut buf).is_err(),
+            "the delayed answer came early"
+        );
+    }
+
+    #[test]
+    fn closed_url_refuses_connections() {
+        let url = closed_url().expect("port");
+        assert!(TcpStream::connect(url.trim_start_matches("http://")).is_err());
+    }
 
     #[test]
     fn query_round_trip() {

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)] // tests fail loudly by design
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 const CONFIG: &str = "\
 alpha-fp8-h200-sglang:
@@ -23,27 +23,15 @@ alpha-fp8-h200-sglang:
       - { tp: 8, conc-list: [4, 8] }
 ";
 
-fn git(dir: &Path, args: &[&str]) {
-    let st = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
-    );
-}
+use test_kit::git;
 
 fn commit(dir: &Path, msg: &str) {
     git(dir, &["add", "-A"]);
-    let id = ["-c", "user.name=t", "-c", "user.email=t@e.invalid"];
-    git(dir, &[&id[..], &["commit", "-q", "-m", msg]].concat());
+    git(dir, &["commit", "-q", "-m", msg]);
 }
 
 fn run(dir: &Path, actions: bool) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_generate-matrix"));
+    let mut cmd = test_kit::command(env!("CARGO_BIN_EXE_generate-matrix"));
     cmd.args([
         "changelog",
         "--base-ref",
@@ -53,14 +41,9 @@ fn run(dir: &Path, actions: bool) -> Output {
         "--changelog-file",
         "perf-changelog.yaml",
     ])
-    .current_dir(dir)
-    .env_remove("INPUT_TRIM_CONC")
-    .env_remove("INPUT_ALL_EVALS")
-    .env_remove("INPUT_EVALS_ONLY");
+    .current_dir(dir);
     if actions {
         cmd.env("GITHUB_ACTIONS", "true");
-    } else {
-        cmd.env_remove("GITHUB_ACTIONS");
     }
     cmd.output().unwrap()
 }

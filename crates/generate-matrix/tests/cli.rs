@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -30,12 +30,11 @@ impl Case {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_generate-matrix"));
+        let mut cmd = test_kit::command(env!("CARGO_BIN_EXE_generate-matrix"));
         cmd.args(args.iter().map(|a| {
             a.replace("{master}", self.path("master.yaml").to_str().unwrap())
                 .replace("{runners}", self.path("runners.yaml").to_str().unwrap())
         }));
-        cmd.env_remove("GITHUB_ACTIONS");
         cmd.current_dir(self.dir.path());
         cmd.output().unwrap()
     }
@@ -414,7 +413,7 @@ fn priority_annotates_jobs() {
 
 #[test]
 fn help_documents_subcommands() {
-    let out = Command::new(env!("CARGO_BIN_EXE_generate-matrix"))
+    let out = test_kit::command(env!("CARGO_BIN_EXE_generate-matrix"))
         .arg("--help")
         .output()
         .unwrap();

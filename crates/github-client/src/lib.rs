@@ -19,6 +19,10 @@
 //!
 //! The API is blocking (a private current-thread runtime): the tools make a
 //! handful of sequential calls and stay simple synchronous programs.
+//!
+//! [`fetch`] is the same for a URL outside the GitHub API (`compare-results
+//! --baseline-url`): the same transport (hyper over rustls/ring) and the
+//! same [`RetryPolicy`], so the workspace has one HTTP stack.
 
 use std::fmt;
 use std::time::Duration;
@@ -29,6 +33,7 @@ use serde_json::Value;
 
 pub use retry::RetryPolicy;
 
+pub mod fetch;
 mod retry;
 
 /// Public GitHub's API root.
@@ -529,7 +534,7 @@ impl Client {
 
 /// The body, read frame by frame up to `limit` bytes; `None` when it is
 /// larger (by its `Content-Length`, or once more than `limit` arrived).
-async fn read_capped<B>(
+pub(crate) async fn read_capped<B>(
     response: http::Response<B>,
     limit: usize,
 ) -> std::result::Result<Option<Vec<u8>>, B::Error>

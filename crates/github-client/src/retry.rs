@@ -148,6 +148,12 @@ pub(crate) fn is_connect_error(e: &octocrab::Error) -> bool {
 /// The innermost useful text of a transport error (octocrab's own Display
 /// is often just a variant name).
 pub(crate) fn transport_message(e: &octocrab::Error) -> String {
+    error_chain(e)
+}
+
+/// The distinct messages of an error and its sources, joined with `: `
+/// (without octocrab's "Found at" backtrace lines).
+pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut parts = Vec::new();
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = source {

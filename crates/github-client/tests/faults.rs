@@ -2,24 +2,43 @@
 //! retried, final errors are clear, POSTs are never blindly repeated,
 //! listings follow `Link` past 100 items.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use fake_github::{FakeGitHub, Fault, Route};
 use github_client::{Client, Config, Error, RetryPolicy};
 use serde_json::json;
 
 fn client(server: &FakeGitHub) -> Client {
+    client_with(
+        server.base_url(),
+        Some("ghp_test"),
+        policy(4, Duration::from_millis(5), Duration::from_secs(2)),
+        Duration::from_secs(5),
+    )
+}
+
+/// A client of `api_url` with this token, retry policy and read timeout.
+fn client_with(
+    api_url: String,
+    token: Option<&str>,
+    retry: RetryPolicy,
+    timeout: Duration,
+) -> Client {
     Client::new(Config {
-        api_url: server.base_url(),
-        token: Some("ghp_test".into()),
-        retry: RetryPolicy {
-            max_attempts: 4,
-            base_delay: Duration::from_millis(5),
-            max_delay: Duration::from_secs(2),
-        },
-        timeout: Duration::from_secs(5),
+        api_url,
+        token: token.map(str::to_string),
+        retry,
+        timeout,
     })
     .expect("client")
+}
+
+fn policy(max_attempts: u32, base_delay: Duration, max_delay: Duration) -> RetryPolicy {
+    RetryPolicy {
+        max_attempts,
+        base_delay,
+        max_delay,
+    }
 }
 
 fn server() -> FakeGitHub {
@@ -38,19 +57,64 @@ fn get_survives_500_and_502_then_succeeds() {
     assert_eq!(auth.as_deref(), Some("Bearer ghp_test"));
 }
 
+/// `Retry-After` is read, not guessed: a policy that waits at most 500 ms
+/// refuses GitHub's 1 s at once and says so; one that may wait 2 s retries
+/// and gets the answer. (No clock in the assertion: the first client's
+/// exponential backoff alone, 5 ms, would have retried.)
 #[test]
 fn honours_retry_after_on_429() {
     let s = server();
     s.add_route(Route::json("GET", "/user", json!({"login": "bot"})));
     s.inject("GET", "/user", [Fault::TooManyRequests { retry_after: 1 }]);
-    let start = Instant::now();
-    client(&s).get("/user", &[]).expect("answer");
-    assert!(
-        start.elapsed() >= Duration::from_millis(950),
-        "waited {:?}",
-        start.elapsed()
+    let impatient = client_with(
+        s.base_url(),
+        Some("ghp_test"),
+        policy(4, Duration::from_millis(5), Duration::from_millis(500)),
+        Duration::from_secs(5),
     );
-    assert_eq!(s.count("GET", "/user"), 2);
+    let err = impatient
+        .get("/user", &[])
+        .expect_err("1 s is beyond 500 ms");
+    assert_eq!(err.status(), Some(429), "{err}");
+    assert!(err.to_string().contains("GitHub asks to wait 1 s"), "{err}");
+    assert_eq!(s.count("GET", "/user"), 1);
+    s.inject("GET", "/user", [Fault::TooManyRequests { retry_after: 1 }]);
+    client(&s)
+        .get("/user", &[])
+        .expect("answer after the asked wait");
+    assert_eq!(s.count("GET", "/user"), 3);
+}
+
+/// A server slower than the read timeout is a transport failure, retried
+/// like any other (the delay runs in the fake, the test only counts).
+#[test]
+fn a_server_slower_than_the_timeout_is_retried_then_reported() {
+    let s = server();
+    s.add_route(Route::json("GET", "/user", json!({"login": "bot"})));
+    s.inject(
+        "GET",
+        "/user",
+        [
+            Fault::Delay(Duration::from_secs(60)),
+            Fault::Delay(Duration::from_secs(60)),
+        ],
+    );
+    let c = client_with(
+        s.base_url(),
+        None,
+        policy(3, Duration::from_millis(1), Duration::from_millis(10)),
+        Duration::from_millis(300),
+    );
+    let body = c.get("/user", &[]).expect("the third attempt is answered");
+    assert_eq!(body["login"], "bot");
+    assert_eq!(s.count("GET", "/user"), 3);
+    s.inject(
+        "GET",
+        "/user",
+        vec![Fault::Delay(Duration::from_secs(60)); 3],
+    );
+    let err = c.get("/user", &[]).expect_err("every attempt times out");
+    assert!(matches!(err, Error::Transport { attempts: 3, .. }), "{err}");
 }
 
 #[test]
@@ -230,22 +294,12 @@ fn listing_of_objects_reads_the_named_key() {
 
 #[test]
 fn unreachable_server_is_a_transport_error_after_retries() {
-    // Bind then drop: nothing listens on the port any more.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("port");
-    let c = Client::new(Config {
-        api_url: format!("http://127.0.0.1:{port}"),
-        token: None,
-        retry: RetryPolicy {
-            max_attempts: 2,
-            base_delay: Duration::from_millis(1),
-            max_delay: Duration::from_millis(10),
-        },
-        timeout: Duration::from_secs(2),
-    })
-    .expect("client");
+    let c = client_with(
+        fake_github::closed_url().expect("port"),
+        None,
+        policy(2, Duration::from_millis(1), Duration::from_millis(10)),
+        Duration::from_secs(2),
+    );
     let err = c.get("/user", &[]).expect_err("refused");
     assert!(matches!(err, Error::Transport { attempts: 2, .. }), "{err}");
     assert!(
@@ -267,17 +321,12 @@ fn oversized_response_bodies_are_refused() {
     ));
     // The fake builds a 32 MiB answer (slow in a debug build on a busy
     // machine): a long timeout keeps this about the size, not the clock.
-    let patient = Client::new(Config {
-        api_url: s.base_url(),
-        token: Some("ghp_test".into()),
-        retry: RetryPolicy {
-            max_attempts: 4,
-            base_delay: Duration::from_millis(5),
-            max_delay: Duration::from_secs(2),
-        },
-        timeout: Duration::from_secs(300),
-    })
-    .expect("client");
+    let patient = client_with(
+        s.base_url(),
+        Some("ghp_test"),
+        policy(4, Duration::from_millis(5), Duration::from_secs(2)),
+        Duration::from_secs(300),
+    );
     let err = patient
         .get("/repos/o/r/pulls/1", &[])
         .expect_err("must refuse");

@@ -2,10 +2,10 @@
 //! transient faults and the fail-closed rules.
 
 use std::collections::BTreeMap;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use fake_github::{FakeGitHub, Fault, Route};
 use serde_json::{Value, json};
+use test_kit::{CommandExt, FakeGitHub, Fault, Route, stderr};
 
 const SHA: &str = "aaaa000000000000000000000000000000000001";
 const HEAD: &str = "bbbb000000000000000000000000000000000002";
@@ -23,7 +23,7 @@ fn comment(assoc: &str, at: &str, body: &str) -> Value {
 /// `member` and `collaborator` read, `triager` triage; anyone else is not a
 /// collaborator (404).
 fn server(labels: &[&str], comments: Vec<Value>) -> FakeGitHub {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     for (login, role) in [
         ("owner", "admin"),
         ("maintainer", "maintain"),
@@ -83,7 +83,7 @@ fn find_with(
     extra: &[&str],
 ) -> (Output, BTreeMap<String, String>) {
     let out_file = dir.join("github_output");
-    let out = Command::new(env!("CARGO_BIN_EXE_reuse-sweep"))
+    let out = test_kit::command(env!("CARGO_BIN_EXE_reuse-sweep"))
         .args([
             "find",
             "--repo",
@@ -96,12 +96,10 @@ fn find_with(
         .args(["--ref", "refs/heads/main", "--github-output"])
         .arg(&out_file)
         .args(extra)
-        .env_clear()
-        .env("GITHUB_API_URL", s.base_url())
-        .env("GH_TOKEN", "ghs_test")
-        .env("SWEEPKIT_GITHUB_RETRY_BASE_MS", "5")
-        .env("SWEEPKIT_GITHUB_RETRY_MAX_MS", "1500")
-        .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "3")
+        .github(s)
+        // The action passes the token as GH_TOKEN.
+        .env_remove("GITHUB_TOKEN")
+        .env("GH_TOKEN", test_kit::TEST_TOKEN)
         .output()
         .expect("run reuse-sweep");
     let text = std::fs::read_to_string(&out_file).unwrap_or_default();
@@ -111,6 +109,29 @@ fn find_with(
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     (out, pairs)
+}
+
+/// A full-sweep PR whose owner pinned run 555.
+fn pinned_by_owner() -> FakeGitHub {
+    server(
+        &["full-sweep-enabled"],
+        vec![comment(
+            "OWNER",
+            "2026-08-21T10:00:00Z",
+            "/reuse-sweep-run 555",
+        )],
+    )
+}
+
+/// A GitHub or token failure exits 2 (README exit contract).
+#[track_caller]
+fn assert_github_failure(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "GitHub/token failure: exit 2 (README exit contract)\n{}",
+        stderr(out)
+    );
 }
 
 #[test]
@@ -157,13 +178,9 @@ fn newest_maintainer_pin_over_paginated_comments_survives_faults() {
             retry_after: Some(0),
         }],
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let (out, pairs) = find(&s, dir.path());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(pairs["reuse-enabled"], "true");
     assert_eq!(pairs["reuse-source-run-id"], "555");
     assert_eq!(pairs["reuse-source-run-attempt"], "3");
@@ -172,31 +189,22 @@ fn newest_maintainer_pin_over_paginated_comments_survives_faults() {
     assert_eq!(pairs.len(), 8);
     let stdout: Value = serde_json::from_slice(&out.stdout).expect("stdout json");
     assert_eq!(stdout["reuse-enabled"], "true");
+    let github_output = std::fs::read_to_string(dir.path().join("github_output")).expect("output");
+    test_kit::assert_snapshot!("github_output_reuse", github_output);
 }
 
 #[test]
 fn fails_closed_with_clear_error_after_the_retry_budget() {
-    let s = server(
-        &["full-sweep-enabled"],
-        vec![comment(
-            "OWNER",
-            "2026-08-21T10:00:00Z",
-            "/reuse-sweep-run 555",
-        )],
-    );
+    let s = pinned_by_owner();
     s.fail_always(
         "GET",
         &format!("{R}/actions/runs/555/artifacts"),
         Fault::Status(500),
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let (out, pairs) = find(&s, dir.path());
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "GitHub/token failure: exit 2 (README exit contract)"
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
+    assert_github_failure(&out);
+    let err = stderr(&out);
     assert!(
         err.contains("error: GitHub API GET /repos/acme/bench/actions/runs/555/artifacts?per_page=100 failed: HTTP 500"),
         "{err}"
@@ -211,11 +219,11 @@ fn incompatible_label_refuses_before_any_run_lookup() {
         &["full-sweep-enabled", "evals-only"],
         vec![comment("OWNER", "2026-08-21T10:00:00Z", "/reuse-sweep-run")],
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let (out, pairs) = find(&s, dir.path());
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr).trim_end(),
+        stderr(&out).trim_end(),
         "error: PR #7 has /reuse-sweep-run authorization but uses reuse-incompatible label(s): evals-only."
     );
     assert!(pairs.is_empty());
@@ -239,7 +247,7 @@ fn commands_from_non_maintainers_do_not_authorise() {
             ),
         ],
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let (out, pairs) = find(&s, dir.path());
     assert!(out.status.success());
     assert_eq!(pairs["reuse-enabled"], "false");
@@ -248,11 +256,13 @@ fn commands_from_non_maintainers_do_not_authorise() {
         pairs["reuse-reason"],
         "PR #7 has no /reuse-sweep-run authorization"
     );
+    let github_output = std::fs::read_to_string(dir.path().join("github_output")).expect("output");
+    test_kit::assert_snapshot!("github_output_no_authorization", github_output);
 }
 
 #[test]
 fn missing_token_is_an_error_in_every_mode() {
-    let out = Command::new(env!("CARGO_BIN_EXE_reuse-sweep"))
+    let out = test_kit::command(env!("CARGO_BIN_EXE_reuse-sweep"))
         .args([
             "find",
             "--repo",
@@ -264,23 +274,18 @@ fn missing_token_is_an_error_in_every_mode() {
             "--ref",
             "r",
         ])
-        .env_clear()
         .output()
         .expect("run");
+    assert_github_failure(&out);
     assert_eq!(
-        out.status.code(),
-        Some(2),
-        "GitHub/token failure: exit 2 (README exit contract)"
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr).trim_end(),
+        stderr(&out).trim_end(),
         "error: GH_TOKEN or GITHUB_TOKEN is required"
     );
 }
 
 #[test]
 fn empty_pr_number_from_the_action_means_none() {
-    let out = Command::new(env!("CARGO_BIN_EXE_reuse-sweep"))
+    let out = test_kit::command(env!("CARGO_BIN_EXE_reuse-sweep"))
         .args([
             "find",
             "--repo",
@@ -292,17 +297,12 @@ fn empty_pr_number_from_the_action_means_none() {
             "--ref",
             "r",
         ])
-        .env_clear()
         .env("GH_TOKEN", "t")
         .env("INPUT_PR_NUMBER", "")
         .env("INPUT_EVENT_ACTION", "")
         .output()
         .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(
         v["reuse-reason"],
@@ -316,10 +316,6 @@ fn empty_pr_number_from_the_action_means_none() {
 
 const OLD: &str = "cccc000000000000000000000000000000000003";
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 /// Point 3: a MEMBER or COLLABORATOR association without write permission
 /// does not authorise; the permission read from the API decides, whatever
 /// the association string says.
@@ -329,7 +325,7 @@ fn authorisation_needs_write_permission_from_the_api() {
         let mut c = comment(assoc, "2026-08-21T10:00:00Z", "/reuse-sweep-run 555");
         c["user"]["login"] = json!(login);
         let s = server(&["full-sweep-enabled"], vec![c]);
-        let dir = tempfile::tempdir().expect("tmp");
+        let dir = test_kit::temp_dir();
         let (out, pairs) = find(&s, dir.path());
         assert!(out.status.success(), "{}", stderr(&out));
         assert_eq!(pairs["reuse-enabled"], "false", "{assoc}");
@@ -348,7 +344,7 @@ fn authorisation_needs_write_permission_from_the_api() {
         let mut c = comment("OWNER", "2026-08-21T10:00:00Z", "/reuse-sweep-run 555");
         c["user"]["login"] = json!(login);
         let s = server(&["full-sweep-enabled"], vec![c]);
-        let dir = tempfile::tempdir().expect("tmp");
+        let dir = test_kit::temp_dir();
         let (_, pairs) = find(&s, dir.path());
         assert_eq!(pairs["reuse-enabled"], "false", "{login}");
     }
@@ -361,7 +357,7 @@ fn authorisation_needs_write_permission_from_the_api() {
         );
         c["user"]["login"] = json!(login);
         let s = server(&["full-sweep-enabled"], vec![c]);
-        let dir = tempfile::tempdir().expect("tmp");
+        let dir = test_kit::temp_dir();
         let (out, pairs) = find(&s, dir.path());
         assert!(out.status.success(), "{}", stderr(&out));
         assert_eq!(pairs["reuse-enabled"], "true", "{login}");
@@ -372,26 +368,15 @@ fn authorisation_needs_write_permission_from_the_api() {
 /// guessing.
 #[test]
 fn a_failed_permission_lookup_fails_closed() {
-    let s = server(
-        &["full-sweep-enabled"],
-        vec![comment(
-            "OWNER",
-            "2026-08-21T10:00:00Z",
-            "/reuse-sweep-run 555",
-        )],
-    );
+    let s = pinned_by_owner();
     s.fail_always(
         "GET",
         &format!("{R}/collaborators/owner/permission"),
         Fault::Status(403),
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let (out, pairs) = find(&s, dir.path());
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "GitHub/token failure: exit 2 (README exit contract)"
-    );
+    assert_github_failure(&out);
     assert!(
         stderr(&out).contains("/collaborators/owner/permission failed: HTTP 403"),
         "{}",
@@ -464,7 +449,7 @@ fn a_pinned_run_must_be_a_success_of_the_current_head() {
         );
         with_history(&s);
         set_run(&s, 556, head, conclusion);
-        let dir = tempfile::tempdir().expect("tmp");
+        let dir = test_kit::temp_dir();
         let (out, pairs) = find(&s, dir.path());
         assert_eq!(out.status.code(), Some(1), "{conclusion} {head}");
         assert!(stderr(&out).contains(want), "{}", stderr(&out));
@@ -481,7 +466,7 @@ fn a_pinned_run_must_be_a_success_of_the_current_head() {
     );
     with_history(&s);
     set_run(&s, 556, OLD, "failure");
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let (out, pairs) = find_with(&s, dir.path(), &["--rules", "reference"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(pairs["reuse-source-run-id"], "556");
@@ -523,7 +508,7 @@ fn an_unpinned_reuse_takes_only_a_run_of_the_current_head() {
     let s = runs(json!({"workflow_runs": [
         run(601, OLD, "success"), run(603, HEAD, "failure"), run(602, HEAD, "success")
     ]}));
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let (out, pairs) = find(&s, dir.path());
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(pairs["reuse-source-run-id"], "602");
@@ -537,7 +522,7 @@ fn an_unpinned_reuse_takes_only_a_run_of_the_current_head() {
 
     // Only the old commit succeeded: refused, naming the head.
     let s = runs(json!({"workflow_runs": [run(601, OLD, "success"), run(603, HEAD, "failure")]}));
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let (out, pairs) = find(&s, dir.path());
     assert_eq!(out.status.code(), Some(1));
     assert!(

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use fake_github::{FakeGitHub, Route};
+use test_kit::{FakeGitHub, Route};
 use serde_json::{Value, json};
 
 const R: &str = "/repos/acme/bench";
@@ -122,7 +122,7 @@ fn comment_event(dir: &Path, body: &str, login: &str) -> String {
 }
 
 fn request(s: &FakeGitHub, body: &str, login: &str) -> (Output, String) {
-    let d = tempfile::tempdir().expect("tmp");
+    let d = test_kit::temp_dir();
     let ev = comment_event(d.path(), body, login);
     let out_file = d.path().join("out");
     let out = run(
@@ -411,7 +411,7 @@ mod dispatch {
     fn valid_artifacts_are_acknowledged_then_dispatched_with_the_frontend_token() {
         let s = server(&["full-sweep-enabled"]);
         s.add_route(Route::empty("POST", FRONTEND, 204));
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         write(
             d.path(),
             "artifacts/results_bmk/agg.json",
@@ -447,7 +447,7 @@ mod dispatch {
     fn artifacts_that_fail_validation_are_not_dispatched() {
         let s = server(&["full-sweep-enabled"]);
         s.add_route(Route::empty("POST", FRONTEND, 204));
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         // Fixed-sequence results without their run-stats artifact.
         write(
             d.path(),
@@ -475,7 +475,7 @@ mod dispatch {
     #[test]
     fn a_missing_artifacts_directory_or_token_cannot_work() {
         let s = server(&["full-sweep-enabled"]);
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let out = dispatch(&s, d.path());
         code(&out, 2);
         assert!(s.comments("acme/bench", 7).is_empty());
@@ -520,7 +520,7 @@ mod callback {
     }
 
     fn callback(s: &FakeGitHub, action: &str, p: &Value) -> Output {
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let ev = d.path().join("event.json");
         std::fs::write(
             &ev,

@@ -4,6 +4,7 @@ use std::path::Path;
 use std::process::Output;
 
 use serde_json::{Value, json};
+use test_kit::{stderr, stdout};
 
 fn write(root: &Path, rel: &str, v: &Value) {
     let p = root.join(rel);
@@ -12,10 +13,9 @@ fn write(root: &Path, rel: &str, v: &Value) {
 }
 
 fn run(root: &Path) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_reuse-sweep"))
+    test_kit::command(env!("CARGO_BIN_EXE_reuse-sweep"))
         .args(["validate-artifacts", "--artifacts-dir"])
         .arg(root)
-        .env_clear()
         .output()
         .expect("run")
 }
@@ -37,7 +37,7 @@ fn eval_row(conc: u32, source: &str) -> Value {
 
 #[test]
 fn rerun_eval_collapses_to_the_latest_result_and_validates() {
-    let d = tempfile::tempdir().expect("tmp");
+    let d = test_kit::temp_dir();
     let r = d.path();
     write(r, "results_bmk/agg.json", &json!([fixed(4), fixed(8)]));
     write(r, "run-stats/run_stats.json", &json!({}));
@@ -57,12 +57,8 @@ fn rerun_eval_collapses_to_the_latest_result_and_validates() {
         ]),
     );
     let out = run(r);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stdout.contains("  agg_eval_all.json: kept 1 of 2 eval row(s)"),
         "{stdout}"
@@ -90,7 +86,7 @@ fn rerun_eval_collapses_to_the_latest_result_and_validates() {
 
 #[test]
 fn every_problem_is_listed_and_exit_is_one() {
-    let d = tempfile::tempdir().expect("tmp");
+    let d = test_kit::temp_dir();
     let r = d.path();
     write(r, "results_bmk/agg.json", &json!([fixed(4), fixed(4)]));
     write(
@@ -101,7 +97,7 @@ fn every_problem_is_listed_and_exit_is_one() {
     std::fs::create_dir_all(r.join("eval_b")).expect("mkdir");
     let out = run(r);
     assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     let want = [
         "Reusable sweep artifact validation failed:",
         "fixed-sequence artifacts contain 1 duplicate row(s)",
@@ -121,15 +117,12 @@ fn every_problem_is_listed_and_exit_is_one() {
 
 #[test]
 fn empty_or_missing_directories_are_rejected() {
-    let d = tempfile::tempdir().expect("tmp");
+    let d = test_kit::temp_dir();
     let out = run(d.path());
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("no reusable benchmark, agentic, or eval result rows found")
-    );
+    assert!(stderr(&out).contains("no reusable benchmark, agentic, or eval result rows found"));
     // A folder that is not there cannot be judged: exit 2 (README exit contract).
     let out = run(&d.path().join("nope"));
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("artifacts directory does not exist"));
+    assert!(stderr(&out).contains("artifacts directory does not exist"));
 }

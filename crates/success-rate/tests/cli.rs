@@ -1,10 +1,10 @@
 //! `success-rate` end to end against the loopback fake GitHub, with faults.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use fake_github::{FakeGitHub, Fault, Route};
 use serde_json::{Value, json};
+use test_kit::{CommandExt, FakeGitHub, Fault, Route, stderr, stdout};
 
 const REPO: &str = "acme/bench";
 const RUN: &str = "/repos/acme/bench/actions/runs/77";
@@ -17,24 +17,20 @@ fn run(server: &FakeGitHub, dir: &Path) -> Output {
         "labels:\n  h100: [a]\n  cluster:h100-cw: [a]\n  cluster:b200-nb: [b]\n",
     )
     .expect("runners");
-    Command::new(env!("CARGO_BIN_EXE_success-rate"))
+    test_kit::command(env!("CARGO_BIN_EXE_success-rate"))
         .arg("run_stats")
         .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("GITHUB_API_URL", server.base_url())
-        .env("GITHUB_TOKEN", "ghp_test")
+        .github(server)
         .env("GITHUB_REPOSITORY", REPO)
         .env("GITHUB_RUN_ID", "77")
-        .env("SWEEPKIT_GITHUB_RETRY_BASE_MS", "5")
-        .env("SWEEPKIT_GITHUB_RETRY_MAX_MS", "1500")
+        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
         .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "4")
         .output()
         .expect("run success-rate")
 }
 
 fn server_with_jobs(n: usize) -> FakeGitHub {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.add_route(Route::json("GET", "/user", json!({"login": "ci"})));
     s.add_route(Route::json(
         "GET",
@@ -80,17 +76,16 @@ fn counts_over_pages_after_transient_faults() {
             },
         ],
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         stats(dir.path()),
         json!({"b200-nb": {"n_success": 0, "total": 0}, "h100-cw": {"n_success": 75, "total": 150}})
     );
+    test_kit::assert_snapshot!("run_stats_table", stdout(&out));
+    let summary = std::fs::read_to_string(dir.path().join("summary.md")).expect("step summary");
+    test_kit::assert_snapshot!("run_stats_step_summary", summary);
     let jobs_reqs: Vec<_> = s
         .requests()
         .into_iter()
@@ -108,10 +103,10 @@ fn counts_over_pages_after_transient_faults() {
 fn clear_error_and_no_file_after_the_retry_budget() {
     let s = server_with_jobs(3);
     s.fail_always("GET", JOBS, Fault::Status(503));
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path());
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(
         err.contains("GitHub API GET /repos/acme/bench/actions/runs/77/jobs?filter=all&per_page=100 failed: HTTP 503"),
         "{err}"
@@ -126,7 +121,7 @@ fn bad_token_writes_null_and_exits_zero() {
     s.add_route(
         Route::json("GET", "/user", json!({"message": "Bad credentials"})).with_status(401),
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path());
     assert!(out.status.success());
     assert_eq!(
@@ -134,7 +129,7 @@ fn bad_token_writes_null_and_exits_zero() {
         "null"
     );
     assert_eq!(s.count("GET", RUN), 0);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("No data to display"));
+    assert!(stdout(&out).contains("No data to display"));
 }
 
 #[test]
@@ -148,13 +143,9 @@ fn integration_token_without_user_access_still_counts() {
         )
         .with_status(403),
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         stats(dir.path())["h100-cw"],
         json!({"n_success": 1, "total": 2})

@@ -77,8 +77,19 @@ mod tests {
             .expect("stat")
             .permissions()
             .mode();
-        assert_eq!(mode & 0o644, 0o644 & mode, "mode {mode:o}");
-        assert_ne!(mode & 0o044, 0, "group/other read bits missing: {mode:o}");
+        // A plain create in the same directory gets 0666 less the umask;
+        // the artifact gets 0644 less the same umask (never tempfile's 0600).
+        let plain = dir.path().join("plain");
+        std::fs::File::create(&plain).expect("create");
+        let plain_mode = std::fs::metadata(&plain)
+            .expect("stat")
+            .permissions()
+            .mode();
+        assert_eq!(
+            mode & 0o777,
+            0o644 & plain_mode,
+            "mode {mode:o}, a plain create gives {plain_mode:o}"
+        );
     }
 
     #[test]

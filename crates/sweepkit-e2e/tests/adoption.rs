@@ -7,27 +7,20 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 use sweepkit_e2e::workspace_root as root;
+use test_kit::stderr;
 
-fn sweepkit() -> PathBuf {
-    // Built from the current source, or taken from SWEEPKIT_BIN_DIR.
-    sweepkit_e2e::tool("sweepkit")
-}
-
+/// `sweepkit args…` (built from the current source, or taken from
+/// SWEEPKIT_BIN_DIR) with the kit's scrubbed environment.
 fn run(repo: &Path, args: &[&str]) -> Output {
-    Command::new(sweepkit())
+    test_kit::tool_command("sweepkit")
         .args(args)
         .current_dir(repo)
-        .env_remove("GITHUB_ACTIONS")
         .output()
         .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

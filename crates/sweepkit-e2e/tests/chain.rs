@@ -19,7 +19,7 @@ mod exit_contract;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -174,14 +174,12 @@ impl Runner {
                 .unwrap_or_else(|| cwd.to_path_buf());
             let script_file = self.temp.join(format!("{name}-{n}.sh"));
             std::fs::write(&script_file, script).unwrap();
-            let mut c = Command::new("bash");
+            let mut c = test_kit::command("bash");
             c.args(["--noprofile", "--norc", "-eo", "pipefail"])
                 .arg(&script_file);
-            c.current_dir(&wd).env_clear();
-            for k in ["HOME", "TMPDIR", "LANG"] {
-                if let Some(v) = std::env::var_os(k) {
-                    c.env(k, v);
-                }
+            c.current_dir(&wd);
+            if let Some(lang) = std::env::var_os("LANG") {
+                c.env("LANG", lang);
             }
             let mut path: Vec<String> = std::fs::read_to_string(&path_file)
                 .unwrap()
@@ -243,33 +241,7 @@ fn ok(out: &Output, what: &str) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
-fn git(repo: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=e2e",
-            "-c",
-            "user.email=e2e@example.invalid",
-        ])
-        .args([
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(repo)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
+use test_kit::git;
 
 /// The bundled example data (`examples/sweep/`, shared with `scripts/demo`).
 fn data(rel: &str) -> PathBuf {
@@ -679,7 +651,7 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     );
 
     // 10. calc-success-rate job: actions/success-rate against the fake API.
-    let gh = fake_github::FakeGitHub::start().unwrap();
+    let gh = test_kit::fake_github();
     let api = gh.base_url();
     let run_id: u64 = RUN_ID.parse().unwrap();
     let mut api_jobs: Vec<Value> = job_names
@@ -696,24 +668,24 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     api_jobs.push(json!({"id": 2002, "run_id": run_id, "run_attempt": 1, "status": "completed", "conclusion": "skipped", "name": "sweep / multi-node 1k1k /"}));
     api_jobs.push(json!({"id": 2003, "run_id": run_id, "run_attempt": 1, "status": "completed", "conclusion": "success", "name": "sweep / setup"}));
     let n_jobs = api_jobs.len();
-    gh.add_route(fake_github::Route::json(
+    gh.add_route(test_kit::fake_github::Route::json(
         "GET",
         "/user",
         json!({"login": "e2e-bot", "id": 1, "type": "Bot"}),
     ));
-    gh.add_route(fake_github::Route::json(
+    gh.add_route(test_kit::fake_github::Route::json(
         "GET",
         &format!("/repos/{REPO}"),
         json!({"id": 7, "name": "bench", "full_name": REPO, "url": format!("https://api.github.com/repos/{REPO}")}),
     ));
-    gh.add_route(fake_github::Route::json(
+    gh.add_route(test_kit::fake_github::Route::json(
         "GET",
         &format!("/repos/{REPO}/actions/runs/{RUN_ID}"),
         json!({"id": run_id, "name": "Run Sweep", "run_attempt": 2,
                "url": format!("https://api.github.com/repos/{REPO}/actions/runs/{RUN_ID}"),
                "jobs_url": format!("https://api.github.com/repos/{REPO}/actions/runs/{RUN_ID}/jobs")}),
     ));
-    gh.add_route(fake_github::Route::paginated(
+    gh.add_route(test_kit::fake_github::Route::paginated(
         "GET",
         &format!("/repos/{REPO}/actions/runs/{RUN_ID}/jobs"),
         json!({"total_count": n_jobs, "jobs": api_jobs}),
@@ -1347,7 +1319,7 @@ fn generate_matrix_action_full_sweep_and_test_config() {
 #[test]
 fn reuse_sweep_action_gate_and_setup_modes() {
     let tmp = tempfile::tempdir().unwrap();
-    let gh = fake_github::FakeGitHub::start().unwrap();
+    let gh = test_kit::fake_github();
     gh.with_comments(
         REPO,
         PR,
@@ -1423,11 +1395,10 @@ fn run_job_step(
         .unwrap();
     let github_env = dir.join("github_env");
     std::fs::write(&github_env, "").unwrap();
-    let mut c = Command::new("bash");
+    let mut c = test_kit::command("bash");
     c.args(["--noprofile", "--norc", "-eo", "pipefail", "-c"])
         .arg(step["run"].as_str().unwrap())
         .current_dir(dir)
-        .env_clear()
         .env(
             "PATH",
             format!(

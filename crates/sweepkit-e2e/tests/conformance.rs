@@ -48,11 +48,6 @@ const ABS_TOL: f64 = 1e-12;
 /// workflow steps rather than a tool's recorded run).
 const GITHUB_TOOLS: &[&str] = &["success-rate", "reuse-sweep"];
 
-/// Environment variables of the parent that never reach a case: those the
-/// Actions runner sets (a case that needs one sets it in `env.json`), the
-/// GitHub CLI's, and git's (they would redirect the case's repository).
-const STRIPPED_ENV_PREFIXES: &[&str] = &["GITHUB_", "GH_", "RUNNER_", "GIT_"];
-
 fn corpus_root() -> PathBuf {
     let root = match std::env::var_os("SWEEPKIT_CONFORMANCE_DIR").filter(|d| !d.is_empty()) {
         Some(dir) => sweepkit_e2e::workspace_root().join(dir),
@@ -286,8 +281,10 @@ fn run_with_timeout(
 
 #[test]
 fn a_hanging_process_is_killed_and_reported() {
+    // A process that never ends on its own: the outcome does not depend on
+    // how long the timeout is or how busy the machine is.
     let mut cmd = Command::new("sleep");
-    cmd.arg("600");
+    cmd.arg("infinity");
     let err = run_with_timeout(cmd, None, Duration::from_millis(200)).unwrap_err();
     assert_eq!(err, "timed out after 0.2 s");
     let mut cmd = Command::new("cat");
@@ -296,23 +293,18 @@ fn a_hanging_process_is_killed_and_reported() {
     assert_eq!((out.status.code(), &out.stdout[..]), (Some(0), &b"in"[..]));
 }
 
-/// The parent's environment without [`STRIPPED_ENV_PREFIXES`], and git
-/// reading no user or system configuration.
-fn base_env(cmd: &mut Command) {
-    cmd.env_clear();
-    for (k, v) in std::env::vars_os() {
-        let name = k.to_string_lossy();
-        if !STRIPPED_ENV_PREFIXES.iter().any(|p| name.starts_with(p)) {
-            cmd.env(&k, v);
-        }
-    }
+/// `program` with the kit's scrubbed environment (no `GITHUB_*`, `GH_*`,
+/// `RUNNER_*` or `GIT_*` of the host), and git reading no user or system
+/// configuration.
+fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = test_kit::command(program);
     cmd.env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    cmd
 }
 
 fn git(cwd: &Path, args: &[&str]) -> Result<Output, String> {
-    let mut cmd = Command::new("git");
-    base_env(&mut cmd);
+    let mut cmd = command("git");
     cmd.current_dir(cwd).args(args);
     let out = run_bounded(cmd, None)?;
     if out.status.success() {
@@ -431,8 +423,7 @@ fn run_case(tool: &str, case_dir: &Path, root: &Path) -> Result<(), String> {
         ("case", case_dir.to_string_lossy().into_owned()),
         ("cwd", cwd.to_string_lossy().into_owned()),
     ];
-    let mut cmd = Command::new(sweepkit_e2e::tool(tool));
-    base_env(&mut cmd);
+    let mut cmd = command(sweepkit_e2e::tool(tool));
     cmd.current_dir(&cwd)
         .args(args.iter().map(|a| substitute(&as_text(a), &mapping)));
     let env_file = case_dir.join("env.json");
@@ -543,7 +534,7 @@ fn github_output_entries_are_read_with_multiline_values() {
 fn run_scenario(tool: &str, dir: &Path) -> Result<(), String> {
     let scenario = read_json(&dir.join("scenario.json"))?;
     let expected = read_json(&dir.join("expected.json"))?;
-    let server = fake_github::FakeGitHub::from_scenario(dir)
+    let server = test_kit::fake_github::FakeGitHub::from_scenario(dir)
         .map_err(|e| format!("fake GitHub server: {e}"))?;
     let tmp = tempfile::Builder::new()
         .prefix("ghconf-")
@@ -560,8 +551,7 @@ fn run_scenario(tool: &str, dir: &Path) -> Result<(), String> {
         .map(as_text)
         .collect();
 
-    let mut cmd = Command::new(sweepkit_e2e::tool(tool));
-    base_env(&mut cmd);
+    let mut cmd = command(sweepkit_e2e::tool(tool));
     for (k, v) in inputs["env"].as_object().into_iter().flatten() {
         cmd.env(k, as_text(v));
     }

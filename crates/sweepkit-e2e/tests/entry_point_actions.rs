@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use fake_github::{FakeGitHub, Route};
+use test_kit::{FakeGitHub, Route};
 use serde_json::{Value, json};
 use sweepkit_e2e::workspace_root;
 
@@ -124,7 +124,7 @@ fn sweep_ops_runner_digest_defaults_to_this_repository_and_can_fail() {
         json!({"runners": [{"name": "r1", "os": "Linux", "status": "offline", "labels": []}]}),
         "object:runners",
     ));
-    let d = tempfile::tempdir().unwrap();
+    let d = test_kit::temp_dir();
     let out_file = d.path().join("out");
     let summary = d.path().join("summary");
     let base = s.base_url();
@@ -210,7 +210,7 @@ fn sweep_ops_recover_ingest_dry_run_and_an_unknown_command() {
         json!([{"sha": "a1"}]),
         "array",
     ));
-    let d = tempfile::tempdir().unwrap();
+    let d = test_kit::temp_dir();
     let base = s.base_url();
     let env = [
         ("GITHUB_API_URL", base.as_str()),
@@ -254,7 +254,7 @@ fn sweep_ops_recover_ingest_dry_run_and_an_unknown_command() {
 
 #[test]
 fn stage_results_shim_rejects_an_unknown_mode() {
-    let d = tempfile::tempdir().unwrap();
+    let d = test_kit::temp_dir();
     let out = run_step(
         "stage-results",
         "Check the mode",

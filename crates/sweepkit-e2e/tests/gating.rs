@@ -16,10 +16,39 @@ use std::path::Path;
 
 use common::{eval_if, eval_value};
 use serde_json::{Value, json};
-use sweep_matrix::policy::{
-    GATING_PUSH_MESSAGES, PRIMARY_LABELS, PolicyInput, decide, gating_cross_product,
-    is_relevant_label,
-};
+use sweep_matrix::policy::{GATING_PUSH_MESSAGES, PolicyInput, decide, gating_cross_product};
+
+// The oracle's own label lists, written from workflow.md's terminology (not
+// imported from `sweep_matrix::policy`, the code under test), so a label
+// dropped from or added to the code is caught here.
+
+/// *Primary label*: one of these five (workflow.md, terminology).
+const PRIMARY_LABELS: [&str; 5] = [
+    "sweep-enabled",
+    "full-sweep-enabled",
+    "non-canary-full-sweep-enabled",
+    "full-sweep-fail-fast",
+    "full-sweep-fail-fast-no-canary",
+];
+
+/// *Modifier labels* (workflow.md, terminology).
+const MODIFIER_LABELS: [&str; 3] = ["all-evals", "evals-only", "agentx-fast"];
+
+/// *Policy labels* (workflow.md, terminology).
+const POLICY_LABELS: [&str; 5] = [
+    "skip_queue",
+    "ci-patchwork",
+    "engine-patch",
+    "ci-patchwork-waived",
+    "ci-checklist-complete",
+];
+
+/// *Relevant label* = primary ∪ modifier ∪ policy (13 names).
+fn is_relevant_label(label: &str) -> bool {
+    PRIMARY_LABELS.contains(&label)
+        || MODIFIER_LABELS.contains(&label)
+        || POLICY_LABELS.contains(&label)
+}
 
 #[test]
 fn engine_self_check() {

@@ -18,7 +18,6 @@ mod common;
 use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{Map, Value, json};
 use sweep_matrix::legs::{FAMILIES, MAX_LEGS_PER_JOB, TEMPLATE_VARS};
@@ -34,11 +33,6 @@ fn workflow() -> Value {
     sweep_model::yaml::load_file(&root().join(".github/workflows/run-sweep.yml"))
         .unwrap()
         .into_value()
-}
-
-fn bin(tool: &str) -> PathBuf {
-    // Built from the current source, or taken from SWEEPKIT_BIN_DIR.
-    sweepkit_e2e::tool(tool)
 }
 
 fn s(v: &Value) -> String {
@@ -263,13 +257,11 @@ fn utf16(s: &str) -> usize {
 fn run_split(input: &Path, family: Option<(&str, usize)>) -> Map<String, Value> {
     let tag = family.map_or("setup".to_string(), |(f, p)| format!("{f}-{p}"));
     let out_file = input.with_extension(format!("{tag}.out"));
-    let mut c = Command::new(bin("generate-matrix"));
+    let mut c = test_kit::tool_command("generate-matrix");
     c.args(["split", "--input"])
         .arg(input)
         .arg("--github-output")
-        .arg(&out_file)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .env_remove("INPUT_WITHOUT_CANARY");
+        .arg(&out_file);
     if let Some((f, p)) = family {
         c.args(["--family", f, "--plan", &p.to_string()]);
     }
@@ -431,7 +423,7 @@ fn synthetic(n: usize, template: &Value, salt: &str) -> Vec<Value> {
 }
 
 fn demo_rows() -> (Value, Value, Value) {
-    let out = Command::new(bin("generate-matrix"))
+    let out = test_kit::tool_command("generate-matrix")
         .args(["full-sweep", "--config-files"])
         .arg(root().join("examples/configs/demo-master.yaml"))
         .arg("--runner-config")
@@ -496,12 +488,11 @@ fn a_synthetic_2000_leg_sweep_splits_within_githubs_and_linuxs_limits() {
     let input = tmp.path().join("big.json");
     std::fs::write(&input, too_big.to_string()).unwrap();
     let out_file = tmp.path().join("out");
-    let out = Command::new(bin("generate-matrix"))
+    let out = test_kit::tool_command("generate-matrix")
         .args(["split", "--input"])
         .arg(&input)
         .arg("--github-output")
         .arg(&out_file)
-        .env_remove("GITHUB_STEP_SUMMARY")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -547,11 +538,10 @@ fn the_biggest_real_sweep_splits_within_the_limits() {
 fn from_command_accepts_only_the_generator_subcommands_and_evaluates_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let run = |line: &str| {
-        Command::new(bin("generate-matrix"))
+        test_kit::tool_command("generate-matrix")
             .arg("from-command")
             .current_dir(tmp.path())
             .env("INPUT_COMMAND_LINE", line)
-            .env_remove("GITHUB_ACTIONS")
             .output()
             .unwrap()
     };
@@ -659,4 +649,48 @@ fn ingest_is_dispatched_only_after_a_successful_collect() {
     let mut pr = ctx("success", "skipped", "false", "false");
     pr["needs"]["policy"]["outputs"]["push-to-main"] = json!("false");
     assert!(!dispatch(&pr), "a PR never ingests");
+}
+
+/// Setup's `split` on a small search space: its job summary and its step
+/// outputs (the leg counts per family the plan jobs read), as snapshots.
+#[test]
+fn split_summary_and_outputs_are_snapshotted() {
+    let (single, multi, _) = demo_rows();
+    let ssc = json!({
+        "single_node": {"1k1k": synthetic(3, &single, "a"), "8k1k": []},
+        "multi_node": {"1k1k": synthetic(2, &multi, "d")},
+        "evals": [],
+        "multinode_evals": [],
+    });
+    let tmp = test_kit::temp_dir();
+    let input = tmp.path().join("search-space-config.json");
+    std::fs::write(&input, ssc.to_string()).unwrap();
+    let output = tmp.path().join("github_output");
+    let summary = tmp.path().join("summary.md");
+    let out = test_kit::tool_command("generate-matrix")
+        .args(["split", "--input"])
+        .arg(&input)
+        .arg("--github-output")
+        .arg(&output)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", test_kit::stderr(&out));
+    test_kit::assert_snapshot!(
+        "split_step_summary",
+        std::fs::read_to_string(&summary).unwrap_or_default()
+    );
+    // Keys and sizes only: the values are the rows' JSON, pinned elsewhere.
+    let shape: Vec<String> = std::fs::read_to_string(&output)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (k, v) = l.split_once('=').unwrap();
+            match v.len() {
+                n if n > 40 => format!("{k}=<{n} bytes>"),
+                _ => l.to_string(),
+            }
+        })
+        .collect();
+    test_kit::assert_snapshot!("split_github_output_shape", shape.join("\n"));
 }

@@ -3,23 +3,14 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn generate_matrix() -> PathBuf {
-    sweepkit_e2e::tool("generate-matrix")
-}
+use std::process::Output;
 
 fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(generate_matrix());
-    c.args(args).env_clear();
-    if let Some(p) = std::env::var_os("PATH") {
-        c.env("PATH", p);
-    }
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().unwrap()
+    test_kit::tool_command("generate-matrix")
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -119,4 +110,65 @@ fn push_event_payload_decides_without_any_flag() {
     assert_eq!(d["skip-pr-sweep"], false);
     assert_eq!(d["push-to-main"], true);
     assert_eq!(d["run-check-changelog"], false);
+}
+
+/// What the workflow reads: `sweep-policy`'s step outputs and job summary
+/// for a labelled pull request, as insta snapshots.
+#[test]
+fn sweep_policy_outputs_and_summary_are_snapshotted() {
+    let dir = test_kit::temp_dir();
+    let output = dir.path().join("github_output");
+    let summary = dir.path().join("summary.md");
+    let out = run(
+        &["sweep-policy"],
+        &[
+            ("GITHUB_EVENT_NAME", "pull_request"),
+            ("SWEEP_EVENT_ACTION", "synchronize"),
+            ("PR_LABELS", r#"["sweep-enabled"]"#),
+            ("GITHUB_REPOSITORY", "example/bench"),
+            ("SWEEP_HEAD_REPO", "example/bench"),
+            ("GITHUB_OUTPUT", output.to_str().unwrap()),
+            ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", test_kit::stderr(&out));
+    test_kit::assert_snapshot!(
+        "sweep_policy_github_output",
+        std::fs::read_to_string(&output).unwrap()
+    );
+    test_kit::assert_snapshot!(
+        "sweep_policy_step_summary",
+        std::fs::read_to_string(&summary).unwrap_or_default()
+    );
+}
+
+/// `canary`'s step outputs and job summary for a two-length sweep.
+#[test]
+fn canary_outputs_and_summary_are_snapshotted() {
+    let dir = test_kit::temp_dir();
+    let output = dir.path().join("github_output");
+    let summary = dir.path().join("summary.md");
+    let row = |tp: u64, conc: u64, isl: u64| serde_json::json!({"runner": "b200", "tp": tp, "conc": conc, "run-eval": false, "isl": isl, "exp-name": format!("dsr1_{isl}")});
+    let ssc = serde_json::json!({
+        "single_node": {"1k1k": [row(8, 16, 1024), row(8, 4, 1024)], "8k1k": [row(4, 4, 8192)]},
+        "multi_node": {},
+    });
+    let ssc = ssc.to_string();
+    let out = run(
+        &["canary"],
+        &[
+            ("SEARCH_SPACE", ssc.as_str()),
+            ("GITHUB_OUTPUT", output.to_str().unwrap()),
+            ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", test_kit::stderr(&out));
+    test_kit::assert_snapshot!(
+        "canary_github_output",
+        std::fs::read_to_string(&output).unwrap()
+    );
+    test_kit::assert_snapshot!(
+        "canary_step_summary",
+        std::fs::read_to_string(&summary).unwrap_or_default()
+    );
 }

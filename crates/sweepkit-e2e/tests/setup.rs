@@ -1,4 +1,5 @@
-//! `actions/setup/install.sh` against a release archive served on loopback:
+//! `actions/setup/install.sh` against a release archive served on loopback
+//! by the fake server (`serve_dir`):
 //! the archive comes from `scripts/release-archive --bin-dir` over small stub
 //! executables (no release build needed), the script runs from a temp copy
 //! of `actions/setup` whose `checksums.txt` the test writes, and a `cargo`
@@ -6,13 +7,11 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+
+use test_kit::{FakeGitHub, stderr};
 
 use sweepkit_e2e::TOOLS;
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -30,49 +29,11 @@ fn executable(path: &Path, text: &str) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// Serves the files of `dir` over HTTP on 127.0.0.1 (GET only, 404 when
-/// missing); counts requests.
-fn serve(dir: PathBuf) -> (String, Arc<AtomicUsize>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let hits = Arc::new(AtomicUsize::new(0));
-    let counter = hits.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            counter.fetch_add(1, Ordering::SeqCst);
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut request = String::new();
-            if reader.read_line(&mut request).is_err() {
-                continue;
-            }
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-            }
-            let path = request.split_whitespace().nth(1).unwrap_or("/");
-            let file = dir.join(path.trim_start_matches('/'));
-            let (status, body) = match (path.contains(".."), std::fs::read(&file)) {
-                (false, Ok(b)) => ("200 OK", b),
-                _ => ("404 Not Found", b"not found".to_vec()),
-            };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = stream.write_all(&body);
-        }
-    });
-    (base, hits)
-}
-
 struct Fixture {
     tmp: tempfile::TempDir,
     base: String,
-    hits: Arc<AtomicUsize>,
+    /// Serves `<tmp>/srv` (GET only, 404 when missing); records requests.
+    server: FakeGitHub,
     /// The `sha256sum` line of the served archive.
     line: String,
     archive_bytes: u64,
@@ -140,11 +101,12 @@ impl Fixture {
                 tmp.path().join("cargo-was-called").display()
             ),
         );
-        let (base, hits) = serve(tmp.path().join("srv"));
+        let server = test_kit::fake_github();
+        server.serve_dir("", &tmp.path().join("srv"));
         Fixture {
             tmp,
-            base,
-            hits,
+            base: server.base_url(),
+            server,
             line,
             archive_bytes,
         }
@@ -166,6 +128,11 @@ impl Fixture {
         self.runner_temp().join(format!("sweepkit-{VERSION}/bin"))
     }
 
+    /// Requests the server has had so far.
+    fn hits(&self) -> usize {
+        self.server.requests().len()
+    }
+
     fn github_path(&self) -> String {
         std::fs::read_to_string(self.tmp.path().join("github-path")).unwrap_or_default()
     }
@@ -179,10 +146,9 @@ impl Fixture {
             self.tmp.path().join("fake-bin").display(),
             std::env::var("PATH").unwrap_or_default()
         );
-        let mut c = Command::new("bash");
+        let mut c = test_kit::command("bash");
         c.arg(self.tmp.path().join("sweepkit/actions/setup/install.sh"))
             .args(args)
-            .env_clear()
             .env("PATH", path)
             .env("HOME", self.tmp.path())
             .env("RUNNER_TEMP", self.runner_temp())
@@ -210,10 +176,6 @@ impl Fixture {
             .unwrap_or(0);
         assert_eq!(entries, 0, "{} is not empty", self.bin_dir().display());
     }
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]
@@ -246,7 +208,7 @@ fn a_matching_checksum_installs_every_tool_on_path() {
     f.assert_no_cargo();
 
     // `ensure` finds the tool on PATH with the right version: no download.
-    let hits = f.hits.load(Ordering::SeqCst);
+    let hits = f.hits();
     let with_path = format!(
         "{}:{}:{}",
         f.bin_dir().display(),
@@ -255,11 +217,7 @@ fn a_matching_checksum_installs_every_tool_on_path() {
     );
     let out = f.run(&["ensure", "generate-matrix"], &[("PATH", &with_path)]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(
-        f.hits.load(Ordering::SeqCst),
-        hits,
-        "ensure downloaded again"
-    );
+    assert_eq!(f.hits(), hits, "ensure downloaded again");
 }
 
 #[test]
@@ -291,7 +249,7 @@ fn ensure_does_not_trust(planted_version: &str) {
     );
     let out = f.run(&["ensure", "generate-matrix"], &[("PATH", &path)]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(f.hits.load(Ordering::SeqCst) > 0, "nothing was downloaded");
+    assert!(f.hits() > 0, "nothing was downloaded");
     assert_eq!(f.github_path().trim_end(), f.bin_dir().to_str().unwrap());
     f.assert_no_cargo();
 }
@@ -333,7 +291,7 @@ fn a_version_without_an_archive_is_a_clear_error_and_never_compiles() {
     }
     f.assert_nothing_installed();
     f.assert_no_cargo();
-    assert_eq!(f.hits.load(Ordering::SeqCst), 0);
+    assert_eq!(f.hits(), 0);
 }
 
 #[test]

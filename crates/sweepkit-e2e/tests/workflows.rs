@@ -407,12 +407,7 @@ fn every_variable_an_action_passes_is_read_by_its_tool() {
         let mut help = String::new();
         for cmd in *commands {
             let exe = bin.join(cmd[0]);
-            assert!(
-                exe.is_file(),
-                "{} is missing: cargo build --workspace --release first",
-                exe.display()
-            );
-            let out = std::process::Command::new(&exe)
+            let out = test_kit::command(&exe)
                 .args(&cmd[1..])
                 .arg("--help")
                 .output()

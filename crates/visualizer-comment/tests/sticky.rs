@@ -2,27 +2,22 @@
 //! sticky comment, updated in place, never duplicated, through faults.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use fake_github::{FakeGitHub, Fault, Route};
 use serde_json::{Value, json};
+use test_kit::{CommandExt, FakeGitHub, Fault, Route, stderr, stdout};
 
 const REPO: &str = "acme/bench";
 const LIST: &str = "/repos/acme/bench/issues/42/comments";
 
 fn run(s: &FakeGitHub, dir: &Path, sections: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_visualizer-comment"));
+    let mut cmd = test_kit::command(env!("CARGO_BIN_EXE_visualizer-comment"));
     cmd.args(["--pr-number", "42"])
-        .env_clear()
-        .env("GITHUB_API_URL", s.base_url())
-        .env("GITHUB_TOKEN", "ghs_test")
+        .github(s)
         .env("GITHUB_REPOSITORY", REPO)
         .env("GITHUB_RUN_ID", "32991847205")
         .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
-        .env("GITHUB_OUTPUT", dir.join("output"))
-        .env("SWEEPKIT_GITHUB_RETRY_BASE_MS", "5")
-        .env("SWEEPKIT_GITHUB_RETRY_MAX_MS", "1500")
-        .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "3");
+        .env("GITHUB_OUTPUT", dir.join("output"));
     for (i, text) in sections.iter().enumerate() {
         let p = dir.join(format!("section{i}.md"));
         std::fs::write(&p, text).expect("section");
@@ -32,11 +27,7 @@ fn run(s: &FakeGitHub, dir: &Path, sections: &[&str]) -> Output {
 }
 
 fn ok(out: &Output) {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(out));
 }
 
 fn ours(s: &FakeGitHub) -> Vec<Value> {
@@ -58,14 +49,25 @@ fn noise(n: usize) -> Vec<Value> {
 
 #[test]
 fn running_twice_leaves_one_comment_updated() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.with_comments(REPO, 42, noise(3));
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     ok(&run(&s, dir.path(), &["## Compare\nfirst"]));
-    ok(&run(&s, dir.path(), &["## Compare\nsecond"]));
+    ok(&run(
+        &s,
+        dir.path(),
+        &["## Compare\nsecond", "## Evals\n| task | score |"],
+    ));
     let mine = ours(&s);
     assert_eq!(mine.len(), 1);
     let body = mine[0]["body"].as_str().unwrap_or_default();
+    test_kit::assert_snapshot!(
+        "comment_body_two_sections",
+        body.replace(
+            &format!("sweepkit {}", env!("CARGO_PKG_VERSION")),
+            "sweepkit [version]"
+        )
+    );
     assert_eq!(
         body,
         format!(
@@ -73,7 +75,7 @@ fn running_twice_leaves_one_comment_updated() {
              see unofficial run visualizer at https://inferencex.semianalysis.com/inference?unofficialRun=32991847205\n\
              see unofficial run visualizer at https://inferencex.semianalysis.com/evaluation?unofficialRun=32991847205\n\n\
              Run: [run 32991847205](https://github.com/acme/bench/actions/runs/32991847205)\n\n\
-             ## Compare\nsecond\n\n---\n<sub>posted by sweepkit {}</sub>",
+             ## Compare\nsecond\n\n## Evals\n| task | score |\n\n---\n<sub>posted by sweepkit {}</sub>",
             env!("CARGO_PKG_VERSION")
         )
     );
@@ -81,6 +83,10 @@ fn running_twice_leaves_one_comment_updated() {
     assert_eq!(s.comments(REPO, 42).len(), 4);
     let id = mine[0]["id"].as_u64().unwrap_or_default();
     let outputs = std::fs::read_to_string(dir.path().join("output")).expect("outputs");
+    test_kit::assert_snapshot!(
+        "github_output_two_runs",
+        outputs.replace(&id.to_string(), "[ID]")
+    );
     assert_eq!(
         outputs
             .matches(&format!(
@@ -93,7 +99,7 @@ fn running_twice_leaves_one_comment_updated() {
 
 #[test]
 fn existing_sticky_comment_on_page_two_is_updated_not_duplicated() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     let mut comments = noise(130);
     comments.insert(
         120,
@@ -109,10 +115,10 @@ fn existing_sticky_comment_on_page_two_is_updated_not_duplicated() {
             Fault::TooManyRequests { retry_after: 0 },
         ],
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path(), &[]);
     ok(&out);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("updated comment"));
+    assert!(stdout(&out).contains("updated comment"));
     assert_eq!(s.count("POST", LIST), 0);
     assert_eq!(
         s.count("PATCH", "/repos/acme/bench/issues/comments/9001"),
@@ -130,27 +136,27 @@ fn existing_sticky_comment_on_page_two_is_updated_not_duplicated() {
 
 #[test]
 fn uncertain_create_is_reconciled_without_a_duplicate() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.with_comments(REPO, 42, noise(2));
     // GitHub created the comment but the client saw a 502.
     s.inject("POST", LIST, [Fault::AppliedThenStatus(502)]);
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path(), &[]);
     ok(&out);
     assert_eq!(s.count("POST", LIST), 1, "the POST is never repeated");
     assert_eq!(ours(&s).len(), 1);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("already up to date"));
+    assert!(stdout(&out).contains("already up to date"));
 }
 
 #[test]
 fn marker_in_someone_elses_comment_is_not_hijacked() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.with_comments(
         REPO,
         42,
         vec![json!({"id": 5, "user": {"login": "mallory"}, "body": "<!-- sweepkit:visualizer-comment -->\nfake"})],
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     ok(&run(&s, dir.path(), &[]));
     assert_eq!(s.count("PATCH", "/repos/acme/bench/issues/comments/5"), 0);
     assert_eq!(s.count("POST", LIST), 1);
@@ -158,7 +164,7 @@ fn marker_in_someone_elses_comment_is_not_hijacked() {
 
 #[test]
 fn read_only_token_degrades_to_the_job_summary() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.add_route(Route::paginated("GET", LIST, json!([]), "array"));
     s.add_route(
         Route::json(
@@ -168,11 +174,11 @@ fn read_only_token_degrades_to_the_job_summary() {
         )
         .with_status(403),
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path(), &["| eval | score |"]);
     ok(&out);
     assert_eq!(s.count("POST", LIST), 1, "a 403 is not retried");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(
         err.contains("HTTP 403: Resource not accessible by integration"),
         "{err}"
@@ -182,7 +188,7 @@ fn read_only_token_degrades_to_the_job_summary() {
     assert!(summary.contains("evaluation?unofficialRun=32991847205"));
     assert!(summary.contains("| eval | score |"));
     // What the fork PR's author finds in the job summary instead.
-    insta::assert_snapshot!(
+    test_kit::assert_snapshot!(
         "read_only_job_summary",
         summary.replace(
             &format!("sweepkit {}", env!("CARGO_PKG_VERSION")),
@@ -193,13 +199,13 @@ fn read_only_token_degrades_to_the_job_summary() {
 
 #[test]
 fn clear_error_after_the_retry_budget() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.with_comments(REPO, 42, vec![]);
     s.fail_always("GET", LIST, Fault::Status(502));
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path(), &[]);
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(err.contains("commenting on PR #42"), "{err}");
     assert!(
         err.contains(
@@ -219,7 +225,7 @@ fn clear_error_after_the_retry_budget() {
 /// updated on the second run (matching `github-actions[bot]` duplicated it).
 #[test]
 fn a_pat_finds_its_own_comment_by_its_login() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.add_route(Route::json("GET", "/user", json!({"login": "alice"})));
     s.set_comment_author("alice");
     s.with_comments(
@@ -228,7 +234,7 @@ fn a_pat_finds_its_own_comment_by_its_login() {
         vec![json!({"id": 5, "user": {"login": "github-actions[bot]"}, "created_at": "2026-08-01T00:00:00Z",
                     "body": "<!-- sweepkit:visualizer-comment -->\nold bot comment"})],
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     ok(&run(&s, dir.path(), &["first"]));
     ok(&run(&s, dir.path(), &["second"]));
     let mine: Vec<Value> = ours(&s)
@@ -251,7 +257,7 @@ fn a_pat_finds_its_own_comment_by_its_login() {
 /// duplicate it created.
 #[test]
 fn a_duplicate_created_by_a_race_is_deleted() {
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.with_comments(REPO, 42, noise(1));
     s.inject(
         "POST",
@@ -260,7 +266,7 @@ fn a_duplicate_created_by_a_race_is_deleted() {
             "<!-- sweepkit:visualizer-comment -->\nthe other run".into(),
         )],
     );
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let out = run(&s, dir.path(), &["this run"]);
     ok(&out);
     let left = ours(&s);
@@ -277,7 +283,7 @@ fn a_duplicate_created_by_a_race_is_deleted() {
         .filter(|r| r.method == "DELETE")
         .count();
     assert_eq!(deletes, 1);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("deleting this run's duplicate"));
+    assert!(stderr(&out).contains("deleting this run's duplicate"));
 }
 
 /// Point 8: only the fork PR's read-only 403 is a warning; a rejected token
@@ -285,13 +291,13 @@ fn a_duplicate_created_by_a_race_is_deleted() {
 #[test]
 fn unauthorised_or_missing_is_an_error_not_read_only() {
     for (status, message) in [(401, "Bad credentials"), (404, "Not Found")] {
-        let s = FakeGitHub::start().expect("server");
+        let s = test_kit::fake_github();
         s.add_route(Route::paginated("GET", LIST, json!([]), "array"));
         s.add_route(Route::json("POST", LIST, json!({"message": message})).with_status(status));
-        let dir = tempfile::tempdir().expect("tmp");
+        let dir = test_kit::temp_dir();
         let out = run(&s, dir.path(), &[]);
         assert_eq!(out.status.code(), Some(2), "{status}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = stderr(&out);
         assert!(err.contains(&format!("HTTP {status}: {message}")), "{err}");
         assert!(!err.contains("read-only token"), "{err}");
     }

@@ -1,5 +1,5 @@
 //! The exit contract of README "Tools", checked on every binary from
-//! [`super::bin_dir`]: `0` the job was done, `1` the check said no, `2` the
+//! `test_kit::tool_dir`: `0` the job was done, `1` the check said no, `2` the
 //! tool could not do its job (usage error, unreadable input, I/O, API).
 //!
 //! Each tool gets `--version` → 0, an unknown flag → 2, a missing or
@@ -7,14 +7,11 @@
 //! → 0. The GitHub tools use the loopback fake server for success and a
 //! closed loopback port for the API failure.
 
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use fake_github::{FakeGitHub, Fault, Route};
 use serde_json::{Value, json};
-
-use super::bin_dir;
+use test_kit::{Fault, Route};
 
 const OK: i32 = 0;
 const REJECTED: i32 = 1;
@@ -22,14 +19,13 @@ const FAILED: i32 = 2;
 
 use sweepkit_e2e::TOOLS;
 
-/// Runs `tool args…` in `dir` with only `PATH` and `env` set (no `GITHUB_*`
-/// or `INPUT_*` of the caller leaks in), so each code comes from the input.
+/// Runs `tool args…` in `dir` with the kit's scrubbed environment and
+/// `env` (no `GITHUB_*` or `INPUT_*` of the caller leaks in), so each code
+/// comes from the input.
 fn run(tool: &str, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
-    Command::new(bin_dir().join(tool))
+    test_kit::tool_command(tool)
         .args(args)
         .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "1")
         .envs(env.iter().copied())
         .output()
@@ -56,12 +52,9 @@ fn write(dir: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).expect("write");
 }
 
-/// A loopback URL nothing listens on: the port was bound and released.
+/// A loopback URL nothing listens on.
 fn closed_port_url() -> String {
-    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = l.local_addr().expect("addr").port();
-    drop(l);
-    format!("http://127.0.0.1:{port}")
+    test_kit::closed_url().expect("free port")
 }
 
 #[test]
@@ -140,20 +133,7 @@ fn entry(key: &str, pr: u32) -> String {
     )
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+use test_kit::git;
 
 fn commit(dir: &Path, msg: &str) -> String {
     git(dir, &["add", "-A"]);
@@ -402,7 +382,7 @@ fn success_rate() {
         "null"
     );
     std::fs::remove_file(d.join("run_stats.json")).expect("rm");
-    let s = FakeGitHub::start().expect("server");
+    let s = test_kit::fake_github();
     s.add_route(Route::json("GET", "/user", json!({"login": "ci"})));
     s.add_route(Route::json(
         "GET",
@@ -419,7 +399,7 @@ fn success_rate() {
     ));
     let url = s.base_url();
     // GitHub cannot answer for the run: the job cannot be done.
-    let broken = FakeGitHub::start().expect("server");
+    let broken = test_kit::fake_github();
     broken.add_route(Route::json("GET", "/user", json!({"login": "ci"})));
     broken.fail_always(
         "GET",

@@ -1,0 +1,206 @@
+//! Plain HTTP GETs of a URL outside the GitHub API (`compare-results
+//! --baseline-url`, the benchmarks API) on the same transport as the GitHub
+//! client (hyper over rustls/ring) and with the same [`RetryPolicy`]: the
+//! workspace has one HTTP stack and one retry policy.
+//!
+//! One GET: a timeout for the whole attempt (connect, answer and body), a
+//! cap on the body, retries on transport failures and on what the policy
+//! calls transient (5xx, 429, honouring `Retry-After`). Any other non-2xx
+//! answer is final and carries its status and the start of its body (an API
+//! explains itself there, e.g. `{"error":"Unknown model"}`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::header::{ACCEPT, USER_AGENT};
+use http_body_util::Empty;
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::rt::TokioExecutor;
+
+use crate::retry::{self, RetryPolicy};
+
+/// Characters of a failed answer's body kept in the error.
+const EXCERPT_CHARS: usize = 300;
+
+/// What to fetch and how.
+#[derive(Debug, Clone)]
+pub struct Get<'a> {
+    /// An absolute `http://` or `https://` URL.
+    pub url: &'a str,
+    /// The `Accept` header.
+    pub accept: &'a str,
+    /// The `User-Agent` header.
+    pub user_agent: &'a str,
+    /// Limit for one whole attempt (connect, answer, body).
+    pub timeout: Duration,
+    /// Largest body accepted, in bytes.
+    pub max_body: usize,
+    pub retry: RetryPolicy,
+}
+
+/// Why a GET gave no body.
+#[derive(Debug, thiserror::Error)]
+pub enum GetError {
+    /// The URL or the client could not be set up.
+    #[error("{0}")]
+    Config(String),
+    /// A non-2xx answer: final, or still transient when the retries ran out.
+    #[error("HTTP {status}: {excerpt}{}", after(*.attempts))]
+    Status {
+        status: u16,
+        /// The start of the body, trimmed.
+        excerpt: String,
+        attempts: u32,
+    },
+    /// No complete answer (refused, reset, timed out) after the retries.
+    #[error("{message}{}", after(*.attempts))]
+    Transport { message: String, attempts: u32 },
+    /// The body (or its `Content-Length`) is over [`Get::max_body`]; not retried.
+    #[error("response body larger than the {limit} byte limit; refused")]
+    TooLarge { limit: usize },
+}
+
+fn after(attempts: u32) -> String {
+    if attempts > 1 {
+        format!(" (after {attempts} attempts)")
+    } else {
+        String::new()
+    }
+}
+
+/// One attempt's result.
+enum Attempt {
+    Answer {
+        status: u16,
+        headers: http::HeaderMap,
+        body: Vec<u8>,
+    },
+    Transport(String),
+    TooLarge,
+}
+
+/// GETs `get.url` and returns the body of a 2xx answer as text.
+pub fn get_text(get: &Get<'_>) -> Result<String, GetError> {
+    let uri: http::Uri = get
+        .url
+        .parse()
+        .map_err(|e| GetError::Config(format!("not a valid URL: {e}")))?;
+    if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
+        return Err(GetError::Config(
+            "not a valid URL: give an absolute http:// or https:// URL".to_string(),
+        ));
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| GetError::Config(format!("cannot start the HTTP runtime: {e}")))?;
+    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| GetError::Config(format!("TLS set-up: {e}")))?
+    .with_root_certificates(rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    })
+    .with_no_client_auth();
+    let client = {
+        // The connector and its timers need the runtime's context.
+        let _guard = rt.enter();
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(tls)
+            .https_or_http()
+            .enable_http1()
+            .build();
+        HyperClient::builder(TokioExecutor::new()).build::<_, Empty<&'static [u8]>>(connector)
+    };
+    let mut attempt: u32 = 0;
+    loop {
+        attempt += 1;
+        let request = http::Request::get(uri.clone())
+            .header(ACCEPT, get.accept)
+            .header(USER_AGENT, get.user_agent)
+            .body(Empty::new())
+            .map_err(|e| GetError::Config(format!("building the request: {e}")))?;
+        let outcome = rt.block_on(async {
+            let sent = async {
+                let response = match client.request(request).await {
+                    Ok(r) => r,
+                    Err(e) => return Attempt::Transport(retry::error_chain(&e)),
+                };
+                let status = response.status().as_u16();
+                let headers = response.headers().clone();
+                match crate::read_capped(response, get.max_body).await {
+                    Ok(Some(body)) => Attempt::Answer {
+                        status,
+                        headers,
+                        body,
+                    },
+                    Ok(None) => Attempt::TooLarge,
+                    Err(e) => {
+                        Attempt::Transport(format!("reading the body: {}", retry::error_chain(&e)))
+                    }
+                }
+            };
+            tokio::time::timeout(get.timeout, sent)
+                .await
+                .unwrap_or_else(|_| {
+                    Attempt::Transport(format!(
+                        "no complete answer within {:.1} s",
+                        get.timeout.as_secs_f64()
+                    ))
+                })
+        });
+        let (failure, asked) = match outcome {
+            Attempt::TooLarge => {
+                return Err(GetError::TooLarge {
+                    limit: get.max_body,
+                });
+            }
+            Attempt::Answer {
+                status,
+                headers,
+                body,
+            } => {
+                if (200..300).contains(&status) {
+                    return String::from_utf8(body).map_err(|_| GetError::Transport {
+                        message: "reading the body: not UTF-8".to_string(),
+                        attempts: attempt,
+                    });
+                }
+                let text = String::from_utf8_lossy(&body);
+                let excerpt: String = text.chars().take(EXCERPT_CHARS).collect();
+                let excerpt = excerpt.trim().to_string();
+                let transient = retry::classify(status, &headers, &excerpt);
+                let failure = GetError::Status {
+                    status,
+                    excerpt,
+                    attempts: attempt,
+                };
+                match transient {
+                    None => return Err(failure),
+                    Some(t) => (failure, (t.wait, t.floor)),
+                }
+            }
+            Attempt::Transport(message) => (
+                GetError::Transport {
+                    message,
+                    attempts: attempt,
+                },
+                (None, None),
+            ),
+        };
+        match get.retry.backoff(attempt, asked.0, asked.1) {
+            Some(wait) => {
+                eprintln!(
+                    "warning: GET {}: {failure}; retry {}/{} in {:.1} s",
+                    get.url,
+                    attempt,
+                    get.retry.max_attempts.saturating_sub(1),
+                    wait.as_secs_f64()
+                );
+                rt.block_on(async { tokio::time::sleep(wait).await });
+            }
+            None => return Err(failure),
+        }
+    }
+}
