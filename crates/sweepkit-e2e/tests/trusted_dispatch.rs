@@ -23,11 +23,11 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use fake_github::{FakeGitHub, Route};
 use serde_json::{Map, Value, json};
 use sweepkit_e2e::workspace_root as root;
+use test_kit::{CommandExt as _, Route, git};
 
 const HEAD: &str = "feedface00000000000000000000000000000001";
 const MERGE: &str = "0123456789abcdef0123456789abcdef01234567";
@@ -58,7 +58,7 @@ fn s(v: &Value) -> String {
 /// `full-sweep-fail-fast` label on fork PR #42 carrying `labels`, as the
 /// fake GitHub received them (the setup of crates/sweep-ops/tests/cli.rs).
 fn dispatched_inputs(labels: &[&str]) -> Map<String, Value> {
-    let srv = FakeGitHub::start().expect("server");
+    let srv = test_kit::fake_github();
     srv.with_collaborator("acme/bench", "writer", "write");
     let names: Vec<Value> = labels.iter().map(|l| json!({"name": l})).collect();
     srv.add_route(Route::json(
@@ -75,7 +75,7 @@ fn dispatched_inputs(labels: &[&str]) -> Map<String, Value> {
     srv.with_comments("acme/bench", 42, vec![]);
     srv.add_route(Route::json("GET", RUNS, json!({"workflow_runs": []})));
 
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_kit::temp_dir();
     let event = dir.path().join("event.json");
     let ev = json!({
         "action": "labeled",
@@ -84,7 +84,7 @@ fn dispatched_inputs(labels: &[&str]) -> Map<String, Value> {
         "repository": {"full_name": "acme/bench", "default_branch": "main"},
     });
     std::fs::write(&event, ev.to_string()).unwrap();
-    let out = Command::new(sweepkit_e2e::tool("sweep-ops"))
+    let out = test_kit::tool_command("sweep-ops")
         .args([
             "authorize-fork",
             "--poll-interval",
@@ -93,10 +93,7 @@ fn dispatched_inputs(labels: &[&str]) -> Map<String, Value> {
             "0",
         ])
         .current_dir(dir.path())
-        .env_clear()
-        .env("GITHUB_API_URL", srv.base_url())
-        .env("GH_TOKEN", "ghs_test")
-        .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "1")
+        .github(&srv)
         .env("GITHUB_REPOSITORY", "acme/bench")
         .env("GITHUB_EVENT_PATH", &event)
         .env("GITHUB_ACTOR", "writer")
@@ -328,7 +325,7 @@ fn trusted_mode_sweeps_the_changelog_at_the_approved_head() {
         .iter()
         .find(|st| st["id"] == "trusted")
         .unwrap();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_kit::temp_dir();
     let env: Vec<(String, String)> = script["env"]
         .as_object()
         .unwrap()
@@ -397,7 +394,7 @@ fn run_script(script: &str, dir: &Path, env: &[(String, String)]) -> (Output, Ma
     let out_file = dir.join("github_output");
     std::fs::write(&file, script).unwrap();
     std::fs::write(&out_file, "").unwrap();
-    let out = Command::new("bash")
+    let out = test_kit::command("bash")
         .args(["--noprofile", "--norc", "-eo", "pipefail"])
         .arg(&file)
         .current_dir(dir)
@@ -414,23 +411,6 @@ fn run_script(script: &str, dir: &Path, env: &[(String, String)]) -> (Output, Ma
         .map(|(k, v)| (k.to_string(), json!(v)))
         .collect();
     (out, outputs)
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 fn commit(dir: &Path, file: &str, text: &str) -> String {
@@ -457,7 +437,7 @@ fn the_revision_check_accepts_only_the_merge_commit_of_the_approved_head() {
     assert_eq!(env_names, want.iter().collect());
 
     // main: a; the fork's head h on a; main moves to b; the test merge m = b + h.
-    let repo = tempfile::tempdir().unwrap();
+    let repo = test_kit::temp_dir();
     let r = repo.path();
     git(r, &["init", "-q", "-b", "main"]);
     commit(r, "perf-changelog.yaml", "- a\n");
@@ -523,7 +503,7 @@ fn the_example_refuses_both_modes_and_neither() {
     let step = &example["jobs"]["mode"]["steps"][0];
     let script = s(&step["run"]);
     assert_eq!(s(&example["jobs"]["e2e"]["needs"]), "mode");
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_kit::temp_dir();
     let run = |cmd: &str, head: &str| {
         let env = vec![
             ("GENERATE_COMMAND".to_string(), cmd.to_string()),
