@@ -9,9 +9,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use test_kit::{FakeGitHub, Route};
 use serde_json::{Value, json};
 use sweepkit_e2e::workspace_root;
+use test_kit::{FakeGitHub, Route};
 
 fn as_str(v: &Value) -> String {
     match v {

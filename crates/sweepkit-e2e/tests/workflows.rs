@@ -208,6 +208,16 @@ fn run_sweep_has_the_job_graph_of_workflow_md_section_2() {
     assert!(fan.to_string().contains("LAUNCH_COMMAND"));
 }
 
+/// The policy decisions a trusted dispatch (`changelog-head-ref`) takes
+/// from run-sweep.yml's inputs instead.
+const TRUSTED_FLAGS: [&str; 5] = [
+    "trim-conc",
+    "all-evals",
+    "evals-only",
+    "fail-fast",
+    "agentx-fast",
+];
+
 #[test]
 fn policy_outputs_read_by_the_workflow_are_produced_by_sweep_policy() {
     let keys: BTreeSet<String> = sweep_matrix::policy::decide(&Default::default())
@@ -237,10 +247,14 @@ fn policy_outputs_read_by_the_workflow_are_produced_by_sweep_policy() {
             keys.contains(k),
             "policy job output {k} is not a sweep-policy decision"
         );
-        assert_eq!(
-            v.as_str().unwrap(),
+        // The flags a trusted dispatch passes as inputs override the
+        // policy's (trusted_dispatch.rs tests that mode).
+        let expected = if TRUSTED_FLAGS.contains(&k.as_str()) {
+            format!("${{{{ steps.trusted.outputs.{k} || steps.policy.outputs.{k} }}}}")
+        } else {
             format!("${{{{ steps.policy.outputs.{k} }}}}")
-        );
+        };
+        assert_eq!(v.as_str().unwrap(), expected);
     }
     let text = wf.to_string();
     let mut read = 0;
