@@ -526,3 +526,23 @@ fn the_example_refuses_both_modes_and_neither() {
         );
     }
 }
+
+/// The trusted dispatch gets the same comparison with the baseline as a PR:
+/// `compare-results` runs after a successful collect in this mode, and not
+/// on a dispatch without either mode.
+#[test]
+fn trusted_mode_compares_with_the_baseline() {
+    let wf = load(".github/workflows/run-sweep.yml");
+    let compare = &wf["jobs"]["compare-results"];
+    let sent = dispatched_inputs(&["sweep-enabled"]);
+    let given: Map<String, Value> = sent.into_iter().filter(|(k, _)| k != "test-name").collect();
+    let mut ctx = setup_ctx(&wf, "workflow_dispatch", &given);
+    ctx["needs"]["collect-results"] = json!({"result": "success", "outputs": {}});
+    assert!(
+        common::eval_if(&s(&compare["if"]), &ctx, false),
+        "compare-results runs on the trusted dispatch"
+    );
+    let mut neither = setup_ctx(&wf, "workflow_dispatch", &Map::new());
+    neither["needs"]["collect-results"] = json!({"result": "success", "outputs": {}});
+    assert!(!common::eval_if(&s(&compare["if"]), &neither, false));
+}
