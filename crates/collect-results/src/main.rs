@@ -270,7 +270,10 @@ fn run_validate_agentic_results(result_filename: &str, conc_list: &str) -> ExitC
     match agentic::validate_results(&cwd(), result_filename, expected) {
         Ok(files) => {
             for f in files {
-                sweep_model::stdout::println(&format!("Found agentic result file: {}", f.display()));
+                sweep_model::stdout::println(&format!(
+                    "Found agentic result file: {}",
+                    f.display()
+                ));
             }
             ExitCode::SUCCESS
         }

@@ -24,7 +24,9 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::power_csv::{integrate_device, parse_csv_with, py_round};
-use sweep_model::python::{python_float, python_float_repr, python_int, python_path, python_path_join};
+use sweep_model::python::{
+    python_float, python_float_repr, python_int, python_path, python_path_join,
+};
 
 const SCHEMA_VERSION: i64 = 1;
 const PRODUCER: &str = "srt-slurm.dcgm-power";

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use test_kit::{FakeGitHub, Route};
 use serde_json::{Value, json};
+use test_kit::{FakeGitHub, Route};
 
 const R: &str = "/repos/acme/bench";
 const HEAD: &str = "aaaa000000000000000000000000000000000001";

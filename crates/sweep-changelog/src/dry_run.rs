@@ -21,9 +21,9 @@ use crate::masters::RawMasters;
 use crate::pipeline::{self, Rejection};
 use serde_json::{Map, Value, json};
 use sweep_matrix::assemble::seq_len_name;
-use sweep_model::rows::RowKind;
 use sweep_matrix::canary;
 use sweep_model::config::ConfigEntry;
+use sweep_model::rows::RowKind;
 
 /// Minutes charged to a single-node leg by default: `timeout-minutes: 500`
 /// of the reference's `benchmark-tmpl.yml` (also the default of sweepkit's

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Output;
 
 use serde_json::{Value, json};
-use test_kit::{FakeGitHub, Fault, Route};
+use test_kit::{Fault, Route};
 
 const OK: i32 = 0;
 const REJECTED: i32 = 1;
