@@ -88,7 +88,9 @@ pub(crate) fn run(args: &DryRunArgs) -> ExitCode {
                 &r,
                 AnnotationStream::Stderr,
             );
-            return exit::rejected();
+            // As the gate: 1 the change is rejected, 2 a ref or file could
+            // not be read.
+            return ExitCode::from(r.exit_code());
         }
         Err(e @ DryRunError::Matrix(_)) => {
             eprintln!("error: {e}");

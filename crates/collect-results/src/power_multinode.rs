@@ -24,8 +24,10 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::power_csv::{integrate_device, parse_csv_with, py_round};
+use sweep_model::json_type::python_type_name;
 use sweep_model::python::{
-    python_float, python_float_repr, python_int, python_path, python_path_join,
+    python_float, python_int, python_path, python_path_join, python_repr, python_repr_list,
+    python_repr_str,
 };
 
 const SCHEMA_VERSION: i64 = 1;
@@ -132,88 +134,13 @@ fn py_eq_opt(a: Option<&Value>, b: &Value) -> bool {
     py_eq(a.unwrap_or(&Value::Null), b)
 }
 
-/// Python's `repr()` of a string.
-fn repr_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::new();
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
 /// Python's `repr()` of a parsed JSON value (a missing key is `None`).
 fn repr(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null) => "None".to_owned(),
-        Some(Value::Bool(true)) => "True".to_owned(),
-        Some(Value::Bool(false)) => "False".to_owned(),
-        Some(Value::Number(n)) => {
-            if n.is_f64() {
-                n.as_f64().map_or_else(|| n.to_string(), python_float_repr)
-            } else {
-                n.to_string()
-            }
-        }
-        Some(Value::String(s)) => repr_str(s),
-        Some(Value::Array(a)) => format!(
-            "[{}]",
-            a.iter()
-                .map(|x| repr(Some(x)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Some(Value::Object(m)) => format!(
-            "{{{}}}",
-            m.iter()
-                .map(|(k, x)| format!("{}: {}", repr_str(k), repr(Some(x))))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
+    v.map_or_else(|| "None".to_owned(), python_repr)
 }
 
 fn repr_strs<S: AsRef<str>>(items: &[S]) -> String {
-    format!(
-        "[{}]",
-        items
-            .iter()
-            .map(|s| repr_str(s.as_ref()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
-}
-
-/// Python's type name of a parsed JSON value.
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
+    python_repr_list(items.iter().map(|s| python_repr_str(s.as_ref())))
 }
 
 /// The exceptions a malformed manifest raises in the reference, shown as
@@ -229,10 +156,10 @@ enum PyExc {
 impl PyExc {
     fn repr(&self) -> String {
         match self {
-            PyExc::Value(m) => format!("ValueError({})", repr_str(m)),
-            PyExc::Type(m) => format!("TypeError({})", repr_str(m)),
-            PyExc::Key(k) => format!("KeyError({})", repr_str(k)),
-            PyExc::Attribute(m) => format!("AttributeError({})", repr_str(m)),
+            PyExc::Value(m) => format!("ValueError({})", python_repr_str(m)),
+            PyExc::Type(m) => format!("TypeError({})", python_repr_str(m)),
+            PyExc::Key(k) => format!("KeyError({})", python_repr_str(k)),
+            PyExc::Attribute(m) => format!("AttributeError({})", python_repr_str(m)),
         }
     }
 }
@@ -249,7 +176,7 @@ fn subscript<'a>(value: &'a Value, key: &str) -> Result<&'a Value, PyExc> {
         )),
         other => Err(PyExc::Type(format!(
             "'{}' object is not subscriptable",
-            type_name(other)
+            python_type_name(other)
         ))),
     }
 }
@@ -260,7 +187,7 @@ fn get<'a>(value: &'a Value, key: &str) -> Result<Option<&'a Value>, PyExc> {
         Value::Object(m) => Ok(m.get(key)),
         other => Err(PyExc::Attribute(format!(
             "'{}' object has no attribute 'get'",
-            type_name(other)
+            python_type_name(other)
         ))),
     }
 }
@@ -429,7 +356,7 @@ fn check_wire_contract(m: &Map<String, Value>) -> Vec<String> {
         failures.push(format!(
             "status is {}, expected {}",
             repr(m.get("status")),
-            repr_str(STATUS_COMPLETE)
+            python_repr_str(STATUS_COMPLETE)
         ));
     }
     if !is_finite(m.get("started_at_unix")) {
@@ -1353,7 +1280,7 @@ fn validate_and_integrate(inp: &Inputs<'_>, benchmark: Option<Benchmark>) -> Aud
                 "producer_commit_mismatch",
                 Some(format!(
                     "producer_git_commit {have} != expected {}",
-                    repr_str(want)
+                    python_repr_str(want)
                 )),
             );
         }

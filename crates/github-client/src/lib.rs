@@ -30,6 +30,7 @@ use std::time::Duration;
 use http::header::{ACCEPT, HeaderMap, HeaderValue};
 use octocrab::Octocrab;
 use serde_json::Value;
+use sweep_model::json_type::json_type_name;
 
 pub use retry::RetryPolicy;
 
@@ -301,7 +302,7 @@ impl Client {
                         return Err(self.shape(
                             Verb::Get,
                             &uri,
-                            format!("'{key}' is {}", kind(&other)),
+                            format!("'{key}' is {}", json_type_name(&other)),
                         ));
                     }
                 },
@@ -311,7 +312,7 @@ impl Client {
                     return Err(self.shape(
                         Verb::Get,
                         &uri,
-                        format!("expected {want}, got {}", kind(&other)),
+                        format!("expected {want}, got {}", json_type_name(&other)),
                     ));
                 }
             };
@@ -562,17 +563,6 @@ where
         }
     }
     Ok(Some(out))
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// GitHub's `message` field, else the body text, else the reason phrase.

@@ -10,6 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use github_client::{Client, encode};
 use serde_json::Value;
+use sweep_model::python::python_str_or_empty;
 
 use crate::command;
 
@@ -57,7 +58,7 @@ pub fn swept_head(commits: &[Value]) -> Option<String> {
                 .unwrap_or("");
             parents <= 1 && !message.contains("[skip-sweep]")
         })
-        .map(|c| py_str(c.get("sha")))
+        .map(|c| python_str_or_empty(c.get("sha")))
         .filter(|s| !s.is_empty())
 }
 
@@ -138,20 +139,6 @@ pub enum FindError {
 
 fn refused<T>(msg: impl Into<String>) -> Result<T, FindError> {
     Err(FindError::Refused(msg.into()))
-}
-
-/// Python's `str(x or "")` for a JSON field.
-fn py_str(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null) | Some(Value::Bool(false)) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) if n.as_f64() == Some(0.0) => String::new(),
-        Some(Value::Number(n)) => n.to_string(),
-        Some(Value::Bool(true)) => "True".into(),
-        Some(Value::Array(a)) if a.is_empty() => String::new(),
-        Some(Value::Object(o)) if o.is_empty() => String::new(),
-        Some(other) => other.to_string(),
-    }
 }
 
 /// Python's `repr` of an optional JSON string (`'success'` / `None`).
@@ -272,7 +259,7 @@ impl<'a> Finder<'a> {
                     .iter()
                     .map(|p| match p.get("number") {
                         None | Some(Value::Null) => "None".to_string(),
-                        Some(v) => py_str(Some(v)),
+                        Some(v) => python_str_or_empty(Some(v)),
                     })
                     .collect();
                 return refused(format!(
@@ -303,7 +290,7 @@ impl<'a> Finder<'a> {
             .map(|ls| {
                 ls.iter()
                     .filter_map(|l| l.get("name"))
-                    .map(|n| py_str(Some(n)))
+                    .map(|n| python_str_or_empty(Some(n)))
                     .filter(|n| !n.is_empty())
                     .collect()
             })
@@ -327,7 +314,7 @@ impl<'a> Finder<'a> {
                 accepted.join(", ")
             ));
         }
-        if py_str(pr.get("merged_at")).is_empty() {
+        if python_str_or_empty(pr.get("merged_at")).is_empty() {
             return refused(format!("PR #{pr_number} is not marked as merged."));
         }
 
@@ -339,7 +326,7 @@ impl<'a> Finder<'a> {
                 let why = match a.rules {
                     Rules::Strict => format!(
                         "PR #{pr_number} approved reusable full sweep from pinned run {id}: it concluded success on the PR's head commit {} and has result artifacts",
-                        py_str(run.get("head_sha"))
+                        python_str_or_empty(run.get("head_sha"))
                     ),
                     Rules::Reference => {
                         format!("PR #{pr_number} approved reusable full sweep from pinned run {id}")
@@ -348,7 +335,7 @@ impl<'a> Finder<'a> {
                 (run, why)
             }
             None => {
-                let head_branch = py_str(pr.get("head").and_then(|h| h.get("ref")));
+                let head_branch = python_str_or_empty(pr.get("head").and_then(|h| h.get("ref")));
                 let all = self.pr_commits(pr_number)?;
                 if all.is_empty() {
                     return refused(format!("PR #{pr_number} has no commits."));
@@ -383,12 +370,12 @@ impl<'a> Finder<'a> {
                 };
                 let head = match run.get("head_sha") {
                     None | Some(Value::Null) => "None".to_string(),
-                    v => py_str(v),
+                    v => python_str_or_empty(v),
                 };
                 let why = match a.rules {
                     Rules::Strict => format!(
                         "PR #{pr_number} approved reusable full sweep from latest run on {head}: run {} concluded success on the PR's head commit and has result artifacts",
-                        py_str(run.get("id"))
+                        python_str_or_empty(run.get("id"))
                     ),
                     Rules::Reference => format!(
                         "PR #{pr_number} approved reusable full sweep from latest run on {head}"
@@ -399,7 +386,7 @@ impl<'a> Finder<'a> {
         };
         let run_id = int_field(&run, "id", "the source run")?;
         self.validate_run(pr_number, &run, run_id, pinned.is_some())?;
-        let attempt = py_str(run.get("run_attempt"));
+        let attempt = python_str_or_empty(run.get("run_attempt"));
         Ok(Outcome {
             enabled: true,
             skip_pr_sweep: false,
@@ -409,9 +396,9 @@ impl<'a> Finder<'a> {
             } else {
                 attempt
             },
-            source_run_url: py_str(run.get("html_url")),
+            source_run_url: python_str_or_empty(run.get("html_url")),
             source_pr_number: pr_number.to_string(),
-            source_head_sha: py_str(run.get("head_sha")),
+            source_head_sha: python_str_or_empty(run.get("head_sha")),
             reason,
         })
     }
@@ -423,14 +410,14 @@ impl<'a> Finder<'a> {
             self.client
                 .get_all(&self.path(&format!("/issues/{pr}/comments")), &[], None)?;
         // Stable sort by the timestamp string: equal stamps keep API order.
-        comments.sort_by_key(|c| py_str(c.get("created_at")));
+        comments.sort_by_key(|c| python_str_or_empty(c.get("created_at")));
         for c in comments.iter().rev() {
             if self.args.rules == Rules::Reference
-                && !allowed.contains(&py_str(c.get("author_association")))
+                && !allowed.contains(&python_str_or_empty(c.get("author_association")))
             {
                 continue;
             }
-            let body = py_str(c.get("body"));
+            let body = python_str_or_empty(c.get("body"));
             if let Some(found) = command::last_command(&body, &self.args.pinned_run_command) {
                 if self.args.rules == Rules::Strict && !self.may_authorise(c)? {
                     continue;
@@ -459,7 +446,7 @@ impl<'a> Finder<'a> {
     /// GitHub does not know as a collaborator (404), does not authorise;
     /// any other failure is an error (the caller fails closed).
     fn may_authorise(&mut self, c: &Value) -> Result<bool, FindError> {
-        let login = py_str(c.pointer("/user/login"));
+        let login = python_str_or_empty(c.pointer("/user/login"));
         if login.is_empty() {
             return Ok(false);
         }
@@ -469,8 +456,8 @@ impl<'a> Finder<'a> {
         let path = self.path(&format!("/collaborators/{}/permission", encode(&login)));
         let (ok, why) = match self.client.get(&path, &[]) {
             Ok(v) => {
-                let role = py_str(v.get("role_name"));
-                let permission = py_str(v.get("permission"));
+                let role = python_str_or_empty(v.get("role_name"));
+                let permission = python_str_or_empty(v.get("permission"));
                 let ok = AUTHORISING_ROLES.contains(&role.as_str())
                     || WRITE_PERMISSIONS.contains(&permission.as_str());
                 (ok, format!("role '{role}', permission '{permission}'"))
@@ -503,7 +490,7 @@ impl<'a> Finder<'a> {
         Ok(self
             .pr_commit_list(pr)?
             .iter()
-            .map(|c| py_str(c.get("sha")))
+            .map(|c| python_str_or_empty(c.get("sha")))
             .filter(|s| !s.is_empty())
             .collect())
     }
@@ -523,8 +510,11 @@ impl<'a> Finder<'a> {
         )?;
         let names: BTreeSet<String> = list
             .iter()
-            .filter(|a| a.get("expired").is_none_or(|e| py_str(Some(e)).is_empty()))
-            .map(|a| py_str(a.get("name")))
+            .filter(|a| {
+                a.get("expired")
+                    .is_none_or(|e| python_str_or_empty(Some(e)).is_empty())
+            })
+            .map(|a| python_str_or_empty(a.get("name")))
             .filter(|n| !n.is_empty())
             .collect();
         self.artifacts.insert(run_id, names.clone());
@@ -557,7 +547,7 @@ impl<'a> Finder<'a> {
             if run.get("conclusion").and_then(Value::as_str) != Some("success") {
                 continue;
             }
-            if !shas.contains(&py_str(run.get("head_sha"))) {
+            if !shas.contains(&python_str_or_empty(run.get("head_sha"))) {
                 continue;
             }
             let id = int_field(&run, "id", "a workflow run")?;
@@ -607,13 +597,13 @@ impl<'a> Finder<'a> {
         } else {
             format!(".github/workflows/{wf}")
         };
-        let run_path = py_str(run.get("path"));
+        let run_path = python_str_or_empty(run.get("path"));
         if !run_path.is_empty() && run_path != expected_path {
             return refused(format!(
                 "Reusable source run {id} is from {run_path}, expected {expected_path}."
             ));
         }
-        let head = py_str(run.get("head_sha"));
+        let head = python_str_or_empty(run.get("head_sha"));
         if head.is_empty() {
             return refused(format!("Reusable source run {id} has no head_sha."));
         }
@@ -686,9 +676,9 @@ mod tests {
 
     #[test]
     fn python_conversions() {
-        assert_eq!(py_str(Some(&json!(2))), "2");
-        assert_eq!(py_str(Some(&json!(0))), "");
-        assert_eq!(py_str(Some(&Value::Null)), "");
+        assert_eq!(python_str_or_empty(Some(&json!(2))), "2");
+        assert_eq!(python_str_or_empty(Some(&json!(0))), "");
+        assert_eq!(python_str_or_empty(Some(&Value::Null)), "");
         assert_eq!(py_repr(Some(&json!("failure"))), "'failure'");
         assert_eq!(py_repr(None), "None");
     }

@@ -21,6 +21,21 @@ pub fn json_type_name(v: &Value) -> &'static str {
     }
 }
 
+/// Python's type name (`type(x).__name__`) of the value `json.loads` makes
+/// of `v`: `NoneType`, `bool`, `int`, `float`, `str`, `list`, `dict`.
+#[must_use]
+pub fn python_type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "NoneType",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}
+
 /// The YAML (PyYAML) type of a value loaded from YAML, with its article:
 /// `null`, `a boolean`, `an integer`, `a float`, `a string`, `a list`,
 /// `a mapping`.

@@ -28,4 +28,4 @@ pub use convert::{python_float, python_float_of_value, python_int, python_int_of
 pub use float::python_float_repr;
 pub use json::{dumps_like_python, write_dumps_like_python, write_json_string_like_python};
 pub use path::{python_path, python_path_join};
-pub use repr::{python_repr, python_repr_list, python_repr_str, python_str};
+pub use repr::{python_repr, python_repr_list, python_repr_str, python_str, python_str_or_empty};

@@ -84,10 +84,45 @@ pub fn python_str(v: &Value) -> String {
     }
 }
 
+/// `str(v or '')` of the Python value `json.loads` makes of `v` (a missing
+/// key is `None`): the empty string for every falsy value (`None`, `False`,
+/// `0`, `0.0`, `''`, `[]`, `{}`), else [`python_str`].
+#[must_use]
+pub fn python_str_or_empty(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null | Value::Bool(false)) => String::new(),
+        Some(Value::Number(n)) if n.as_f64() == Some(0.0) => String::new(),
+        Some(Value::Array(a)) if a.is_empty() => String::new(),
+        Some(Value::Object(o)) if o.is_empty() => String::new(),
+        Some(other) => python_str(other),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn str_or_empty_is_python_str_of_x_or_empty() {
+        for falsy in [
+            json!(null),
+            json!(false),
+            json!(0),
+            json!(0.0),
+            json!(""),
+            json!([]),
+            json!({}),
+        ] {
+            assert_eq!(python_str_or_empty(Some(&falsy)), "", "{falsy}");
+        }
+        assert_eq!(python_str_or_empty(None), "");
+        assert_eq!(python_str_or_empty(Some(&json!("abc"))), "abc");
+        assert_eq!(python_str_or_empty(Some(&json!(12))), "12");
+        assert_eq!(python_str_or_empty(Some(&json!(true))), "True");
+        assert_eq!(python_str_or_empty(Some(&json!(1.5))), "1.5");
+        assert_eq!(python_str_or_empty(Some(&json!(["a"]))), "['a']");
+    }
 
     #[test]
     fn reprs_match_python() {
