@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Version coherence of the reusable workflow, its actions and the binaries.
 # Every `sweepkit/sweepkit/actions/<tool>@<sha> # v<version>` in
-# .github/workflows/run-sweep.yml names one commit P, and the actions at P
-# download the binaries of P's crates, so:
+# .github/workflows/run-sweep.yml and in the callers' examples
+# (examples/*.yml) names one commit P, and the actions at P download the
+# binaries of P's crates, so:
 #
 #   actions/pin.sh check   exit 1 unless
 #                          - every ref names the same commit P, an ancestor
@@ -21,6 +22,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 wf=.github/workflows/run-sweep.yml
+shopt -s nullglob
+files=("$wf" examples/*.yml)
 pattern='sweepkit/sweepkit/actions/[a-z-]+@[0-9a-f]{40}( # v[^ ]+)?'
 code=(crates templates Cargo.toml Cargo.lock)
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
@@ -29,11 +32,11 @@ fail() { echo "pins: $*" >&2; exit 1; }
 
 case "${1:-check}" in
   check)
-    mapfile -t refs < <(grep -oE "$pattern" "$wf")
+    mapfile -t refs < <(grep -ohE "$pattern" "${files[@]}")
     [ "${#refs[@]}" -gt 0 ] || fail "$wf references none of this repository's actions"
     mapfile -t shas < <(printf '%s\n' "${refs[@]}" | sed -E 's/.*@([0-9a-f]{40}).*/\1/' | sort -u)
     if [ "${#shas[@]}" -ne 1 ]; then
-      fail "$wf references ${#shas[@]} different commits of this repository's actions (${shas[*]}); run actions/pin.sh <sha>"
+      fail "$wf and examples/ reference ${#shas[@]} different commits of this repository's actions (${shas[*]}); run actions/pin.sh <sha>"
     fi
     sha=${shas[0]}
     mapfile -t comments < <(printf '%s\n' "${refs[@]}" | sed -nE 's/.* # v([^ ]+)$/\1/p' | sort -u)
@@ -67,7 +70,7 @@ case "${1:-check}" in
   *)
     sha=$1
     [[ "$sha" =~ ^[0-9a-f]{40}$ ]] || { echo "usage: actions/pin.sh check | <40-hex sha>" >&2; exit 2; }
-    sed -E -i "s#(sweepkit/sweepkit/actions/[a-z-]+)@[0-9a-f]{40}( \# v[^ ]+)?#\1@$sha \# v$version#g" "$wf"
-    echo "pinned $(grep -cE "$pattern" "$wf") refs in $wf to $sha (v$version)"
+    sed -E -i "s#(sweepkit/sweepkit/actions/[a-z-]+)@[0-9a-f]{40}( \# v[^ ]+)?#\1@$sha \# v$version#g" "${files[@]}"
+    echo "pinned $(cat "${files[@]}" | grep -cE "$pattern") refs in $wf and examples/ to $sha (v$version)"
     ;;
 esac

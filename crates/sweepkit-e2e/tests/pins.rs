@@ -24,6 +24,7 @@ impl Repo {
             "Cargo.toml",
             "Cargo.lock",
             "templates/compare.md.j2",
+            "examples/trusted-external-sweep.yml",
         ] {
             let to = r.path().join(f);
             std::fs::create_dir_all(to.parent().unwrap()).unwrap();
@@ -154,6 +155,28 @@ fn fails_when_the_refs_disagree_or_their_version_is_not_cargo_tomls() {
     let (status, out) = r.check();
     assert_eq!(status, 1, "{out}");
     assert!(out.contains(&format!("'# v{}'", version())), "{out}");
+}
+
+#[test]
+fn the_callers_examples_are_pinned_and_checked_with_the_workflow() {
+    let r = Repo::new();
+    let code = r.git(&["rev-parse", "HEAD"]);
+    r.pin(&code);
+    let example = "examples/trusted-external-sweep.yml";
+    let text = std::fs::read_to_string(r.path().join(example)).unwrap();
+    assert!(
+        text.contains(&format!("/actions/sweep-ops@{code} # v{}", version())),
+        "the pin rewrites the examples too:\n{text}"
+    );
+    assert_eq!(r.check().0, 0);
+
+    // An example left at another commit is a disagreement.
+    let other = "0123456789abcdef0123456789abcdef01234567";
+    r.write(example, &text.replace(&format!("@{code}"), &format!("@{other}")));
+    r.commit("example elsewhere");
+    let (status, out) = r.check();
+    assert_eq!(status, 1, "{out}");
+    assert!(out.contains("2 different commits"), "{out}");
 }
 
 #[test]
