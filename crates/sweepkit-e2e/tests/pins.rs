@@ -172,7 +172,10 @@ fn the_callers_examples_are_pinned_and_checked_with_the_workflow() {
 
     // An example left at another commit is a disagreement.
     let other = "0123456789abcdef0123456789abcdef01234567";
-    r.write(example, &text.replace(&format!("@{code}"), &format!("@{other}")));
+    r.write(
+        example,
+        &text.replace(&format!("@{code}"), &format!("@{other}")),
+    );
     r.commit("example elsewhere");
     let (status, out) = r.check();
     assert_eq!(status, 1, "{out}");
