@@ -15,7 +15,12 @@
 //!   accepts the merge commit of the approved head and rejects a non-SHA, a
 //!   merge commit of another head, a checkout that is not a merge, a base
 //!   outside the checkout, and both modes at once; the example's `mode` job
-//!   refuses both and neither.
+//!   refuses both and neither;
+//! - in trusted mode the priority policy is the base's copy, taken by a
+//!   step that runs only in that mode: its script, run on a repository
+//!   whose fork head edits the policy, writes the base's content, and
+//!   writes nothing (the matrix step then fails on the missing file, as it
+//!   does outside this mode) when the base has no policy.
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
@@ -272,6 +277,19 @@ const COMMAND_STEP: &str = "Generate the matrix from the command line (manual en
 const CHECK_STEP: &str = "Check the approved revision (trusted dispatch)";
 const REUSE_STEP: &str = "Look up a reusable sweep (fails closed on main)";
 const RANGE_STEP: &str = "Diff range";
+const POLICY_STEP: &str = "Take the priority policy from the base (trusted dispatch)";
+/// Where the trusted-policy step leaves the base's policy (under RUNNER_TEMP).
+const TRUSTED_POLICY: &str = "trusted-ci-priority.yaml";
+
+/// The setup step called `name`.
+fn setup_step<'a>(wf: &'a Value, name: &str) -> &'a Value {
+    wf["jobs"]["setup"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|st| st["name"] == name)
+        .unwrap_or_else(|| panic!("setup has no step {name:?}"))
+}
 
 #[test]
 fn trusted_mode_sweeps_the_changelog_at_the_approved_head() {
@@ -286,9 +304,11 @@ fn trusted_mode_sweeps_the_changelog_at_the_approved_head() {
         "setup runs on the trusted dispatch"
     );
     let steps = running_steps(setup, &ctx);
-    for want in [CHECK_STEP, CHANGELOG_STEP] {
+    for want in [CHECK_STEP, POLICY_STEP, CHANGELOG_STEP] {
         assert!(steps.iter().any(|n| n == want), "{want} runs: {steps:?}");
     }
+    let at = |name: &str| steps.iter().position(|n| n == name).unwrap();
+    assert!(at(CHECK_STEP) < at(POLICY_STEP) && at(POLICY_STEP) < at(CHANGELOG_STEP));
     for not in [COMMAND_STEP, REUSE_STEP, RANGE_STEP] {
         assert!(!steps.iter().any(|n| n == not), "{not} is off: {steps:?}");
     }
@@ -304,6 +324,17 @@ fn trusted_mode_sweeps_the_changelog_at_the_approved_head() {
     let with = &step["with"];
     assert_eq!(common::eval_template(&s(&with["base-ref"]), &ctx), BASE);
     assert_eq!(common::eval_template(&s(&with["head-ref"]), &ctx), HEAD);
+    // The priority policy is the base's copy, not the checkout's file, even
+    // when the caller names another path.
+    ctx["steps"]["trusted-policy"] = json!({"outputs": {"file": "/tmp/runner/trusted.yaml"}});
+    let policy_of = |ctx: &Value| common::eval_template(&s(&with["priority-policy"]), ctx);
+    assert_eq!(policy_of(&ctx), "/tmp/runner/trusted.yaml");
+    let mut custom = ctx.clone();
+    custom["inputs"]["priority-policy"] = json!("ci/my-priority.yaml");
+    assert_eq!(policy_of(&custom), "/tmp/runner/trusted.yaml");
+    // Without the step's output, no path at all: never the checkout's copy.
+    ctx["steps"]["trusted-policy"] = json!({"outputs": {}});
+    assert_eq!(policy_of(&ctx), "");
     // The checkout is the merge commit, with full history.
     let checkout = &setup["steps"][0];
     assert_eq!(
@@ -363,7 +394,13 @@ fn the_manual_and_pr_paths_keep_their_steps() {
     assert!(common::eval_if(&s(&setup["if"]), &ctx, false));
     let steps = running_steps(setup, &ctx);
     assert!(steps.iter().any(|n| n == COMMAND_STEP), "{steps:?}");
-    for not in [CHECK_STEP, CHANGELOG_STEP, REUSE_STEP, RANGE_STEP] {
+    for not in [
+        CHECK_STEP,
+        POLICY_STEP,
+        CHANGELOG_STEP,
+        REUSE_STEP,
+        RANGE_STEP,
+    ] {
         assert!(!steps.iter().any(|n| n == not), "{not} is off: {steps:?}");
     }
     assert!(
@@ -378,9 +415,21 @@ fn the_manual_and_pr_paths_keep_their_steps() {
     for want in [RANGE_STEP, CHANGELOG_STEP, REUSE_STEP] {
         assert!(steps.iter().any(|n| n == want), "{want} runs: {steps:?}");
     }
-    for not in [CHECK_STEP, COMMAND_STEP] {
+    for not in [CHECK_STEP, POLICY_STEP, COMMAND_STEP] {
         assert!(!steps.iter().any(|n| n == not), "{not} is off: {steps:?}");
     }
+    // A PR reads the caller's policy path from its checkout, as before.
+    let with = &setup_step(&wf, CHANGELOG_STEP)["with"];
+    let mut pr = ctx.clone();
+    pr["inputs"]["priority-policy"] = json!("ci/my-priority.yaml");
+    assert_eq!(
+        common::eval_template(&s(&with["priority-policy"]), &pr),
+        "ci/my-priority.yaml"
+    );
+    assert_eq!(
+        common::eval_template(&s(&with["priority-policy"]), &ctx),
+        "configs/ci-priority.yaml"
+    );
 
     // A dispatch with neither mode sweeps nothing here (the example refuses it).
     let ctx = setup_ctx(&wf, "workflow_dispatch", &Map::new());
@@ -545,4 +594,129 @@ fn trusted_mode_compares_with_the_baseline() {
     let mut neither = setup_ctx(&wf, "workflow_dispatch", &Map::new());
     neither["needs"]["collect-results"] = json!({"result": "success", "outputs": {}});
     assert!(!common::eval_if(&s(&compare["if"]), &neither, false));
+}
+
+/// The trusted-policy step's script, run with bash on a repository where
+/// the fork's head edits the policy: it writes the base's content under
+/// RUNNER_TEMP and names that file; with no policy at the base it writes no
+/// file, so the matrix step fails as on any missing policy (exit 2, naming
+/// the file) rather than reading the fork's copy.
+#[test]
+fn the_trusted_policy_is_the_base_copy_never_the_forks() {
+    let wf = load(".github/workflows/run-sweep.yml");
+    let step = setup_step(&wf, POLICY_STEP);
+    assert_eq!(s(&step["id"]), "trusted-policy");
+    assert_eq!(s(&step["shell"]), "bash");
+    let script = s(&step["run"]);
+    assert!(!script.contains("${{"), "values go through env:");
+    let env_names: BTreeSet<&String> = step["env"].as_object().unwrap().keys().collect();
+    let want: BTreeSet<String> = ["BASE_SHA", "POLICY_PATH"].map(String::from).into();
+    assert_eq!(env_names, want.iter().collect());
+
+    // main: a (with policy "base"); the fork edits it; main moves to b; m = b + h.
+    let policy = "configs/ci-priority.yaml";
+    let build = |with_policy: bool| {
+        let repo = test_kit::temp_dir();
+        let r = repo.path();
+        std::fs::create_dir(r.join("configs")).unwrap();
+        git(r, &["init", "-q", "-b", "main"]);
+        commit(r, "perf-changelog.yaml", "- a\n");
+        if with_policy {
+            commit(r, policy, "version: 1 # base\n");
+        }
+        git(r, &["checkout", "-q", "-b", "fork"]);
+        let head = commit(r, policy, "version: 1 # fork: top priority\n");
+        git(r, &["checkout", "-q", "main"]);
+        let base = commit(r, "other.txt", "b\n");
+        git(r, &["checkout", "-q", "--detach", "main"]);
+        git(r, &["merge", "-q", "--no-ff", "-m", "merge", "fork"]);
+        (repo, base, head)
+    };
+    // The step's env, evaluated as the workflow wires it: the base is the
+    // revision check's output, the path the caller's input.
+    let run = |r: &Path, base: &str, head: &str, path: &str, temp: &Path| {
+        let mut given = Map::new();
+        given.insert("changelog-base-ref".into(), json!(base));
+        given.insert("changelog-head-ref".into(), json!(head));
+        given.insert("priority-policy".into(), json!(path));
+        let mut ctx = setup_ctx(&wf, "workflow_dispatch", &given);
+        ctx["steps"] = json!({"trusted-range": {"outputs": {"base": base, "head": head}}});
+        assert!(common::eval_if(&s(&step["if"]), &ctx, true));
+        let mut env: Vec<(String, String)> = step["env"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
+            .collect();
+        env.push(("RUNNER_TEMP".into(), temp.display().to_string()));
+        run_script(&script, r, &env)
+    };
+
+    let (repo, base, head) = build(true);
+    let r = repo.path();
+    assert_eq!(
+        std::fs::read_to_string(r.join(policy)).unwrap(),
+        "version: 1 # fork: top priority\n",
+        "the checkout holds the fork's edit"
+    );
+    let temp = test_kit::temp_dir();
+    let (out, outputs) = run(r, &base, &head, policy, temp.path());
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}");
+    let file = temp.path().join(TRUSTED_POLICY);
+    assert_eq!(outputs["file"], file.display().to_string().as_str());
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "version: 1 # base\n"
+    );
+    // `./` is the checkout's root, as in the matrix step.
+    let (out, _) = run(r, &base, &head, &format!("./{policy}"), temp.path());
+    assert!(out.status.success());
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "version: 1 # base\n"
+    );
+
+    // A path outside the repository is refused, with no output.
+    for bad in ["/etc/passwd", "../ci-priority.yaml", "configs/../../x", ""] {
+        let (out, outputs) = run(r, &base, &head, bad, temp.path());
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{bad}: {stdout}");
+        assert!(stdout.contains("::error::"), "{bad}: {stdout}");
+        assert!(outputs.is_empty(), "{bad}");
+    }
+
+    // No policy at the base: the step names the file but writes none (a
+    // stale one from an earlier step is gone) ...
+    let (repo, base, head) = build(false);
+    let r = repo.path();
+    assert!(r.join(policy).is_file(), "the fork added one");
+    let temp = test_kit::temp_dir();
+    let file = temp.path().join(TRUSTED_POLICY);
+    std::fs::write(&file, "stale\n").unwrap();
+    let (out, outputs) = run(r, &base, &head, policy, temp.path());
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("::notice::"), "{stdout}");
+    assert_eq!(outputs["file"], file.display().to_string().as_str());
+    assert!(!file.exists(), "no policy file is written");
+    // ... a directory at that path is no policy either ...
+    let (out, outputs) = run(r, &base, &head, "configs", temp.path());
+    assert!(out.status.success());
+    assert_eq!(outputs["file"], file.display().to_string().as_str());
+    assert!(!file.exists());
+    // ... and the priority annotation then fails on the missing file (2),
+    // as it does outside trusted mode.
+    let matrix = temp.path().join("matrix.json");
+    std::fs::write(&matrix, "[]").unwrap();
+    let pri = test_kit::tool_command("generate-matrix")
+        .args(["priority", "--input"])
+        .arg(&matrix)
+        .env("INPUT_POLICY", &file)
+        .current_dir(r)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&pri.stderr).into_owned();
+    assert_eq!(pri.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(TRUSTED_POLICY), "{stderr}");
 }
