@@ -720,3 +720,37 @@ fn the_trusted_policy_is_the_base_copy_never_the_forks() {
     assert_eq!(pri.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains(TRUSTED_POLICY), "{stderr}");
 }
+
+/// The compare job's eval thresholds are the base's in trusted mode (a fork
+/// cannot loosen the thresholds its evals are judged by), and the caller's
+/// `ref` otherwise.
+#[test]
+fn trusted_mode_judges_evals_by_the_base_thresholds() {
+    let wf = load(".github/workflows/run-sweep.yml");
+    let steps = wf["jobs"]["compare-results"]["steps"].as_array().unwrap();
+    let checkout = steps
+        .iter()
+        .find(|st| s(&st["name"]) == "Check out the eval thresholds")
+        .unwrap();
+    let sent = dispatched_inputs(&["sweep-enabled"]);
+    let given: Map<String, Value> = sent.into_iter().filter(|(k, _)| k != "test-name").collect();
+    let merge = s(&given["ref"]);
+    let base = s(&given["changelog-base-ref"]);
+    assert_ne!(merge, base);
+    let ctx = setup_ctx(&wf, "workflow_dispatch", &given);
+    assert_eq!(
+        common::eval_template(&s(&checkout["with"]["ref"]), &ctx),
+        base
+    );
+    let mut manual = Map::new();
+    manual.insert(
+        "generate-command".into(),
+        json!("test-config --config-keys k"),
+    );
+    manual.insert("ref".into(), json!("feature"));
+    let ctx = setup_ctx(&wf, "workflow_dispatch", &manual);
+    assert_eq!(
+        common::eval_template(&s(&checkout["with"]["ref"]), &ctx),
+        "feature"
+    );
+}
