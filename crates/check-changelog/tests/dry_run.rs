@@ -6,7 +6,8 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+use test_kit::{git, stderr, stdout};
 
 /// One-commit ranges (parent, commit) of the rewritten history, from the
 /// conformance cases named after them.
@@ -30,28 +31,15 @@ fn bundle() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/fixtures/history.bundle")
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// A clone of the real history.
 struct History {
-    _tmp: tempfile::TempDir,
+    _tmp: test_kit::TempDir,
     dir: PathBuf,
 }
 
 impl History {
     fn clone() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = test_kit::temp_dir();
         let dir = tmp.path().join("repo");
         git(
             tmp.path(),
@@ -72,14 +60,11 @@ impl History {
             &self.dir,
             &["-c", "advice.detachedHead=false", "checkout", "-q", head],
         );
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_check-changelog"));
-        cmd.args(args).current_dir(&self.dir);
-        for (k, _) in std::env::vars() {
-            if k.starts_with("INPUT_") || k.starts_with("GITHUB_") || k.starts_with("GIT_") {
-                cmd.env_remove(k);
-            }
-        }
-        cmd.output().unwrap()
+        test_kit::command(env!("CARGO_BIN_EXE_check-changelog"))
+            .args(args)
+            .current_dir(&self.dir)
+            .output()
+            .unwrap()
     }
 
     fn dry_run(&self, (base, head): (&str, &str), extra: &[&str]) -> Output {
@@ -87,14 +72,6 @@ impl History {
         args.extend_from_slice(extra);
         self.run_at(head, &args)
     }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]
@@ -111,7 +88,10 @@ fn the_table_summarises_the_legs_of_a_real_change_per_runner_and_bucket() {
     let o = h.dry_run(PR2550, &["--leg-minutes", "90", "--trim-conc"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     shown.push_str(&stdout(&o).replace(PR2550.0, "<base>"));
-    insta::assert_snapshot!(shown);
+    test_kit::assert_snapshot!(
+        "the_table_summarises_the_legs_of_a_real_change_per_runner_and_bucket",
+        shown
+    );
 }
 
 #[test]

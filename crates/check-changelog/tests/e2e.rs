@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 use sweep_changelog::git::Repo;
 use sweep_changelog::pipeline::Options;
 use test_kit::{stderr, stdout};
@@ -59,14 +59,14 @@ fn entry(key: &str, link: &str) -> String {
 }
 
 struct Fixture {
-    _tmp: tempfile::TempDir,
+    _tmp: test_kit::TempDir,
     dir: PathBuf,
 }
 
 impl Fixture {
     /// A repository on `main` with configs and a one-entry changelog.
     fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = test_kit::temp_dir();
         let dir = tmp.path().join("repo");
         std::fs::create_dir_all(dir.join("configs")).unwrap();
         let f = Fixture { _tmp: tmp, dir };
@@ -300,18 +300,17 @@ fn shallow_clone_without_the_base_names_fetch_depth() {
     f.commit("add alpha");
     let shallow = f.dir.parent().unwrap().join("shallow");
     let url = format!("file://{}", f.dir.display());
-    let st = Command::new("git")
-        .args([
+    test_kit::git(
+        f.dir.parent().unwrap(),
+        &[
             "clone",
             "-q",
             "--depth",
             "1",
             &url,
             shallow.to_str().unwrap(),
-        ])
-        .status()
-        .unwrap();
-    assert!(st.success());
+        ],
+    );
     let out = test_kit::command(env!("CARGO_BIN_EXE_check-changelog"))
         .args(["--base-ref", &base, "--head-ref", "HEAD"])
         .current_dir(&shallow)
@@ -579,7 +578,8 @@ fn resolve_conflict_keeps_main_and_appends_the_pr_entry() {
     ));
     f.commit("main entry");
     f.git(&["checkout", "-q", "pr"]);
-    let merge = Command::new("git")
+    let merge = test_kit::command("git")
+        .args(test_kit::GIT_SETTINGS)
         .args(["merge", "-q", "main"])
         .current_dir(&f.dir)
         .output()

@@ -3,19 +3,17 @@
 //! to judge or a bad threshold.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+use test_kit::stderr;
 
 fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_collect-results"));
-    cmd.args(args).current_dir(dir).env_clear();
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("run binary")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    test_kit::command(env!("CARGO_BIN_EXE_collect-results"))
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run binary")
 }
 
 fn aggregate(dir: &Path, body: &str) {
@@ -26,7 +24,7 @@ fn aggregate(dir: &Path, body: &str) {
 
 #[test]
 fn validate_agentic_exit_codes_and_messages() {
-    let tmp = tempfile::tempdir().expect("tmp");
+    let tmp = test_kit::temp_dir();
     let d = tmp.path();
     let args = ["validate-agentic", "results/aiperf_artifacts"];
     let threshold = [("AIPERF_FAILED_REQUEST_THRESHOLD", "0.10")];
@@ -80,7 +78,7 @@ fn validate_agentic_exit_codes_and_messages() {
 
 #[test]
 fn validate_agentic_results_counts_and_successes() {
-    let tmp = tempfile::tempdir().expect("tmp");
+    let tmp = test_kit::temp_dir();
     let d = tmp.path();
     let env = [("RESULT_FILENAME", "leg"), ("CONC_LIST", "8 16")];
     std::fs::write(

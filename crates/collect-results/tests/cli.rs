@@ -8,13 +8,13 @@ use serde_json::{Value, json};
 
 /// A temp working dir plus a command builder with a clean environment.
 struct Sandbox {
-    dir: tempfile::TempDir,
+    dir: test_kit::TempDir,
 }
 
 impl Sandbox {
     fn new() -> Self {
         Sandbox {
-            dir: tempfile::tempdir().expect("tempdir"),
+            dir: test_kit::temp_dir(),
         }
     }
     fn path(&self) -> &Path {

@@ -9,9 +9,10 @@
 //! 4998 to 5042, the formal window 5000..5040 at concurrency 8.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
+use test_kit::stderr;
 
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 const RESULT: &str = "leg_conc8_gpus_4_ctx_2_gen_2";
@@ -42,7 +43,7 @@ fn raw_result() -> Value {
 }
 
 struct Package {
-    dir: tempfile::TempDir,
+    dir: test_kit::TempDir,
 }
 
 impl Package {
@@ -72,8 +73,8 @@ impl Package {
         std::fs::write(&p, out.join("\n") + "\n").expect("write");
     }
     fn run(&self, extra: &[(&str, &str)]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_collect-results"));
-        cmd.arg("process").current_dir(self.dir.path()).env_clear();
+        let mut cmd = test_kit::command(env!("CARGO_BIN_EXE_collect-results"));
+        cmd.arg("process").current_dir(self.dir.path());
         for (k, v) in [
             ("RUNNER_TYPE", "gb200"),
             ("FRAMEWORK", "dynamo-sglang"),
@@ -115,7 +116,7 @@ impl Package {
 
 /// A package the producer would publish: evidence consistent with the bytes.
 fn package() -> Package {
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = test_kit::temp_dir();
     let power = dir.path().join("LOGS/power");
     std::fs::create_dir_all(power.join("windows")).expect("mkdir");
     let mut csv = String::from(
@@ -205,10 +206,6 @@ const ENERGY_KEYS: [&str; 13] = [
 
 /// A rewrite of the sample lines (header excluded).
 type SampleEdit = fn(Vec<String>) -> Vec<String>;
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// Best effort: exit 0, `power_valid` 0, no figure; strict: exit 1.
 /// Returns the sidecar.

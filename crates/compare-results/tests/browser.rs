@@ -184,11 +184,9 @@ fn seed_compare_svg_renders_frontiers_in_chromium() {
         eprintln!("!!! SKIPPED: seed-compare fixture not found");
         return;
     };
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = test_kit::temp_dir();
     let svg_path = dir.path().join("compare.svg");
-    let out = Command::new(env!("CARGO_BIN_EXE_compare-results"))
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+    let out = test_kit::command(env!("CARGO_BIN_EXE_compare-results"))
         .arg("--new")
         .arg(fixture.join("new/agg_bmk.json"))
         .arg("--baseline")
@@ -197,12 +195,7 @@ fn seed_compare_svg_renders_frontiers_in_chromium() {
         .arg(&svg_path)
         .output()
         .expect("run compare-results");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(0), "{}", test_kit::stderr(&out));
     let svg = std::fs::read_to_string(&svg_path).expect("svg written");
 
     // Regions of the first (interactivity) panel: its plot area below and

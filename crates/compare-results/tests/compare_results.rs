@@ -113,12 +113,12 @@ fn eval_row(conc: i64, strict: f64, se: f64, flex: f64) -> Value {
 }
 
 struct Fixture {
-    dir: tempfile::TempDir,
+    dir: test_kit::TempDir,
 }
 
 impl Fixture {
     fn new(base: &[Value], new: &[Value]) -> Self {
-        let dir = tempfile::tempdir().expect("tempdir");
+        let dir = test_kit::temp_dir();
         std::fs::create_dir_all(dir.path().join("base")).expect("mkdir");
         std::fs::create_dir_all(dir.path().join("new")).expect("mkdir");
         let f = Self { dir };
@@ -250,7 +250,7 @@ fn seed_run(dir: &Path, out: &Path) -> Output {
 #[test]
 fn seed_compare_json_matches_expected() {
     let Some(dir) = seed_fixture() else { return };
-    let out = tempfile::tempdir().expect("tempdir");
+    let out = test_kit::temp_dir();
     let o = seed_run(&dir, out.path());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let expected = read_json(&dir.join("expected.json"));
@@ -263,7 +263,7 @@ fn seed_compare_json_matches_expected() {
 #[test]
 fn seed_compare_markdown_reproduces_the_seed_table() {
     let Some(dir) = seed_fixture() else { return };
-    let out = tempfile::tempdir().expect("tempdir");
+    let out = test_kit::temp_dir();
     let o = seed_run(&dir, out.path());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let md = stdout(&o);
@@ -338,7 +338,7 @@ fn seed_compare_markdown_reproduces_the_seed_table() {
 #[test]
 fn seed_compare_svg_parses_and_has_both_series() {
     let Some(dir) = seed_fixture() else { return };
-    let out = tempfile::tempdir().expect("tempdir");
+    let out = test_kit::temp_dir();
     let o = seed_run(&dir, out.path());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     check_svg(&out.path().join("compare.svg"), &["TP2 EP1", "TP4 EP1"]);
@@ -537,7 +537,7 @@ fn seed_injected_regression_lists_the_point() {
             r["mean_ttft"] = json!(2.0); // baseline 1.5369 s: +30 %
         }
     }
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = test_kit::temp_dir();
     let new = tmp.path().join("agg_bmk.json");
     std::fs::write(&new, rows.to_string()).expect("write");
     let o = run(cmd()
@@ -835,7 +835,7 @@ mod pg {
         bin: PathBuf,
         data: PathBuf,
         as_postgres: bool,
-        _dir: tempfile::TempDir,
+        _dir: test_kit::TempDir,
         port: u16,
     }
 
@@ -890,7 +890,7 @@ mod pg {
             let as_postgres = is_root();
             // As root the server runs as `postgres`, which must reach the
             // directory: /tmp rather than a TMPDIR that may sit under /root.
-            let mut builder = tempfile::Builder::new();
+            let mut builder = test_kit::tempfile::Builder::new();
             builder.prefix("sweepkit-pg");
             let dir = if as_postgres {
                 builder.tempdir_in("/tmp")

@@ -8,30 +8,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
+use test_kit::{stderr, stdout};
 
-/// The binary with a scrubbed environment (no Actions, no DATABASE_URL, no
-/// action inputs).
+/// The binary with the kit's scrubbed environment (no Actions, no
+/// DATABASE_URL, no action inputs).
 fn cmd() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_compare-results"));
-    c.env_clear();
-    for k in ["PATH", "HOME", "TMPDIR"] {
-        if let Some(v) = std::env::var_os(k) {
-            c.env(k, v);
-        }
-    }
-    c
+    test_kit::command(env!("CARGO_BIN_EXE_compare-results"))
 }
 
 fn run(c: &mut Command) -> Output {
     c.output().expect("run compare-results")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn read_json(p: &Path) -> Value {
@@ -52,11 +38,11 @@ fn agg_row(conc: i64, tput: f64) -> Value {
 }
 
 /// A temp dir with result files.
-struct Dir(tempfile::TempDir);
+struct Dir(test_kit::TempDir);
 
 impl Dir {
     fn new() -> Self {
-        Self(tempfile::tempdir().expect("tempdir"))
+        Self(test_kit::temp_dir())
     }
 
     fn path(&self, rel: &str) -> PathBuf {
@@ -210,7 +196,7 @@ fn markdown_with_repeats_shows_n_and_the_spread() {
         md.contains("1000.0 ±3.0% → 960.0 ±1.0% (-4.0%, within noise)"),
         "{md}"
     );
-    insta::assert_snapshot!("noise_markdown", md);
+    test_kit::assert_snapshot!("noise_markdown", md);
 }
 
 #[test]

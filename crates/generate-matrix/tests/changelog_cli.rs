@@ -48,8 +48,8 @@ fn run(dir: &Path, actions: bool) -> Output {
     cmd.output().unwrap()
 }
 
-fn repo(addition: &str) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
+fn repo(addition: &str) -> test_kit::TempDir {
+    let tmp = test_kit::temp_dir();
     let d = tmp.path();
     std::fs::create_dir(d.join("configs")).unwrap();
     std::fs::write(d.join("configs/amd-master.yaml"), "{}\n").unwrap();

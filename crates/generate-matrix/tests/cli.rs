@@ -14,12 +14,12 @@ const RUNNERS: &str = "labels:\n  h200:\n    - h200-cw_00\n    - h200-nb_01\n  c
 const SN: &str = "tiny-fp8:\n  image: img:v1\n  model: org/Tiny\n  model-prefix: tiny\n  precision: fp8\n  framework: sglang\n  runner: h200\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - {SS}\n";
 
 struct Case {
-    dir: tempfile::TempDir,
+    dir: test_kit::TempDir,
 }
 
 impl Case {
     fn new(master: &str) -> Self {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = test_kit::temp_dir();
         std::fs::write(dir.path().join("master.yaml"), master).unwrap();
         std::fs::write(dir.path().join("runners.yaml"), RUNNERS).unwrap();
         Case { dir }

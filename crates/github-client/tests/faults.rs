@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use fake_github::{FakeGitHub, Fault, Route};
 use github_client::{Client, Config, Error, RetryPolicy};
 use serde_json::json;
+use test_kit::{FakeGitHub, Fault, Route};
 
 fn client(server: &FakeGitHub) -> Client {
     client_with(
@@ -42,7 +42,7 @@ fn policy(max_attempts: u32, base_delay: Duration, max_delay: Duration) -> Retry
 }
 
 fn server() -> FakeGitHub {
-    FakeGitHub::start().expect("fake server")
+    test_kit::fake_github()
 }
 
 #[test]
@@ -295,7 +295,7 @@ fn listing_of_objects_reads_the_named_key() {
 #[test]
 fn unreachable_server_is_a_transport_error_after_retries() {
     let c = client_with(
-        fake_github::closed_url().expect("port"),
+        test_kit::closed_url().expect("port"),
         None,
         policy(2, Duration::from_millis(1), Duration::from_millis(10)),
         Duration::from_secs(2),

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use fake_github::{FakeGitHub, Fault};
 use github_client::RetryPolicy;
 use github_client::fetch::{Get, GetError, get_text};
+use test_kit::{FakeGitHub, Fault};
 
 fn get(url: &str, timeout: Duration) -> Get<'_> {
     Get {
@@ -24,7 +24,7 @@ fn get(url: &str, timeout: Duration) -> Get<'_> {
 }
 
 fn server() -> FakeGitHub {
-    let s = FakeGitHub::start().expect("fake server");
+    let s = test_kit::fake_github();
     s.serve_bytes("/data", "application/json", "[1]");
     s
 }
@@ -66,7 +66,7 @@ fn a_client_error_is_final_with_status_and_body() {
         "{err:?}"
     );
     assert_eq!(err.to_string(), r#"HTTP 400: {"error":"Unknown model"}"#);
-    assert_eq!(s.count("GET", fake_github::BENCHMARKS_PATH), 1);
+    assert_eq!(s.count("GET", test_kit::fake_github::BENCHMARKS_PATH), 1);
 }
 
 #[test]
@@ -119,7 +119,7 @@ fn a_slow_answer_times_out_and_is_retried() {
 
 #[test]
 fn a_refused_connection_is_a_transport_error_after_the_retries() {
-    let url = format!("{}/data", fake_github::closed_url().expect("port"));
+    let url = format!("{}/data", test_kit::closed_url().expect("port"));
     let err = get_text(&get(&url, Duration::from_secs(5))).expect_err("refused");
     assert!(
         matches!(err, GetError::Transport { attempts: 3, .. }),

@@ -4,7 +4,7 @@
 //! not stageable, artifacts that fail validation, a forged callback).
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 use test_kit::{FakeGitHub, Route};
@@ -16,10 +16,9 @@ const RUNS: &str = "/repos/acme/bench/actions/workflows/run-sweep.yml/runs";
 const FRONTEND: &str = "/repos/SemiAnalysisAI/InferenceX-app/dispatches";
 
 fn run(s: &FakeGitHub, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_reuse-sweep"))
+    test_kit::command(env!("CARGO_BIN_EXE_reuse-sweep"))
         .args(args)
         .current_dir(dir)
-        .env_clear()
         .env("GITHUB_API_URL", s.base_url())
         .env("GH_TOKEN", "ghs_repo")
         .env("GITHUB_REPOSITORY", "acme/bench")

@@ -3,10 +3,10 @@
 //! that is not `success`, artifacts that do not qualify, a failed check).
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use fake_github::{FakeGitHub, Route};
 use serde_json::{Value, json};
+use test_kit::{FakeGitHub, Route, stderr};
 
 const R: &str = "/repos/acme/bench";
 const HEAD: &str = "feedface00000000000000000000000000000001";
@@ -16,12 +16,11 @@ const BASE: &str = "baseba5e00000000000000000000000000000000";
 
 /// Runs `sweep-ops args…` in `dir` against `s` with a scrubbed environment.
 fn run(s: &FakeGitHub, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sweep-ops"))
+    test_kit::command(env!("CARGO_BIN_EXE_sweep-ops"))
         .args(args)
         .current_dir(dir)
-        .env_clear()
         .env("GITHUB_API_URL", s.base_url())
-        .env("GH_TOKEN", "ghs_test")
+        .env("GH_TOKEN", test_kit::TEST_TOKEN)
         .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "1")
         .envs(env.iter().copied())
         .output()
@@ -37,10 +36,6 @@ fn code(out: &Output, want: i32) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn roles(s: &FakeGitHub) {
@@ -89,7 +84,7 @@ mod authorize_fork {
     }
 
     fn server(pull_body: Value) -> FakeGitHub {
-        let s = FakeGitHub::start().expect("server");
+        let s = test_kit::fake_github();
         roles(&s);
         s.add_route(Route::json("GET", &format!("{R}/pulls/42"), pull_body));
         s.add_route(Route::empty("POST", DISPATCH, 204));
@@ -147,7 +142,7 @@ mod authorize_fork {
     #[test]
     fn a_writer_label_dispatches_the_exact_head_and_links_the_new_run() {
         let s = server(pull(&["full-sweep-fail-fast", "all-evals"], HEAD));
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let out = authorize(
             &s,
             d.path(),
@@ -186,7 +181,7 @@ mod authorize_fork {
     fn maintain_and_admin_also_authorise() {
         for actor in ["maintainer", "owner"] {
             let s = server(pull(&["sweep-enabled"], HEAD));
-            let d = tempfile::tempdir().expect("tmp");
+            let d = test_kit::temp_dir();
             let out = authorize(
                 &s,
                 d.path(),
@@ -203,7 +198,7 @@ mod authorize_fork {
     fn a_read_only_or_unknown_labeler_is_refused_without_dispatch() {
         for actor in ["triager", "reader", "stranger"] {
             let s = server(pull(&["sweep-enabled"], HEAD));
-            let d = tempfile::tempdir().expect("tmp");
+            let d = test_kit::temp_dir();
             let out = authorize(
                 &s,
                 d.path(),
@@ -224,7 +219,7 @@ mod authorize_fork {
     #[test]
     fn a_head_that_moved_after_the_label_is_refused() {
         let s = server(pull(&["sweep-enabled"], MOVED));
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let out = authorize(
             &s,
             d.path(),
@@ -285,7 +280,7 @@ mod authorize_fork {
         ];
         for (p, ev, want) in cases {
             let s = server(p);
-            let d = tempfile::tempdir().expect("tmp");
+            let d = test_kit::temp_dir();
             let out = authorize(&s, d.path(), &ev, "writer");
             code(&out, 1);
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
@@ -297,7 +292,7 @@ mod authorize_fork {
     fn a_run_not_found_in_time_links_the_workflow_page() {
         let s = server(pull(&["sweep-enabled"], HEAD));
         s.add_sequence("GET", RUNS, vec![json!({"workflow_runs": []})]);
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let ev = event("sweep-enabled", HEAD, "fork/bench");
         let out = authorize_within(&s, d.path(), &ev, "writer", "0");
         code(&out, 0);
@@ -315,7 +310,7 @@ mod authorize_fork {
     #[test]
     fn a_failed_comment_after_the_dispatch_only_warns() {
         // No comment store: the comment POST gets the read-only 403.
-        let s = FakeGitHub::start().expect("server");
+        let s = test_kit::fake_github();
         roles(&s);
         s.add_route(Route::json(
             "GET",
@@ -332,7 +327,7 @@ mod authorize_fork {
             )
             .with_status(403),
         );
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let ev = event("sweep-enabled", HEAD, "fork/bench");
         let out = authorize_within(&s, d.path(), &ev, "writer", "0");
         code(&out, 0);
@@ -348,7 +343,7 @@ mod authorize_fork {
     #[test]
     fn an_unreadable_event_or_no_token_cannot_work() {
         let s = server(pull(&["sweep-enabled"], HEAD));
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let out = run(
             &s,
             d.path(),
@@ -387,7 +382,7 @@ mod merge {
     }
 
     fn server(pull_body: Value, run_conclusion: &str) -> FakeGitHub {
-        let s = FakeGitHub::start().expect("server");
+        let s = test_kit::fake_github();
         s.add_route(Route::json("GET", &format!("{R}/pulls/7"), pull_body));
         s.add_route(Route::paginated(
             "GET",
@@ -431,7 +426,7 @@ mod merge {
     }
 
     fn merge(s: &FakeGitHub, extra: &[&str]) -> Output {
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let mut args = vec![
             "merge",
             "--repo",
@@ -506,7 +501,7 @@ mod merge {
     fn phase_one_checks_and_authorises_without_merging() {
         let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
         s.with_comments("acme/bench", 7, vec![]);
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let out = run(
             &s,
             d.path(),
@@ -577,7 +572,7 @@ mod merge {
     #[test]
     fn a_non_ascii_head_sha_is_refused_without_a_panic() {
         let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let args = [
             "merge",
             "--repo",
@@ -609,7 +604,7 @@ mod merge {
         assert_eq!(s.count("PUT", PUT), 0);
         // Phase 1 refuses the same way and authorises nothing.
         s.with_comments("acme/bench", 7, vec![]);
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let out = run(
             &s,
             d.path(),
@@ -701,7 +696,7 @@ mod recover_ingest {
         source_artifacts: &[&str],
         merge_artifacts: &[&str],
     ) -> FakeGitHub {
-        let s = FakeGitHub::start().expect("server");
+        let s = test_kit::fake_github();
         s.add_route(Route::json(
             "GET",
             &format!("{R}/actions/runs/111"),
@@ -743,7 +738,7 @@ mod recover_ingest {
     }
 
     fn recover(s: &FakeGitHub, extra: &[&str]) -> Output {
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let mut args = vec![
             "recover-ingest",
             "--repo",
@@ -863,7 +858,7 @@ mod recover_ingest {
     #[test]
     fn swapped_run_ids_are_refused() {
         let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let out = run(
             &s,
             d.path(),
@@ -903,7 +898,7 @@ mod runner_digest {
     }
 
     fn server(runners: Vec<Value>) -> FakeGitHub {
-        let s = FakeGitHub::start().expect("server");
+        let s = test_kit::fake_github();
         s.add_route(Route::paginated(
             "GET",
             &format!("{R}/actions/runners"),
@@ -945,7 +940,7 @@ mod runner_digest {
             .rev()
             .collect();
         let s = server(runners);
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let out = digest(
             &s,
             d.path(),
@@ -953,7 +948,7 @@ mod runner_digest {
         );
         code(&out, 0);
         let md = String::from_utf8_lossy(&out.stdout).into_owned();
-        insta::assert_snapshot!("offline_digest", md);
+        test_kit::assert_snapshot!("offline_digest", md);
         assert_eq!(
             std::fs::read_to_string(d.path().join("summary.md")).expect("summary"),
             md
@@ -967,21 +962,21 @@ mod runner_digest {
     #[test]
     fn all_online_is_one_line_and_posts_nothing() {
         let s = server((0..3).map(|i| runner(i, "online")).collect());
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let out = digest(
             &s,
             d.path(),
             &["--comment-issue", "99", "--fail-on-offline"],
         );
         code(&out, 0);
-        insta::assert_snapshot!("online_digest", String::from_utf8_lossy(&out.stdout));
+        test_kit::assert_snapshot!("online_digest", String::from_utf8_lossy(&out.stdout));
         assert!(s.comments("acme/bench", 99).is_empty());
     }
 
     #[test]
     fn offline_runners_are_posted_and_can_fail_the_job() {
         let s = server(vec![runner(0, "offline"), runner(1, "online")]);
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let out = digest(
             &s,
             d.path(),
@@ -1002,22 +997,22 @@ mod runner_digest {
             json!({"id": 1, "name": "evil | @team [x](http://a.b)", "os": "<b>Linux</b>",
                                    "status": "offline", "labels": [{"name": "`x`", "type": "custom"}]}),
         ]);
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let out = digest(&s, d.path(), &[]);
         code(&out, 0);
-        insta::assert_snapshot!("hostile_digest", String::from_utf8_lossy(&out.stdout));
+        test_kit::assert_snapshot!("hostile_digest", String::from_utf8_lossy(&out.stdout));
     }
 
     #[test]
     fn organisation_runners_are_read_from_the_org_endpoint() {
-        let s = FakeGitHub::start().expect("server");
+        let s = test_kit::fake_github();
         s.add_route(Route::paginated(
             "GET",
             "/orgs/acme/actions/runners",
             json!({"runners": [runner(0, "offline")]}),
             "object:runners",
         ));
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let out = run(
             &s,
             d.path(),
@@ -1038,7 +1033,7 @@ mod runner_digest {
 
     #[test]
     fn a_token_that_cannot_list_runners_is_exit_2() {
-        let s = FakeGitHub::start().expect("server");
+        let s = test_kit::fake_github();
         s.add_route(
             Route::json(
                 "GET",
@@ -1047,7 +1042,7 @@ mod runner_digest {
             )
             .with_status(403),
         );
-        let d = tempfile::tempdir().expect("tmp");
+        let d = test_kit::temp_dir();
         let out = digest(&s, d.path(), &[]);
         code(&out, 2);
         assert!(stderr(&out).contains("HTTP 403"), "{}", stderr(&out));

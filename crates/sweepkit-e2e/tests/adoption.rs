@@ -25,7 +25,7 @@ fn run(repo: &Path, args: &[&str]) -> Output {
 
 #[test]
 fn written_workflow_pins_every_action_at_one_commit_and_check_catches_a_one_byte_edit() {
-    let repo = tempfile::tempdir().unwrap();
+    let repo = test_kit::temp_dir();
     let out = run(repo.path(), &["workflow", "write"]);
     assert!(out.status.success(), "write: {}", stderr(&out));
     let file = repo.path().join(".github/workflows/sweepkit-run-sweep.yml");

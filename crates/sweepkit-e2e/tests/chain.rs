@@ -312,7 +312,7 @@ fn s(v: &Value) -> String {
 
 #[test]
 fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let repo = tmp.path().join("repo");
     let work = tmp.path().join("work");
     let temp = tmp.path().join("runner-temp");
@@ -1000,7 +1000,7 @@ fn run_setup_and_plans(wf: &Value, config_file: &str, canary_mode: bool, work: &
 /// compare run; no PR comment and no ingest unless asked for.
 #[test]
 fn manual_entry_runs_a_test_config_command_through_the_same_legs() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let repo = tmp.path().join("repo");
     let work = tmp.path().join("work");
     let temp = tmp.path().join("runner-temp");
@@ -1247,7 +1247,7 @@ fn manual_entry_runs_a_test_config_command_through_the_same_legs() {
 /// lists word-split into arguments, switches from `true`/`false` inputs.
 #[test]
 fn generate_matrix_action_full_sweep_and_test_config() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let runner = Runner {
         github: vec![
             ("github.run_id".into(), RUN_ID.into()),
@@ -1318,7 +1318,7 @@ fn generate_matrix_action_full_sweep_and_test_config() {
 /// the setup job's lookup on a PR (no event action) never reuses.
 #[test]
 fn reuse_sweep_action_gate_and_setup_modes() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let gh = test_kit::fake_github();
     gh.with_comments(
         REPO,
@@ -1482,7 +1482,7 @@ done"#;
         env
     };
 
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let good = row(json!(["PREFILL_MEM_FRACTION=0.8", "FLAG_WITH_SPACES=a b"]));
     let ctx = ctx_for(&good, "h200-cw_07");
     let mut env = render_env(&ctx);

@@ -19,7 +19,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -64,11 +64,10 @@ fn run_step(
         .unwrap_or_else(|| panic!("no step {step_name:?}"));
     let github_env = dir.join("github_env");
     std::fs::write(&github_env, "").unwrap();
-    let mut c = Command::new("bash");
+    let mut c = test_kit::command("bash");
     c.args(["--noprofile", "--norc", "-eo", "pipefail", "-c"])
         .arg(step["run"].as_str().unwrap())
         .current_dir(dir)
-        .env_clear()
         .env(
             "PATH",
             format!(
@@ -161,7 +160,7 @@ fn an_agentic_leg_whose_result_fails_validation_fails_with_the_cause() {
         "runner": {"name": "h200-nb_03"}, "github": {"token": "t"},
     });
     for (errors, passes) in [("12", false), ("5", true)] {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = test_kit::temp_dir();
         let mut env = job_env(job, &ctx);
         env.push(("E2E_ERRORS".into(), errors.into()));
         for name in ["Set the leg environment", "Launch the benchmark"] {
@@ -228,7 +227,7 @@ done"#;
         "secrets": {}, "inputs": {"launch-command": launch, "leg-env": ""},
         "runner": {"name": "gb200-nv_1"}, "github": {"token": "t"},
     });
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let mut env = job_env(job, &ctx);
     for name in ["Set the leg environment", "Launch the multi-node benchmark"] {
         let out = run_step(job, name, &ctx, &mut env, tmp.path());
@@ -393,7 +392,7 @@ printf '%s' {SHA} >power-producer-sha.txt"#
         (out, last(&env, "RESULT_FILENAME"))
     };
 
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     write_power_package(tmp.path());
     let (out, result) = leg(tmp.path(), true);
     assert!(out.status.success(), "{}", text(&out));
@@ -462,7 +461,7 @@ printf '%s' {SHA} >power-producer-sha.txt"#
     // A package whose stored verdict disagrees: processed without energy,
     // and with require-power the step fails after writing the sidecar.
     for require_power in [false, true] {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = test_kit::temp_dir();
         write_power_package(tmp.path());
         let manifest = tmp.path().join("LOGS/power/manifest.json");
         let mut m: Value =
@@ -515,7 +514,7 @@ fn multi_node_eval_legs_verify_their_scores() {
         "(success() || failure()) && env.EVAL_ONLY == 'true'"
     );
     // Without eval-conc the leg's largest concurrency is the one requested.
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     std::fs::write(
         tmp.path().join("meta_env.json"),
         r#"{"model_prefix": "tiny", "framework": "sglang", "precision": "fp8", "conc": 32}"#,

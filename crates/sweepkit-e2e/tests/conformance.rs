@@ -400,7 +400,7 @@ fn run_case(tool: &str, case_dir: &Path, root: &Path) -> Result<(), String> {
     let expect = read_json(&case_dir.join("expect.json"))?;
     let args = read_json(&case_dir.join("args"))?;
     let args = args.as_array().ok_or("args is not a JSON array")?;
-    let tmp = tempfile::Builder::new()
+    let tmp = test_kit::tempfile::Builder::new()
         .prefix("conf-")
         .tempdir()
         .map_err(|e| format!("temporary directory: {e}"))?;
@@ -536,7 +536,7 @@ fn run_scenario(tool: &str, dir: &Path) -> Result<(), String> {
     let expected = read_json(&dir.join("expected.json"))?;
     let server = test_kit::fake_github::FakeGitHub::from_scenario(dir)
         .map_err(|e| format!("fake GitHub server: {e}"))?;
-    let tmp = tempfile::Builder::new()
+    let tmp = test_kit::tempfile::Builder::new()
         .prefix("ghconf-")
         .tempdir()
         .map_err(|e| format!("temporary directory: {e}"))?;

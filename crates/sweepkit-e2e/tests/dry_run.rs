@@ -9,10 +9,11 @@
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 use sweepkit_e2e::{tool, workspace_root};
+use test_kit::git;
 
 /// The families of the changelog matrix in output order; the first two
 /// hold buckets.
@@ -41,29 +42,12 @@ fn matrix_legs(m: &Value) -> Vec<(String, Value)> {
     out
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
+fn run(tool_name: &str, dir: &Path, args: &[&str]) -> Output {
+    test_kit::command(tool(tool_name))
         .args(args)
         .current_dir(dir)
         .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-fn run(tool_name: &str, dir: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::new(tool(tool_name));
-    cmd.args(args).current_dir(dir);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("INPUT_") || k.starts_with("GITHUB_") || k.starts_with("GIT_") {
-            cmd.env_remove(k);
-        }
-    }
-    cmd.output().unwrap()
+        .unwrap()
 }
 
 /// A recorded one-commit case: base, head, the generator flags after the
@@ -124,7 +108,7 @@ fn cases(corpus: &Path, repo: &Path) -> Vec<Case> {
 #[test]
 fn the_dry_run_schedules_exactly_the_legs_generate_matrix_emits_on_real_one_commit_ranges() {
     let corpus = workspace_root().join("tests/conformance");
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let repo = tmp.path().join("repo");
     git(
         tmp.path(),

@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 use sweepkit_e2e::workspace_root;
@@ -76,11 +76,10 @@ fn run_step(
         .unwrap_or_else(|| panic!("actions/{name} has no step {step:?}"));
     let script = dir.join("step.sh");
     std::fs::write(&script, s["run"].as_str().unwrap()).unwrap();
-    let mut c = Command::new("bash");
+    let mut c = test_kit::command("bash");
     c.args(["--noprofile", "--norc", "-eo", "pipefail"])
         .arg(&script)
         .current_dir(dir)
-        .env_clear()
         .env(
             "PATH",
             format!(

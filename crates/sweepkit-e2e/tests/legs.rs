@@ -284,7 +284,7 @@ fn run_split(input: &Path, family: Option<(&str, usize)>) -> Map<String, Value> 
 /// environment from the workflow, and returns the needs context and the
 /// measurements.
 fn split_and_measure(name: &str, ssc: &Value) -> (Value, Measured) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let input = tmp.path().join("search-space-config.json");
     std::fs::write(&input, ssc.to_string()).unwrap();
     let mut m = Measured {
@@ -484,7 +484,7 @@ fn a_synthetic_2000_leg_sweep_splits_within_githubs_and_linuxs_limits() {
     // One leg more than a family's part jobs hold: refused, naming the family.
     let too_big =
         json!({"single_node": {"1k1k": synthetic(4 * MAX_LEGS_PER_JOB + 1, &single, "h")}});
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let input = tmp.path().join("big.json");
     std::fs::write(&input, too_big.to_string()).unwrap();
     let out_file = tmp.path().join("out");
@@ -536,7 +536,7 @@ fn the_biggest_real_sweep_splits_within_the_limits() {
 /// `full-sweep` / `test-config`, nothing evaluated, clear failures.
 #[test]
 fn from_command_accepts_only_the_generator_subcommands_and_evaluates_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let run = |line: &str| {
         test_kit::tool_command("generate-matrix")
             .arg("from-command")

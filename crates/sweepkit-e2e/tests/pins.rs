@@ -11,11 +11,11 @@ use std::process::{Command, Output};
 
 use sweepkit_e2e::workspace_root as root;
 
-struct Repo(tempfile::TempDir);
+struct Repo(test_kit::TempDir);
 
 impl Repo {
     fn new() -> Repo {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = test_kit::temp_dir();
         let r = Repo(dir);
         for f in [
             "actions/pin.sh",

@@ -15,7 +15,7 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
 
 #[test]
 fn conflicting_primary_labels_fail_with_an_annotation_unless_allowed() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_kit::temp_dir();
     let out_file = dir.path().join("out");
     let env = [
         ("GITHUB_ACTIONS", "true"),
@@ -89,7 +89,7 @@ fn bad_inputs_are_rejected_naming_the_variable() {
 
 #[test]
 fn push_event_payload_decides_without_any_flag() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_kit::temp_dir();
     let event = dir.path().join("event.json");
     std::fs::write(
         &event,

@@ -30,7 +30,7 @@ fn executable(path: &Path, text: &str) {
 }
 
 struct Fixture {
-    tmp: tempfile::TempDir,
+    tmp: test_kit::TempDir,
     base: String,
     /// Serves `<tmp>/srv` (GET only, 404 when missing); records requests.
     server: FakeGitHub,
@@ -41,7 +41,7 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = test_kit::temp_dir();
         let stubs = tmp.path().join("stubs");
         std::fs::create_dir(&stubs).unwrap();
         for t in TOOLS {

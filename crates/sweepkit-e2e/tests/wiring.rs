@@ -60,16 +60,14 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// A bash command with a scrubbed environment, the tools first on PATH.
+/// A bash command with the kit's scrubbed environment plus `LANG` (the
+/// caller puts the tools first on PATH).
 fn bash(dir: &Path) -> Command {
-    let mut c = Command::new("bash");
+    let mut c = test_kit::command("bash");
     c.args(["--noprofile", "--norc", "-eo", "pipefail"])
-        .current_dir(dir)
-        .env_clear();
-    for k in ["HOME", "TMPDIR", "LANG"] {
-        if let Some(v) = std::env::var_os(k) {
-            c.env(k, v);
-        }
+        .current_dir(dir);
+    if let Some(v) = std::env::var_os("LANG") {
+        c.env("LANG", v);
     }
     c
 }
@@ -161,7 +159,7 @@ fn run_action(
         );
         ctx["inputs"][k] = json!(v);
     }
-    let temp = tempfile::tempdir().unwrap();
+    let temp = test_kit::temp_dir();
     let path_file = temp.path().join("github_path");
     std::fs::write(&path_file, "").unwrap();
     let summary = temp.path().join("summary.md");
@@ -328,7 +326,7 @@ fn write_runs(dir: &Path) {
 
 #[test]
 fn compare_job_passes_the_eval_aggregate_and_thresholds_when_present() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let dir = tmp.path();
     write_runs(dir);
     // Where the job's download and sparse checkout put them.
@@ -355,7 +353,7 @@ fn compare_job_passes_the_eval_aggregate_and_thresholds_when_present() {
 
 #[test]
 fn compare_job_without_evals_or_thresholds_compares_benchmarks_alone() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let dir = tmp.path();
     write_runs(dir);
     let (picked, run) = compare_job(dir);
@@ -427,8 +425,8 @@ fn compare_job_downloads_the_eval_aggregate_only_after_collect_evals_and_reads_t
 // 1b. The legs' "Verify eval scores" use the repository's thresholds.
 // ---------------------------------------------------------------------------
 
-fn eval_leg_dir(score: f64) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
+fn eval_leg_dir(score: f64) -> test_kit::TempDir {
+    let tmp = test_kit::temp_dir();
     write(
         tmp.path(),
         "meta_env.json",
@@ -492,7 +490,7 @@ fn aiperf_export(dir: &Path, rel: &str, errors: u32) {
 
 #[test]
 fn collect_results_action_runs_validate_agentic_with_its_inputs() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let dir = tmp.path();
     aiperf_export(dir, "results/aiperf_artifacts", 12);
     let job = [("AIPERF_FAILED_REQUEST_THRESHOLD", "0.10")];
@@ -555,7 +553,7 @@ fn collect_results_action_runs_validate_agentic_with_its_inputs() {
 
 #[test]
 fn collect_results_action_runs_validate_agentic_results_with_its_inputs() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let dir = tmp.path();
     for (stem, conc, ok) in [("leg", 8, 4), ("leg", 32, 0), ("other", 8, 3)] {
         write(
@@ -678,7 +676,7 @@ fn collect_results_action_passes_validate_scores_flags() {
 
 #[test]
 fn compare_results_action_passes_repeats_and_several_baselines() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let dir = tmp.path();
     write(
         dir,
@@ -729,7 +727,7 @@ fn compare_results_action_passes_repeats_and_several_baselines() {
 
 #[test]
 fn compare_results_action_passes_baseline_runs() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = test_kit::temp_dir();
     let dir = tmp.path();
     write(
         dir,

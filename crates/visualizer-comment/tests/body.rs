@@ -90,7 +90,7 @@ fn no_regression_body() {
         "{head:?}"
     );
     assert_eq!(head[1], "**Evals:** 2 of 2 at or above threshold");
-    insta::assert_snapshot!("no_regression", stable(&b.text));
+    test_kit::assert_snapshot!("no_regression", stable(&b.text));
 }
 
 #[test]
@@ -126,7 +126,7 @@ fn regression_body_lists_the_regressions_first() {
         head[1].ends_with("; and 2 more (see the tables)"),
         "{head:?}"
     );
-    insta::assert_snapshot!("regression", stable(&b.text));
+    test_kit::assert_snapshot!("regression", stable(&b.text));
 }
 
 #[test]
@@ -140,7 +140,7 @@ fn reused_run_body_names_both_runs() {
     assert!(b.text.contains(&format!(
         "Run: [run 32991847205]({RUN}) · benchmark results reused from [run 32880001234]({REUSED})"
     )));
-    insta::assert_snapshot!("reused_run", stable(&b.text));
+    test_kit::assert_snapshot!("reused_run", stable(&b.text));
 }
 
 #[test]
@@ -163,7 +163,7 @@ fn eval_failure_body_puts_the_failure_in_the_head() {
         head[1],
         "**Evals below threshold:** qwen3.5 fp4 b200 sglang 8k1k, TP2 EP1, conc 128: gsm8k 88.10% < 90 %"
     );
-    insta::assert_snapshot!("eval_failure", stable(&b.text));
+    test_kit::assert_snapshot!("eval_failure", stable(&b.text));
 }
 
 #[test]
@@ -187,7 +187,7 @@ fn fork_read_only_summary_warns_then_carries_the_body() {
     let full = body::render_full(&i).expect("full");
     let body_part = full.split_once('\n').map(|x| x.1).unwrap_or_default();
     assert!(s.ends_with(body_part), "the summary holds the whole body");
-    insta::assert_snapshot!("fork_read_only", stable(&s));
+    test_kit::assert_snapshot!("fork_read_only", stable(&s));
 }
 
 #[test]

@@ -59,7 +59,7 @@ fn closed_port_url() -> String {
 
 #[test]
 fn version_is_0_and_an_unknown_flag_is_2_for_every_tool() {
-    let tmp = tempfile::tempdir().expect("tmp");
+    let tmp = test_kit::temp_dir();
     for tool in TOOLS {
         let out = expect(OK, tool, &["--version"], tmp.path(), &[]);
         assert!(
@@ -143,7 +143,7 @@ fn commit(dir: &Path, msg: &str) -> String {
 
 #[test]
 fn check_changelog() {
-    let tmp = tempfile::tempdir().expect("tmp");
+    let tmp = test_kit::temp_dir();
     let d = tmp.path();
     git(d, &["init", "-q", "-b", "main"]);
     git(d, &["config", "user.email", "t@example.invalid"]);
@@ -236,7 +236,7 @@ fn check_changelog() {
 
 #[test]
 fn generate_matrix() {
-    let tmp = tempfile::tempdir().expect("tmp");
+    let tmp = test_kit::temp_dir();
     let d = tmp.path();
     write(d, "configs/nvidia-master.yaml", MASTER);
     write(d, "configs/runners.yaml", RUNNERS);
@@ -359,7 +359,7 @@ fn generate_matrix() {
 
 #[test]
 fn collect_results() {
-    let tmp = tempfile::tempdir().expect("tmp");
+    let tmp = test_kit::temp_dir();
     let d = tmp.path();
     expect(FAILED, "collect-results", &["aggregate"], d, &[]);
     // Exception fixed by the conformance corpus (aggregate-missing-directory):
@@ -424,7 +424,7 @@ fn agg_row(conc: i64, tput: f64) -> Value {
 
 #[test]
 fn compare_results() {
-    let tmp = tempfile::tempdir().expect("tmp");
+    let tmp = test_kit::temp_dir();
     let d = tmp.path();
     write(d, "base.json", &json!([agg_row(8, 1000.0)]).to_string());
     write(d, "same.json", &json!([agg_row(8, 1000.0)]).to_string());
@@ -444,7 +444,7 @@ fn compare_results() {
 
 #[test]
 fn success_rate() {
-    let tmp = tempfile::tempdir().expect("tmp");
+    let tmp = test_kit::temp_dir();
     let d = tmp.path();
     write(
         d,
@@ -453,7 +453,7 @@ fn success_rate() {
     );
     let args = ["--repo", "acme/bench", "--run-id", "77", "run_stats"];
     // No runner config: an input it needs.
-    let other = tempfile::tempdir().expect("tmp");
+    let other = test_kit::temp_dir();
     expect(FAILED, "success-rate", &args, other.path(), &[]);
     // Exception fixed by the conformance corpus (auth-failure-writes-null):
     // a token whose identity cannot be read gives `null` stats and exit 0.
@@ -518,7 +518,7 @@ fn success_rate() {
 
 #[test]
 fn visualizer_comment() {
-    let tmp = tempfile::tempdir().expect("tmp");
+    let tmp = test_kit::temp_dir();
     let d = tmp.path();
     let args = ["--repo", "acme/bench", "--pr-number", "5", "--run-id", "77"];
     expect(FAILED, "visualizer-comment", &args[..4], d, &[]);
@@ -536,7 +536,7 @@ fn visualizer_comment() {
 
 #[test]
 fn reuse_sweep() {
-    let tmp = tempfile::tempdir().expect("tmp");
+    let tmp = test_kit::temp_dir();
     let d = tmp.path();
     // find: no token, then a GitHub that cannot answer — both 2.
     let find = [
@@ -603,7 +603,7 @@ fn reuse_sweep() {
 
 #[test]
 fn sweep_ops() {
-    let tmp = tempfile::tempdir().expect("tmp");
+    let tmp = test_kit::temp_dir();
     let d = tmp.path();
     let digest = [
         "runner-digest",
@@ -674,7 +674,7 @@ fn sweep_ops() {
 
 #[test]
 fn sweepkit_workflow() {
-    let tmp = tempfile::tempdir().expect("tmp");
+    let tmp = test_kit::temp_dir();
     let d = tmp.path();
     let check = ["workflow", "check", "--dir", "wf"];
     // Nothing written yet: the file to check cannot be read.
