@@ -1,0 +1,26 @@
+//! The subcommands' glue, one module each, and the helpers they share.
+use std::path::PathBuf;
+
+use sweep_model::gha;
+
+pub(crate) mod agentic;
+pub(crate) mod aggregate;
+pub(crate) mod evals;
+pub(crate) mod process;
+pub(crate) mod validate;
+
+pub(crate) fn step_summary(md: &str) {
+    if gha::in_actions()
+        && let Err(e) = gha::append_step_summary(md)
+    {
+        eprintln!("warning: cannot append to $GITHUB_STEP_SUMMARY: {e}");
+    }
+}
+
+pub(crate) fn cwd() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+}
+
+pub(crate) fn env_lookup(name: &str) -> Option<String> {
+    std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+}

@@ -1,0 +1,134 @@
+//! `find`: flags and glue over `reuse_sweep::find`.
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use github_client::{Client, Config};
+use reuse_sweep::find::{FindArgs, FindError, Finder, Rules};
+use sweep_model::exit;
+use sweep_model::gha;
+
+use crate::fail;
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct FindCli {
+    /// Repository (`owner/name`).
+    #[arg(long, env = "INPUT_REPO")]
+    repo: String,
+    /// The commit of this run (merge commit on main, head SHA on a PR).
+    #[arg(long, env = "INPUT_COMMIT_SHA")]
+    commit_sha: String,
+    /// `github.event_name`.
+    #[arg(long, env = "INPUT_EVENT_NAME")]
+    event_name: String,
+    /// `github.event.action` (PR events).
+    #[arg(long, env = "INPUT_EVENT_ACTION", default_value = "")]
+    event_action: String,
+    /// PR number (required for `pull_request` `synchronize`); empty = none.
+    #[arg(long, env = "INPUT_PR_NUMBER", allow_negative_numbers = true)]
+    pr_number: Option<String>,
+    /// `github.ref`.
+    #[arg(long = "ref", env = "INPUT_REF")]
+    git_ref: String,
+    /// Workflow file of PR sweeps.
+    #[arg(long, env = "INPUT_WORKFLOW_ID", default_value = "run-sweep.yml")]
+    workflow_id: String,
+    /// Comma-separated labels that make a PR a full sweep; reuse needs one.
+    #[arg(
+        long,
+        env = "INPUT_FULL_SWEEP_LABEL",
+        default_value = "full-sweep-enabled,non-canary-full-sweep-enabled,full-sweep-fail-fast,full-sweep-fail-fast-no-canary"
+    )]
+    full_sweep_label: String,
+    /// Comma-separated labels whose sweeps cannot be reused.
+    #[arg(
+        long,
+        env = "INPUT_REUSE_INCOMPATIBLE_LABEL",
+        default_value = "evals-only,agentx-fast"
+    )]
+    reuse_incompatible_label: String,
+    /// The comment command.
+    #[arg(
+        long,
+        env = "INPUT_PINNED_RUN_COMMAND",
+        default_value = "/reuse-sweep-run"
+    )]
+    pinned_run_command: String,
+    /// Comma-separated `author_association` values whose commands count
+    /// (`--rules reference` only; strict rules ask the API for the permission).
+    #[arg(
+        long,
+        env = "INPUT_ALLOWED_AUTHOR_ASSOCIATIONS",
+        default_value = "OWNER,MEMBER,COLLABORATOR"
+    )]
+    allowed_author_associations: String,
+    /// Trust rules: `strict` (default) reads the commenter's repository
+    /// permission from the API and reuses only a `success` run of the PR's
+    /// head; `reference` is the reference's association-based, any-PR-commit
+    /// rules, kept only to check the recorded reference scenarios.
+    #[arg(
+        long,
+        env = "SWEEPKIT_REUSE_RULES",
+        value_enum,
+        default_value = "strict"
+    )]
+    rules: Rules,
+    /// File the outputs are appended to.
+    #[arg(long, env = "GITHUB_OUTPUT")]
+    github_output: Option<PathBuf>,
+}
+
+pub(crate) fn find(cli: FindCli) -> ExitCode {
+    // Checked before anything else, in every mode (reference behaviour).
+    let config = Config::from_env(&["GH_TOKEN", "GITHUB_TOKEN"]);
+    if config.token.is_none() {
+        return fail("GH_TOKEN or GITHUB_TOKEN is required", exit::FAILED);
+    }
+    let client = match Client::new(config) {
+        Ok(c) => c,
+        Err(e) => return fail(&e.to_string(), exit::FAILED),
+    };
+    let pr_number = match cli.pr_number.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(v) => match v.parse::<i64>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                eprintln!("error: --pr-number / INPUT_PR_NUMBER '{v}' is not an integer");
+                return exit::failed();
+            }
+        },
+    };
+    let args = FindArgs {
+        rules: cli.rules,
+        repo: cli.repo,
+        commit_sha: cli.commit_sha,
+        event_name: cli.event_name,
+        event_action: cli.event_action,
+        pr_number,
+        git_ref: cli.git_ref,
+        workflow_id: cli.workflow_id,
+        full_sweep_labels: cli.full_sweep_label,
+        reuse_incompatible_labels: cli.reuse_incompatible_label,
+        pinned_run_command: cli.pinned_run_command,
+        allowed_author_associations: cli.allowed_author_associations,
+    };
+    let outcome = match Finder::new(&client, &args).run() {
+        Ok(o) => o,
+        Err(e @ FindError::Refused(_)) => return fail(&e.to_string(), exit::REJECTED),
+        Err(e @ FindError::GitHub(_)) => return fail(&e.to_string(), exit::FAILED),
+    };
+    if let Some(path) = cli
+        .github_output
+        .as_ref()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        for (k, v) in outcome.pairs() {
+            if let Err(e) = gha::write_output(path, k, &v) {
+                return fail(&format!("writing {}: {e}", path.display()), exit::FAILED);
+            }
+        }
+    }
+    // stdout is the JSON object only (the action pipes it to jq for the
+    // job summary).
+    sweep_model::stdout::println(&outcome.to_json().to_string());
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,226 @@
+//! `stage-results`, `stage-dispatch` and `stage-callback`: flags and glue
+//! over `reuse_sweep::stage`.
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use github_client::{Client, Config};
+use sweep_model::exit;
+use sweep_model::gha;
+
+use crate::fail;
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct StageCli {
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    repo: String,
+    /// The `issue_comment` event payload (PR number, body, commenter).
+    #[arg(long, env = "GITHUB_EVENT_PATH")]
+    event_path: PathBuf,
+    /// Workflow file of PR sweeps.
+    #[arg(long, env = "INPUT_WORKFLOW_ID", default_value = "run-sweep.yml")]
+    workflow_id: String,
+    #[arg(long, env = "GITHUB_OUTPUT")]
+    github_output: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct StageDispatchCli {
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    repo: String,
+    #[arg(long, env = "INPUT_PR_NUMBER")]
+    pr_number: u64,
+    #[arg(long, env = "INPUT_RUN_ID")]
+    run_id: u64,
+    #[arg(long, env = "INPUT_RUN_ATTEMPT")]
+    run_attempt: u64,
+    #[arg(long, env = "INPUT_RUN_DATE")]
+    run_date: String,
+    #[arg(long, env = "INPUT_RUN_URL")]
+    run_url: String,
+    #[arg(long, env = "INPUT_REQUESTED_BY")]
+    requested_by: String,
+    /// The run's artifacts, downloaded (`gh run download` layout).
+    #[arg(long, env = "INPUT_ARTIFACTS_DIR")]
+    artifacts_dir: PathBuf,
+    /// Frontend repository receiving the `stage-results` dispatch.
+    #[arg(
+        long,
+        env = "INPUT_FRONTEND_REPOSITORY",
+        default_value = "SemiAnalysisAI/InferenceX-app"
+    )]
+    frontend_repository: String,
+    #[arg(long, env = "GITHUB_OUTPUT")]
+    github_output: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct StageCallbackCli {
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    repo: String,
+    /// The `repository_dispatch` event payload.
+    #[arg(long, env = "GITHUB_EVENT_PATH")]
+    event_path: PathBuf,
+    /// The only accepted callback `source-repository`.
+    #[arg(
+        long,
+        env = "INPUT_FRONTEND_REPOSITORY",
+        default_value = "SemiAnalysisAI/InferenceX-app"
+    )]
+    frontend_repository: String,
+    #[arg(long, env = "GITHUB_SERVER_URL", default_value = "https://github.com")]
+    server_url: String,
+    /// Root of the staging site the success comment links.
+    #[arg(
+        long,
+        env = "INPUT_STAGING_SITE",
+        default_value = "https://inferencemax-app-git-staging-semianalysisai.vercel.app"
+    )]
+    staging_site: String,
+}
+
+/// A client with the first token of `vars`, or the exit-2 failure.
+fn stage_client(vars: &[&str]) -> Result<Client, ExitCode> {
+    let config = Config::from_env(vars);
+    if config.token.is_none() {
+        return Err(fail(
+            &format!("{} is required", vars.join(" or ")),
+            exit::FAILED,
+        ));
+    }
+    Client::new(config).map_err(|e| fail(&e.to_string(), exit::FAILED))
+}
+
+fn stage_fail(e: reuse_sweep::stage::StageError) -> ExitCode {
+    use reuse_sweep::stage::StageError;
+    let code = match e {
+        StageError::Refused(_) => exit::REJECTED,
+        _ => exit::FAILED,
+    };
+    fail(&e.to_string(), code)
+}
+
+fn write_pairs(path: Option<&std::path::Path>, pairs: &[(&str, String)]) -> Result<(), ExitCode> {
+    let Some(path) = path.filter(|p| !p.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    for (k, v) in pairs {
+        gha::write_output(path, k, v)
+            .map_err(|e| fail(&format!("writing {}: {e}", path.display()), exit::FAILED))?;
+    }
+    Ok(())
+}
+
+pub(crate) fn stage_results(c: StageCli) -> ExitCode {
+    use reuse_sweep::stage;
+    let event = match stage::read_event(&c.event_path) {
+        Ok(v) => v,
+        Err(e) => return stage_fail(e),
+    };
+    let (Some(pr), Some(body), Some(actor)) = (
+        event
+            .pointer("/issue/number")
+            .and_then(serde_json::Value::as_u64),
+        event
+            .pointer("/comment/body")
+            .and_then(serde_json::Value::as_str),
+        event
+            .pointer("/comment/user/login")
+            .and_then(serde_json::Value::as_str),
+    ) else {
+        return fail(
+            &format!(
+                "{}: not an issue_comment payload (issue.number, comment.body, comment.user.login)",
+                c.event_path.display()
+            ),
+            exit::FAILED,
+        );
+    };
+    let client = match stage_client(&["GH_TOKEN", "GITHUB_TOKEN"]) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let args = stage::RequestArgs {
+        repo: c.repo,
+        pr,
+        body: body.to_string(),
+        actor: actor.to_string(),
+        workflow: c.workflow_id,
+    };
+    let source = match stage::request(&client, &args) {
+        Ok(s) => s,
+        Err(e) => return stage_fail(e),
+    };
+    if let Err(code) = write_pairs(c.github_output.as_deref(), &source.pairs()) {
+        return code;
+    }
+    let json: serde_json::Map<String, serde_json::Value> = source
+        .pairs()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), serde_json::Value::String(v)))
+        .collect();
+    sweep_model::stdout::println(&serde_json::Value::Object(json).to_string());
+    ExitCode::SUCCESS
+}
+
+pub(crate) fn stage_dispatch(c: StageDispatchCli) -> ExitCode {
+    use reuse_sweep::stage;
+    let (client, frontend) = match (
+        stage_client(&["GH_TOKEN", "GITHUB_TOKEN"]),
+        stage_client(&["STAGE_TOKEN"]),
+    ) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    let args = stage::DispatchArgs {
+        repo: c.repo,
+        pr: c.pr_number,
+        source: stage::Source {
+            run_id: c.run_id,
+            run_attempt: c.run_attempt,
+            run_date: c.run_date,
+            requested_by: c.requested_by,
+            run_url: c.run_url,
+        },
+        artifacts_dir: c.artifacts_dir,
+        frontend_repo: c.frontend_repository,
+    };
+    match stage::dispatch(&client, &frontend, &args) {
+        Ok(id) => {
+            if let Err(code) = write_pairs(
+                c.github_output.as_deref(),
+                &[("comment-id", id.to_string())],
+            ) {
+                return code;
+            }
+            sweep_model::stdout::println(&id.to_string());
+            ExitCode::SUCCESS
+        }
+        Err(e) => stage_fail(e),
+    }
+}
+
+pub(crate) fn stage_callback(c: StageCallbackCli) -> ExitCode {
+    use reuse_sweep::stage;
+    let event = match stage::read_event(&c.event_path) {
+        Ok(v) => v,
+        Err(e) => return stage_fail(e),
+    };
+    let client = match stage_client(&["GH_TOKEN", "GITHUB_TOKEN"]) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let args = stage::CallbackArgs {
+        repo: c.repo,
+        event,
+        frontend_repo: c.frontend_repository,
+        server_url: c.server_url,
+        staging_site: c.staging_site,
+    };
+    match stage::callback(&client, &args) {
+        Ok(r) => {
+            sweep_model::stdout::println(&r.body);
+            ExitCode::SUCCESS
+        }
+        Err(e) => stage_fail(e),
+    }
+}

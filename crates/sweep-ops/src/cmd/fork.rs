@@ -1,0 +1,69 @@
+//! `authorize-fork`: flags and glue over `sweep_ops::fork`.
+use std::path::PathBuf;
+
+use anyhow::Context;
+use serde_json::Value;
+use sweep_model::exit;
+use sweep_ops::fork;
+
+use super::{client, outputs, poll};
+use crate::Failure;
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct ForkCli {
+    /// Repository (`owner/name`).
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    repo: String,
+    /// The `pull_request_target` event payload.
+    #[arg(long, env = "GITHUB_EVENT_PATH")]
+    event_path: PathBuf,
+    /// Who applied the label.
+    #[arg(long, env = "GITHUB_ACTOR")]
+    actor: String,
+    /// Workflow file to dispatch (the manual sweep entry).
+    #[arg(long, env = "INPUT_WORKFLOW", default_value = "e2e-tests.yml")]
+    workflow: String,
+    /// Seconds to look for the dispatched run (its link goes in the comment).
+    #[arg(long, env = "INPUT_LOOKUP_TIMEOUT", default_value_t = 30)]
+    lookup_timeout: u64,
+    /// Seconds between run lookups.
+    #[arg(long, env = "INPUT_POLL_INTERVAL", default_value_t = 2)]
+    poll_interval: u64,
+    #[arg(long, env = "GITHUB_SERVER_URL", default_value = "https://github.com")]
+    server_url: String,
+    #[arg(long, env = "GITHUB_OUTPUT")]
+    github_output: Option<PathBuf>,
+}
+
+pub(crate) fn authorize_fork(c: ForkCli) -> Result<u8, Failure> {
+    let text = std::fs::read_to_string(&c.event_path)
+        .with_context(|| format!("reading the event payload {}", c.event_path.display()))?;
+    let event: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not JSON", c.event_path.display()))?;
+    let client = client(&["GH_TOKEN", "GITHUB_TOKEN"])?;
+    let args = fork::ForkArgs {
+        repo: c.repo,
+        event,
+        actor: c.actor,
+        workflow: c.workflow,
+        server_url: c.server_url.trim_end_matches('/').to_string(),
+        lookup: poll(c.lookup_timeout, c.poll_interval),
+    };
+    let d = fork::authorize(&client, &args)?;
+    let run = d.run_url.clone().unwrap_or_default();
+    outputs(
+        c.github_output.as_deref(),
+        &[
+            ("head-sha", d.head_sha.clone()),
+            ("merge-sha", d.merge_sha.clone()),
+            ("run-url", run.clone()),
+        ],
+    )?;
+    let mut summary = serde_json::json!({
+        "pr-number": d.pr_number, "head-sha": d.head_sha, "merge-sha": d.merge_sha,
+        "label": d.label, "run-url": run, "commented": d.commented,
+    });
+    summary["inputs"] = d.inputs;
+    sweep_model::stdout::println(&summary.to_string());
+    Ok(exit::OK)
+}
