@@ -143,6 +143,17 @@ impl Error {
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// A collaborator's access to a repository, as the permission endpoint
+/// answers it ([`Client::collaborator_access`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Access {
+    /// `permission`: `admin`, `write`, `read` or `none`.
+    pub permission: Option<String>,
+    /// `role_name`: `admin`, `maintain`, `write`, `triage`, `read` or a
+    /// custom role.
+    pub role_name: Option<String>,
+}
+
 /// Where and how to talk to GitHub.
 #[derive(Clone)]
 pub struct Config {
@@ -274,6 +285,22 @@ impl Client {
     pub fn get(&self, path: &str, query: &[(&str, &str)]) -> Result<Value> {
         let uri = with_query(path, query);
         Ok(self.call(Verb::Get, &uri, None)?.body)
+    }
+
+    /// `login`'s access to `repo` (`GET
+    /// /repos/{repo}/collaborators/{login}/permission`); `None` when GitHub
+    /// does not know `login` as a collaborator (404). Each caller decides
+    /// which roles or permissions it trusts.
+    pub fn collaborator_access(&self, repo: &str, login: &str) -> Result<Option<Access>> {
+        let path = format!("/repos/{repo}/collaborators/{}/permission", encode(login));
+        match self.get(&path, &[]) {
+            Ok(v) => Ok(Some(Access {
+                permission: v["permission"].as_str().map(str::to_string),
+                role_name: v["role_name"].as_str().map(str::to_string),
+            })),
+            Err(e) if e.status() == Some(404) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Every item of a list endpoint: `per_page=100`, then `Link: rel="next"`

@@ -453,17 +453,15 @@ impl<'a> Finder<'a> {
         if let Some(ok) = self.permissions.get(&login) {
             return Ok(*ok);
         }
-        let path = self.path(&format!("/collaborators/{}/permission", encode(&login)));
-        let (ok, why) = match self.client.get(&path, &[]) {
-            Ok(v) => {
-                let role = python_str_or_empty(v.get("role_name"));
-                let permission = python_str_or_empty(v.get("permission"));
+        let (ok, why) = match self.client.collaborator_access(&self.repo, &login)? {
+            Some(access) => {
+                let role = access.role_name.unwrap_or_default();
+                let permission = access.permission.unwrap_or_default();
                 let ok = AUTHORISING_ROLES.contains(&role.as_str())
                     || WRITE_PERMISSIONS.contains(&permission.as_str());
                 (ok, format!("role '{role}', permission '{permission}'"))
             }
-            Err(e) if e.status() == Some(404) => (false, "not a collaborator".to_string()),
-            Err(e) => return Err(e.into()),
+            None => (false, "not a collaborator".to_string()),
         };
         if !ok {
             eprintln!(

@@ -133,16 +133,14 @@ fn post_comment(client: &Client, repo: &str, number: u64, body: &str) -> Result<
 }
 
 fn can_write(client: &Client, repo: &str, login: &str) -> Result<(bool, String)> {
-    let path = format!("/repos/{repo}/collaborators/{}/permission", encode(login));
-    let v = match client.get(&path, &[]) {
-        Ok(v) => v,
-        Err(e) if e.status() == Some(404) => return Ok((false, "none".into())),
-        Err(e) => return Err(e.into()),
+    let Some(access) = client.collaborator_access(repo, login)? else {
+        return Ok((false, "none".into()));
     };
-    let role = v["role_name"].as_str().unwrap_or("");
-    let permission = v["permission"].as_str().unwrap_or("none");
-    let ok = AUTHORISING_ROLES.contains(&role) || WRITE_PERMISSIONS.contains(&permission);
-    Ok((ok, permission.to_string()))
+    let role = access.role_name.unwrap_or_default();
+    let permission = access.permission.unwrap_or_else(|| "none".into());
+    let ok = AUTHORISING_ROLES.contains(&role.as_str())
+        || WRITE_PERMISSIONS.contains(&permission.as_str());
+    Ok((ok, permission))
 }
 
 /// Resolves a `/stage-results` comment (module doc). Refusals the reference

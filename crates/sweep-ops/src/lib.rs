@@ -15,7 +15,7 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use github_client::{Client, encode};
+use github_client::Client;
 use serde_json::Value;
 
 pub mod digest;
@@ -106,12 +106,10 @@ impl Poll {
 /// The `permission` of `login` on `repo`; `none` for a user who is not a
 /// collaborator (GitHub's 404).
 pub fn permission(client: &Client, repo: &str, login: &str) -> Result<String> {
-    let path = format!("/repos/{repo}/collaborators/{}/permission", encode(login));
-    match client.get(&path, &[]) {
-        Ok(v) => Ok(str_at(&v, "/permission").unwrap_or("none").to_string()),
-        Err(e) if e.status() == Some(404) => Ok("none".to_string()),
-        Err(e) => Err(e.into()),
-    }
+    Ok(client
+        .collaborator_access(repo, login)?
+        .and_then(|a| a.permission)
+        .unwrap_or_else(|| "none".to_string()))
 }
 
 /// Refuses unless `login` has one of [`TRUSTED_PERMISSIONS`] on `repo`.
