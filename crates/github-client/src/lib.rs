@@ -36,6 +36,7 @@ pub use retry::RetryPolicy;
 
 pub mod fetch;
 mod retry;
+pub mod trust;
 
 /// Public GitHub's API root.
 pub const DEFAULT_API_URL: &str = "https://api.github.com";
