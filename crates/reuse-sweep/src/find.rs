@@ -8,64 +8,18 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use github_client::trust::{head_repository, may_write, run_is_from};
 use github_client::{Client, encode};
 use serde_json::Value;
 use sweep_model::python::python_str_or_empty;
 
 use crate::command;
 
-/// Which trust rules decide authorisation and the source run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Rules {
-    /// Fail closed (the default): a command counts only when its author
-    /// has write, maintain or admin permission on the repository (read from
-    /// the collaborator permission endpoint); the source run must be a
-    /// `success` run of the PR's swept head (see [`swept_head`]), pinned or not.
-    #[default]
-    Strict,
-    /// The reference's rules, kept only so the recorded reference scenarios
-    /// can be checked: the `author_association` string decides, any commit
-    /// that is still in the PR may be the source, and a pinned run may also
-    /// be `failure` or `cancelled`. Never for production use.
-    Reference,
-}
-
-/// Repository roles whose holders may authorise a reuse (`role_name` of the
-/// collaborator permission endpoint; custom roles report their base
-/// `permission`, checked against [`WRITE_PERMISSIONS`]).
-pub const AUTHORISING_ROLES: [&str; 3] = ["admin", "maintain", "write"];
-/// `permission` values (the legacy field: maintain reports `write`) that
-/// may authorise.
-pub const WRITE_PERMISSIONS: [&str; 2] = ["admin", "write"];
-
-/// The commit whose sweep a reuse stands for: the PR's newest commit that is
-/// neither a merge commit nor tagged `[skip-sweep]` (the commits the reuse
-/// protocol itself adds after the sweep, `merge_with_reuse`: the merge of
-/// main and the refresh commit). `commits` is the PR's commit list in API
-/// order (oldest first).
-pub fn swept_head(commits: &[Value]) -> Option<String> {
-    commits
-        .iter()
-        .rev()
-        .find(|c| {
-            let parents = c
-                .get("parents")
-                .and_then(Value::as_array)
-                .map_or(1, Vec::len);
-            let message = c
-                .pointer("/commit/message")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            parents <= 1 && !message.contains("[skip-sweep]")
-        })
-        .map(|c| python_str_or_empty(c.get("sha")))
-        .filter(|s| !s.is_empty())
-}
+pub use github_client::trust::{AUTHORISING_ROLES, WRITE_PERMISSIONS, swept_head};
 
 /// Inputs, with the reference's flag names and defaults.
 #[derive(Debug, Clone)]
 pub struct FindArgs {
-    pub rules: Rules,
     pub repo: String,
     pub commit_sha: String,
     pub event_name: String,
@@ -76,7 +30,6 @@ pub struct FindArgs {
     pub full_sweep_labels: String,
     pub reuse_incompatible_labels: String,
     pub pinned_run_command: String,
-    pub allowed_author_associations: String,
 }
 
 /// The eight outputs, always in this order.
@@ -323,69 +276,41 @@ impl<'a> Finder<'a> {
                 let run = self
                     .client
                     .get(&self.path(&format!("/actions/runs/{id}")), &[])?;
-                let why = match a.rules {
-                    Rules::Strict => format!(
-                        "PR #{pr_number} approved reusable full sweep from pinned run {id}: it concluded success on the PR's head commit {} and has result artifacts",
-                        python_str_or_empty(run.get("head_sha"))
-                    ),
-                    Rules::Reference => {
-                        format!("PR #{pr_number} approved reusable full sweep from pinned run {id}")
-                    }
-                };
+                let why = format!(
+                    "PR #{pr_number} approved reusable full sweep from pinned run {id}: it concluded success on the PR's head commit {} and has result artifacts",
+                    python_str_or_empty(run.get("head_sha"))
+                );
                 (run, why)
             }
             None => {
                 let head_branch = python_str_or_empty(pr.get("head").and_then(|h| h.get("ref")));
-                let all = self.pr_commits(pr_number)?;
-                if all.is_empty() {
+                if self.pr_commit_list(pr_number)?.is_empty() {
                     return refused(format!("PR #{pr_number} has no commits."));
                 }
-                let shas = match a.rules {
-                    Rules::Reference => all,
-                    Rules::Strict => match self.swept_head(pr_number)? {
-                        Some(h) => BTreeSet::from([h]),
-                        None => {
-                            return refused(format!(
-                                "PR #{pr_number} has no commit that a sweep could have run on (every commit is a merge or [skip-sweep])."
-                            ));
-                        }
-                    },
-                };
-                let found = self.latest_successful_run(&head_branch, &shas)?;
-                if a.rules == Rules::Strict
-                    && found.is_none()
-                    && let Some(head) = shas.iter().next()
-                {
+                let Some(head) = self.swept_head(pr_number)? else {
                     return refused(format!(
-                        "PR #{pr_number} has {cmd} authorization but no successful {} pull_request run with result artifacts was found for its head commit {head} (the newest commit that is not a merge or [skip-sweep]); runs of older commits are not reused. Re-run the sweep on that commit, or pin a successful run of it with `{cmd} <run_id>`.",
-                        a.workflow_id
+                        "PR #{pr_number} has no commit that a sweep could have run on (every commit is a merge or [skip-sweep])."
                     ));
-                }
-                let Some(run) = found else {
+                };
+                let Some(run) = self.latest_successful_run(&head_branch, &head)? else {
                     return refused(format!(
-                        "PR #{pr_number} has {cmd} authorization but no successful {} pull_request run was found for any of its {} commit(s); pin a specific run with `{cmd} <run_id>`.",
-                        a.workflow_id,
-                        shas.len()
+                        "PR #{pr_number} has {cmd} authorization but no successful {} pull_request run with result artifacts was found for its head commit {head} (the newest commit that is not a merge or [skip-sweep]); runs of older commits, and runs triggered from anywhere but {}, are not reused. Re-run the sweep on that commit, or pin a successful run of it with `{cmd} <run_id>`.",
+                        a.workflow_id, a.repo
                     ));
                 };
                 let head = match run.get("head_sha") {
                     None | Some(Value::Null) => "None".to_string(),
                     v => python_str_or_empty(v),
                 };
-                let why = match a.rules {
-                    Rules::Strict => format!(
-                        "PR #{pr_number} approved reusable full sweep from latest run on {head}: run {} concluded success on the PR's head commit and has result artifacts",
-                        python_str_or_empty(run.get("id"))
-                    ),
-                    Rules::Reference => format!(
-                        "PR #{pr_number} approved reusable full sweep from latest run on {head}"
-                    ),
-                };
+                let why = format!(
+                    "PR #{pr_number} approved reusable full sweep from latest run on {head}: run {} concluded success on the PR's head commit and has result artifacts",
+                    python_str_or_empty(run.get("id"))
+                );
                 (run, why)
             }
         };
         let run_id = int_field(&run, "id", "the source run")?;
-        self.validate_run(pr_number, &run, run_id, pinned.is_some())?;
+        self.validate_run(pr_number, &run, run_id)?;
         let attempt = python_str_or_empty(run.get("run_attempt"));
         Ok(Outcome {
             enabled: true,
@@ -405,21 +330,15 @@ impl<'a> Finder<'a> {
 
     /// `(authorised, pinned run id)` from the PR's issue comments.
     fn authorisation(&mut self, pr: i64) -> Result<(bool, Option<String>), FindError> {
-        let allowed = csv_set(&self.args.allowed_author_associations);
         let mut comments =
             self.client
                 .get_all(&self.path(&format!("/issues/{pr}/comments")), &[], None)?;
         // Stable sort by the timestamp string: equal stamps keep API order.
         comments.sort_by_key(|c| python_str_or_empty(c.get("created_at")));
         for c in comments.iter().rev() {
-            if self.args.rules == Rules::Reference
-                && !allowed.contains(&python_str_or_empty(c.get("author_association")))
-            {
-                continue;
-            }
             let body = python_str_or_empty(c.get("body"));
             if let Some(found) = command::last_command(&body, &self.args.pinned_run_command) {
-                if self.args.rules == Rules::Strict && !self.may_authorise(c)? {
+                if !self.may_authorise(c)? {
                     continue;
                 }
                 let pin = match found {
@@ -453,15 +372,15 @@ impl<'a> Finder<'a> {
         if let Some(ok) = self.permissions.get(&login) {
             return Ok(*ok);
         }
-        let (ok, why) = match self.client.collaborator_access(&self.repo, &login)? {
-            Some(access) => {
-                let role = access.role_name.unwrap_or_default();
-                let permission = access.permission.unwrap_or_default();
-                let ok = AUTHORISING_ROLES.contains(&role.as_str())
-                    || WRITE_PERMISSIONS.contains(&permission.as_str());
-                (ok, format!("role '{role}', permission '{permission}'"))
-            }
-            None => (false, "not a collaborator".to_string()),
+        let access = self.client.collaborator_access(&self.repo, &login)?;
+        let ok = may_write(access.as_ref());
+        let why = match access {
+            Some(a) => format!(
+                "role '{}', permission '{}'",
+                a.role_name.unwrap_or_default(),
+                a.permission.unwrap_or_default()
+            ),
+            None => "not a collaborator".to_string(),
         };
         if !ok {
             eprintln!(
@@ -519,12 +438,14 @@ impl<'a> Finder<'a> {
         Ok(names)
     }
 
+    /// The newest successful `pull_request` run of `head` on the PR's
+    /// branch that was triggered from this repository and has results.
     fn latest_successful_run(
         &mut self,
         head_branch: &str,
-        shas: &BTreeSet<String>,
+        head: &str,
     ) -> Result<Option<Value>, FindError> {
-        if head_branch.is_empty() || shas.is_empty() {
+        if head_branch.is_empty() {
             return Ok(None);
         }
         let runs = self.client.get_all(
@@ -545,7 +466,9 @@ impl<'a> Finder<'a> {
             if run.get("conclusion").and_then(Value::as_str) != Some("success") {
                 continue;
             }
-            if !shas.contains(&python_str_or_empty(run.get("head_sha"))) {
+            if python_str_or_empty(run.get("head_sha")) != head
+                || !run_is_from(&run, &self.args.repo)
+            {
                 continue;
             }
             let id = int_field(&run, "id", "a workflow run")?;
@@ -556,13 +479,7 @@ impl<'a> Finder<'a> {
         Ok(None)
     }
 
-    fn validate_run(
-        &mut self,
-        pr: i64,
-        run: &Value,
-        id: i64,
-        pinned: bool,
-    ) -> Result<(), FindError> {
+    fn validate_run(&mut self, pr: i64, run: &Value, id: i64) -> Result<(), FindError> {
         if run.get("event").and_then(Value::as_str) != Some("pull_request") {
             return refused(format!(
                 "Reusable source run {id} is not a pull_request run."
@@ -571,22 +488,17 @@ impl<'a> Finder<'a> {
         if run.get("status").and_then(Value::as_str) != Some("completed") {
             return refused(format!("Reusable source run {id} is not completed."));
         }
-        let conclusion = run.get("conclusion").and_then(Value::as_str).unwrap_or("");
-        let lenient = pinned && self.args.rules == Rules::Reference;
-        let allowed: &[&str] = if lenient {
-            &["success", "failure", "cancelled"]
-        } else {
-            &["success"]
-        };
-        if !allowed.contains(&conclusion) || run.get("conclusion").is_some_and(|c| !c.is_string()) {
-            let expected = if lenient {
-                "success, failure, or cancelled"
-            } else {
-                "success"
-            };
+        if run.get("conclusion").and_then(Value::as_str) != Some("success") {
             return refused(format!(
-                "Reusable source run {id} has conclusion {}; expected {expected}.",
+                "Reusable source run {id} has conclusion {}; expected success.",
                 py_repr(run.get("conclusion"))
+            ));
+        }
+        if !run_is_from(run, &self.args.repo) {
+            let from = head_repository(run).unwrap_or("an unnamed repository");
+            return refused(format!(
+                "Reusable source run {id} was triggered from {from}, not from {}; runs from forks are never reused.",
+                self.args.repo
             ));
         }
         let wf = &self.args.workflow_id;
@@ -610,13 +522,11 @@ impl<'a> Finder<'a> {
                 "Reusable source run {id} head {head} is not in PR #{pr}'s commit list; pin a run whose commit is still part of the PR."
             ));
         }
-        if self.args.rules == Rules::Strict {
-            let want = self.swept_head(pr)?.unwrap_or_default();
-            if head != want {
-                return refused(format!(
-                    "Reusable source run {id} ran on {head}, not on PR #{pr}'s head commit {want} (the newest commit that is not a merge or [skip-sweep]); only a run of the PR's current code is reused."
-                ));
-            }
+        let want = self.swept_head(pr)?.unwrap_or_default();
+        if head != want {
+            return refused(format!(
+                "Reusable source run {id} ran on {head}, not on PR #{pr}'s head commit {want} (the newest commit that is not a merge or [skip-sweep]); only a run of the PR's current code is reused."
+            ));
         }
         if !has_reusable_results(&self.artifact_names(id)?) {
             return refused(format!(
@@ -650,26 +560,6 @@ mod tests {
             "bmk_qwen",
             "results_bmk_x"
         ])));
-    }
-
-    #[test]
-    fn swept_head_skips_merges_and_skip_sweep_commits() {
-        let c = |sha: &str, parents: usize, msg: &str| json!({"sha": sha, "parents": vec![json!({"sha": "p"}); parents], "commit": {"message": msg}});
-        let list = vec![
-            c("a", 1, "feat"),
-            c("b", 1, "fix"),
-            c("m", 2, "Merge branch 'main'"),
-            c("r", 1, "chore: refresh [skip-sweep]"),
-        ];
-        assert_eq!(swept_head(&list).as_deref(), Some("b"));
-        assert_eq!(swept_head(&list[..2]).as_deref(), Some("b"));
-        // A code commit after the merge is the new head.
-        let mut more = list.clone();
-        more.push(c("z", 1, "tweak"));
-        assert_eq!(swept_head(&more).as_deref(), Some("z"));
-        assert_eq!(swept_head(&list[2..]), None);
-        // No `parents`/`commit` (older fixtures): every commit counts.
-        assert_eq!(swept_head(&[json!({"sha": "x"})]).as_deref(), Some("x"));
     }
 
     #[test]

@@ -54,7 +54,7 @@ fn server(labels: &[&str], comments: Vec<Value>) -> FakeGitHub {
     s.add_route(Route::json(
         "GET",
         &format!("{R}/actions/runs/555"),
-        json!({"id": 555, "event": "pull_request", "status": "completed", "conclusion": "success",
+        json!({"id": 555, "event": "pull_request", "head_repository": {"full_name": "acme/bench"}, "status": "completed", "conclusion": "success",
                "path": ".github/workflows/run-sweep.yml", "head_sha": HEAD, "run_attempt": 3,
                "html_url": "https://github.com/acme/bench/actions/runs/555"}),
     ));
@@ -77,32 +77,38 @@ fn find(s: &FakeGitHub, dir: &std::path::Path) -> (Output, BTreeMap<String, Stri
     find_with(s, dir, &[])
 }
 
+/// `reuse-sweep find` for a push to main of [`SHA`], outputs to
+/// `dir/github_output`, the token as the action passes it.
+fn find_cmd(s: &FakeGitHub, dir: &std::path::Path) -> std::process::Command {
+    let mut cmd = test_kit::command(env!("CARGO_BIN_EXE_reuse-sweep"));
+    cmd.args([
+        "find",
+        "--repo",
+        "acme/bench",
+        "--commit-sha",
+        SHA,
+        "--event-name",
+        "push",
+    ])
+    .args(["--ref", "refs/heads/main", "--github-output"])
+    .arg(dir.join("github_output"))
+    .github(s)
+    // The action passes the token as GH_TOKEN.
+    .env_remove("GITHUB_TOKEN")
+    .env("GH_TOKEN", test_kit::TEST_TOKEN);
+    cmd
+}
+
 fn find_with(
     s: &FakeGitHub,
     dir: &std::path::Path,
     extra: &[&str],
 ) -> (Output, BTreeMap<String, String>) {
-    let out_file = dir.join("github_output");
-    let out = test_kit::command(env!("CARGO_BIN_EXE_reuse-sweep"))
-        .args([
-            "find",
-            "--repo",
-            "acme/bench",
-            "--commit-sha",
-            SHA,
-            "--event-name",
-            "push",
-        ])
-        .args(["--ref", "refs/heads/main", "--github-output"])
-        .arg(&out_file)
+    let out = find_cmd(s, dir)
         .args(extra)
-        .github(s)
-        // The action passes the token as GH_TOKEN.
-        .env_remove("GITHUB_TOKEN")
-        .env("GH_TOKEN", test_kit::TEST_TOKEN)
         .output()
         .expect("run reuse-sweep");
-    let text = std::fs::read_to_string(&out_file).unwrap_or_default();
+    let text = std::fs::read_to_string(dir.join("github_output")).unwrap_or_default();
     let pairs = text
         .lines()
         .filter_map(|l| l.split_once('='))
@@ -389,7 +395,7 @@ fn set_run(s: &FakeGitHub, id: u64, head: &str, conclusion: &str) {
     s.add_route(Route::json(
         "GET",
         &format!("{R}/actions/runs/{id}"),
-        json!({"id": id, "event": "pull_request", "status": "completed", "conclusion": conclusion,
+        json!({"id": id, "event": "pull_request", "head_repository": {"full_name": "acme/bench"}, "status": "completed", "conclusion": conclusion,
                "path": ".github/workflows/run-sweep.yml", "head_sha": head, "run_attempt": 1,
                "html_url": format!("https://github.com/acme/bench/actions/runs/{id}")}),
     ));
@@ -455,7 +461,8 @@ fn a_pinned_run_must_be_a_success_of_the_current_head() {
         assert!(stderr(&out).contains(want), "{}", stderr(&out));
         assert!(pairs.is_empty());
     }
-    // The reference's rules (kept for the recorded scenarios) accept the failed pin.
+    // There is no other rule set: the flag the reference-rules mode used is
+    // gone (a usage error), and its environment variable changes nothing.
     let s = server(
         &["full-sweep-enabled"],
         vec![comment(
@@ -468,8 +475,18 @@ fn a_pinned_run_must_be_a_success_of_the_current_head() {
     set_run(&s, 556, OLD, "failure");
     let dir = test_kit::temp_dir();
     let (out, pairs) = find_with(&s, dir.path(), &["--rules", "reference"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(pairs["reuse-source-run-id"], "556");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(pairs.is_empty());
+    let out = find_cmd(&s, dir.path())
+        .env("SWEEPKIT_REUSE_RULES", "reference")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("has conclusion 'failure'; expected success"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Point 2: without a pin, only a successful run of the PR's head commit
@@ -499,7 +516,7 @@ fn an_unpinned_reuse_takes_only_a_run_of_the_current_head() {
         s
     };
     let run = |id: u64, head: &str, conclusion: &str| {
-        json!({"id": id, "event": "pull_request", "status": "completed", "conclusion": conclusion,
+        json!({"id": id, "event": "pull_request", "head_repository": {"full_name": "acme/bench"}, "status": "completed", "conclusion": conclusion,
                "path": ".github/workflows/run-sweep.yml", "head_sha": head, "run_attempt": 1,
                "html_url": format!("https://github.com/acme/bench/actions/runs/{id}")})
     };
@@ -531,4 +548,99 @@ fn an_unpinned_reuse_takes_only_a_run_of_the_current_head() {
         stderr(&out)
     );
     assert!(pairs.is_empty());
+}
+
+/// Issue #23 item 1: a run triggered from a fork is never reused, pinned or
+/// found, even when it is the PR's swept head; nor is a run that does not
+/// say where it came from. The attack: commit A's sweep ran from a fork
+/// (the fork's workflow code wrote its artifacts), then a `[skip-sweep]`
+/// commit B makes A the swept head, and a maintainer's `/reuse-sweep-run`
+/// would carry the fork's numbers onto main.
+#[test]
+fn a_run_triggered_from_a_fork_is_never_reused() {
+    const A: &str = "fa11000000000000000000000000000000000009";
+    let fork_run = |head_repository: Value| {
+        json!({"id": 900, "event": "pull_request", "head_repository": head_repository,
+               "status": "completed", "conclusion": "success",
+               "path": ".github/workflows/run-sweep.yml", "head_sha": A, "run_attempt": 1,
+               "html_url": "https://github.com/acme/bench/actions/runs/900"})
+    };
+    let scenario = |body: &str, head_repository: Value| {
+        let s = server(
+            &["full-sweep-enabled"],
+            vec![comment("OWNER", "2026-08-21T10:00:00Z", body)],
+        );
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/pulls/7/commits"),
+            json!([
+                {"sha": A, "parents": [{"sha": "p0"}], "commit": {"message": "bump the image"}},
+                {"sha": "b0b0000000000000000000000000000000000010", "parents": [{"sha": A}],
+                 "commit": {"message": "docs [skip-sweep]"}},
+            ]),
+            "array",
+        ));
+        s.add_route(Route::json(
+            "GET",
+            &format!("{R}/actions/runs/900"),
+            fork_run(head_repository.clone()),
+        ));
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/actions/workflows/run-sweep.yml/runs"),
+            json!({"workflow_runs": [fork_run(head_repository)]}),
+            "object:workflow_runs",
+        ));
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/actions/runs/900/artifacts"),
+            json!({"artifacts": [{"name": "results_bmk", "expired": false}]}),
+            "object:artifacts",
+        ));
+        s
+    };
+    for head_repository in [
+        json!({"full_name": "mallory/bench"}),
+        Value::Null,
+        json!({}),
+    ] {
+        // Pinned: refused, naming where the run came from.
+        let s = scenario("/reuse-sweep-run 900", head_repository.clone());
+        let dir = test_kit::temp_dir();
+        let (out, pairs) = find(&s, dir.path());
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{head_repository}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("Reusable source run 900 was triggered from"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(pairs.is_empty());
+        // Unpinned: the fork's run is not a candidate at all.
+        let s = scenario("/reuse-sweep-run", head_repository.clone());
+        let dir = test_kit::temp_dir();
+        let (out, pairs) = find(&s, dir.path());
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{head_repository}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains(&format!("no successful run-sweep.yml pull_request run with result artifacts was found for its head commit {A}")),
+            "{}",
+            stderr(&out)
+        );
+        assert!(pairs.is_empty());
+    }
+    // The same run from the repository itself is reused.
+    let s = scenario("/reuse-sweep-run 900", json!({"full_name": "acme/bench"}));
+    let dir = test_kit::temp_dir();
+    let (out, pairs) = find(&s, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(pairs["reuse-source-run-id"], "900");
 }

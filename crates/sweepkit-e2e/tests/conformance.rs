@@ -558,13 +558,6 @@ fn run_scenario(tool: &str, dir: &Path) -> Result<(), String> {
     cmd.env("GITHUB_API_URL", server.base_url())
         .env("GITHUB_OUTPUT", &output_file)
         .current_dir(cwd);
-    if tool == "reuse-sweep" {
-        // The recorded scenarios encode the reference's trust rules (author
-        // associations, any commit of the PR, failed pins) and have no
-        // collaborator-permission route; the strict default rules are tested
-        // in crates/reuse-sweep/tests/find.rs.
-        cmd.env("SWEEPKIT_REUSE_RULES", "reference");
-    }
     if tool == "success-rate" {
         let runners = dir.parent().map(|p| p.join("runners.yaml"));
         if let Some(runners) = runners.filter(|r| r.exists()) {

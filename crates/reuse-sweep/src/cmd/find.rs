@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use github_client::{Client, Config};
-use reuse_sweep::find::{FindArgs, FindError, Finder, Rules};
+use reuse_sweep::find::{FindArgs, FindError, Finder};
 use sweep_model::exit;
 use sweep_model::gha;
 
@@ -53,25 +53,17 @@ pub(crate) struct FindCli {
         default_value = "/reuse-sweep-run"
     )]
     pinned_run_command: String,
-    /// Comma-separated `author_association` values whose commands count
-    /// (`--rules reference` only; strict rules ask the API for the permission).
+    /// Accepted so that the reference's command lines still parse, and
+    /// ignored: an `author_association` string is no proof of access, so the
+    /// commenter's permission is always read from the API (write, maintain
+    /// or admin authorise).
     #[arg(
         long,
         env = "INPUT_ALLOWED_AUTHOR_ASSOCIATIONS",
-        default_value = "OWNER,MEMBER,COLLABORATOR"
+        default_value = "OWNER,MEMBER,COLLABORATOR",
+        hide_default_value = true
     )]
     allowed_author_associations: String,
-    /// Trust rules: `strict` (default) reads the commenter's repository
-    /// permission from the API and reuses only a `success` run of the PR's
-    /// head; `reference` is the reference's association-based, any-PR-commit
-    /// rules, kept only to check the recorded reference scenarios.
-    #[arg(
-        long,
-        env = "SWEEPKIT_REUSE_RULES",
-        value_enum,
-        default_value = "strict"
-    )]
-    rules: Rules,
     /// File the outputs are appended to.
     #[arg(long, env = "GITHUB_OUTPUT")]
     github_output: Option<PathBuf>,
@@ -97,8 +89,8 @@ pub(crate) fn find(cli: FindCli) -> ExitCode {
             }
         },
     };
+    let _ignored = cli.allowed_author_associations;
     let args = FindArgs {
-        rules: cli.rules,
         repo: cli.repo,
         commit_sha: cli.commit_sha,
         event_name: cli.event_name,
@@ -109,7 +101,6 @@ pub(crate) fn find(cli: FindCli) -> ExitCode {
         full_sweep_labels: cli.full_sweep_label,
         reuse_incompatible_labels: cli.reuse_incompatible_label,
         pinned_run_command: cli.pinned_run_command,
-        allowed_author_associations: cli.allowed_author_associations,
     };
     let outcome = match Finder::new(&client, &args).run() {
         Ok(o) => o,
