@@ -13,10 +13,12 @@
 
 use std::path::Path;
 
+pub mod placed;
+
 use github_client::{Client, encode};
 use serde_json::{Map, Value, json};
 
-const CLUSTER_PREFIX: &str = "cluster:";
+pub(crate) const CLUSTER_PREFIX: &str = "cluster:";
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error)]
@@ -172,12 +174,21 @@ pub fn to_table(stats: &RunStats) -> String {
 /// The job-summary markdown.
 pub fn to_markdown(stats: &RunStats, run_id: &str) -> String {
     let mut out = format!("### Hardware success rates (run {run_id})\n\n");
+    match markdown_table(stats) {
+        Some(table) => out.push_str(&table),
+        None => out.push_str("No job of this run matched a hardware bucket.\n"),
+    }
+    out
+}
+
+/// The markdown table of the buckets with at least one counted job, `None`
+/// when there is none.
+pub(crate) fn markdown_table(stats: &RunStats) -> Option<String> {
     let rows: Vec<_> = stats.iter().filter(|(_, s)| s.total > 0).collect();
     if rows.is_empty() {
-        out.push_str("No job of this run matched a hardware bucket.\n");
-        return out;
+        return None;
     }
-    out.push_str("| Hardware | Success | Total | Rate |\n|---|---:|---:|---:|\n");
+    let mut out = String::from("| Hardware | Success | Total | Rate |\n|---|---:|---:|---:|\n");
     for (b, s) in rows {
         // Plain names as code; anything else escaped for markdown.
         let name = if b
@@ -195,7 +206,7 @@ pub fn to_markdown(stats: &RunStats, run_id: &str) -> String {
             rate(s)
         ));
     }
-    out
+    Some(out)
 }
 
 /// Fetches every job of every attempt of `run_id` in `repo`.

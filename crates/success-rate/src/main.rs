@@ -8,7 +8,8 @@ use sweep_model::exit;
 use anyhow::{Context, Result, anyhow};
 use clap::Parser;
 use github_client::{Client, Config};
-use success_rate::{count, fetch_jobs, load_buckets, repo_path, to_json, to_markdown, to_table};
+use success_rate::placed::{self, load_runners};
+use success_rate::{count, fetch_jobs, repo_path, to_json, to_markdown, to_table};
 use sweep_model::gha::{self, Level};
 
 /// Per-hardware success counts of every job attempt of a workflow run.
@@ -30,6 +31,12 @@ struct Cli {
     /// Workflow run id.
     #[arg(long, env = "GITHUB_RUN_ID")]
     run_id: String,
+    /// Also write the counts placed by the runner that ran each job (its
+    /// `runner_name` in a `cluster:` member list, else its name), with the
+    /// jobs that could not be placed, to this file; the job summary then
+    /// shows those counts. `<stats_name>.json` is unchanged.
+    #[arg(long, env = "INPUT_BY_RUNNER")]
+    by_runner: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -46,7 +53,12 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<()> {
-    let buckets = load_buckets(&cli.runner_config)?;
+    let runners = load_runners(&cli.runner_config)?;
+    let buckets = &runners.buckets;
+    let by_runner = cli
+        .by_runner
+        .as_deref()
+        .filter(|p| !p.as_os_str().is_empty());
     let run_id: u64 = cli.run_id.trim().parse().map_err(|_| {
         anyhow!(
             "GITHUB_RUN_ID / --run-id '{}' is not a run id (a positive integer)",
@@ -88,6 +100,9 @@ fn run(cli: &Cli) -> Result<()> {
             eprintln!("warning: {msg}");
             sweep_model::stdout::println("No data to display");
             write(&out, "null")?;
+            if let Some(p) = by_runner {
+                write(p, "null")?;
+            }
             return Ok(());
         }
     }
@@ -97,11 +112,25 @@ fn run(cli: &Cli) -> Result<()> {
             repo_path(&cli.repo)
         )
     })?;
-    let stats = count(&jobs, &buckets);
+    let stats = count(&jobs, buckets);
     sweep_model::stdout::println(&to_table(&stats).to_string());
     write(&out, &to_json(&stats))?;
-    gha::append_step_summary(&to_markdown(&stats, &run_id.to_string()))
-        .context("appending to GITHUB_STEP_SUMMARY")?;
+    let summary = match by_runner {
+        Some(p) => {
+            let placed = placed::place(&jobs, &runners);
+            write(p, &placed::to_json(&placed))?;
+            eprintln!(
+                "wrote {}: {} attempts placed by runner, {} by name, {} could not be placed",
+                p.display(),
+                placed.by_runner,
+                placed.by_name,
+                placed.unplaced.total
+            );
+            placed::to_markdown(&placed, &run_id.to_string())
+        }
+        None => to_markdown(&stats, &run_id.to_string()),
+    };
+    gha::append_step_summary(&summary).context("appending to GITHUB_STEP_SUMMARY")?;
     eprintln!(
         "wrote {} ({} jobs, {} buckets)",
         out.display(),

@@ -2,7 +2,8 @@
 //! in the first lines (from compare-results' JSON `summary`), the eval
 //! failures (or how many passed their thresholds), the reference's two
 //! visualizer lines, the run and the reused run with links, the success
-//! rate per hardware (success-rate's `run_stats.json`), then the extra
+//! rate per hardware (success-rate's `run_stats_by_runner.json` when given,
+//! with the jobs it could not place, else its `run_stats.json`), then the extra
 //! sections (the compare report, whose per-configuration tables and charts
 //! are folded in `<details>` and whose eval table shows each threshold), and
 //! a footer naming the sweepkit version.
@@ -51,6 +52,10 @@ pub struct BodyInput {
     pub compare: Option<Value>,
     /// success-rate's `run_stats.json` (`null` when it could not count).
     pub run_stats: Option<Value>,
+    /// success-rate's `run_stats_by_runner.json` (counts placed by the
+    /// runner that ran each job); preferred over `run_stats` when it is
+    /// there and not `null`.
+    pub run_stats_by_runner: Option<Value>,
     /// Extra markdown sections, in order.
     pub sections: Vec<String>,
     /// The footer's version; [`BodyInput::new`] sets this crate's.
@@ -113,6 +118,28 @@ struct EvalItem {
 struct Stat {
     n_success: u64,
     total: u64,
+}
+
+/// The `run_stats_by_runner.json` layout this version reads.
+const BY_RUNNER_SCHEMA: u64 = 1;
+
+#[derive(Debug, Deserialize)]
+struct ByRunner {
+    schema_version: u64,
+    clusters: Value,
+    unplaced: Unplaced,
+}
+
+#[derive(Debug, Deserialize)]
+struct Unplaced {
+    total: u64,
+    #[serde(default)]
+    jobs: Vec<UnplacedJob>,
+}
+
+#[derive(Debug, Deserialize)]
+struct UnplacedJob {
+    name: String,
 }
 
 fn md(s: &str) -> String {
@@ -199,6 +226,52 @@ fn stats_rows(v: &Value) -> Result<Option<Vec<Value>>, BodyError> {
             })
             .collect(),
     ))
+}
+
+/// success-rate's `run_stats_by_runner.json`, with the line naming the
+/// jobs it could not place (`None` when it placed them all).
+fn by_runner(v: &Value) -> Result<(ByRunner, Option<String>), BodyError> {
+    let bad = |cause: String| BodyError::Input {
+        what: "run stats by runner JSON".into(),
+        cause,
+    };
+    let placed = ByRunner::deserialize(v).map_err(|e| {
+        bad(format!(
+            "expected {{schema_version, clusters, unplaced: {{total, jobs}}}}: {e}"
+        ))
+    })?;
+    if placed.schema_version != BY_RUNNER_SCHEMA {
+        return Err(bad(format!(
+            "schema_version {} (this version reads {BY_RUNNER_SCHEMA})",
+            placed.schema_version
+        )));
+    }
+    let n = placed.unplaced.total;
+    if n == 0 {
+        return Ok((placed, None));
+    }
+    // Attempts of one job share its name: each name once.
+    let mut names: Vec<&str> = Vec::new();
+    for j in &placed.unplaced.jobs {
+        if !names.contains(&j.name.as_str()) {
+            names.push(&j.name);
+        }
+    }
+    let listed: Vec<String> = names.iter().take(HEAD_ITEMS).map(|n| md(n)).collect();
+    // The file names the first jobs only; then the count of names is a floor.
+    let cut = (placed.unplaced.jobs.len() as u64) < n;
+    let rest = match names.len().saturating_sub(HEAD_ITEMS) {
+        0 if cut && !listed.is_empty() => "; and others".to_string(),
+        0 => String::new(),
+        k => format!("; and {k}{} more", if cut { " or" } else { "" }),
+    };
+    let line = format!(
+        "⚠️ {} could not be placed on a hardware cluster (its runner is in no `cluster:` list of the runner file and no cluster appears in its name){}{}{rest}.",
+        plural(n, "job", "jobs"),
+        if listed.is_empty() { "" } else { ": " },
+        listed.join("; "),
+    );
+    Ok((placed, Some(line)))
 }
 
 /// The template's context, sections given separately (they are what a cut
@@ -322,7 +395,31 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
         };
         ctx.insert("evals_line".into(), evals_line.into());
     }
-    if let Some(stats) = &input.run_stats {
+    let by_runner = match &input.run_stats_by_runner {
+        Some(v) if !v.is_null() => Some(by_runner(v)?),
+        _ => None,
+    };
+    if let Some((placed, unplaced)) = by_runner {
+        let rows = match stats_rows(&placed.clusters) {
+            Ok(Some(rows)) => rows,
+            Ok(None) => Vec::new(),
+            Err(BodyError::Input { cause, .. }) => {
+                return Err(BodyError::Input {
+                    what: "run stats by runner JSON `clusters`".into(),
+                    cause,
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        if rows.is_empty() && unplaced.is_none() {
+            ctx.insert(
+                "stats_note".into(),
+                "No GPU jobs were counted for this run.".into(),
+            );
+        }
+        ctx.insert("stats".into(), rows.into());
+        ctx.insert("stats_unplaced".into(), unplaced.into());
+    } else if let Some(stats) = &input.run_stats {
         match stats_rows(stats)? {
             Some(rows) => {
                 if rows.is_empty() {

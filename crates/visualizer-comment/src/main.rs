@@ -46,6 +46,12 @@ struct Cli {
     /// missing file is skipped with a warning.
     #[arg(long, env = "INPUT_RUN_STATS")]
     run_stats: Option<PathBuf>,
+    /// success-rate's `run_stats_by_runner.json` (`--by-runner`): the counts
+    /// placed by the runner that ran each job and the jobs that could not be
+    /// placed; shown instead of `--run-stats` when present and not `null`. A
+    /// missing file is skipped with a warning.
+    #[arg(long, env = "INPUT_RUN_STATS_BY_RUNNER")]
+    run_stats_by_runner: Option<PathBuf>,
     /// This run's URL (default: from GITHUB_SERVER_URL, the repository and
     /// the run id).
     #[arg(long, env = "INPUT_RUN_URL")]
@@ -155,6 +161,13 @@ fn run(cli: &Cli) -> Result<()> {
         .filter(|p| !p.as_os_str().is_empty())
     {
         input.run_stats = json_input("run stats", p)?;
+    }
+    if let Some(p) = cli
+        .run_stats_by_runner
+        .as_deref()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        input.run_stats_by_runner = json_input("run stats by runner", p)?;
     }
     let notice = format!(
         "This comment was cut to fit GitHub's 65,536-character limit; the full report is in the job summary of [run {}]({run_url}).",

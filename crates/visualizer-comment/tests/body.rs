@@ -292,3 +292,147 @@ fn a_frame_too_long_by_itself_is_still_capped() {
     assert!(b.text.chars().count() <= BODY_LIMIT);
     assert!(b.text.ends_with(NOTICE));
 }
+
+/// The success-rate part of a body: from its heading to the footer rule.
+fn success_part(body: &str) -> &str {
+    let start = body
+        .find("#### Success rate per hardware")
+        .expect("a success rate part");
+    let end = body[start..]
+        .find("\n---\n")
+        .map_or(body.len(), |i| start + i);
+    &body[start..end]
+}
+
+/// The seed run (issue #24 item 3): nine legs named by the group label
+/// `b200`, so `run_stats.json` counts nothing; success-rate's
+/// `run_stats_by_runner.json` places them on `b200-nscale` by their runner,
+/// and one leg on an unknown machine is unplaced.
+fn seed_by_runner(unplaced: Value) -> Value {
+    json!({
+        "schema_version": 1,
+        "clusters": {
+            "b200-dgxc": {"n_success": 0, "total": 0},
+            "b200-nscale": {"n_success": 9, "total": 9}
+        },
+        "placed_by_runner": 9,
+        "placed_by_name": 0,
+        "unplaced": unplaced
+    })
+}
+
+fn seed_input() -> BodyInput {
+    let mut i = input(None, &[]);
+    i.run_stats = Some(json!({
+        "b200-dgxc": {"n_success": 0, "total": 0},
+        "b200-nscale": {"n_success": 0, "total": 0}
+    }));
+    i
+}
+
+#[test]
+fn placed_counts_are_shown_and_the_unplaced_jobs_named() {
+    let mut i = seed_input();
+    i.run_stats_by_runner = Some(seed_by_runner(json!({
+        "n_success": 0, "total": 2, "jobs_left_out": 0, "jobs": [
+            {"name": "eval / p3.000 | qwen3.5 fp4 b200 sgl TP2 c64 | eval-only",
+             "run_attempt": 1, "runner_name": "b200-new-box_7", "conclusion": "failure"},
+            {"name": "eval / p3.000 | qwen3.5 fp4 b200 sgl TP2 c64 | eval-only",
+             "run_attempt": 2, "runner_name": null, "conclusion": "cancelled"}
+        ]
+    })));
+    let b = body::render(&i, NOTICE).expect("body");
+    let part = success_part(&b.text);
+    assert!(part.contains("| b200-nscale | 9 / 9 | 100 % |"), "{part}");
+    assert!(!part.contains("No GPU jobs were counted"), "{part}");
+    test_kit::assert_snapshot!("success_rate_by_runner_unplaced", part);
+}
+
+#[test]
+fn all_placed_means_no_unplaced_line() {
+    let mut i = seed_input();
+    i.run_stats_by_runner = Some(seed_by_runner(
+        json!({"n_success": 0, "total": 0, "jobs": [], "jobs_left_out": 0}),
+    ));
+    let b = body::render(&i, NOTICE).expect("body");
+    let part = success_part(&b.text);
+    assert!(part.contains("| b200-nscale | 9 / 9 | 100 % |"), "{part}");
+    assert!(!part.contains("could not be placed"), "{part}");
+}
+
+#[test]
+fn only_unplaced_jobs_show_the_line_without_a_table() {
+    let mut i = seed_input();
+    let mut v = seed_by_runner(json!({"n_success": 1, "total": 1, "jobs_left_out": 0,
+        "jobs": [{"name": "leg b200 c4", "run_attempt": 1, "runner_name": "x_1", "conclusion": "success"}]}));
+    v["clusters"]["b200-nscale"] = json!({"n_success": 0, "total": 0});
+    i.run_stats_by_runner = Some(v);
+    let b = body::render(&i, NOTICE).expect("body");
+    let part = success_part(&b.text);
+    assert!(!part.contains("| hardware |"), "{part}");
+    assert!(!part.contains("No GPU jobs were counted"), "{part}");
+    assert!(
+        part.contains("⚠️ 1 job could not be placed on a hardware cluster"),
+        "{part}"
+    );
+    assert!(
+        part.ends_with(": leg b200 c4.\n") || part.ends_with(": leg b200 c4."),
+        "{part}"
+    );
+}
+
+#[test]
+fn a_cut_unplaced_list_says_the_names_are_a_floor() {
+    let mut i = seed_input();
+    let jobs: Vec<Value> = (0..7)
+        .map(|c| json!({"name": format!("leg b200 c{c}")}))
+        .collect();
+    i.run_stats_by_runner = Some(seed_by_runner(
+        json!({"n_success": 0, "total": 60, "jobs_left_out": 53, "jobs": jobs}),
+    ));
+    let b = body::render(&i, NOTICE).expect("body");
+    let part = success_part(&b.text);
+    assert!(part.contains("⚠️ 60 jobs could not be placed"), "{part}");
+    assert!(part.contains("leg b200 c4; and 2 or more."), "{part}");
+}
+
+#[test]
+fn null_placed_stats_fall_back_to_run_stats() {
+    let mut i = input(None, &[]);
+    i.run_stats_by_runner = Some(Value::Null);
+    let b = body::render(&i, NOTICE).expect("body");
+    assert!(
+        success_part(&b.text).contains("| h200-cw | 9 / 12 | 75 % ⚠️ |"),
+        "{}",
+        b.text
+    );
+}
+
+#[test]
+fn placed_stats_of_another_layout_are_an_error_naming_the_input() {
+    let mut i = seed_input();
+    let mut v = seed_by_runner(json!({"total": 0}));
+    v["schema_version"] = json!(2);
+    i.run_stats_by_runner = Some(v);
+    let e = body::render(&i, NOTICE).expect_err("schema 2");
+    assert_eq!(
+        e.to_string(),
+        "run stats by runner JSON: schema_version 2 (this version reads 1)"
+    );
+    i.run_stats_by_runner = Some(json!({"b200": {"n_success": 1, "total": 1}}));
+    let e = body::render(&i, NOTICE).expect_err("run_stats layout");
+    assert!(
+        e.to_string()
+            .starts_with("run stats by runner JSON: expected "),
+        "{e}"
+    );
+    let mut v = seed_by_runner(json!({"total": 0}));
+    v["clusters"]["b200-nscale"] = json!(9);
+    i.run_stats_by_runner = Some(v);
+    let e = body::render(&i, NOTICE).expect_err("bad clusters");
+    assert!(
+        e.to_string()
+            .starts_with("run stats by runner JSON `clusters`: expected {hardware"),
+        "{e}"
+    );
+}

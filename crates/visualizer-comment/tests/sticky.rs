@@ -302,3 +302,40 @@ fn unauthorised_or_missing_is_an_error_not_read_only() {
         assert!(!err.contains("read-only token"), "{err}");
     }
 }
+
+#[test]
+fn the_by_runner_file_is_read_from_its_input_and_preferred() {
+    let dir = test_kit::temp_dir();
+    let stats = dir.path().join("run_stats.json");
+    std::fs::write(&stats, r#"{"b200-nscale": {"n_success": 0, "total": 0}}"#).expect("stats");
+    let placed = dir.path().join("run_stats_by_runner.json");
+    std::fs::write(
+        &placed,
+        json!({"schema_version": 1, "clusters": {"b200-nscale": {"n_success": 8, "total": 9}},
+               "placed_by_runner": 9, "placed_by_name": 0,
+               "unplaced": {"n_success": 0, "total": 1, "jobs_left_out": 0,
+                            "jobs": [{"name": "leg b200 c4"}]}})
+        .to_string(),
+    )
+    .expect("placed");
+    let out = test_kit::command(env!("CARGO_BIN_EXE_visualizer-comment"))
+        .args([
+            "--pr-number",
+            "42",
+            "--repo",
+            REPO,
+            "--run-id",
+            "7",
+            "--dry-run",
+        ])
+        .arg("--run-stats")
+        .arg(&stats)
+        .env("INPUT_RUN_STATS_BY_RUNNER", &placed)
+        .output()
+        .expect("run visualizer-comment");
+    ok(&out);
+    let body = stdout(&out);
+    assert!(body.contains("| b200-nscale | 8 / 9 | 89 % ⚠️ |"), "{body}");
+    assert!(body.contains("⚠️ 1 job could not be placed"), "{body}");
+    assert!(!body.contains("No GPU jobs were counted"), "{body}");
+}
