@@ -480,7 +480,7 @@ fn a_pinned_run_must_be_a_success_of_the_current_head() {
     let out = find_cmd(&s, dir.path())
         .env("SWEEPKIT_REUSE_RULES", "reference")
         .output()
-        .unwrap();
+        .expect("run reuse-sweep");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("has conclusion 'failure'; expected success"),
