@@ -20,7 +20,7 @@
 # https://github.com/sweepkit/sweepkit/releases/download); SWEEPKIT_BIN_DIR
 # the install directory (default $RUNNER_TEMP/sweepkit-<version>/bin, which
 # the runner empties for every job, so a previous job cannot plant binaries
-# there).
+# there); SWEEPKIT_MAX_ARCHIVE_BYTES the download limit (tests lower it).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,7 +29,7 @@ all_tools=(check-changelog generate-matrix collect-results compare-results succe
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n1)
 # The release archives hold nine small static binaries (a few MB each);
 # anything far larger is not one of ours, so the download stops there.
-MAX_ARCHIVE_BYTES=$((200 * 1024 * 1024))
+MAX_ARCHIVE_BYTES=${SWEEPKIT_MAX_ARCHIVE_BYTES:-$((200 * 1024 * 1024))}
 
 log() { printf 'sweepkit-setup: %s\n' "$*" >&2; }
 fail() {
@@ -41,6 +41,9 @@ fail() {
 }
 
 [ -n "$version" ] || fail "no version in $root/Cargo.toml"
+case "$MAX_ARCHIVE_BYTES" in
+  '' | *[!0-9]*) fail "SWEEPKIT_MAX_ARCHIVE_BYTES must be a number of bytes, got '$MAX_ARCHIVE_BYTES'" ;;
+esac
 
 default_bin_dir() {
   if [ -n "${SWEEPKIT_BIN_DIR:-}" ]; then
@@ -91,9 +94,30 @@ download_verified() {
   mkdir -p "$parent"
   stage=$(mktemp -d "$parent/.download.XXXXXX")
   log "downloading $url"
-  if ! curl -fsSL --retry 3 --max-filesize "$MAX_ARCHIVE_BYTES" -o "$stage/$archive" "$url"; then
+  # The cap is enforced here, not by curl: --max-filesize only refuses a
+  # response whose Content-Length is too large (curl 7.88, Debian 12's,
+  # reads a chunked body without one in full). head stops reading one byte
+  # past the limit, so at most MAX_ARCHIVE_BYTES+1 bytes are ever written;
+  # curl then fails writing to the closed pipe (exit 23, or SIGPIPE), which
+  # is the "too large" case below, never a success. A retry after part of
+  # the body was written cannot rewind the pipe: the file is then wrong and
+  # the checksum refuses it.
+  local statuses size
+  set +e
+  curl -fsSL --retry 3 --max-filesize "$MAX_ARCHIVE_BYTES" "$url" 2>"$stage/curl.err" |
+    head -c "$((MAX_ARCHIVE_BYTES + 1))" >"$stage/$archive"
+  statuses=("${PIPESTATUS[@]}")
+  set -e
+  size=$(wc -c <"$stage/$archive" | tr -d ' ')
+  if [ "$size" -gt "$MAX_ARCHIVE_BYTES" ] || [ "${statuses[0]}" = 63 ]; then
+    # 63: curl's own refusal from a Content-Length over --max-filesize.
     rm -rf "$stage"
-    fail "could not download sweepkit $version for target $triple from $url"
+    fail "the download of $url is too large: more than $MAX_ARCHIVE_BYTES bytes (MAX_ARCHIVE_BYTES), stopped after $size bytes: refused"
+  fi
+  if [ "${statuses[0]}" != 0 ] || [ "${statuses[1]}" != 0 ]; then
+    cat "$stage/curl.err" >&2
+    rm -rf "$stage"
+    fail "could not download sweepkit $version for target $triple from $url (curl exit ${statuses[0]}, head exit ${statuses[1]})"
   fi
   if ! (cd "$stage" && printf '%s\n' "$line" | sha256sum -c --status); then
     rm -rf "$stage"

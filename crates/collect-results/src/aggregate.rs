@@ -6,7 +6,9 @@
 //! the filesystem's order; the walker pins one: depth-first pre-order, a
 //! directory's matching files first in byte-wise name order, then its
 //! subdirectories in byte-wise name order; symlinked directories are not
-//! entered).
+//! entered, a `*.json` symlink leading outside the results directory is
+//! refused) and read by `sweep_model::fsio::read_regular` (regular files
+//! only: a FIFO named `x.json` is refused instead of blocking the run).
 //!
 //! Each file is parsed with serde_json and written as the next element with
 //! serde_json's pretty printer, which is the layout of the reference's
@@ -16,10 +18,11 @@
 //! time whatever the number of files.
 
 use std::collections::BTreeMap;
-use std::io::{BufWriter, Read as _, Write as _};
+use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use sweep_model::fsio::{ReadError, read_regular};
 use sweep_model::tree::{TreeError, json_files};
 
 use crate::group::{GroupKey, element_facts};
@@ -105,36 +108,23 @@ pub struct AggregateReport {
     pub other_elements: usize,
 }
 
-/// Reads and parses one result file within the limits above.
+/// Reads and parses one result file within the limits above. Only a
+/// regular file is read (`fsio::read_regular`): a FIFO, socket or device
+/// named `*.json` is an unreadable file, as a directory so named is.
 fn read_value(path: &Path) -> Result<Value, AggregateError> {
     let file = || path.display().to_string();
     let read_err = |source| AggregateError::Read {
         file: file(),
         source,
     };
-    let f = std::fs::File::open(path).map_err(read_err)?;
-    let mut size_hint = 0;
-    if let Ok(m) = f.metadata()
-        && m.is_file()
-    {
-        if m.len() > MAX_RESULT_FILE_BYTES {
-            return Err(AggregateError::TooLarge {
-                file: file(),
-                size: m.len(),
-            });
-        }
-        size_hint = m.len();
-    }
-    // Room for the whole file and the read that reports its end.
-    let mut bytes = Vec::with_capacity(usize::try_from(size_hint).unwrap_or(0) + 1);
-    // One byte over the limit tells a file that is too large from one at it.
-    f.take(MAX_RESULT_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(read_err)?;
-    if bytes.len() as u64 > MAX_RESULT_FILE_BYTES {
-        let size = std::fs::metadata(path).map_or(bytes.len() as u64, |m| m.len());
-        return Err(AggregateError::TooLarge { file: file(), size });
-    }
+    let bytes = read_regular(path, MAX_RESULT_FILE_BYTES).map_err(|e| match e {
+        ReadError::TooLarge { size, .. } => AggregateError::TooLarge { file: file(), size },
+        ReadError::Io { source, .. } => read_err(source),
+        e @ ReadError::NotRegular { .. } => read_err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            e.cause(),
+        )),
+    })?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|e| read_err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
     serde_json::from_str(text).map_err(|source| {

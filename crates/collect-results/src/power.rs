@@ -227,7 +227,8 @@ fn unsupported_telemetry(
 
 /// The single-node power step with the CSV path chosen: integration when
 /// the CSV exists and the window is valid, the accumulator cross-check, the
-/// agg patch. Returns the sidecar and, when valid, the stdout summary line.
+/// agg patch. Returns the sidecar and, when valid, the stdout summary line;
+/// notes for stderr go to `messages`.
 fn single_node(
     window: &Window,
     csv_path: &Path,
@@ -235,12 +236,18 @@ fn single_node(
     bench_result: &str,
     expected_gpus: i64,
     data: &mut Map<String, Value>,
+    messages: &mut Vec<String>,
 ) -> Result<(Map<String, Value>, Option<String>), power_csv::Unsupported> {
     let mut reasons = window.reasons.clone();
     let mut integration = power_csv::Integration::default();
     if let Some((start, end)) = window.bounds {
         if csv_path.is_file() {
             integration = power_csv::integrate(csv_path, start, end, expected_gpus)?;
+            if integration.dropped_cut_row {
+                messages.push(format!(
+                    "[aggregate_power] note: the last row of {csv_display} has no newline (cut mid-write): left out"
+                ));
+            }
         } else {
             if expected_gpus <= 0 {
                 push_reason(&mut integration.reasons, "invalid_expected_gpu_count");
@@ -383,6 +390,7 @@ pub fn evaluate(
                 bench_result,
                 expected_gpus,
                 data,
+                &mut messages,
             ) {
                 Ok((sidecar, valid_metrics)) => {
                     let reasons: Vec<String> = sidecar

@@ -33,6 +33,8 @@ pub struct Integration {
     pub device_issues: Vec<(String, Vec<&'static str>)>,
     /// `(avg_power_w, avg_total_gpu_power_w, total_gpu_energy_j)` when every GPU has an energy.
     pub totals: Option<(f64, f64, f64)>,
+    /// The CSV's last row had no newline (cut mid-write) and was left out.
+    pub dropped_cut_row: bool,
 }
 
 fn push_reason(reasons: &mut Vec<String>, r: &str) {
@@ -118,16 +120,29 @@ pub fn parse_csv_with(text: &str, skip_initial_space: bool) -> Vec<Vec<String>> 
 
 /// `csv.DictReader` view: stripped header names and rows; a row's value for
 /// a name is the last column with that name, `""` when the row is short.
+///
+/// A data row at the end of the file without its newline was cut mid-write
+/// (the monitor is stopped, or the file copied, while it writes): it is
+/// left out, since its last value may be cut short (`683.57` read as `68`).
+/// Deliberate difference: the reference's `csv` reader keeps that row.
 struct Table {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
+    /// Whether a last row without its newline was left out.
+    cut_row: bool,
 }
 
 impl Table {
     fn read(path: &Path) -> std::io::Result<Table> {
         let bytes = std::fs::read(path)?;
         let text = String::from_utf8_lossy(&bytes);
-        let mut rows = parse_csv(&text).into_iter();
+        let mut rows = parse_csv(&text);
+        // The header alone is kept: with no data rows the outcome is the same.
+        let cut_row = !text.is_empty() && !text.ends_with(['\n', '\r']) && rows.len() > 1;
+        if cut_row {
+            rows.pop();
+        }
+        let mut rows = rows.into_iter();
         let header = rows
             .next()
             .unwrap_or_default()
@@ -135,7 +150,11 @@ impl Table {
             .map(|h| h.trim().to_owned())
             .collect();
         let rows = rows.filter(|r| !r.is_empty()).collect();
-        Ok(Table { header, rows })
+        Ok(Table {
+            header,
+            rows,
+            cut_row,
+        })
     }
     fn index(&self, name: &str) -> Option<usize> {
         self.header.iter().rposition(|h| h == name)
@@ -426,6 +445,7 @@ pub fn integrate(
         push_reason(reasons, "telemetry_file_unreadable");
         return Ok(out);
     };
+    out.dropped_cut_row = table.cut_row;
     let (ts_col, power_col, gpu_col) = detect_columns(&table.header);
     if ts_col.is_none() {
         push_reason(reasons, "timestamp_column_missing");
@@ -784,6 +804,70 @@ mod tests {
                 "benchmark_window_not_bracketed"
             ]
         );
+    }
+
+    /// The monitor's CSV as nvidia-smi writes it, two GPUs a tick, with the
+    /// last row cut inside its power value when `cut` is given.
+    fn monitor_csv(last_t: u32, cut: Option<&str>) -> String {
+        let mut s = String::from("timestamp, index, power.draw [W]\n");
+        for t in 0..=last_t {
+            s.push_str(&format!("{t}, 0, 300.00 W\n{t}, 1, {}.57 W\n", 600 + t));
+        }
+        if let Some(cut) = cut {
+            s.push_str(&format!(
+                "{}, 0, 300.00 W\n{}, 1, {cut}",
+                last_t + 1,
+                last_t + 1
+            ));
+        }
+        s
+    }
+
+    /// What a cut row could change: reasons, per-GPU energy and totals.
+    fn outcome(r: &Integration) -> String {
+        format!("{:?} {:?} {:?}", r.reasons, r.per_gpu_energy_j, r.totals)
+    }
+
+    #[test]
+    fn a_last_row_cut_mid_write_counts_as_if_it_were_not_there() {
+        let d = tempfile::tempdir().expect("tmp");
+        let (cut, whole) = (d.path().join("cut.csv"), d.path().join("whole.csv"));
+        // The cut row is GPU 1's only sample after the window's end: read as
+        // `6` W, it would pass and pull the energy down; without it the
+        // window is not bracketed, as for the file that ends a row earlier.
+        std::fs::write(&cut, monitor_csv(9, Some("6"))).expect("w");
+        let mut removed = monitor_csv(9, None);
+        removed.push_str("10, 0, 300.00 W\n");
+        std::fs::write(&whole, &removed).expect("w");
+        let a = integrate(&cut, 1.0, 9.5, 2).expect("supported");
+        let b = integrate(&whole, 1.0, 9.5, 2).expect("supported");
+        assert_eq!(outcome(&a), outcome(&b));
+        assert!(a.dropped_cut_row && !b.dropped_cut_row);
+        assert!(
+            a.reasons
+                .iter()
+                .any(|r| r == "benchmark_window_not_bracketed"),
+            "{:?}",
+            a.reasons
+        );
+        // A cut row after the bracketing samples: the same energy as the file
+        // without it.
+        std::fs::write(&cut, monitor_csv(10, Some("61"))).expect("w");
+        let mut removed = monitor_csv(10, None);
+        removed.push_str("11, 0, 300.00 W\n");
+        std::fs::write(&whole, &removed).expect("w");
+        let a = integrate(&cut, 1.0, 9.5, 2).expect("supported");
+        let b = integrate(&whole, 1.0, 9.5, 2).expect("supported");
+        assert!(a.totals.is_some(), "{:?}", a.reasons);
+        assert_eq!(outcome(&a), outcome(&b));
+        // A file that ends with its newline loses nothing; a header alone
+        // without one is still a header.
+        std::fs::write(&whole, monitor_csv(10, None)).expect("w");
+        assert!(!integrate(&whole, 1.0, 9.5, 2).expect("ok").dropped_cut_row);
+        std::fs::write(&whole, "timestamp, index, power.draw [W]").expect("w");
+        let h = integrate(&whole, 1.0, 9.5, 2).expect("ok");
+        assert!(!h.dropped_cut_row);
+        assert_eq!(h.reasons, ["no_usable_power_samples"]);
     }
 
     /// A 200 000-row CSV is read whole: every row near the window counted

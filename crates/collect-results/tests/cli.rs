@@ -464,3 +464,94 @@ fn non_finite_derived_values_are_an_error_naming_the_field() {
         );
     }
 }
+
+/// Runs the binary like [`Sandbox::run`], but fails the test instead of
+/// hanging when it has not exited within `BOUND`: a reader that blocks on a
+/// FIFO would never return. A bound on a hang, not a timing assertion.
+fn run_bounded(sb: &Sandbox, args: &[&str]) -> Output {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    const BOUND: Duration = Duration::from_secs(30);
+    let mut child = test_kit::command(env!("CARGO_BIN_EXE_collect-results"))
+        .args(args)
+        .current_dir(sb.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn binary");
+    let deadline = Instant::now() + BOUND;
+    while child.try_wait().expect("try_wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("collect-results {args:?} still running after {BOUND:?}: it blocked");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().expect("output")
+}
+
+fn mkfifo(path: &Path) {
+    let st = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("run mkfifo");
+    assert!(st.success(), "mkfifo {} failed", path.display());
+}
+
+#[test]
+fn aggregate_refuses_a_fifo_named_json_at_once_naming_it() {
+    let sb = Sandbox::new();
+    sb.write("results/a/agg_1.json", "{\"x\": 1}");
+    mkfifo(&sb.path().join("results/a/x.json"));
+    let out = run_bounded(&sb, &["aggregate", "results", "bmk"]);
+    let t = text(&out);
+    // Unreadable input, as a directory named `x.json` is: exit 2.
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("results/a/x.json"), "{t}");
+    assert!(t.contains("FIFO"), "{t}");
+    assert_eq!(sb.files(), vec!["results"], "no output on failure");
+}
+
+#[cfg(unix)]
+#[test]
+fn aggregate_never_copies_a_file_a_symlink_leads_to_outside_the_tree() {
+    const SECRET: &str = "s3cr3t-token-value";
+    let sb = Sandbox::new();
+    sb.write("results/a/agg_1.json", "{\"x\": 1}");
+    let secret = sb.write(
+        "elsewhere/secret.json",
+        &format!("{{\"token\": \"{SECRET}\"}}"),
+    );
+    std::os::unix::fs::symlink(&secret, sb.path().join("results/a/a.json")).expect("symlink");
+    let out = run_bounded(&sb, &["aggregate", "results", "bmk"]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("results/a/a.json") && t.contains("outside"),
+        "{t}"
+    );
+    assert!(!t.contains(SECRET), "{t}");
+    // Nothing is written, so the secret is in no agg_*.json.
+    assert_eq!(sb.files(), vec!["elsewhere", "results"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn aggregate_reads_a_symlink_that_stays_inside_the_tree() {
+    let sb = Sandbox::new();
+    sb.write("results/a/agg_1.json", "{\"x\": 1}");
+    std::os::unix::fs::symlink("../a/agg_1.json", {
+        std::fs::create_dir_all(sb.path().join("results/b")).expect("mkdir");
+        sb.path().join("results/b/link.json")
+    })
+    .expect("symlink");
+    let out = run_bounded(&sb, &["aggregate", "results", "bmk"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let agg: Value = serde_json::from_str(
+        &std::fs::read_to_string(sb.path().join("agg_bmk.json")).expect("read"),
+    )
+    .expect("json");
+    assert_eq!(agg, json!([{"x": 1}, {"x": 1}]));
+}

@@ -443,3 +443,65 @@ fn error_alias_expansion_names_file_line_and_limit() {
     assert!(err.contains("master.yaml:"), "{err}");
     assert!(err.contains("MAX_ALIAS_NODES"), "{err}");
 }
+
+/// Runs `generate-matrix full-sweep` on `config` and `runners`, failing the
+/// test instead of hanging when it has not exited within `BOUND` (a read
+/// of a FIFO never returns). A bound on a hang, not a timing assertion.
+fn full_sweep_bounded(case: &Case, config: &str, runners: &str) -> Output {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    const BOUND: Duration = Duration::from_secs(30);
+    let mut child = test_kit::command(env!("CARGO_BIN_EXE_generate-matrix"))
+        .args(["full-sweep", "--config-files"])
+        .arg(case.path(config))
+        .arg("--runner-config")
+        .arg(case.path(runners))
+        .current_dir(case.dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + BOUND;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("generate-matrix full-sweep still running after {BOUND:?}: it blocked");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_fifo_config_or_runner_file_is_refused_at_once_naming_it() {
+    let case = Case::new(&sn("{ tp: 8, conc-list: [4] }"));
+    let st = std::process::Command::new("mkfifo")
+        .arg(case.path("fifo.yaml"))
+        .status()
+        .unwrap();
+    assert!(st.success(), "mkfifo failed");
+    for (config, runners) in [("fifo.yaml", "runners.yaml"), ("master.yaml", "fifo.yaml")] {
+        let out = full_sweep_bounded(&case, config, runners);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // An unreadable file, as a missing one: exit 2, no rows.
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            out.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let fifo = case.path("fifo.yaml");
+        assert!(stderr.contains(&fifo.display().to_string()), "{stderr}");
+        assert!(stderr.contains("FIFO"), "{stderr}");
+    }
+    // The same files as regular files work.
+    let out = full_sweep_bounded(&case, "master.yaml", "runners.yaml");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -285,10 +285,27 @@ pub fn eval_key(row: &Row) -> Identity {
 
 // ---------------------------------------------------------------- files
 
+/// Largest artifact JSON file read, in bytes. The largest real one is a
+/// whole sweep's aggregate (a few MB for a few thousand rows); 256 MiB
+/// keeps far larger sweeps readable while refusing a file whose parsed form
+/// would take the runner's memory.
+const MAX_ARTIFACT_JSON_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Reads one artifact JSON file: a regular file only (a FIFO named
+/// `x.json` is refused instead of blocking the run), within the limit.
 fn load_json(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))
+    let bytes =
+        sweep_model::fsio::read_regular(path, MAX_ARTIFACT_JSON_BYTES).map_err(|e| match e {
+            sweep_model::fsio::ReadError::TooLarge { .. } => {
+                format!(
+                    "{}: {} (MAX_ARTIFACT_JSON_BYTES)",
+                    path.display(),
+                    e.cause()
+                )
+            }
+            e => format!("{}: cannot read: {}", path.display(), e.cause()),
+        })?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))
 }
 
 /// `dir.glob("*.json")`: the `*.json` entries directly in `dir`, as
@@ -302,13 +319,14 @@ fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Sub-directories of `root` (sorted by name).
+/// Sub-directories of `root` (sorted by name). A symlinked directory is
+/// not one (as in `sweep_model::tree`): it could lead outside the tree.
 fn subdirs(root: &Path) -> Vec<(String, PathBuf)> {
     let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(root)
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| e.path().is_dir())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .filter_map(|e| e.file_name().to_str().map(|n| (n.to_string(), e.path())))
         .collect();
     out.sort();

@@ -1,9 +1,172 @@
-//! Atomic file output: every artifact is written to a temporary file in the
+//! File I/O with one rule each way.
+//!
+//! Output is atomic: every artifact is written to a temporary file in the
 //! destination's directory and renamed into place, so a failed run never
 //! leaves a partial file behind.
+//!
+//! Input is regular files only: [`read_regular`] is the one reader of an
+//! input file (results, configs, artifacts). It refuses anything that is
+//! not a regular file (a FIFO, socket, device or directory) with an error
+//! naming the path and what it is, without ever blocking on it, and reads
+//! at most a caller-named number of bytes.
 
-use std::io::Write;
-use std::path::Path;
+use std::io::{Read as _, Write};
+use std::path::{Path, PathBuf};
+
+/// Why an input file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot read {}: it is {kind}, not a regular file", path.display())]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error(
+        "{}: the file is {size} bytes, more than the limit of {limit} bytes",
+        path.display()
+    )]
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        limit: u64,
+    },
+}
+
+impl ReadError {
+    /// The file the error is about.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        match self {
+            ReadError::Io { path, .. }
+            | ReadError::NotRegular { path, .. }
+            | ReadError::TooLarge { path, .. } => path,
+        }
+    }
+
+    /// The cause without the path, for callers that print the path in
+    /// their own shape (`cannot read file: …`).
+    #[must_use]
+    pub fn cause(&self) -> String {
+        match self {
+            ReadError::Io { source, .. } => source.to_string(),
+            ReadError::NotRegular { kind, .. } => format!("it is {kind}, not a regular file"),
+            ReadError::TooLarge { size, limit, .. } => {
+                format!("the file is {size} bytes, more than the limit of {limit} bytes")
+            }
+        }
+    }
+}
+
+/// What a non-regular file is, for messages.
+fn kind_of(ft: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+        if ft.is_char_device() {
+            return "a character device";
+        }
+        if ft.is_block_device() {
+            return "a block device";
+        }
+    }
+    if ft.is_dir() {
+        "a directory"
+    } else {
+        "not a file"
+    }
+}
+
+/// Opens `path` (following symlinks) for reading if it is a regular file.
+///
+/// How it never blocks: on Unix the file is opened with `O_NONBLOCK` (and
+/// `O_NOCTTY`), then `fstat`ed through the open handle. Opening a FIFO for
+/// reading without `O_NONBLOCK` waits for a writer, forever when there is
+/// none; with it the open returns at once, and the type check on the handle
+/// refuses it before any read. Checking `metadata()` first and opening
+/// after would leave a window in which the name could be swapped for a
+/// FIFO; checking the handle we read from has none. `O_NONBLOCK` does not
+/// change reads of a regular file.
+///
+/// # Errors
+/// The file cannot be opened ([`ReadError::Io`]) or is not a regular file
+/// ([`ReadError::NotRegular`]).
+pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), ReadError> {
+    let io = |source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = match options.open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            // A socket cannot be opened at all (ENXIO); say what it is.
+            return Err(match std::fs::metadata(path) {
+                Ok(m) if !m.is_file() => ReadError::NotRegular {
+                    path: path.to_path_buf(),
+                    kind: kind_of(m.file_type()),
+                },
+                _ => io(e),
+            });
+        }
+    };
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular {
+            path: path.to_path_buf(),
+            kind: kind_of(meta.file_type()),
+        });
+    }
+    Ok((file, meta.len()))
+}
+
+/// Reads the regular file at `path`, at most `max_bytes` of it.
+///
+/// A file whose size is over the limit is refused before it is read, and
+/// one that grows past it while being read is refused when the byte after
+/// the limit arrives (nothing more is read).
+///
+/// # Errors
+/// As [`open_regular`], a failed read, or [`ReadError::TooLarge`].
+pub fn read_regular(path: &Path, max_bytes: u64) -> Result<Vec<u8>, ReadError> {
+    let (file, len) = open_regular(path)?;
+    let too_large = |size| ReadError::TooLarge {
+        path: path.to_path_buf(),
+        size,
+        limit: max_bytes,
+    };
+    if len > max_bytes {
+        return Err(too_large(len));
+    }
+    // Room for the whole file and the read that reports its end.
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    // One byte over the limit tells a file that is too large from one at it.
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| ReadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if bytes.len() as u64 > max_bytes {
+        let size = std::fs::metadata(path).map_or(bytes.len() as u64, |m| m.len());
+        return Err(too_large(size.max(bytes.len() as u64)));
+    }
+    Ok(bytes)
+}
 
 /// Writes `contents` to `path` atomically (temp file in the same directory,
 /// then rename). On error nothing is left at `path` that was not there before.
@@ -90,6 +253,71 @@ mod tests {
             0o644 & plain_mode,
             "mode {mode:o}, a plain create gives {plain_mode:o}"
         );
+    }
+
+    #[cfg(unix)]
+    fn mkfifo(path: &Path) {
+        let st = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .expect("run mkfifo");
+        assert!(st.success(), "mkfifo failed");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_without_blocking_and_named() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("x.json");
+        mkfifo(&fifo);
+        // No writer ever opens it: a blocking open would hang this test.
+        let e = read_regular(&fifo, 10).expect_err("a FIFO was read");
+        assert!(matches!(e, ReadError::NotRegular { .. }), "{e}");
+        let msg = e.to_string();
+        assert!(msg.contains(&fifo.display().to_string()), "{msg}");
+        assert!(msg.contains("FIFO"), "{msg}");
+    }
+
+    #[test]
+    fn a_directory_is_refused_as_a_directory() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let e = read_regular(dir.path(), 10).expect_err("a directory was read");
+        assert!(e.to_string().contains("it is a directory"), "{e}");
+    }
+
+    #[test]
+    fn reads_up_to_the_limit_and_refuses_one_byte_more() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("f");
+        std::fs::write(&p, b"12345").expect("write");
+        assert_eq!(read_regular(&p, 5).expect("at the limit"), b"12345");
+        let e = read_regular(&p, 4).expect_err("over the limit");
+        assert!(
+            matches!(
+                e,
+                ReadError::TooLarge {
+                    size: 5,
+                    limit: 4,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let missing = dir.path().join("nope");
+        let e = read_regular(&missing, 4).expect_err("missing");
+        assert!(matches!(e, ReadError::Io { .. }), "{e}");
+        assert_eq!(e.path(), missing);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_to_a_regular_file_is_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("f");
+        std::fs::write(&p, b"ok").expect("write");
+        let link = dir.path().join("l");
+        std::os::unix::fs::symlink(&p, &link).expect("symlink");
+        assert_eq!(read_regular(&link, 5).expect("read"), b"ok");
     }
 
     #[test]

@@ -10,6 +10,15 @@
 //!   and fails when the caller reads it, as the reference's `open` does;
 //! - symlinks to files are listed like files; symlinked directories are not
 //!   entered (as rglob, which never follows them: no cycles), only counted;
+//! - a `*.json` symlink whose target resolves (`canonicalize`, every link in
+//!   the chain followed) outside the walked root is refused: the walk fails
+//!   with [`TreeError::OutsideRoot`] naming the link and its target, so a
+//!   link such as `a.json -> /elsewhere/secret.json` is never read into an
+//!   output (the reference's `open` follows it). A dangling link is listed,
+//!   and fails when read as a missing file does. Deliberate difference from
+//!   the reference: a tree of downloaded artifacts never holds such links;
+//! - entries are listed by name only; reading them is `fsio::read_regular`'s
+//!   job, which refuses a FIFO, socket, device or directory so named;
 //! - order: in each directory its listed entries by name (byte-wise), then
 //!   its subdirectories by name, each walked the same way (depth first).
 //!   rglob's own order is the file system's; a fixed one makes outputs
@@ -36,6 +45,15 @@ pub enum TreeError {
     },
     #[error("{dir}: the directory tree is more than {MAX_TREE_DEPTH} levels deep (MAX_TREE_DEPTH)")]
     TooDeep { dir: String },
+    #[error(
+        "{dir}: a symlink to {target}, outside the directory being read ({root}): refused, files are read only from inside it"
+    )]
+    OutsideRoot {
+        /// The link.
+        dir: String,
+        target: String,
+        root: String,
+    },
 }
 
 impl TreeError {
@@ -43,7 +61,9 @@ impl TreeError {
     #[must_use]
     pub fn dir(&self) -> &str {
         match self {
-            TreeError::List { dir, .. } | TreeError::TooDeep { dir } => dir,
+            TreeError::List { dir, .. }
+            | TreeError::TooDeep { dir }
+            | TreeError::OutsideRoot { dir, .. } => dir,
         }
     }
 }
@@ -62,25 +82,70 @@ pub struct JsonFiles {
 /// Every `*.json` under `root`, by the rules in the module header.
 ///
 /// # Errors
-/// A directory (the root included) cannot be listed, or the tree is deeper
-/// than [`MAX_TREE_DEPTH`].
+/// A directory (the root included) cannot be listed, the tree is deeper
+/// than [`MAX_TREE_DEPTH`], or a `*.json` symlink points outside `root`.
 pub fn json_files(root: &Path) -> Result<JsonFiles, TreeError> {
     let mut found = JsonFiles::default();
-    walk(root, 0, true, &mut found)?;
+    walk(&mut Root::new(root), root, 0, true, &mut found)?;
     Ok(found)
 }
 
-/// The `*.json` entries directly in `dir` (same rules, no descent).
+/// The `*.json` entries directly in `dir` (same rules, no descent; `dir`
+/// is the root symlinks must stay inside).
 ///
 /// # Errors
-/// `dir` cannot be listed.
+/// `dir` cannot be listed, or a `*.json` symlink points outside it.
 pub fn json_files_in(dir: &Path) -> Result<JsonFiles, TreeError> {
     let mut found = JsonFiles::default();
-    walk(dir, 0, false, &mut found)?;
+    walk(&mut Root::new(dir), dir, 0, false, &mut found)?;
     Ok(found)
 }
 
-fn walk(dir: &Path, depth: usize, recurse: bool, found: &mut JsonFiles) -> Result<(), TreeError> {
+/// The walked root, resolved on first need (only a symlink needs it).
+struct Root<'a> {
+    given: &'a Path,
+    resolved: Option<PathBuf>,
+}
+
+impl<'a> Root<'a> {
+    fn new(given: &'a Path) -> Self {
+        Root {
+            given,
+            resolved: None,
+        }
+    }
+
+    /// Refuses the symlink `link` when its target resolves outside the root.
+    fn check_link(&mut self, link: &Path) -> Result<(), TreeError> {
+        // Dangling (or unresolvable): listed, and the read reports it.
+        let Ok(target) = std::fs::canonicalize(link) else {
+            return Ok(());
+        };
+        if self.resolved.is_none() {
+            let root = std::fs::canonicalize(self.given).map_err(|source| TreeError::List {
+                dir: self.given.display().to_string(),
+                source,
+            })?;
+            self.resolved = Some(root);
+        }
+        match &self.resolved {
+            Some(root) if target.starts_with(root) => Ok(()),
+            _ => Err(TreeError::OutsideRoot {
+                dir: link.display().to_string(),
+                target: target.display().to_string(),
+                root: self.given.display().to_string(),
+            }),
+        }
+    }
+}
+
+fn walk(
+    root: &mut Root<'_>,
+    dir: &Path,
+    depth: usize,
+    recurse: bool,
+    found: &mut JsonFiles,
+) -> Result<(), TreeError> {
     if depth > MAX_TREE_DEPTH {
         return Err(TreeError::TooDeep {
             dir: dir.display().to_string(),
@@ -99,6 +164,9 @@ fn walk(dir: &Path, depth: usize, recurse: bool, found: &mut JsonFiles) -> Resul
         let ft = entry.file_type().map_err(list_err)?;
         let is_json = name.as_encoded_bytes().ends_with(b".json");
         if is_json {
+            if ft.is_symlink() {
+                root.check_link(&entry.path())?;
+            }
             files.push(name.clone());
         }
         if ft.is_dir() {
@@ -116,7 +184,7 @@ fn walk(dir: &Path, depth: usize, recurse: bool, found: &mut JsonFiles) -> Resul
     found.files.extend(files.iter().map(|f| dir.join(f)));
     if recurse {
         for d in &dirs {
-            walk(&dir.join(d), depth + 1, true, found)?;
+            walk(root, &dir.join(d), depth + 1, true, found)?;
         }
     }
     Ok(())
@@ -183,12 +251,46 @@ mod tests {
         touch(&r, "d/a.json");
         touch(t.path(), "outside/b.json");
         std::os::unix::fs::symlink(t.path().join("outside"), r.join("link")).unwrap();
-        std::os::unix::fs::symlink(t.path().join("outside/b.json"), r.join("c.json")).unwrap();
+        // A link inside the tree, relative and through `..`.
+        std::os::unix::fs::symlink("d/../d/a.json", r.join("c.json")).unwrap();
         // A loop: entering symlinked directories would never end.
         std::os::unix::fs::symlink(&r, r.join("d/loop")).unwrap();
         let found = json_files(&r).unwrap();
         assert_eq!(rel(&r, &found.files), ["c.json", "d/a.json"]);
         assert_eq!(found.symlink_dirs, 2);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_json_symlink_leading_outside_the_root_is_refused_naming_it() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().join("r");
+        touch(&r, "d/a.json");
+        touch(t.path(), "outside/secret.json");
+        // Inside, but a chain that ends outside.
+        std::os::unix::fs::symlink("../../outside/secret.json", r.join("d/hop")).unwrap();
+        std::os::unix::fs::symlink("hop", r.join("d/b.json")).unwrap();
+        let e = json_files(&r).unwrap_err();
+        assert!(matches!(e, TreeError::OutsideRoot { .. }), "{e}");
+        assert_eq!(e.dir(), r.join("d/b.json").display().to_string());
+        assert!(e.to_string().contains("secret.json"), "{e}");
+        // The same for the flat listing, whose root is the listed directory.
+        let e = json_files_in(&r.join("d")).unwrap_err();
+        assert!(matches!(e, TreeError::OutsideRoot { .. }), "{e}");
+        // A sibling `r2` shares the prefix `r` as a string, not as a path.
+        let r2 = t.path().join("r2");
+        touch(&r2, "x.json");
+        std::fs::remove_file(r.join("d/b.json")).unwrap();
+        std::os::unix::fs::symlink(r2.join("x.json"), r.join("c.json")).unwrap();
+        assert!(matches!(
+            json_files(&r).unwrap_err(),
+            TreeError::OutsideRoot { .. }
+        ));
+        // A dangling link is listed; reading it fails as a missing file.
+        std::fs::remove_file(r.join("c.json")).unwrap();
+        std::os::unix::fs::symlink("nowhere.json", r.join("e.json")).unwrap();
+        let found = json_files(&r).unwrap();
+        assert_eq!(rel(&r, &found.files), ["e.json", "d/a.json"]);
     }
 
     #[test]

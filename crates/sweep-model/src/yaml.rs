@@ -280,7 +280,7 @@ pub fn load_file(path: &Path) -> Result<YamlDoc, YamlError> {
 /// # Errors
 /// The file cannot be read, is too large or is not UTF-8.
 pub fn read_file(path: &Path) -> Result<String, YamlError> {
-    use std::io::Read as _;
+    use crate::fsio::{ReadError, read_regular};
     let err = |message: String| YamlError {
         path: Some(path.to_path_buf()),
         message,
@@ -288,23 +288,13 @@ pub fn read_file(path: &Path) -> Result<String, YamlError> {
         column: 0,
         unreadable: true,
     };
-    let file = std::fs::File::open(path).map_err(|e| err(format!("cannot read file: {e}")))?;
-    if let Ok(m) = file.metadata()
-        && m.len() > MAX_YAML_BYTES as u64
-    {
-        return Err(too_big(m.len()).in_file(path));
-    }
-    // One byte more than the limit tells a file that is too large (or
-    // grows while it is read) from one that is exactly at the limit.
-    let mut text = String::new();
-    file.take(MAX_YAML_BYTES as u64 + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| err(format!("cannot read file: {e}")))?;
-    if text.len() > MAX_YAML_BYTES {
-        let len = std::fs::metadata(path).map_or(text.len() as u64, |m| m.len());
-        return Err(too_big(len).in_file(path));
-    }
-    Ok(text)
+    // A regular file only (a FIFO named `x.yaml` would block the open).
+    let bytes = read_regular(path, MAX_YAML_BYTES as u64).map_err(|e| match e {
+        ReadError::TooLarge { size, .. } => too_big(size).in_file(path),
+        e => err(format!("cannot read file: {}", e.cause())),
+    })?;
+    String::from_utf8(bytes)
+        .map_err(|_| err("cannot read file: stream did not contain valid UTF-8".into()))
 }
 
 struct Builder<'a> {

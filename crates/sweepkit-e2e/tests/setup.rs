@@ -327,3 +327,92 @@ fn build_from_source_is_the_only_way_cargo_runs() {
     assert!(stderr(&out).contains("cargo build"), "{}", stderr(&out));
     f.assert_nothing_installed();
 }
+
+/// A loopback server whose every answer is a chunked body of `total`
+/// bytes without Content-Length (what `--max-filesize` of curl 7.88 does not
+/// stop). Returns its base URL and the count of body bytes it got written
+/// before the client hung up.
+fn chunked_server(total: u64) -> (String, std::sync::Arc<std::sync::atomic::AtomicU64>) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    const CHUNK: usize = 64 * 1024;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let sent = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&sent);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 2 {
+                line.clear();
+            }
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/gzip\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+            if stream.write_all(head.as_bytes()).is_err() {
+                continue;
+            }
+            let data = vec![b'x'; CHUNK];
+            let mut left = total;
+            while left > 0 {
+                let n = left.min(CHUNK as u64);
+                let frame = format!("{n:x}\r\n");
+                let ok = stream.write_all(frame.as_bytes()).is_ok()
+                    && stream.write_all(&data[..n as usize]).is_ok()
+                    && stream.write_all(b"\r\n").is_ok();
+                if !ok {
+                    break;
+                }
+                counter.fetch_add(n, Ordering::SeqCst);
+                left -= n;
+            }
+            let _ = stream.write_all(b"0\r\n\r\n");
+        }
+    });
+    (base, sent)
+}
+
+#[test]
+fn a_chunked_download_past_the_limit_is_cut_off_and_refused_as_too_large() {
+    // 1 MiB limit, a 64 MiB body: the installer must stop at the limit.
+    const LIMIT: u64 = 1024 * 1024;
+    const BODY: u64 = 64 * 1024 * 1024;
+    let f = Fixture::new();
+    f.checksums(&format!("{}\n", f.line));
+    let (base, sent) = chunked_server(BODY);
+    let limit = LIMIT.to_string();
+    let out = f.run(
+        &["install"],
+        &[
+            ("SWEEPKIT_RELEASE_BASE", &base),
+            ("SWEEPKIT_MAX_ARCHIVE_BYTES", &limit),
+        ],
+    );
+    let err = stderr(&out);
+    assert!(
+        !out.status.success(),
+        "an oversize download was accepted: {err}"
+    );
+    assert!(err.contains("too large"), "{err}");
+    // The script reports what it wrote: never more than the limit plus the
+    // one byte that tells it the body goes on.
+    let written: u64 = err
+        .split("stopped after ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no byte count in: {err}"));
+    assert_eq!(written, LIMIT + 1, "{err}");
+    // The server could write no more than the limit plus what the loopback
+    // socket buffers hold (a few MB) before the client hung up.
+    let sent = sent.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(sent < BODY / 2, "the whole body was read: {sent} bytes");
+    f.assert_nothing_installed();
+    f.assert_no_cargo();
+    // The staging directory is gone.
+    let left: Vec<_> = std::fs::read_dir(f.bin_dir().parent().unwrap())
+        .map(|d| d.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.iter().all(|n| n == "bin"), "{left:?}");
+}
