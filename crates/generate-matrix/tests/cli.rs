@@ -498,6 +498,175 @@ fn a_fifo_config_or_runner_file_is_refused_at_once_naming_it() {
     }
     // The same files as regular files work.
     let out = full_sweep_bounded(&case, "master.yaml", "runners.yaml");
+
+const PRIORITY_POLICY: &str = "version: 1\nbase-score: 1\nadjustments:\n  multi-node: 0.5\nlabels:\n  patchwork: {names: [pw], score: 0}\n";
+
+/// `priority --input in.json` on `input`, with a small policy.
+fn priority_on(c: &Case, input: &str) -> Output {
+    std::fs::write(c.path("policy.yaml"), PRIORITY_POLICY).unwrap();
+    std::fs::write(c.path("in.json"), input).unwrap();
+    let p = c.path("policy.yaml");
+    let i = c.path("in.json");
+    c.run(&[
+        "priority",
+        "--policy",
+        p.to_str().unwrap(),
+        "--input",
+        i.to_str().unwrap(),
+    ])
+}
+
+#[test]
+fn priority_refuses_input_that_is_not_a_matrix() {
+    let c = Case::new("");
+    for (input, got) in [
+        (r#"{"foo":1}"#, "an object with no job"),
+        (r#""a string""#, "got a string"),
+        ("42", "got a number"),
+        ("null", "got null"),
+        ("{}", "got an empty object"),
+    ] {
+        let out = priority_on(&c, input);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{input}: {stderr}");
+        assert!(out.stdout.is_empty(), "{input}: nothing on stdout");
+        assert!(
+            stderr.contains("in.json"),
+            "{input}: names the file: {stderr}"
+        );
+        assert!(
+            stderr.contains("expected a matrix list (a JSON array), a search-space config"),
+            "{input}: names the shape: {stderr}"
+        );
+        assert!(stderr.contains(got), "{input}: {got}: {stderr}");
+    }
+}
+
+#[test]
+fn priority_still_takes_a_list_a_config_and_a_bare_job() {
+    let c = Case::new("");
+    let job = json!({"runner": "a", "framework": "f", "prefill": {}});
+    let v = stdout_json(&priority_on(&c, &json!([job, "x"]).to_string()));
+    assert_eq!(v[0]["priority"], json!("1.500"));
+    assert_eq!(v[1], json!("x"));
+    let v = stdout_json(&priority_on(&c, &job.to_string()));
+    assert_eq!(v["priority"], json!("1.500"));
+    let empty = json!({"single_node": {}, "multi_node": {}, "evals": [], "changelog_metadata": {}});
+    assert_eq!(stdout_json(&priority_on(&c, &empty.to_string())), empty);
+    let v = stdout_json(&priority_on(&c, &json!({"wrapped": [job]}).to_string()));
+    assert_eq!(v["wrapped"][0]["priority"], json!("1.500"));
+}
+
+/// `changelog-metadata --input config.json --output meta.json`.
+fn metadata_of(c: &Case, config: &str) -> Output {
+    std::fs::write(c.path("config.json"), config).unwrap();
+    let _ = std::fs::remove_file(c.path("meta.json"));
+    let i = c.path("config.json");
+    let o = c.path("meta.json");
+    c.run(&[
+        "changelog-metadata",
+        "--input",
+        i.to_str().unwrap(),
+        "--output",
+        o.to_str().unwrap(),
+    ])
+}
+
+#[test]
+fn changelog_metadata_refuses_input_that_is_not_a_search_space_config() {
+    let c = Case::new("");
+    for (input, got) in [
+        ("null", "got null"),
+        ("42", "got a number"),
+        ("[1,2]", "item [0] is not a job object"),
+        (
+            r#"{"changelog_metadata": [1]}"#,
+            "'changelog_metadata' is an array",
+        ),
+    ] {
+        let out = metadata_of(&c, input);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{input}: {stderr}");
+        assert!(
+            stderr.contains("config.json"),
+            "{input}: names the file: {stderr}"
+        );
+        assert!(
+            stderr.contains("expected a search-space config (a JSON object)"),
+            "{input}: names the shape: {stderr}"
+        );
+        assert!(stderr.contains(got), "{input}: {got}: {stderr}");
+        assert!(!c.path("meta.json").exists(), "{input}: nothing written");
+    }
+}
+
+#[test]
+fn changelog_metadata_of_a_config_or_a_matrix_list() {
+    let c = Case::new("");
+    let meta = json!({"base_ref": "a", "head_ref": "b", "entries": []});
+    let read = |c: &Case| -> Value {
+        serde_json::from_slice(&std::fs::read(c.path("meta.json")).unwrap()).unwrap()
+    };
+    for (input, want) in [
+        (
+            json!({"single_node": {}, "changelog_metadata": meta}),
+            meta.clone(),
+        ),
+        (json!({"single_node": {}}), json!({})),
+        (json!([]), json!({})),
+        (json!([{"runner": "a", "framework": "f"}]), json!({})),
+    ] {
+        let out = metadata_of(&c, &input.to_string());
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{input}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(read(&c), want, "{input}");
+    }
+}
+
+#[test]
+fn sweep_policy_refuses_an_event_payload_that_is_not_an_object() {
+    let c = Case::new("");
+    for (payload, got) in [("[]", "an array"), ("null", "null"), ("42", "a number")] {
+        std::fs::write(c.path("event.json"), payload).unwrap();
+        let e = c.path("event.json");
+        let out = c.run(&[
+            "sweep-policy",
+            "--event-name",
+            "pull_request",
+            "--event-path",
+            e.to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{payload}: {stderr}");
+        assert!(out.stdout.is_empty(), "{payload}: no decisions printed");
+        assert!(
+            stderr.contains("event.json"),
+            "{payload}: names the file: {stderr}"
+        );
+        assert!(
+            stderr.contains(&format!(
+                "the event payload is {got}; expected a JSON object"
+            )),
+            "{payload}: {stderr}"
+        );
+    }
+    std::fs::write(
+        c.path("event.json"),
+        r#"{"action": "synchronize", "pull_request": {"labels": []}}"#,
+    )
+    .unwrap();
+    let e = c.path("event.json");
+    let out = c.run(&[
+        "sweep-policy",
+        "--event-name",
+        "pull_request",
+        "--event-path",
+        e.to_str().unwrap(),
+    ]);
     assert_eq!(
         out.status.code(),
         Some(0),

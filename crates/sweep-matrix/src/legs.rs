@@ -18,6 +18,7 @@
 use std::path::Path;
 
 use serde_json::{Map, Value};
+use sweep_model::json_type::json_type_name;
 
 use crate::canary;
 
@@ -401,6 +402,47 @@ pub fn read_config(path: &Path) -> Result<Value, ReadConfigError> {
             e.line()
         ))
     })
+}
+
+/// The shapes `generate-matrix changelog-metadata` reads, for messages.
+pub const METADATA_INPUT_SHAPE: &str = "a search-space config (a JSON object) \
+or a matrix list (an array of job objects with 'runner' and 'framework')";
+
+/// The changelog metadata of a search-space config, as `generate-matrix
+/// changelog-metadata` writes it: the config's `changelog_metadata` object,
+/// or `{}` when it has none. A matrix list (the output of `full-sweep`,
+/// `test-config` and `from-command`, every item a job object) carries no
+/// changelog and gives `{}` too.
+///
+/// # Errors
+/// Any other input (`null`, a number, `[1, 2]`, a `changelog_metadata` that
+/// is not an object): "expected … ; got …", without the file name.
+pub fn changelog_metadata(config: &Value) -> Result<Value, String> {
+    let refuse = |got: String| Err(format!("expected {METADATA_INPUT_SHAPE}; {got}"));
+    match config {
+        Value::Object(m) => match m.get("changelog_metadata") {
+            None => Ok(Value::Object(Map::new())),
+            Some(meta @ Value::Object(_)) => Ok(meta.clone()),
+            Some(other) => refuse(format!(
+                "its 'changelog_metadata' is {}, not an object",
+                json_type_name(other)
+            )),
+        },
+        Value::Array(items) => {
+            let is_job = |v: &Value| {
+                v.as_object()
+                    .is_some_and(|m| m.contains_key("runner") && m.contains_key("framework"))
+            };
+            match items.iter().position(|v| !is_job(v)) {
+                None => Ok(Value::Object(Map::new())),
+                Some(i) => refuse(format!(
+                    "got an array whose item [{i}] is not a job object ({})",
+                    json_type_name(&items[i])
+                )),
+            }
+        }
+        other => refuse(format!("got {}", json_type_name(other))),
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -238,6 +238,23 @@ pub fn parse_labels(text: &str) -> Result<Vec<String>, String> {
         .collect()
 }
 
+/// Checks an event payload before [`fill_from_event`] reads it: GitHub's
+/// webhook payload is always a JSON object. Anything else (`null`, `[]`, a
+/// number) is no event, and deciding from it as if nothing were set would
+/// hide that nothing was read.
+///
+/// # Errors
+/// The payload is not an object: "the event payload is …; expected …".
+pub fn check_event(event: &serde_json::Value) -> Result<(), String> {
+    if event.is_object() {
+        return Ok(());
+    }
+    Err(format!(
+        "the event payload is {}; expected a JSON object (the webhook payload of the event)",
+        sweep_model::json_type::json_type_name(event)
+    ))
+}
+
 /// Fills the fields of `input` that were not given explicitly from a GitHub
 /// event payload (`$GITHUB_EVENT_PATH`), so the action needs no expressions.
 pub fn fill_from_event(input: &mut PolicyInput, event: &serde_json::Value, given: &ExplicitInputs) {

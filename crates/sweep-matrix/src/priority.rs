@@ -7,6 +7,8 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use indexmap::IndexMap;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use sweep_model::python::{dumps_like_python, python_str};
@@ -400,6 +402,181 @@ fn walk(
     }
 }
 
+/// Deepest nesting [`annotate_text`] follows: serde_json's own parse limit,
+/// so every document serde_json reads is handled (one stack frame a level).
+pub const MAX_DEPTH: usize = 128;
+
+/// The family keys of a search-space config (`generate-matrix changelog`'s
+/// output): an object with one of them is a matrix even with no job in it.
+pub const CONFIG_KEYS: [&str; 6] = [
+    "single_node",
+    "multi_node",
+    "evals",
+    "agentic_evals",
+    "multinode_evals",
+    "multinode_agentic_evals",
+];
+
+/// The payload shapes `priority` annotates, for messages.
+pub const EXPECTED_SHAPE: &str = "a matrix list (a JSON array), a search-space config \
+(an object with single_node, multi_node or an evals list) or a bare job object \
+(with 'runner' and 'framework')";
+
+/// Why [`annotate_text`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AnnotateError {
+    /// The payload is valid JSON of a shape `priority` does not annotate
+    /// (exit 1: the input is judged and refused).
+    #[error("expected {EXPECTED_SHAPE}; got {0}")]
+    Shape(String),
+    /// Not valid JSON.
+    #[error("not valid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// Scoring failed (policy, criteria).
+    #[error(transparent)]
+    Priority(#[from] PriorityError),
+    /// Writing the output failed.
+    #[error("cannot write the output: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Annotates the JSON document `text` like [`annotate`] and writes the
+/// result (compact JSON, byte for byte what `annotate` plus
+/// `serde_json::to_writer` give) to `out`, without building the whole tree:
+/// arrays and non-job objects are walked over their raw text, and only
+/// each job object is materialised as a [`Value`]. Memory stays near the
+/// size of `text` (a 60 MB list once peaked at 949 MB through a tree, its
+/// annotated copy and the output string).
+///
+/// The payload must be an array, a job object, an object holding a job or
+/// an object with one of [`CONFIG_KEYS`]; anything else (a string, a
+/// number, `null`, an object like `{"foo": 1}`) is [`AnnotateError::Shape`].
+/// `out` may hold a partial document on error: write to a temporary file.
+pub fn annotate_text(
+    text: &str,
+    policy: &Policy,
+    ctx: &Context,
+    out: &mut impl std::io::Write,
+) -> Result<(), AnnotateError> {
+    let root: &RawValue = serde_json::from_str(text)?;
+    let shape = match root.get().as_bytes().first() {
+        Some(b'[' | b'{') => None,
+        Some(b'"') => Some("a string"),
+        Some(b'n') => Some("null"),
+        Some(b't' | b'f') => Some("a boolean"),
+        _ => Some("a number"),
+    };
+    if let Some(got) = shape {
+        return Err(AnnotateError::Shape(got.to_string()));
+    }
+    let mut w = RawWalk {
+        policy,
+        ctx,
+        path: Vec::new(),
+        jobs: 0,
+        out,
+    };
+    if root.get().starts_with('{') {
+        let top: IndexMap<String, &RawValue> = serde_json::from_str(root.get())?;
+        let config = CONFIG_KEYS.iter().any(|k| top.contains_key(*k));
+        let job = top.contains_key("runner") && top.contains_key("framework");
+        if !config && !job {
+            // Walk into a sink first: an object holding no job is refused
+            // before anything is written.
+            let mut probe = RawWalk {
+                policy,
+                ctx,
+                path: Vec::new(),
+                jobs: 0,
+                out: &mut std::io::sink(),
+            };
+            probe.visit(root, 0)?;
+            if probe.jobs == 0 {
+                if top.is_empty() {
+                    return Err(AnnotateError::Shape("an empty object".into()));
+                }
+                let keys: Vec<&str> = top.keys().take(5).map(String::as_str).collect();
+                let more = if top.len() > keys.len() { ", …" } else { "" };
+                return Err(AnnotateError::Shape(format!(
+                    "an object with no job and none of {} (keys: {}{more})",
+                    CONFIG_KEYS.join(", "),
+                    keys.join(", ")
+                )));
+            }
+        }
+    }
+    w.visit(root, 0)
+}
+
+/// Writes `v` as compact JSON; a failure is the writer's (I/O).
+fn put(out: &mut impl std::io::Write, v: &impl serde::Serialize) -> Result<(), AnnotateError> {
+    serde_json::to_writer(out, v).map_err(|e| AnnotateError::Io(e.into()))
+}
+
+/// The state of [`annotate_text`]'s walk.
+struct RawWalk<'a, W: std::io::Write> {
+    policy: &'a Policy,
+    ctx: &'a Context,
+    path: Vec<String>,
+    jobs: usize,
+    out: &'a mut W,
+}
+
+impl<W: std::io::Write> RawWalk<'_, W> {
+    fn visit(&mut self, raw: &RawValue, depth: usize) -> Result<(), AnnotateError> {
+        if depth > MAX_DEPTH {
+            return Err(AnnotateError::Shape(format!(
+                "a document nested deeper than {MAX_DEPTH} levels"
+            )));
+        }
+        let text = raw.get();
+        match text.as_bytes().first() {
+            Some(b'[') => {
+                let items: Vec<&RawValue> = serde_json::from_str(text)?;
+                self.out.write_all(b"[")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.write_all(b",")?;
+                    }
+                    self.path.push(i.to_string());
+                    self.visit(item, depth + 1)?;
+                    self.path.pop();
+                }
+                self.out.write_all(b"]")?;
+            }
+            Some(b'{') => {
+                let entries: IndexMap<String, &RawValue> = serde_json::from_str(text)?;
+                if entries.contains_key("runner") && entries.contains_key("framework") {
+                    // A job (small): the tree walk scores it exactly as
+                    // `annotate` does, nested jobs included.
+                    let job: Value = serde_json::from_str(text)?;
+                    let annotated = walk(&job, self.policy, self.ctx, &mut self.path)?;
+                    put(&mut *self.out, &annotated)?;
+                    self.jobs += 1;
+                } else {
+                    self.out.write_all(b"{")?;
+                    for (i, (k, v)) in entries.iter().enumerate() {
+                        if i > 0 {
+                            self.out.write_all(b",")?;
+                        }
+                        put(&mut *self.out, k)?;
+                        self.out.write_all(b":")?;
+                        self.path.push(k.clone());
+                        self.visit(v, depth + 1)?;
+                        self.path.pop();
+                    }
+                    self.out.write_all(b"}")?;
+                }
+            }
+            _ => {
+                let v: Value = serde_json::from_str(text)?;
+                put(&mut *self.out, &v)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Parses `--labels-json` / `--criteria-json`: empty or `null` → `None`.
 ///
 /// # Errors
@@ -444,6 +621,59 @@ mod tests {
         let t = queue_token(&job, "local", &["0".into()]);
         assert_eq!(t.len(), 32);
         assert_ne!(t, queue_token(&job, "local", &["1".into()]));
+    }
+
+    #[test]
+    fn annotate_text_writes_what_the_tree_walk_gives() {
+        let job = json!({"runner": "a", "framework": "dynamo-sglang", "model-prefix": "dsr1"});
+        let ctx = Context {
+            event_name: "push".into(),
+            queue_namespace: "ns".into(),
+            ..Context::default()
+        };
+        for text in [
+            json!([job, {"x": 1}, "not-a-job", 17, null, [job, {"y": [job]}], 1.0, -0.0, "é\u{2028}\""]).to_string(),
+            json!({"single_node": {"1k1k": [job, job]}, "multi_node": {}, "evals": [],
+                   "changelog_metadata": {"runner": "not-a-job", "entries": []}}).to_string(),
+            json!({"wrapped": {"deeper": [job]}}).to_string(),
+            json!({"runner": "b", "framework": "f", "inner": job, "priority": "old", "conc": [8]}).to_string(),
+            // Duplicate keys, escapes and number spellings come out as the
+            // tree gives them.
+            r#"[{"runner":"a","framework":"b","runner":"c","x":1.50,"y":1E2,"z":"\u00e9"}, 12345678901234567890]"#.to_string(),
+            "[]".to_string(),
+        ] {
+            let tree = annotate(&serde_json::from_str(&text).unwrap(), &policy(), &ctx).unwrap();
+            let mut out = Vec::new();
+            annotate_text(&text, &policy(), &ctx, &mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), tree.to_string(), "{text}");
+        }
+    }
+
+    #[test]
+    fn annotate_text_refuses_what_is_not_a_matrix() {
+        let ctx = Context::default();
+        for (text, got) in [
+            (r#"{"foo": 1}"#, "an object with no job"),
+            (r#"{"foo": {"bar": [1]}}"#, "an object with no job"),
+            ("{}", "an empty object"),
+            (r#""text""#, "a string"),
+            ("42", "a number"),
+            ("null", "null"),
+            ("true", "a boolean"),
+        ] {
+            let mut out = Vec::new();
+            let e = annotate_text(text, &policy(), &ctx, &mut out).unwrap_err();
+            assert!(matches!(e, AnnotateError::Shape(_)), "{text}: {e}");
+            assert!(
+                e.to_string().ends_with(&format!("got {got}"))
+                    || e.to_string().contains(&format!("got {got} ")),
+                "{text}: {e}"
+            );
+            assert!(out.is_empty(), "{text}: nothing written");
+        }
+        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 2), "]".repeat(MAX_DEPTH + 2));
+        let mut out = Vec::new();
+        assert!(annotate_text(&deep, &policy(), &ctx, &mut out).is_err());
     }
 
     fn policy() -> Policy {

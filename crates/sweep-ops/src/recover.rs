@@ -3,28 +3,42 @@
 //! safety checks its `recover_failed_ingest.py` applies to the runs).
 //!
 //! The reference workflow posts the two run ids it is given without a
-//! check. This command first proves they belong together, fail closed:
-//! * the source run is a `pull_request` run of the sweep workflow that
-//!   completed with conclusion `success`, holding unexpired benchmark
-//!   artifacts (`bmk_agentic_*` for the agentic ingest, `results_bmk` or
+//! check. This command first proves they belong together, with the rules
+//! `reuse-sweep find` applies on the push (the shared ones of
+//! [`github_client::trust`]), fail closed:
+//! * the source run is a `pull_request` run of the sweep workflow,
+//!   triggered from this repository (not a fork), that completed with
+//!   conclusion `success`, holding unexpired benchmark artifacts
+//!   (`bmk_agentic_*` for the agentic ingest, `results_bmk` or
 //!   `eval_results_all` otherwise);
 //! * the merge run is a completed `push` run of the same workflow on the
-//!   main branch with an unexpired `changelog-metadata` artifact;
-//! * the merge run's commit is the merge commit of exactly one merged PR,
-//!   and the source run's head is one of that PR's commits.
+//!   main branch of this repository with an unexpired `changelog-metadata`
+//!   artifact, and it was itself a reuse run (see [`reuse_evidence`]);
+//! * the merge run's commit is the merge commit of exactly one merged PR;
+//! * that PR carries a `/reuse-sweep-run` comment by a commenter with
+//!   write, maintain or admin permission (asked of the API, never the
+//!   comment's `author_association`); a pinned run id must be the source;
+//! * the source run's head is the PR's swept head
+//!   ([`github_client::trust::swept_head`]), not an older commit.
 //!
 //! The dispatch is the one `run-sweep.yml`'s ingest jobs send:
 //! `repository_dispatch` of `ingest-agentic-results` (or `ingest-results`)
 //! to the ingest repository with `source-run-id`, `merge-run-id` and, for
 //! the agentic ingest, `database-target: production`.
 
-use github_client::Client;
+use std::collections::BTreeSet;
+
+use github_client::{Client, trust};
 use serde_json::{Value, json};
 
-use crate::{OpsError, Result, artifact_names, pull_commit_shas, refused, state_of, str_at};
+use crate::{OpsError, Result, artifact_names, refused, state_of, str_at};
 
 /// The event types the ingest repository accepts.
 pub const EVENT_TYPES: [&str; 2] = ["ingest-agentic-results", "ingest-results"];
+
+/// The comment command that authorises a reuse (`reuse-sweep find`'s
+/// default `--pinned-run-command`).
+pub const REUSE_COMMAND: &str = "/reuse-sweep-run";
 
 /// What `recover-ingest` needs.
 #[derive(Debug, Clone)]
@@ -40,6 +54,8 @@ pub struct RecoverArgs {
     pub workflow: String,
     /// Branch of the merge run.
     pub main_branch: String,
+    /// The comment command that authorises a reuse ([`REUSE_COMMAND`]).
+    pub reuse_command: String,
 }
 
 /// The checked dispatch.
@@ -64,6 +80,7 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
     let source = run(a.source_run_id)?;
     expect_field(&source, "source", a.source_run_id, "path", &workflow_path)?;
     expect_field(&source, "source", a.source_run_id, "event", "pull_request")?;
+    expect_from_repo(&source, "source", a.source_run_id, &a.repo)?;
     if source["status"].as_str() != Some("completed")
         || source["conclusion"].as_str() != Some("success")
     {
@@ -105,9 +122,22 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
         &a.main_branch,
     )?;
     expect_field(&merge, "merge", a.merge_run_id, "status", "completed")?;
-    if !artifact_names(client, &a.repo, a.merge_run_id)?.contains("changelog-metadata") {
+    expect_from_repo(&merge, "merge", a.merge_run_id, &a.repo)?;
+    let merge_names = artifact_names(client, &a.repo, a.merge_run_id)?;
+    if !merge_names.contains("changelog-metadata") {
         return refused(format!(
             "merge run {} has no unexpired changelog-metadata artifact",
+            a.merge_run_id
+        ));
+    }
+    let jobs = client.get_all(
+        &format!("/repos/{}/actions/runs/{}/jobs", a.repo, a.merge_run_id),
+        &[("filter", "all")],
+        Some("jobs"),
+    )?;
+    if let Err(why) = reuse_evidence(&jobs, &merge_names, agentic) {
+        return refused(format!(
+            "merge run {} was not a reuse run: {why}; only the ingest of a reused sweep is recovered here",
             a.merge_run_id
         ));
     }
@@ -131,11 +161,42 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
     let pr_number = merged[0]["number"]
         .as_u64()
         .ok_or_else(|| OpsError::Failed("the merged PR has no number".into()))?;
+
+    let Some((login, pin)) = authorisation(client, &a.repo, pr_number, &a.reuse_command)? else {
+        return refused(format!(
+            "PR #{pr_number} has no {} comment by a commenter with write, maintain or admin permission on {}: its sweep was never authorised for reuse",
+            a.reuse_command, a.repo
+        ));
+    };
+    if let Some(pin) = pin
+        && pin != a.source_run_id
+    {
+        return refused(format!(
+            "@{login}'s {} comment on PR #{pr_number} pins run {pin}, not source run {}",
+            a.reuse_command, a.source_run_id
+        ));
+    }
+
+    let commits = client.get_all(
+        &format!("/repos/{}/pulls/{pr_number}/commits", a.repo),
+        &[],
+        None,
+    )?;
     let source_sha = str_at(&source, "/head_sha").unwrap_or_default();
-    if !pull_commit_shas(client, &a.repo, pr_number)?.contains(source_sha) {
+    if !commits
+        .iter()
+        .any(|c| c["sha"].as_str() == Some(source_sha))
+    {
         return refused(format!(
             "source run {} head {source_sha} is not a commit of PR #{pr_number}, which merge run {} merged",
             a.source_run_id, a.merge_run_id
+        ));
+    }
+    let swept = trust::swept_head(&commits).unwrap_or_default();
+    if source_sha != swept {
+        return refused(format!(
+            "source run {} ran on {source_sha}, not on PR #{pr_number}'s swept head {swept} (the newest commit that is not a merge or [skip-sweep]); only a run of the PR's current code is ingested",
+            a.source_run_id
         ));
     }
 
@@ -149,6 +210,111 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
     Ok(Recovery { pr_number, payload })
 }
 
+/// Whether a push-to-main run of `run-sweep.yml` reused a PR sweep, judged
+/// from what the API exposes of it (the setup job's `reuse-enabled` output
+/// is not exposed), `Err` saying why not. The workflow marks a reuse run
+/// this way:
+/// * every planning job (`canary-select` and the `plan …` jobs, each gated
+///   by `needs.setup.outputs.reuse-enabled != 'true'`) was skipped, so no
+///   benchmark leg ran: in a run that swept by itself at least one ran;
+/// * the ingest job of the event type (`trigger-agentic-ingest` or
+///   `trigger-ingest`) ran anyway: without a reuse it runs only after a leg
+///   or a collect job succeeded, which needs a planning job;
+/// * it holds no benchmark results of its own (`bmk_*`, `results_bmk`,
+///   `eval_results_all`): a reuse run's results are the source run's.
+///
+/// Job names are matched on their last ` / ` segment: a called workflow's
+/// jobs are listed as `<caller job> / <job>`. `jobs` is the run's job list
+/// over all attempts (`filter=all`).
+pub fn reuse_evidence(
+    jobs: &[Value],
+    artifacts: &BTreeSet<String>,
+    agentic: bool,
+) -> std::result::Result<(), String> {
+    let own: Vec<&str> = artifacts
+        .iter()
+        .map(String::as_str)
+        .filter(|n| n.starts_with("bmk_") || *n == "results_bmk" || *n == "eval_results_all")
+        .collect();
+    if !own.is_empty() {
+        return Err(format!(
+            "it holds benchmark results of its own ({})",
+            own.join(", ")
+        ));
+    }
+    let short = |j: &Value| -> String {
+        let name = j["name"].as_str().unwrap_or("");
+        name.rsplit(" / ").next().unwrap_or(name).to_string()
+    };
+    let ran = |j: &Value| j["conclusion"].as_str() != Some("skipped");
+    let planned: Vec<String> = jobs
+        .iter()
+        .filter(|j| {
+            let n = short(j);
+            n == "canary-select" || n.starts_with("plan ")
+        })
+        .filter(|j| ran(j))
+        .map(short)
+        .collect();
+    if !planned.is_empty() {
+        return Err(format!(
+            "its planning job(s) ran ({}), so it swept by itself",
+            planned.join(", ")
+        ));
+    }
+    let trigger = if agentic {
+        "trigger-agentic-ingest"
+    } else {
+        "trigger-ingest"
+    };
+    if !jobs.iter().any(|j| short(j) == trigger && ran(j)) {
+        return Err(format!("its {trigger} job did not run"));
+    }
+    Ok(())
+}
+
+/// The newest `command` comment on PR `pr` whose author may write to
+/// `repo` (the collaborator permission endpoint, [`trust::may_write`]):
+/// `(login, pinned run id)`. Comments by others are ignored, as `reuse-sweep
+/// find` ignores them; the last command line of the deciding comment
+/// decides the pin (a bare command pins nothing).
+fn authorisation(
+    client: &Client,
+    repo: &str,
+    pr: u64,
+    command: &str,
+) -> Result<Option<(String, Option<u64>)>> {
+    let mut comments = client.get_all(&format!("/repos/{repo}/issues/{pr}/comments"), &[], None)?;
+    // Stable sort by the timestamp string: equal stamps keep API order.
+    comments.sort_by_key(|c| c["created_at"].as_str().unwrap_or("").to_string());
+    for c in comments.iter().rev() {
+        let body = c["body"].as_str().unwrap_or("");
+        let Some(found) = reuse_sweep::command::last_command(body, command) else {
+            continue;
+        };
+        let Some(login) = str_at(c, "/user/login") else {
+            continue;
+        };
+        let access = client.collaborator_access(repo, login)?;
+        if !trust::may_write(access.as_ref()) {
+            eprintln!(
+                "{command} by {login} ignored: {login} has no write, maintain or admin permission on {repo}"
+            );
+            continue;
+        }
+        let pin = match found {
+            None => None,
+            Some(digits) => Some(digits.parse::<u64>().map_err(|_| {
+                OpsError::Refused(format!(
+                    "PR #{pr}: run id '{digits}' in @{login}'s {command} comment is out of range"
+                ))
+            })?),
+        };
+        return Ok(Some((login.to_string(), pin)));
+    }
+    Ok(None)
+}
+
 /// Sends the planned dispatch with `ingest` (a client holding the token
 /// allowed to dispatch to the ingest repository).
 pub fn dispatch(ingest: &Client, a: &RecoverArgs, plan: &Recovery) -> Result<()> {
@@ -156,6 +322,18 @@ pub fn dispatch(ingest: &Client, a: &RecoverArgs, plan: &Recovery) -> Result<()>
         &format!("/repos/{}/dispatches", a.ingest_repository),
         &json!({ "event_type": a.event_type, "client_payload": plan.payload }),
     )?;
+    Ok(())
+}
+
+/// Refuses a run not triggered from `repo` itself ([`trust::run_is_from`]):
+/// a fork's run, or one that does not name its head repository.
+fn expect_from_repo(run: &Value, which: &str, id: u64, repo: &str) -> Result<()> {
+    if !trust::run_is_from(run, repo) {
+        return refused(format!(
+            "{which} run {id} was triggered from {}, not from {repo}: only this repository's runs are ingested",
+            trust::head_repository(run).unwrap_or("an unnamed repository")
+        ));
+    }
     Ok(())
 }
 

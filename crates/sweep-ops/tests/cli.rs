@@ -682,13 +682,44 @@ mod recover_ingest {
     const DISPATCH: &str = "/repos/acme/app/dispatches";
     const SRC: &str = "cafe000000000000000000000000000000000001";
 
+    const OLDER: &str = "cafe000000000000000000000000000000000000";
+
     fn run_body(id: u64, event: &str, conclusion: &str, sha: &str, branch: &str) -> Value {
         json!({"id": id, "event": event, "status": "completed", "conclusion": conclusion,
-               "path": ".github/workflows/run-sweep.yml", "head_sha": sha, "head_branch": branch})
+               "path": ".github/workflows/run-sweep.yml", "head_sha": sha, "head_branch": branch,
+               "head_repository": {"full_name": "acme/bench"}})
     }
 
     fn artifacts(names: &[&str]) -> Value {
         json!({"artifacts": names.iter().map(|n| json!({"name": n, "expired": false})).collect::<Vec<_>>()})
+    }
+
+    fn job(name: &str, conclusion: &str) -> Value {
+        json!({"id": 1, "name": format!("sweep / {name}"), "status": "completed", "conclusion": conclusion})
+    }
+
+    /// The jobs of a push-to-main run of run-sweep.yml (called as `sweep`)
+    /// that reused a PR sweep: nothing planned, the ingest job ran.
+    fn reuse_jobs(trigger: &str) -> Value {
+        json!({"total_count": 7, "jobs": [
+            job("policy", "success"),
+            job("setup", "success"),
+            job("canary-select", "skipped"),
+            job("plan single-node 1k1k (parts 1-2)", "skipped"),
+            job("plan agentic", "skipped"),
+            job("collect-results", "skipped"),
+            job("upload-changelog-metadata", "success"),
+            job(trigger, "failure"),
+        ]})
+    }
+
+    fn comment(login: &str, body: &str, at: &str) -> Value {
+        json!({"id": 1, "body": body, "user": {"login": login}, "created_at": at,
+               "author_association": "MEMBER"})
+    }
+
+    fn commit(sha: &str, parents: usize, message: &str) -> Value {
+        json!({"sha": sha, "parents": vec![json!({"sha": "p"}); parents], "commit": {"message": message}})
     }
 
     fn server(
@@ -697,6 +728,7 @@ mod recover_ingest {
         merge_artifacts: &[&str],
     ) -> FakeGitHub {
         let s = test_kit::fake_github();
+        roles(&s);
         s.add_route(Route::json(
             "GET",
             &format!("{R}/actions/runs/111"),
@@ -719,6 +751,12 @@ mod recover_ingest {
             artifacts(merge_artifacts),
             "object:artifacts",
         ));
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/actions/runs/222/jobs"),
+            reuse_jobs("trigger-agentic-ingest"),
+            "object:jobs",
+        ));
         s.add_route(Route::json(
             "GET",
             &format!("{R}/commits/{MERGE}/pulls"),
@@ -727,14 +765,37 @@ mod recover_ingest {
                 {"number": 8, "merged_at": null, "merge_commit_sha": MERGE},
             ]),
         ));
+        s.with_comments(
+            "acme/bench",
+            7,
+            vec![comment(
+                "writer",
+                "/reuse-sweep-run",
+                "2026-08-22T14:00:00Z",
+            )],
+        );
+        // The sweep ran on SRC; the reuse protocol then merged main and
+        // refreshed the changelog ([skip-sweep]).
         s.add_route(Route::paginated(
             "GET",
             &format!("{R}/pulls/7/commits"),
-            json!([{"sha": SRC}]),
+            json!([
+                commit(OLDER, 1, "first try"),
+                commit(SRC, 1, "feat"),
+                commit(HEAD, 2, "Merge branch 'main'"),
+                commit(MOVED, 1, "prepare #7 for sweep reuse [skip-sweep]"),
+            ]),
             "array",
         ));
         s.add_route(Route::empty("POST", DISPATCH, 204));
         s
+    }
+
+    #[track_caller]
+    fn refused_without_dispatch(s: &FakeGitHub, out: &Output, want: &str) {
+        code(out, 1);
+        assert!(stderr(out).contains(want), "{want}: {}", stderr(out));
+        assert_eq!(s.count("POST", DISPATCH), 0);
     }
 
     fn recover(s: &FakeGitHub, extra: &[&str]) -> Output {
@@ -780,6 +841,12 @@ mod recover_ingest {
     #[test]
     fn the_plain_ingest_needs_result_artifacts_and_has_no_database_target() {
         let s = server("success", &["results_bmk"], &["changelog-metadata"]);
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/actions/runs/222/jobs"),
+            reuse_jobs("trigger-ingest"),
+            "object:jobs",
+        ));
         let out = recover(&s, &["--event-type", "ingest-results"]);
         code(&out, 0);
         assert_eq!(
@@ -842,7 +909,7 @@ mod recover_ingest {
         s.add_route(Route::paginated(
             "GET",
             &format!("{R}/pulls/7/commits"),
-            json!([{"sha": HEAD}]),
+            json!([commit(HEAD, 1, "feat")]),
             "array",
         ));
         let out = recover(&s, &[]);
@@ -881,6 +948,121 @@ mod recover_ingest {
             "{}",
             stderr(&out)
         );
+    }
+
+    #[test]
+    fn a_fork_triggered_source_run_is_refused() {
+        let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
+        let mut source = run_body(111, "pull_request", "success", SRC, "feat/x");
+        source["head_repository"] = json!({"full_name": "mallory/bench"});
+        s.add_route(Route::json("GET", &format!("{R}/actions/runs/111"), source));
+        let out = recover(&s, &[]);
+        refused_without_dispatch(
+            &s,
+            &out,
+            "source run 111 was triggered from mallory/bench, not from acme/bench",
+        );
+    }
+
+    #[test]
+    fn a_source_run_on_an_older_commit_than_the_swept_head_is_refused() {
+        let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
+        s.add_route(Route::json(
+            "GET",
+            &format!("{R}/actions/runs/111"),
+            run_body(111, "pull_request", "success", OLDER, "feat/x"),
+        ));
+        let out = recover(&s, &[]);
+        refused_without_dispatch(
+            &s,
+            &out,
+            &format!("source run 111 ran on {OLDER}, not on PR #7's swept head {SRC}"),
+        );
+    }
+
+    #[test]
+    fn a_reuse_command_by_a_reader_does_not_authorise() {
+        for login in ["reader", "triager", "stranger"] {
+            let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
+            s.with_comments(
+                "acme/bench",
+                7,
+                vec![comment(login, "/reuse-sweep-run", "2026-08-22T14:00:00Z")],
+            );
+            let out = recover(&s, &[]);
+            refused_without_dispatch(
+                &s,
+                &out,
+                "PR #7 has no /reuse-sweep-run comment by a commenter with write, maintain or admin permission",
+            );
+            assert!(
+                s.requests()
+                    .iter()
+                    .any(|r| r.path == format!("{R}/collaborators/{login}/permission")),
+                "the permission of {login} was asked of the API"
+            );
+        }
+    }
+
+    #[test]
+    fn a_writer_pin_of_another_run_is_refused() {
+        let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
+        s.with_comments(
+            "acme/bench",
+            7,
+            vec![
+                comment("writer", "/reuse-sweep-run 999", "2026-08-22T13:00:00Z"),
+                comment("reader", "/reuse-sweep-run 111", "2026-08-22T14:00:00Z"),
+            ],
+        );
+        let out = recover(&s, &[]);
+        refused_without_dispatch(
+            &s,
+            &out,
+            "@writer's /reuse-sweep-run comment on PR #7 pins run 999, not source run 111",
+        );
+    }
+
+    #[test]
+    fn a_merge_run_that_swept_by_itself_is_not_a_reuse() {
+        let swept = json!({"jobs": [
+            job("setup", "success"),
+            job("plan agentic", "success"),
+            job("trigger-agentic-ingest", "failure"),
+        ]});
+        let not_triggered = json!({"jobs": [
+            job("setup", "success"),
+            job("plan agentic", "skipped"),
+            job("trigger-agentic-ingest", "skipped"),
+        ]});
+        for (jobs, merge_artifacts, want) in [
+            (
+                swept,
+                vec!["changelog-metadata"],
+                "its planning job(s) ran (plan agentic)",
+            ),
+            (
+                not_triggered,
+                vec!["changelog-metadata"],
+                "its trigger-agentic-ingest job did not run",
+            ),
+            (
+                reuse_jobs("trigger-agentic-ingest"),
+                vec!["changelog-metadata", "bmk_agentic_dsv4"],
+                "it holds benchmark results of its own (bmk_agentic_dsv4)",
+            ),
+        ] {
+            let s = server("success", &["bmk_agentic_dsv4"], &merge_artifacts);
+            s.add_route(Route::paginated(
+                "GET",
+                &format!("{R}/actions/runs/222/jobs"),
+                jobs,
+                "object:jobs",
+            ));
+            let out = recover(&s, &[]);
+            refused_without_dispatch(&s, &out, "merge run 222 was not a reuse run");
+            assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
+        }
     }
 }
 

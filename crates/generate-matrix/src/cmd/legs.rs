@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use sweep_matrix::legs::{parse_leg_env, read_config, split, worker_settings};
+use sweep_matrix::legs::{changelog_metadata, parse_leg_env, read_config, split, worker_settings};
 use sweep_model::exit;
 use sweep_model::gha::{self, Level};
 
@@ -82,7 +82,9 @@ pub(crate) fn run_split(a: &SplitArgs) -> ExitCode {
 }
 
 /// `generate-matrix changelog-metadata`: the config's `changelog_metadata`
-/// (or `{}`) as a file.
+/// (or `{}`) as a file; exit 1, writing nothing, when the input is neither a
+/// search-space config nor a matrix list
+/// (`sweep_matrix::legs::changelog_metadata`).
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct MetadataArgs {
     /// The search-space config file.
@@ -98,10 +100,10 @@ pub(crate) fn run_metadata(a: &MetadataArgs) -> ExitCode {
         Ok(v) => v,
         Err(e) => return fail_with(e.exit_code(), Some(&a.input), &e.to_string()),
     };
-    let meta = ssc
-        .get("changelog_metadata")
-        .cloned()
-        .unwrap_or_else(|| Value::Object(Map::new()));
+    let meta = match changelog_metadata(&ssc) {
+        Ok(m) => m,
+        Err(e) => return fail(Some(&a.input), &format!("{}: {e}", a.input.display())),
+    };
     let mut text = serde_json::to_string_pretty(&meta).unwrap_or_default();
     text.push('\n');
     if let Err(e) = sweep_model::fsio::write_atomic(&a.output, text.as_bytes()) {

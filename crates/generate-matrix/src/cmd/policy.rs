@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 use sweep_matrix::policy::{
-    CONFLICT_MESSAGE, ExplicitInputs, PolicyInput, decide, fill_from_event, parse_labels,
-    summary_markdown,
+    CONFLICT_MESSAGE, ExplicitInputs, PolicyInput, check_event, decide, fill_from_event,
+    parse_labels, summary_markdown,
 };
 use sweep_model::gha::{self, Level};
 
@@ -122,6 +122,7 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, InputErr
                 path.display()
             )
         })?;
+        check_event(&event).map_err(|e| format!("{}: {e}", path.display()))?;
         fill_from_event(&mut input, &event, &given);
     }
     Ok(input)

@@ -1,16 +1,13 @@
 //! `generate-matrix priority`: flags, inputs and exit codes around
 //! `sweep_matrix::priority`.
 
-use std::io::Read as _;
+use std::io::{BufWriter, Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use serde_json::Value;
 use sweep_matrix::priority;
 use sweep_model::exit;
-
-use super::print_json;
 
 #[derive(Args)]
 #[command(allow_negative_numbers = true, args_override_self = true)]
@@ -46,10 +43,13 @@ pub(crate) struct PriorityArgs {
 /// Why `priority` failed: the exit code (`sweep_model::exit`) and the message.
 pub(crate) type PriorityFailure = (u8, String);
 
-/// `priority`: an invalid policy file is the check saying no (1); an
-/// unreadable policy, a bad flag value or an unreadable/malformed matrix
-/// input means the job could not be done (2).
-pub(crate) fn run_priority(a: &PriorityArgs) -> Result<Value, PriorityFailure> {
+/// `priority`: an invalid policy file or a matrix input of a shape it does
+/// not annotate is the check saying no (1); an unreadable policy, a bad flag
+/// value, an unreadable or malformed matrix input, or a failed write means
+/// the job could not be done (2). The annotated matrix goes to an anonymous
+/// temporary file first and is copied to stdout only when every job was
+/// scored: a failure never leaves a partial matrix on stdout.
+pub(crate) fn run_priority(a: &PriorityArgs) -> Result<std::fs::File, PriorityFailure> {
     let failed = |e: String| (exit::FAILED, e);
     let doc = sweep_model::yaml::load_file(&a.policy).map_err(|e| {
         let code = if e.unreadable {
@@ -66,19 +66,20 @@ pub(crate) fn run_priority(a: &PriorityArgs) -> Result<Value, PriorityFailure> {
         .unwrap_or_default();
     let criteria = priority::parse_string_array(&a.criteria_json, "--criteria-json")
         .map_err(|e| failed(e.to_string()))?;
-    let text = match &a.input {
-        Some(p) => std::fs::read_to_string(p)
-            .map_err(|e| failed(format!("cannot read {}: {e}", p.display())))?,
+    let (source, text) = match &a.input {
+        Some(p) => (
+            p.display().to_string(),
+            std::fs::read_to_string(p)
+                .map_err(|e| failed(format!("cannot read {}: {e}", p.display())))?,
+        ),
         None => {
             let mut s = String::new();
             std::io::stdin()
                 .read_to_string(&mut s)
                 .map_err(|e| failed(format!("cannot read stdin: {e}")))?;
-            s
+            ("stdin".to_string(), s)
         }
     };
-    let payload: Value = serde_json::from_str(&text)
-        .map_err(|e| failed(format!("matrix input is not valid JSON: {e}")))?;
     let ctx = priority::Context {
         event_name: a.event_name.clone(),
         labels,
@@ -86,13 +87,40 @@ pub(crate) fn run_priority(a: &PriorityArgs) -> Result<Value, PriorityFailure> {
         pr_number: a.pr_number,
         criteria,
     };
-    priority::annotate(&payload, &policy, &ctx).map_err(|e| failed(e.to_string()))
+    let file =
+        tempfile::tempfile().map_err(|e| failed(format!("cannot create a temporary file: {e}")))?;
+    let mut out = BufWriter::new(file);
+    priority::annotate_text(&text, &policy, &ctx, &mut out).map_err(|e| match e {
+        priority::AnnotateError::Shape(_) => (exit::REJECTED, format!("{source}: {e}")),
+        priority::AnnotateError::Json(_) => failed(format!("{source}: matrix input is {e}")),
+        _ => failed(e.to_string()),
+    })?;
+    drop(text);
+    let mut file = out
+        .into_inner()
+        .map_err(|e| failed(format!("cannot write a temporary file: {}", e.error())))?;
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| failed(format!("cannot read back a temporary file: {e}")))?;
+    Ok(file)
 }
 
-/// Runs `priority`: the annotated payload on stdout, or the error and its code.
+/// Runs `priority`: the annotated payload on stdout (one line of compact
+/// JSON), or the error and its code.
 pub(crate) fn run(a: &PriorityArgs) -> ExitCode {
-    match run_priority(a) {
-        Ok(v) => print_json(&v),
+    let copied = run_priority(a).and_then(|mut file| {
+        let mut stdout = std::io::stdout().lock();
+        std::io::copy(&mut file, &mut stdout)
+            .and_then(|_| stdout.write_all(b"\n"))
+            .and_then(|()| stdout.flush())
+            .map_err(|e| {
+                (
+                    exit::FAILED,
+                    format!("cannot write to standard output: {e}"),
+                )
+            })
+    });
+    match copied {
+        Ok(()) => ExitCode::SUCCESS,
         Err((code, e)) => {
             eprintln!("generate-matrix priority: error: {e}");
             ExitCode::from(code)

@@ -26,6 +26,10 @@ pub(crate) struct RecoverCli {
     workflow: String,
     #[arg(long, env = "INPUT_MAIN_BRANCH", default_value = "main")]
     main_branch: String,
+    /// The comment command that authorises a reuse (as `reuse-sweep find
+    /// --pinned-run-command`).
+    #[arg(long, env = "INPUT_PINNED_RUN_COMMAND", default_value = recover::REUSE_COMMAND)]
+    reuse_command: String,
     /// Check and print the dispatch without sending it.
     #[arg(long)]
     dry_run: bool,
@@ -40,6 +44,7 @@ pub(crate) fn recover_ingest(c: RecoverCli) -> Result<u8, Failure> {
         event_type: c.event_type,
         workflow: c.workflow,
         main_branch: c.main_branch,
+        reuse_command: c.reuse_command,
     };
     let reader = client(&["GH_TOKEN", "GITHUB_TOKEN"])?;
     let plan = recover::plan(&reader, &args)?;
