@@ -498,6 +498,13 @@ fn a_fifo_config_or_runner_file_is_refused_at_once_naming_it() {
     }
     // The same files as regular files work.
     let out = full_sweep_bounded(&case, "master.yaml", "runners.yaml");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
 
 const PRIORITY_POLICY: &str = "version: 1\nbase-score: 1\nadjustments:\n  multi-node: 0.5\nlabels:\n  patchwork: {names: [pw], score: 0}\n";
 
