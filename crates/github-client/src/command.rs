@@ -1,4 +1,6 @@
-//! Recognising `/reuse-sweep-run [run_id]` in a comment body.
+//! Recognising `/reuse-sweep-run [run_id]` in a comment body: part of the
+//! trust protocol (see [`crate::trust`]), shared by `reuse-sweep find` and
+//! `sweep-ops recover-ingest` so both read a comment the same way.
 //!
 //! The reference matches the Python regex
 //! `(?m)^\s*<command>(?:\s+(\d+))?\s*$` with `findall` and keeps the last

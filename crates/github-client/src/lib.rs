@@ -34,6 +34,7 @@ use sweep_model::json_type::json_type_name;
 
 pub use retry::RetryPolicy;
 
+pub mod command;
 pub mod fetch;
 mod retry;
 pub mod trust;

@@ -9,11 +9,10 @@
 use std::collections::{BTreeSet, HashMap};
 
 use github_client::trust::{head_repository, may_write, run_is_from};
-use github_client::{Client, encode};
+use github_client::{Client, command, encode};
 use serde_json::Value;
 use sweep_model::python::python_str_or_empty;
 
-use crate::command;
 
 pub use github_client::trust::{AUTHORISING_ROLES, WRITE_PERMISSIONS, swept_head};
 

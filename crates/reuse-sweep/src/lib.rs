@@ -4,10 +4,8 @@
 //!   sweep (or a PR `synchronize` run skips its own sweep), fail closed.
 //! * [`validate`]: offline checks of a downloaded artifact directory before
 //!   reused results are ingested.
-//! * [`command`]: recognising the comment command.
 //! * [`stage`]: the `/stage-results` command and the frontend's callback.
 
-pub mod command;
 pub mod find;
 pub mod stage;
 pub mod validate;

@@ -289,7 +289,7 @@ fn authorisation(
     comments.sort_by_key(|c| c["created_at"].as_str().unwrap_or("").to_string());
     for c in comments.iter().rev() {
         let body = c["body"].as_str().unwrap_or("");
-        let Some(found) = reuse_sweep::command::last_command(body, command) else {
+        let Some(found) = github_client::command::last_command(body, command) else {
             continue;
         };
         let Some(login) = str_at(c, "/user/login") else {
