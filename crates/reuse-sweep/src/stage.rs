@@ -19,10 +19,11 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use github_client::trust::{head_repository, may_write, run_is_from};
 use github_client::{Client, encode};
 use serde_json::{Value, json};
 
-use crate::find::{AUTHORISING_ROLES, WRITE_PERMISSIONS, has_reusable_results};
+use crate::find::has_reusable_results;
 
 /// The comment command.
 pub const COMMAND: &str = "/stage-results";
@@ -133,14 +134,25 @@ fn post_comment(client: &Client, repo: &str, number: u64, body: &str) -> Result<
 }
 
 fn can_write(client: &Client, repo: &str, login: &str) -> Result<(bool, String)> {
-    let Some(access) = client.collaborator_access(repo, login)? else {
-        return Ok((false, "none".into()));
-    };
-    let role = access.role_name.unwrap_or_default();
-    let permission = access.permission.unwrap_or_else(|| "none".into());
-    let ok = AUTHORISING_ROLES.contains(&role.as_str())
-        || WRITE_PERMISSIONS.contains(&permission.as_str());
-    Ok((ok, permission))
+    let access = client.collaborator_access(repo, login)?;
+    let permission = access
+        .as_ref()
+        .and_then(|a| a.permission.clone())
+        .unwrap_or_else(|| "none".into());
+    Ok((may_write(access.as_ref()), permission))
+}
+
+/// Why `run` was not triggered from `repo` itself (a fork's run, or one
+/// that does not say), if it was not: its code and artifacts were under
+/// someone else's control, so it is never staged.
+fn foreign_run(run: &Value, repo: &str) -> Option<String> {
+    if run_is_from(run, repo) {
+        return None;
+    }
+    Some(match head_repository(run) {
+        Some(h) => format!("it was triggered from {h}, not from {repo}"),
+        None => format!("it does not name its head repository, so it may not be from {repo}"),
+    })
 }
 
 /// Resolves a `/stage-results` comment (module doc). Refusals the reference
@@ -332,6 +344,9 @@ impl Checker<'_> {
     /// run may also be one GitHub associates with the PR although its head
     /// is no longer in the commit list (a force-push).
     fn validate(&self, run: &Value, historical: bool) -> Result<Result<(), String>> {
+        if let Some(reason) = foreign_run(run, self.repo) {
+            return Ok(Err(reason));
+        }
         if run_str(run, "/path") != self.workflow_path || run_str(run, "/event") != "pull_request" {
             return Ok(Err(format!(
                 "it is not a pull-request run of {}",
@@ -398,10 +413,22 @@ pub struct DispatchArgs {
     pub frontend_repo: String,
 }
 
-/// Validates the downloaded artifacts, acknowledges on the PR (with
-/// `client`) and dispatches staging to the frontend (with `frontend`).
+/// Refuses a run not triggered from `repo` itself, validates the
+/// downloaded artifacts, acknowledges on the PR (with `client`) and dispatches staging to the frontend (with `frontend`).
 /// Returns the acknowledgement's comment id.
 pub fn dispatch(client: &Client, frontend: &Client, a: &DispatchArgs) -> Result<u64> {
+    // The request step checked this already; the dispatch step can be
+    // called on its own, so it does not take the run id on trust.
+    let run = client.get(
+        &format!("/repos/{}/actions/runs/{}", a.repo, a.source.run_id),
+        &[],
+    )?;
+    if let Some(reason) = foreign_run(&run, &a.repo) {
+        return refused(format!(
+            "run {} cannot be staged because {reason}",
+            a.source.run_id
+        ));
+    }
     let report = crate::validate::validate(&a.artifacts_dir).map_err(StageError::Failed)?;
     if !report.errors.is_empty() {
         post_comment(

@@ -47,7 +47,7 @@ fn sweep_run(id: u64, sha: &str, created: &str, conclusion: &str) -> Value {
     json!({"id": id, "path": ".github/workflows/run-sweep.yml", "event": "pull_request",
            "head_sha": sha, "created_at": created, "status": "completed", "conclusion": conclusion,
            "run_attempt": 2, "html_url": format!("https://github.com/acme/bench/actions/runs/{id}"),
-           "pull_requests": [{"number": 7}]})
+           "pull_requests": [{"number": 7}], "head_repository": {"full_name": "acme/bench"}})
 }
 
 fn artifacts(names: &[&str]) -> Value {
@@ -348,6 +348,58 @@ mod request {
     }
 
     #[test]
+    fn a_run_from_a_fork_or_without_a_head_repository_is_refused() {
+        for (head, want) in [
+            (
+                json!({"full_name": "mallory/bench"}),
+                "run 400 cannot be staged because it was triggered from mallory/bench, not from acme/bench",
+            ),
+            (
+                Value::Null,
+                "run 400 cannot be staged because it does not name its head repository",
+            ),
+        ] {
+            let s = server(&["full-sweep-enabled"]);
+            s.add_route(Route::empty("POST", FRONTEND, 204));
+            let mut r = sweep_run(400, HEAD, "2026-08-22T11:00:00Z", "success");
+            r["head_repository"] = head;
+            s.add_route(Route::json("GET", &format!("{R}/actions/runs/400"), r));
+            s.add_route(Route::paginated(
+                "GET",
+                &format!("{R}/actions/runs/400/artifacts"),
+                artifacts(&["changelog-metadata", "results_bmk"]),
+                "object:artifacts",
+            ));
+            let (out, outputs) = request(&s, "/stage-results 400", "writer");
+            code(&out, 1);
+            assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
+            assert!(outputs.is_empty(), "no run handed to the dispatch step");
+            assert_eq!(s.count("POST", FRONTEND), 0);
+        }
+    }
+
+    #[test]
+    fn the_bare_command_skips_runs_from_forks() {
+        let s = server(&["full-sweep-enabled"]);
+        let mut fork = sweep_run(301, HEAD, "2026-08-22T11:00:00Z", "success");
+        fork["head_repository"] = json!({"full_name": "mallory/bench"});
+        s.add_route(Route::paginated(
+            "GET",
+            RUNS,
+            json!({"workflow_runs": [fork]}),
+            "object:workflow_runs",
+        ));
+        let (out, outputs) = request(&s, "/stage-results", "writer");
+        code(&out, 1);
+        assert!(outputs.is_empty(), "{outputs}");
+        assert!(
+            stderr(&out).contains("no stageable completed run-sweep.yml run"),
+            "{}",
+            stderr(&out)
+        );
+    }
+
+    #[test]
     fn no_stageable_run_at_all_is_refused() {
         let s = server(&["full-sweep-enabled"]);
         s.add_route(Route::paginated(
@@ -406,9 +458,45 @@ mod dispatch {
         )
     }
 
+    /// The fake with the source run 301 (from the repository itself).
+    fn dispatch_server() -> FakeGitHub {
+        let s = server(&["full-sweep-enabled"]);
+        s.add_route(Route::json(
+            "GET",
+            &format!("{R}/actions/runs/301"),
+            sweep_run(301, HEAD, "2026-08-22T11:00:00Z", "success"),
+        ));
+        s
+    }
+
+    #[test]
+    fn a_run_from_a_fork_is_neither_acknowledged_nor_dispatched() {
+        let s = dispatch_server();
+        let mut fork = sweep_run(301, HEAD, "2026-08-22T11:00:00Z", "success");
+        fork["head_repository"] = json!({"full_name": "mallory/bench"});
+        s.add_route(Route::json("GET", &format!("{R}/actions/runs/301"), fork));
+        s.add_route(Route::empty("POST", FRONTEND, 204));
+        let d = test_kit::temp_dir();
+        write(
+            d.path(),
+            "artifacts/results_bmk/agg.json",
+            &json!([fixed(4), fixed(8)]),
+        );
+        write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
+        let out = dispatch(&s, d.path());
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("it was triggered from mallory/bench, not from acme/bench"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(s.count("POST", FRONTEND), 0);
+        assert!(s.comments("acme/bench", 7).is_empty());
+    }
+
     #[test]
     fn valid_artifacts_are_acknowledged_then_dispatched_with_the_frontend_token() {
-        let s = server(&["full-sweep-enabled"]);
+        let s = dispatch_server();
         s.add_route(Route::empty("POST", FRONTEND, 204));
         let d = test_kit::temp_dir();
         write(
@@ -444,7 +532,7 @@ mod dispatch {
 
     #[test]
     fn artifacts_that_fail_validation_are_not_dispatched() {
-        let s = server(&["full-sweep-enabled"]);
+        let s = dispatch_server();
         s.add_route(Route::empty("POST", FRONTEND, 204));
         let d = test_kit::temp_dir();
         // Fixed-sequence results without their run-stats artifact.
@@ -473,7 +561,7 @@ mod dispatch {
 
     #[test]
     fn a_missing_artifacts_directory_or_token_cannot_work() {
-        let s = server(&["full-sweep-enabled"]);
+        let s = dispatch_server();
         let d = test_kit::temp_dir();
         let out = dispatch(&s, d.path());
         code(&out, 2);
