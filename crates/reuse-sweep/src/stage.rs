@@ -43,6 +43,21 @@ pub const STAGEABLE_CONCLUSIONS: [&str; 3] = ["success", "cancelled", "failure"]
 /// The frontend's callback event types.
 pub const CALLBACK_TYPES: [&str; 2] = ["stage-results-started", "stage-results-completed"];
 
+/// Opening of the hidden marker an acknowledgement carries:
+/// `<!-- sweepkit:stage-results-ack run-id=<id> nonce-sha256=<hex> -->`.
+/// The callback edits only a comment with this marker whose nonce hash is
+/// that of the nonce it presents.
+pub const ACK_MARKER: &str = "<!-- sweepkit:stage-results-ack ";
+
+/// Bytes of randomness in an acknowledgement nonce (128 bits: not
+/// guessable, and short enough for a dispatch payload field).
+const NONCE_BYTES: usize = 16;
+
+/// The login a callback compares the acknowledgement's author with when
+/// the token cannot say who it is (`GET /user` answers 403 to a workflow's
+/// installation token, whose comments are `github-actions[bot]`'s).
+pub const DEFAULT_BOT_LOGIN: &str = "github-actions[bot]";
+
 /// Why staging did not happen.
 #[derive(Debug, thiserror::Error)]
 pub enum StageError {
@@ -449,13 +464,17 @@ pub fn dispatch(client: &Client, frontend: &Client, a: &DispatchArgs) -> Result<
             report.errors.join("\n")
         ));
     }
+    let nonce = new_nonce()?;
     let ack = post_comment(
         client,
         &a.repo,
         a.pr,
         &format!(
-            "@{} staging [run {}]({}). Existing staged runs will be preserved; a completion link will be posted here.",
-            a.source.requested_by, a.source.run_id, a.source.run_url
+            "@{} staging [run {}]({}). Existing staged runs will be preserved; a completion link will be posted here.\n\n{}",
+            a.source.requested_by,
+            a.source.run_id,
+            a.source.run_url,
+            ack_marker(a.source.run_id, &nonce)
         ),
     )?;
     let comment_id = ack["id"]
@@ -473,10 +492,55 @@ pub fn dispatch(client: &Client, frontend: &Client, a: &DispatchArgs) -> Result<
                 "run-date": a.source.run_date,
                 "requested-by": a.source.requested_by,
                 "comment-id": comment_id.to_string(),
+                "ack-nonce": nonce,
             },
         }),
     )?;
     Ok(comment_id)
+}
+
+/// A fresh nonce: [`NONCE_BYTES`] from the kernel's generator, hex.
+fn new_nonce() -> Result<String> {
+    use std::io::Read;
+    let mut bytes = [0u8; NONCE_BYTES];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| StageError::Failed(format!("reading /dev/urandom for the nonce: {e}")))?;
+    Ok(hex(&bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn nonce_hash(nonce: &str) -> String {
+    use sha2::{Digest, Sha256};
+    hex(&Sha256::digest(nonce.as_bytes()))
+}
+
+/// The acknowledgement's hidden marker. The comment is public, so it
+/// carries the nonce's SHA-256, not the nonce: only the receiver of the
+/// dispatch can present the nonce itself.
+fn ack_marker(run_id: u64, nonce: &str) -> String {
+    format!(
+        "{ACK_MARKER}run-id={run_id} nonce-sha256={} -->",
+        nonce_hash(nonce)
+    )
+}
+
+/// `(run-id, nonce-sha256)` of the first marker in `body`.
+fn parse_ack_marker(body: &str) -> Option<(String, String)> {
+    let rest = &body[body.find(ACK_MARKER)? + ACK_MARKER.len()..];
+    let inner = &rest[..rest.find("-->")?];
+    let (mut run, mut hash) = (None, None);
+    for word in inner.split_whitespace() {
+        match word.split_once('=') {
+            Some(("run-id", v)) => run = Some(v.to_string()),
+            Some(("nonce-sha256", v)) => hash = Some(v.to_string()),
+            _ => {}
+        }
+    }
+    Some((run?, hash?))
 }
 
 /// What [`callback`] needs.
@@ -491,6 +555,9 @@ pub struct CallbackArgs {
     pub server_url: String,
     /// The staging site's root.
     pub staging_site: String,
+    /// Who the acknowledgement's author must be when `GET /user` answers
+    /// 403 (an installation token): normally [`DEFAULT_BOT_LOGIN`].
+    pub bot_login: String,
 }
 
 /// The comment a valid callback produces, and where.
@@ -500,6 +567,9 @@ pub struct Report {
     /// The acknowledgement to update; `None` = a new comment.
     pub comment_id: Option<u64>,
     pub body: String,
+    /// The nonce the callback presents (`ack-nonce`; required with a
+    /// comment id).
+    pub nonce: String,
 }
 
 fn field(p: &Value, key: &str) -> String {
@@ -519,6 +589,7 @@ fn numeric(s: &str) -> bool {
 pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
     let p = &a.event["client_payload"];
     let kind = a.event["action"].as_str().unwrap_or("");
+    let nonce = field(p, "ack-nonce");
     let (run_id, run_date, pr, by, app_run, comment, succeeded) = (
         field(p, "run-id"),
         field(p, "run-date"),
@@ -536,6 +607,17 @@ pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
     }
     if !comment.is_empty() && !numeric(&comment) {
         return refused("callback comment identifier must be numeric");
+    }
+    if !comment.is_empty()
+        && (nonce.len() != 2 * NONCE_BYTES
+            || !nonce
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+    {
+        return refused(format!(
+            "callback ack-nonce must be the acknowledgement's nonce ({} lower-case hex digits)",
+            2 * NONCE_BYTES
+        ));
     }
     let b = run_date.as_bytes();
     let date_ok = b.len() == 10
@@ -592,15 +674,84 @@ pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
             )
         },
         body,
+        nonce,
     })
 }
 
-/// Posts (or updates) the callback's comment.
+/// The login of the token's owner: `GET /user`, or `bot_login` when GitHub
+/// answers 403 (an installation token has no user).
+fn token_login(client: &Client, bot_login: &str) -> Result<String> {
+    match client.get("/user", &[]) {
+        Ok(user) => user["login"]
+            .as_str()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .ok_or_else(|| StageError::Failed("GET /user answered without a login".into())),
+        Err(e) if e.status() == Some(403) => Ok(bot_login.to_string()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Reads comment `id` and checks it is the acknowledgement this
+/// repository's staging made on PR `r.pr` for run `run_id`, bound to the
+/// nonce the callback presents. Returns the marker to keep in the edit.
+fn check_ack(
+    client: &Client,
+    a: &CallbackArgs,
+    r: &Report,
+    id: u64,
+    run_id: &str,
+) -> Result<String> {
+    let not_ours = |why: String| -> Result<String> {
+        refused(format!(
+            "comment {id} is not the staging acknowledgement of this callback: {why}; nothing was edited"
+        ))
+    };
+    let comment = match client.get(&format!("/repos/{}/issues/comments/{id}", a.repo), &[]) {
+        Ok(c) => c,
+        Err(e) if e.status() == Some(404) => {
+            return not_ours(format!("there is no such comment in {}", a.repo));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let me = token_login(client, &a.bot_login)?;
+    let author = run_str(&comment, "/user/login");
+    if !author.eq_ignore_ascii_case(&me) {
+        return not_ours(format!("it was written by {author:?}, not by {me}"));
+    }
+    let issue_url = run_str(&comment, "/issue_url").to_ascii_lowercase();
+    let want = format!("/repos/{}/issues/{}", a.repo, r.pr).to_ascii_lowercase();
+    if !issue_url.ends_with(&want) {
+        return not_ours(format!("it is not on PR #{} of {}", r.pr, a.repo));
+    }
+    let Some((ack_run, hash)) = parse_ack_marker(run_str(&comment, "/body")) else {
+        return not_ours("it has no acknowledgement marker".into());
+    };
+    if ack_run != run_id {
+        return not_ours(format!("it acknowledges run {ack_run}, not run {run_id}"));
+    }
+    if hash != nonce_hash(&r.nonce) {
+        return not_ours(
+            "the callback's ack-nonce is not the one the acknowledgement was made with".into(),
+        );
+    }
+    Ok(format!(
+        "{ACK_MARKER}run-id={ack_run} nonce-sha256={hash} -->"
+    ))
+}
+
+/// Posts (or updates) the callback's comment. An update goes only to the
+/// acknowledgement [`check_ack`] accepts, and keeps its marker so the next
+/// callback of the same staging can find it.
 pub fn callback(client: &Client, a: &CallbackArgs) -> Result<Report> {
     let r = callback_report(a)?;
-    let body = json!({ "body": r.body });
     match r.comment_id {
-        Some(id) => client.patch(&format!("/repos/{}/issues/comments/{id}", a.repo), &body)?,
+        Some(id) => {
+            let run_id = field(&a.event["client_payload"], "run-id");
+            let marker = check_ack(client, a, &r, id, &run_id)?;
+            let body = json!({ "body": format!("{}\n\n{marker}", r.body) });
+            client.patch(&format!("/repos/{}/issues/comments/{id}", a.repo), &body)?
+        }
         None => post_comment(client, &a.repo, r.pr, &r.body)?,
     };
     Ok(r)

@@ -39,6 +39,15 @@ fn code(out: &Output, want: i32) {
     );
 }
 
+/// SHA-256 of `s`, lower-case hex (the acknowledgement marker's hash).
+fn sha256_hex(s: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(s.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
@@ -522,11 +531,103 @@ mod dispatch {
             post.headers.get("authorization").map(String::as_str),
             Some("Bearer ghp_frontend")
         );
+        let body = post.body.expect("payload");
+        let nonce = body["client_payload"]["ack-nonce"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert_eq!(nonce.len(), 32, "{nonce}");
+        assert!(nonce.bytes().all(|b| b.is_ascii_hexdigit()), "{nonce}");
         assert_eq!(
-            post.body,
-            Some(json!({"event_type": "stage-results", "client_payload": {
+            body,
+            json!({"event_type": "stage-results", "client_payload": {
             "source-repository": "acme/bench", "pr-number": "7", "run-id": "301", "run-attempt": "2",
-            "run-date": "2026-08-22", "requested-by": "writer", "comment-id": id}}))
+            "run-date": "2026-08-22", "requested-by": "writer", "comment-id": id, "ack-nonce": nonce}})
+        );
+        let ack = c[0]["body"].as_str().unwrap_or_default();
+        assert!(
+            ack.ends_with(&format!(
+                "\n\n<!-- sweepkit:stage-results-ack run-id=301 nonce-sha256={} -->",
+                super::sha256_hex(&nonce)
+            )),
+            "{ack}"
+        );
+        assert!(
+            !ack.contains(&nonce),
+            "the public comment carries only the hash"
+        );
+    }
+
+    #[test]
+    fn two_dispatches_get_different_nonces() {
+        let s = dispatch_server();
+        s.add_route(Route::empty("POST", FRONTEND, 204));
+        let d = test_kit::temp_dir();
+        write(
+            d.path(),
+            "artifacts/results_bmk/agg.json",
+            &json!([fixed(4)]),
+        );
+        write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
+        code(&dispatch(&s, d.path()), 0);
+        code(&dispatch(&s, d.path()), 0);
+        let nonces: Vec<String> = s
+            .requests()
+            .into_iter()
+            .filter(|r| r.path == FRONTEND)
+            .filter_map(|r| {
+                r.body?["client_payload"]["ack-nonce"]
+                    .as_str()
+                    .map(str::to_string)
+            })
+            .collect();
+        assert_eq!(nonces.len(), 2);
+        assert_ne!(nonces[0], nonces[1]);
+    }
+
+    #[test]
+    fn the_callback_with_the_dispatched_nonce_edits_the_acknowledgement() {
+        let s = dispatch_server();
+        s.add_route(Route::empty("POST", FRONTEND, 204));
+        let d = test_kit::temp_dir();
+        write(
+            d.path(),
+            "artifacts/results_bmk/agg.json",
+            &json!([fixed(4)]),
+        );
+        write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
+        code(&dispatch(&s, d.path()), 0);
+        let payload = s
+            .requests()
+            .into_iter()
+            .find(|r| r.path == FRONTEND)
+            .and_then(|r| r.body)
+            .expect("dispatched")["client_payload"]
+            .clone();
+        let mut ack = s.comments("acme/bench", 7)[0].clone();
+        let id = ack["id"].as_u64().expect("id");
+        ack["issue_url"] = json!(format!("{}/repos/acme/bench/issues/7", s.base_url()));
+        s.add_route(Route::json(
+            "GET",
+            &format!("{R}/issues/comments/{id}"),
+            ack,
+        ));
+        s.add_route(Route::empty("GET", "/user", 403));
+        let p = json!({"source-repository": "SemiAnalysisAI/InferenceX-app", "run-id": "301",
+            "run-date": "2026-08-22", "pr-number": "7", "requested-by": "writer", "app-run-id": "9001",
+            "comment-id": payload["comment-id"], "ack-nonce": payload["ack-nonce"], "stage-succeeded": "true"});
+        code(
+            &super::callback::callback(&s, "stage-results-completed", &p),
+            0,
+        );
+        let body = s.comments("acme/bench", 7)[0]["body"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(body.starts_with("@writer staged run 301: "), "{body}");
+        assert!(
+            body.contains("<!-- sweepkit:stage-results-ack run-id=301 "),
+            "{body}"
         );
     }
 
@@ -597,16 +698,32 @@ mod dispatch {
     }
 }
 
-mod callback {
+pub(crate) mod callback {
     use super::*;
+
+    const NONCE: &str = "0123456789abcdef0123456789abcdef";
+    const ACK: &str = "/repos/acme/bench/issues/comments/4000000001";
 
     fn payload() -> Value {
         json!({"source-repository": "SemiAnalysisAI/InferenceX-app", "run-id": "301", "run-date": "2026-08-22",
                "pr-number": "7", "requested-by": "writer", "app-run-id": "9001", "comment-id": "4000000001",
-               "stage-succeeded": "true"})
+               "ack-nonce": NONCE, "stage-succeeded": "true"})
     }
 
-    fn callback(s: &FakeGitHub, action: &str, p: &Value) -> Output {
+    fn marker(run: &str, nonce: &str) -> String {
+        format!(
+            "<!-- sweepkit:stage-results-ack run-id={run} nonce-sha256={} -->",
+            sha256_hex(nonce)
+        )
+    }
+
+    /// The acknowledgement as `GET …/issues/comments/<id>` answers it.
+    fn ack(s: &FakeGitHub, author: &str, issue: u64, body: &str) -> Value {
+        json!({"id": 4000000001u64, "body": body, "user": {"login": author},
+               "issue_url": format!("{}/repos/acme/bench/issues/{issue}", s.base_url())})
+    }
+
+    pub(crate) fn callback(s: &FakeGitHub, action: &str, p: &Value) -> Output {
         let d = test_kit::temp_dir();
         let ev = d.path().join("event.json");
         std::fs::write(
@@ -622,10 +739,141 @@ mod callback {
         )
     }
 
+    /// PR #7 with the acknowledgement of run 301 made with [`NONCE`] by
+    /// the workflow token (`GET /user` answers 403, as to an installation
+    /// token).
     fn seeded() -> FakeGitHub {
         let s = FakeGitHub::start().expect("server");
-        s.with_comments("acme/bench", 7, vec![json!({"id": 4000000001u64, "body": "@writer staging run 301", "user": {"login": "github-actions[bot]"}})]);
+        let body = format!("@writer staging run 301\n\n{}", marker("301", NONCE));
+        let c = ack(&s, "github-actions[bot]", 7, &body);
+        s.with_comments("acme/bench", 7, vec![c.clone()]);
+        s.add_route(Route::json("GET", ACK, c));
+        s.add_route(Route::empty("GET", "/user", 403));
         s
+    }
+
+    #[test]
+    fn only_our_own_acknowledgement_on_that_pr_with_the_callbacks_nonce_is_edited() {
+        let good = format!("@writer staging run 301\n\n{}", marker("301", NONCE));
+        const BOT: &str = "github-actions[bot]";
+        let with = |run: &str, nonce: &str| format!("x\n\n{}", marker(run, nonce));
+        let cases: Vec<(&str, &str, u64, String, &str)> = vec![
+            (
+                "someone else's comment",
+                "mallory",
+                7,
+                with("301", NONCE),
+                "it was written by \"mallory\", not by github-actions[bot]",
+            ),
+            (
+                "a comment on another issue",
+                BOT,
+                8,
+                with("301", NONCE),
+                "it is not on PR #7 of acme/bench",
+            ),
+            (
+                "a comment without the marker",
+                BOT,
+                7,
+                "## Sweep summary".into(),
+                "it has no acknowledgement marker",
+            ),
+            (
+                "another nonce",
+                BOT,
+                7,
+                with("301", "ffffffffffffffffffffffffffffffff"),
+                "the callback's ack-nonce is not the one the acknowledgement was made with",
+            ),
+            (
+                "another run's acknowledgement",
+                BOT,
+                7,
+                with("299", NONCE),
+                "it acknowledges run 299, not run 301",
+            ),
+        ];
+        for (what, author, issue, body, want) in cases {
+            let s = seeded();
+            let c = ack(&s, author, issue, &body);
+            s.with_comments("acme/bench", 7, vec![c.clone()]);
+            s.add_route(Route::json("GET", ACK, c.clone()));
+            let out = callback(&s, "stage-results-completed", &payload());
+            code(&out, 1);
+            assert!(stderr(&out).contains(want), "{what}: {}", stderr(&out));
+            assert_eq!(s.count("PATCH", ACK), 0, "{what}");
+            assert_eq!(s.comments("acme/bench", 7), vec![c], "{what}");
+        }
+        // The same callback against our own acknowledgement does edit it.
+        let s = seeded();
+        code(&callback(&s, "stage-results-completed", &payload()), 0);
+        assert_eq!(s.count("PATCH", ACK), 1);
+        assert_ne!(s.comments("acme/bench", 7)[0]["body"], good);
+    }
+
+    #[test]
+    fn a_wrong_nonce_or_a_missing_comment_is_refused_without_an_edit() {
+        let s = seeded();
+        let mut p = payload();
+        p["ack-nonce"] = json!("fedcba9876543210fedcba9876543210");
+        let out = callback(&s, "stage-results-completed", &p);
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("ack-nonce is not the one"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(s.count("PATCH", ACK), 0);
+
+        let s = seeded();
+        let mut p = payload();
+        p["comment-id"] = json!("4000000002");
+        let out = callback(&s, "stage-results-completed", &p);
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("there is no such comment in acme/bench"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(s.requests().iter().all(|r| r.method != "PATCH"));
+    }
+
+    #[test]
+    fn with_a_user_token_the_author_must_be_that_user() {
+        let s = seeded();
+        s.add_route(Route::json("GET", "/user", json!({"login": "staging-bot"})));
+        let out = callback(&s, "stage-results-completed", &payload());
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("not by staging-bot"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(s.count("PATCH", ACK), 0);
+        let body = format!("@writer staging run 301\n\n{}", marker("301", NONCE));
+        s.add_route(Route::json("GET", ACK, ack(&s, "staging-bot", 7, &body)));
+        code(&callback(&s, "stage-results-completed", &payload()), 0);
+        assert_eq!(s.count("PATCH", ACK), 1);
+    }
+
+    #[test]
+    fn the_edit_keeps_the_marker_so_the_completion_finds_the_acknowledgement_again() {
+        let s = seeded();
+        code(&callback(&s, "stage-results-started", &payload()), 0);
+        let after_start = s.comments("acme/bench", 7)[0].clone();
+        let body = after_start["body"].as_str().unwrap_or_default().to_string();
+        assert!(
+            body.ends_with(&format!("\n\n{}", marker("301", NONCE))),
+            "{body}"
+        );
+        s.add_route(Route::json(
+            "GET",
+            ACK,
+            ack(&s, "github-actions[bot]", 7, &body),
+        ));
+        code(&callback(&s, "stage-results-completed", &payload()), 0);
+        assert_eq!(s.count("PATCH", ACK), 2);
     }
 
     #[test]
@@ -657,7 +905,10 @@ mod callback {
         assert!(c[1]["body"].as_str().unwrap_or_default().contains("staging workflow](https://github.com/SemiAnalysisAI/InferenceX-app/actions/runs/9001) is running"));
         assert_eq!(
             c[0]["body"],
-            "@writer staging run 301 failed. [Inspect the staging workflow](https://github.com/SemiAnalysisAI/InferenceX-app/actions/runs/9001)."
+            format!(
+                "@writer staging run 301 failed. [Inspect the staging workflow](https://github.com/SemiAnalysisAI/InferenceX-app/actions/runs/9001).\n\n{}",
+                marker("301", NONCE)
+            )
         );
     }
 
@@ -687,6 +938,18 @@ mod callback {
                 "comment-id",
                 json!("x"),
                 "comment identifier must be numeric",
+            ),
+            (
+                "stage-results-completed",
+                "ack-nonce",
+                json!(""),
+                "ack-nonce must be the acknowledgement's nonce",
+            ),
+            (
+                "stage-results-completed",
+                "ack-nonce",
+                json!("0123456789ABCDEF0123456789ABCDEF"),
+                "ack-nonce must be the acknowledgement's nonce",
             ),
             (
                 "stage-results-completed",
@@ -722,7 +985,7 @@ mod callback {
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
             assert_eq!(
                 s.comments("acme/bench", 7)[0]["body"],
-                "@writer staging run 301",
+                format!("@writer staging run 301\n\n{}", marker("301", NONCE)),
                 "{want}"
             );
             assert!(s.requests().is_empty(), "{want}");
