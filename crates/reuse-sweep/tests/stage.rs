@@ -436,9 +436,35 @@ mod dispatch {
         std::fs::write(p, v.to_string()).expect("write");
     }
 
+    /// A fixed-sequence row as `collect-results process` writes it.
     fn fixed(conc: u32) -> Value {
-        json!({"hw": "h100", "infmax_model_prefix": "gptoss", "framework": "vllm", "precision": "fp8",
-               "isl": 1024, "osl": 1024, "tp": 2, "conc": conc})
+        json!({"hw": "h100", "conc": conc, "image": "img", "model": "openai/gpt-oss-120b",
+               "infmax_model_prefix": "gptoss", "framework": "vllm", "precision": "fp8",
+               "spec_decoding": "none", "disagg": false, "recipe_fingerprint": "", "isl": 1024,
+               "osl": 1024, "is_multinode": false, "tp": 2, "pp": 1, "dcp_size": 1, "pcp_size": 1,
+               "ep": 1, "dp_attention": "false", "tput_per_gpu": 10.5, "output_tput_per_gpu": 1.5,
+               "input_tput_per_gpu": 9.0})
+    }
+
+    #[test]
+    fn rows_without_the_fields_the_ingest_needs_are_not_dispatched() {
+        let s = dispatch_server();
+        s.add_route(Route::empty("POST", FRONTEND, 204));
+        let d = test_kit::temp_dir();
+        write(
+            d.path(),
+            "artifacts/results_bmk/agg.json",
+            &json!({"anything": 1}),
+        );
+        write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
+        let out = dispatch(&s, d.path());
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("results_bmk/agg.json: row 0: field 'is_multinode' is missing"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(s.count("POST", FRONTEND), 0);
     }
 
     fn dispatch(s: &FakeGitHub, dir: &Path) -> Output {
