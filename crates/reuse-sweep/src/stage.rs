@@ -12,7 +12,9 @@
 //!   `stage-results` repository dispatch to the frontend;
 //! * [`callback`] (`stage-callback`, repository token): the frontend's
 //!   `stage-results-started`/`-completed` dispatch, validated field by
-//!   field, reported on the PR by updating the acknowledgement.
+//!   field, reported on the PR by updating the acknowledgement — only
+//!   the one this repository's token wrote on that PR for that run, bound
+//!   to the nonce the dispatch carried ([`ACK_MARKER`]).
 //!
 //! The rules are the reference's; see `docs/entry-points.md`.
 
@@ -429,7 +431,9 @@ pub struct DispatchArgs {
 }
 
 /// Refuses a run not triggered from `repo` itself, validates the
-/// downloaded artifacts, acknowledges on the PR (with `client`) and dispatches staging to the frontend (with `frontend`).
+/// downloaded artifacts, acknowledges on the PR (with `client`, a marker
+/// holding the hash of a fresh nonce) and dispatches staging with the
+/// nonce to the frontend (with `frontend`).
 /// Returns the acknowledgement's comment id.
 pub fn dispatch(client: &Client, frontend: &Client, a: &DispatchArgs) -> Result<u64> {
     // The request step checked this already; the dispatch step can be

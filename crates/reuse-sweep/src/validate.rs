@@ -6,7 +6,9 @@
 //! per eval identity wins); step 2 collects every error: duplicate
 //! fixed-sequence rows, agentic points vs aggregate vs raw dirs, raw eval
 //! metadata vs the `eval_results_all` aggregate, a missing `run-stats`, and
-//! "nothing to reuse".
+//! "nothing to reuse", and (sweepkit's addition) every row that is not an
+//! object or lacks a field the ingest needs, or has it with another JSON
+//! type. Result files are streamed row by row (`Rows`).
 //!
 //! Identities are tuples of Python-like values ([`Py`]) so messages print
 //! them as the reference does (`('single', 'h100', …)`) and sort by that
