@@ -16,7 +16,7 @@
 //! `meta_env.json` is reported by validation instead of crashing the
 //! de-duplication step (the reference dies with a traceback there).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -130,6 +130,11 @@ type Identity = Py;
 fn key_of(id: &Identity) -> String {
     id.repr()
 }
+
+/// An identity as the checks keep it: its repr (the text messages print
+/// and sort by). A repr is a fraction of the size of the [`Py`] tree, so
+/// tens of thousands of rows stay small.
+type Key = String;
 
 type Row = Map<String, Value>;
 
@@ -334,7 +339,8 @@ enum Shape {
 /// Hands each row of a result file to a callback while the file is read:
 /// the elements of a top-level list, or a top-level object as row 0. Only
 /// one row is in memory at a time, so memory follows the largest row, not
-/// the file (a 60 MB `agg_bmk.json` as one `Value` tree took ~7x its size).
+/// the file (a 60 MB `agg_bmk.json` read as one `Value` tree peaked at
+/// 500 MB; streamed, with identities kept as reprs, at 20 MB).
 struct Rows<'f, F>(&'f mut F);
 
 impl<'de, F: FnMut(usize, Value)> DeserializeSeed<'de> for Rows<'_, F> {
@@ -601,8 +607,8 @@ fn agentic_point_files(root: &Path) -> Result<Vec<PathBuf>, String> {
 #[derive(Default)]
 struct ResultsBmk {
     present: bool,
-    fixed: Vec<Identity>,
-    agentic: Vec<Identity>,
+    fixed: Vec<Key>,
+    agentic: Vec<Key>,
     errors: Vec<String>,
 }
 
@@ -616,11 +622,11 @@ fn read_results_bmk(root: &Path) -> Result<ResultsBmk, String> {
         let mut problems = RowProblems::new(root, &path);
         let shape = stream_rows(&path, |i, row| match row {
             Value::Object(row) if is_agentic(&row) => {
-                out.agentic.push(agentic_key(&row));
+                out.agentic.push(key_of(&agentic_key(&row)));
                 problems.check(i, check_agentic(&row));
             }
             Value::Object(row) => {
-                out.fixed.push(benchmark_key(&row));
+                out.fixed.push(key_of(&benchmark_key(&row)));
                 problems.check(i, check_fixed(row));
             }
             other => problems.check(i, Err(RowError::NotAnObject(json_type_name(&other)))),
@@ -633,10 +639,7 @@ fn read_results_bmk(root: &Path) -> Result<ResultsBmk, String> {
 
 /// Agentic identities of the point files (other rows are not points), and
 /// the problems of agentic rows that lack a field.
-fn read_agentic_points(
-    root: &Path,
-    paths: &[PathBuf],
-) -> Result<(Vec<Identity>, Vec<String>), String> {
+fn read_agentic_points(root: &Path, paths: &[PathBuf]) -> Result<(Vec<Key>, Vec<String>), String> {
     let mut ids = Vec::new();
     let mut errors = Vec::new();
     for path in paths {
@@ -645,7 +648,7 @@ fn read_agentic_points(
             if let Value::Object(row) = row
                 && is_agentic(&row)
             {
-                ids.push(agentic_key(&row));
+                ids.push(key_of(&agentic_key(&row)));
                 problems.check(i, check_agentic(&row));
             }
         })?;
@@ -687,7 +690,7 @@ fn meta_identities(meta: &Row) -> Option<Vec<(Identity, Option<i64>)>> {
     }
 }
 
-fn raw_eval_rows(root: &Path) -> (Vec<Identity>, Vec<String>) {
+fn raw_eval_rows(root: &Path) -> (Vec<Key>, Vec<String>) {
     let mut rows = Vec::new();
     let mut errors = Vec::new();
     for (name, dir) in raw_eval_dirs(root) {
@@ -713,7 +716,7 @@ fn raw_eval_rows(root: &Path) -> (Vec<Identity>, Vec<String>) {
             }
         };
         match meta_identities(&meta) {
-            Some(ids) => rows.extend(ids.into_iter().map(|(k, _)| k)),
+            Some(ids) => rows.extend(ids.iter().map(|(k, _)| key_of(k))),
             None => errors.push(format!(
                 "raw eval artifact {n} has invalid batched concurrency metadata"
             )),
@@ -724,28 +727,19 @@ fn raw_eval_rows(root: &Path) -> (Vec<Identity>, Vec<String>) {
 
 // ---------------------------------------------------------------- checks
 
-fn sorted_by_repr(ids: impl IntoIterator<Item = Identity>) -> Vec<Identity> {
-    let mut v: Vec<Identity> = ids.into_iter().collect();
-    v.sort_by_cached_key(key_of);
-    v
+fn identity_set(rows: &[Key]) -> BTreeSet<&str> {
+    rows.iter().map(String::as_str).collect()
 }
 
-fn identity_set(rows: &[Identity]) -> BTreeMap<String, Identity> {
-    rows.iter().map(|r| (key_of(r), r.clone())).collect()
-}
-
-fn compare_sets(label: &str, expected: &[Identity], actual: &[Identity]) -> Vec<String> {
+fn compare_sets(label: &str, expected: &[Key], actual: &[Key]) -> Vec<String> {
     let (e, a) = (identity_set(expected), identity_set(actual));
     let mut errors = Vec::new();
     for (what, from, other, word) in [
         ("missing", &e, &a, "missing"),
         ("unexpected", &a, &e, "unexpected"),
     ] {
-        let diff = sorted_by_repr(
-            from.iter()
-                .filter(|(k, _)| !other.contains_key(*k))
-                .map(|(_, v)| v.clone()),
-        );
+        // A set of reprs iterates in repr order.
+        let diff: Vec<&str> = from.difference(other).copied().collect();
         if diff.is_empty() {
             continue;
         }
@@ -758,7 +752,7 @@ fn compare_sets(label: &str, expected: &[Identity], actual: &[Identity]) -> Vec<
             format!("{label} artifacts contain {} unexpected row(s)", diff.len())
         });
         for id in diff.iter().take(20) {
-            errors.push(format!("  {word}: {}", id.repr()));
+            errors.push(format!("  {word}: {id}"));
         }
         if diff.len() > 20 {
             errors.push(format!("  ... and {} more", diff.len() - 20));
@@ -767,26 +761,22 @@ fn compare_sets(label: &str, expected: &[Identity], actual: &[Identity]) -> Vec<
     errors
 }
 
-fn duplicates(label: &str, rows: &[Identity]) -> Vec<String> {
-    let mut counts: HashMap<String, (Identity, usize)> = HashMap::new();
+fn duplicates(label: &str, rows: &[Key]) -> Vec<String> {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
     for r in rows {
-        counts.entry(key_of(r)).or_insert_with(|| (r.clone(), 0)).1 += 1;
+        *counts.entry(r.as_str()).or_insert(0) += 1;
     }
-    let mut dups: Vec<(String, Identity, usize)> = counts
-        .into_iter()
-        .filter(|(_, (_, n))| *n > 1)
-        .map(|(k, (id, n))| (k, id, n))
-        .collect();
+    let mut dups: Vec<(&str, usize)> = counts.into_iter().filter(|(_, n)| *n > 1).collect();
     if dups.is_empty() {
         return Vec::new();
     }
-    dups.sort_by(|a, b| a.0.cmp(&b.0));
-    let extra: usize = dups.iter().map(|d| d.2 - 1).sum();
+    dups.sort();
+    let extra: usize = dups.iter().map(|d| d.1 - 1).sum();
     let mut errors = vec![format!(
         "{label} artifacts contain {extra} duplicate row(s)"
     )];
-    for (_, id, n) in dups.iter().take(20) {
-        errors.push(format!("  duplicate x{n}: {}", id.repr()));
+    for (id, n) in dups.iter().take(20) {
+        errors.push(format!("  duplicate x{n}: {id}"));
     }
     if dups.len() > 20 {
         errors.push(format!("  ... and {} more identities", dups.len() - 20));
@@ -797,7 +787,7 @@ fn duplicates(label: &str, rows: &[Identity]) -> Vec<String> {
 fn validate_agentic(
     root: &Path,
     points: &[PathBuf],
-    point_rows: &[Identity],
+    point_rows: &[Key],
     bmk: &ResultsBmk,
 ) -> Vec<String> {
     let mut errors = duplicates("agentic point", point_rows);
@@ -844,7 +834,7 @@ fn validate_eval(root: &Path) -> Result<Vec<String>, String> {
                     rows += 1;
                     match row {
                         Value::Object(row) => {
-                            ids.push(eval_key(&row));
+                            ids.push(key_of(&eval_key(&row)));
                             problems.check(i, check_fields(&row, EVAL_ROW_FIELDS));
                         }
                         other => {
