@@ -12,17 +12,20 @@
 //!   `stage-results` repository dispatch to the frontend;
 //! * [`callback`] (`stage-callback`, repository token): the frontend's
 //!   `stage-results-started`/`-completed` dispatch, validated field by
-//!   field, reported on the PR by updating the acknowledgement.
+//!   field, reported on the PR by updating the acknowledgement — only
+//!   the one this repository's token wrote on that PR for that run, bound
+//!   to the nonce the dispatch carried ([`ACK_MARKER`]).
 //!
 //! The rules are the reference's; see `docs/entry-points.md`.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use github_client::trust::{head_repository, may_write, run_is_from};
 use github_client::{Client, encode};
 use serde_json::{Value, json};
 
-use crate::find::{AUTHORISING_ROLES, WRITE_PERMISSIONS, has_reusable_results};
+use crate::find::has_reusable_results;
 
 /// The comment command.
 pub const COMMAND: &str = "/stage-results";
@@ -41,6 +44,21 @@ pub const STAGEABLE_CONCLUSIONS: [&str; 3] = ["success", "cancelled", "failure"]
 
 /// The frontend's callback event types.
 pub const CALLBACK_TYPES: [&str; 2] = ["stage-results-started", "stage-results-completed"];
+
+/// Opening of the hidden marker an acknowledgement carries:
+/// `<!-- sweepkit:stage-results-ack run-id=<id> nonce-sha256=<hex> -->`.
+/// The callback edits only a comment with this marker whose nonce hash is
+/// that of the nonce it presents.
+pub const ACK_MARKER: &str = "<!-- sweepkit:stage-results-ack ";
+
+/// Bytes of randomness in an acknowledgement nonce (128 bits: not
+/// guessable, and short enough for a dispatch payload field).
+const NONCE_BYTES: usize = 16;
+
+/// The login a callback compares the acknowledgement's author with when
+/// the token cannot say who it is (`GET /user` answers 403 to a workflow's
+/// installation token, whose comments are `github-actions[bot]`'s).
+pub const DEFAULT_BOT_LOGIN: &str = "github-actions[bot]";
 
 /// Why staging did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -133,14 +151,25 @@ fn post_comment(client: &Client, repo: &str, number: u64, body: &str) -> Result<
 }
 
 fn can_write(client: &Client, repo: &str, login: &str) -> Result<(bool, String)> {
-    let Some(access) = client.collaborator_access(repo, login)? else {
-        return Ok((false, "none".into()));
-    };
-    let role = access.role_name.unwrap_or_default();
-    let permission = access.permission.unwrap_or_else(|| "none".into());
-    let ok = AUTHORISING_ROLES.contains(&role.as_str())
-        || WRITE_PERMISSIONS.contains(&permission.as_str());
-    Ok((ok, permission))
+    let access = client.collaborator_access(repo, login)?;
+    let permission = access
+        .as_ref()
+        .and_then(|a| a.permission.clone())
+        .unwrap_or_else(|| "none".into());
+    Ok((may_write(access.as_ref()), permission))
+}
+
+/// Why `run` was not triggered from `repo` itself (a fork's run, or one
+/// that does not say), if it was not: its code and artifacts were under
+/// someone else's control, so it is never staged.
+fn foreign_run(run: &Value, repo: &str) -> Option<String> {
+    if run_is_from(run, repo) {
+        return None;
+    }
+    Some(match head_repository(run) {
+        Some(h) => format!("it was triggered from {h}, not from {repo}"),
+        None => format!("it does not name its head repository, so it may not be from {repo}"),
+    })
 }
 
 /// Resolves a `/stage-results` comment (module doc). Refusals the reference
@@ -332,6 +361,9 @@ impl Checker<'_> {
     /// run may also be one GitHub associates with the PR although its head
     /// is no longer in the commit list (a force-push).
     fn validate(&self, run: &Value, historical: bool) -> Result<Result<(), String>> {
+        if let Some(reason) = foreign_run(run, self.repo) {
+            return Ok(Err(reason));
+        }
         if run_str(run, "/path") != self.workflow_path || run_str(run, "/event") != "pull_request" {
             return Ok(Err(format!(
                 "it is not a pull-request run of {}",
@@ -398,10 +430,24 @@ pub struct DispatchArgs {
     pub frontend_repo: String,
 }
 
-/// Validates the downloaded artifacts, acknowledges on the PR (with
-/// `client`) and dispatches staging to the frontend (with `frontend`).
+/// Refuses a run not triggered from `repo` itself, validates the
+/// downloaded artifacts, acknowledges on the PR (with `client`, a marker
+/// holding the hash of a fresh nonce) and dispatches staging with the
+/// nonce to the frontend (with `frontend`).
 /// Returns the acknowledgement's comment id.
 pub fn dispatch(client: &Client, frontend: &Client, a: &DispatchArgs) -> Result<u64> {
+    // The request step checked this already; the dispatch step can be
+    // called on its own, so it does not take the run id on trust.
+    let run = client.get(
+        &format!("/repos/{}/actions/runs/{}", a.repo, a.source.run_id),
+        &[],
+    )?;
+    if let Some(reason) = foreign_run(&run, &a.repo) {
+        return refused(format!(
+            "run {} cannot be staged because {reason}",
+            a.source.run_id
+        ));
+    }
     let report = crate::validate::validate(&a.artifacts_dir).map_err(StageError::Failed)?;
     if !report.errors.is_empty() {
         post_comment(
@@ -422,13 +468,17 @@ pub fn dispatch(client: &Client, frontend: &Client, a: &DispatchArgs) -> Result<
             report.errors.join("\n")
         ));
     }
+    let nonce = new_nonce()?;
     let ack = post_comment(
         client,
         &a.repo,
         a.pr,
         &format!(
-            "@{} staging [run {}]({}). Existing staged runs will be preserved; a completion link will be posted here.",
-            a.source.requested_by, a.source.run_id, a.source.run_url
+            "@{} staging [run {}]({}). Existing staged runs will be preserved; a completion link will be posted here.\n\n{}",
+            a.source.requested_by,
+            a.source.run_id,
+            a.source.run_url,
+            ack_marker(a.source.run_id, &nonce)
         ),
     )?;
     let comment_id = ack["id"]
@@ -446,10 +496,55 @@ pub fn dispatch(client: &Client, frontend: &Client, a: &DispatchArgs) -> Result<
                 "run-date": a.source.run_date,
                 "requested-by": a.source.requested_by,
                 "comment-id": comment_id.to_string(),
+                "ack-nonce": nonce,
             },
         }),
     )?;
     Ok(comment_id)
+}
+
+/// A fresh nonce: [`NONCE_BYTES`] from the kernel's generator, hex.
+fn new_nonce() -> Result<String> {
+    use std::io::Read;
+    let mut bytes = [0u8; NONCE_BYTES];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| StageError::Failed(format!("reading /dev/urandom for the nonce: {e}")))?;
+    Ok(hex(&bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn nonce_hash(nonce: &str) -> String {
+    use sha2::{Digest, Sha256};
+    hex(&Sha256::digest(nonce.as_bytes()))
+}
+
+/// The acknowledgement's hidden marker. The comment is public, so it
+/// carries the nonce's SHA-256, not the nonce: only the receiver of the
+/// dispatch can present the nonce itself.
+fn ack_marker(run_id: u64, nonce: &str) -> String {
+    format!(
+        "{ACK_MARKER}run-id={run_id} nonce-sha256={} -->",
+        nonce_hash(nonce)
+    )
+}
+
+/// `(run-id, nonce-sha256)` of the first marker in `body`.
+fn parse_ack_marker(body: &str) -> Option<(String, String)> {
+    let rest = &body[body.find(ACK_MARKER)? + ACK_MARKER.len()..];
+    let inner = &rest[..rest.find("-->")?];
+    let (mut run, mut hash) = (None, None);
+    for word in inner.split_whitespace() {
+        match word.split_once('=') {
+            Some(("run-id", v)) => run = Some(v.to_string()),
+            Some(("nonce-sha256", v)) => hash = Some(v.to_string()),
+            _ => {}
+        }
+    }
+    Some((run?, hash?))
 }
 
 /// What [`callback`] needs.
@@ -464,6 +559,9 @@ pub struct CallbackArgs {
     pub server_url: String,
     /// The staging site's root.
     pub staging_site: String,
+    /// Who the acknowledgement's author must be when `GET /user` answers
+    /// 403 (an installation token): normally [`DEFAULT_BOT_LOGIN`].
+    pub bot_login: String,
 }
 
 /// The comment a valid callback produces, and where.
@@ -473,6 +571,9 @@ pub struct Report {
     /// The acknowledgement to update; `None` = a new comment.
     pub comment_id: Option<u64>,
     pub body: String,
+    /// The nonce the callback presents (`ack-nonce`; required with a
+    /// comment id).
+    pub nonce: String,
 }
 
 fn field(p: &Value, key: &str) -> String {
@@ -492,6 +593,7 @@ fn numeric(s: &str) -> bool {
 pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
     let p = &a.event["client_payload"];
     let kind = a.event["action"].as_str().unwrap_or("");
+    let nonce = field(p, "ack-nonce");
     let (run_id, run_date, pr, by, app_run, comment, succeeded) = (
         field(p, "run-id"),
         field(p, "run-date"),
@@ -509,6 +611,17 @@ pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
     }
     if !comment.is_empty() && !numeric(&comment) {
         return refused("callback comment identifier must be numeric");
+    }
+    if !comment.is_empty()
+        && (nonce.len() != 2 * NONCE_BYTES
+            || !nonce
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+    {
+        return refused(format!(
+            "callback ack-nonce must be the acknowledgement's nonce ({} lower-case hex digits)",
+            2 * NONCE_BYTES
+        ));
     }
     let b = run_date.as_bytes();
     let date_ok = b.len() == 10
@@ -565,15 +678,84 @@ pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
             )
         },
         body,
+        nonce,
     })
 }
 
-/// Posts (or updates) the callback's comment.
+/// The login of the token's owner: `GET /user`, or `bot_login` when GitHub
+/// answers 403 (an installation token has no user).
+fn token_login(client: &Client, bot_login: &str) -> Result<String> {
+    match client.get("/user", &[]) {
+        Ok(user) => user["login"]
+            .as_str()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .ok_or_else(|| StageError::Failed("GET /user answered without a login".into())),
+        Err(e) if e.status() == Some(403) => Ok(bot_login.to_string()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Reads comment `id` and checks it is the acknowledgement this
+/// repository's staging made on PR `r.pr` for run `run_id`, bound to the
+/// nonce the callback presents. Returns the marker to keep in the edit.
+fn check_ack(
+    client: &Client,
+    a: &CallbackArgs,
+    r: &Report,
+    id: u64,
+    run_id: &str,
+) -> Result<String> {
+    let not_ours = |why: String| -> Result<String> {
+        refused(format!(
+            "comment {id} is not the staging acknowledgement of this callback: {why}; nothing was edited"
+        ))
+    };
+    let comment = match client.get(&format!("/repos/{}/issues/comments/{id}", a.repo), &[]) {
+        Ok(c) => c,
+        Err(e) if e.status() == Some(404) => {
+            return not_ours(format!("there is no such comment in {}", a.repo));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let me = token_login(client, &a.bot_login)?;
+    let author = run_str(&comment, "/user/login");
+    if !author.eq_ignore_ascii_case(&me) {
+        return not_ours(format!("it was written by {author:?}, not by {me}"));
+    }
+    let issue_url = run_str(&comment, "/issue_url").to_ascii_lowercase();
+    let want = format!("/repos/{}/issues/{}", a.repo, r.pr).to_ascii_lowercase();
+    if !issue_url.ends_with(&want) {
+        return not_ours(format!("it is not on PR #{} of {}", r.pr, a.repo));
+    }
+    let Some((ack_run, hash)) = parse_ack_marker(run_str(&comment, "/body")) else {
+        return not_ours("it has no acknowledgement marker".into());
+    };
+    if ack_run != run_id {
+        return not_ours(format!("it acknowledges run {ack_run}, not run {run_id}"));
+    }
+    if hash != nonce_hash(&r.nonce) {
+        return not_ours(
+            "the callback's ack-nonce is not the one the acknowledgement was made with".into(),
+        );
+    }
+    Ok(format!(
+        "{ACK_MARKER}run-id={ack_run} nonce-sha256={hash} -->"
+    ))
+}
+
+/// Posts (or updates) the callback's comment. An update goes only to the
+/// acknowledgement [`check_ack`] accepts, and keeps its marker so the next
+/// callback of the same staging can find it.
 pub fn callback(client: &Client, a: &CallbackArgs) -> Result<Report> {
     let r = callback_report(a)?;
-    let body = json!({ "body": r.body });
     match r.comment_id {
-        Some(id) => client.patch(&format!("/repos/{}/issues/comments/{id}", a.repo), &body)?,
+        Some(id) => {
+            let run_id = field(&a.event["client_payload"], "run-id");
+            let marker = check_ack(client, a, &r, id, &run_id)?;
+            let body = json!({ "body": format!("{}\n\n{marker}", r.body) });
+            client.patch(&format!("/repos/{}/issues/comments/{id}", a.repo), &body)?
+        }
         None => post_comment(client, &a.repo, r.pr, &r.body)?,
     };
     Ok(r)

@@ -6,7 +6,9 @@
 //! per eval identity wins); step 2 collects every error: duplicate
 //! fixed-sequence rows, agentic points vs aggregate vs raw dirs, raw eval
 //! metadata vs the `eval_results_all` aggregate, a missing `run-stats`, and
-//! "nothing to reuse".
+//! "nothing to reuse", and (sweepkit's addition) every row that is not an
+//! object or lacks a field the ingest needs, or has it with another JSON
+//! type. Result files are streamed row by row (`Rows`).
 //!
 //! Identities are tuples of Python-like values ([`Py`]) so messages print
 //! them as the reference does (`('single', 'h100', …)`) and sort by that
@@ -14,11 +16,14 @@
 //! `meta_env.json` is reported by validation instead of crashing the
 //! de-duplication step (the reference dies with a traceback there).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
+use sweep_model::json_type::json_type_name;
 use sweep_model::python::{python_float_repr, python_int_of_value, python_repr_str};
+use sweep_model::results::{BenchmarkRow, RowError};
 use sweep_model::tree;
 
 /// A Python value as the reference builds identities from JSON.
@@ -125,6 +130,11 @@ type Identity = Py;
 fn key_of(id: &Identity) -> String {
     id.repr()
 }
+
+/// An identity as the checks keep it: its repr (the text messages print
+/// and sort by). A repr is a fraction of the size of the [`Py`] tree, so
+/// tens of thousands of rows stay small.
+type Key = String;
 
 type Row = Map<String, Value>;
 
@@ -333,20 +343,263 @@ fn subdirs(root: &Path) -> Vec<(String, PathBuf)> {
     out
 }
 
-/// Mapping rows of JSON files (a list of rows or a single row each).
-fn json_rows(paths: &[PathBuf]) -> Result<Vec<Row>, String> {
-    let mut rows = Vec::new();
-    for p in paths {
-        match load_json(p)? {
-            Value::Array(items) => rows.extend(items.into_iter().filter_map(|r| match r {
-                Value::Object(o) => Some(o),
-                _ => None,
-            })),
-            Value::Object(o) => rows.push(o),
-            _ => {}
+/// The top-level value of a result file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// A list of rows.
+    List,
+    /// A single row.
+    Object,
+    /// Anything else (its JSON type, for the message).
+    Other(&'static str),
+}
+
+/// Hands each row of a result file to a callback while the file is read:
+/// the elements of a top-level list, or a top-level object as row 0. Only
+/// one row is in memory at a time, so memory follows the largest row, not
+/// the file (a 60 MB `agg_bmk.json` read as one `Value` tree peaked at
+/// 500 MB; streamed, with identities kept as reprs, at 20 MB).
+struct Rows<'f, F>(&'f mut F);
+
+impl<'de, F: FnMut(usize, Value)> DeserializeSeed<'de> for Rows<'_, F> {
+    type Value = Shape;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Shape, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, F: FnMut(usize, Value)> Visitor<'de> for Rows<'_, F> {
+    type Value = Shape;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of result rows or one row")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
+        let mut i = 0;
+        while let Some(row) = seq.next_element::<Value>()? {
+            (self.0)(i, row);
+            i += 1;
+        }
+        Ok(Shape::List)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Shape, A::Error> {
+        let row: Map<String, Value> =
+            serde::Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+        (self.0)(0, Value::Object(row));
+        Ok(Shape::Object)
+    }
+    fn visit_unit<E>(self) -> Result<Shape, E> {
+        Ok(Shape::Other("null"))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
+        Ok(Shape::Other("a boolean"))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
+        Ok(Shape::Other("a number"))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
+        Ok(Shape::Other("a number"))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
+        Ok(Shape::Other("a number"))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
+        Ok(Shape::Other("a string"))
+    }
+}
+
+/// Streams the rows of the JSON file `path` into `each` ([`Rows`]).
+/// `Err` when it cannot be read or is not JSON.
+fn stream_rows(path: &Path, mut each: impl FnMut(usize, Value)) -> Result<Shape, String> {
+    let file =
+        std::fs::File::open(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(file));
+    Rows(&mut each)
+        .deserialize(&mut de)
+        .and_then(|shape| de.end().map(|()| shape))
+        .map_err(|e| format!("{}: invalid JSON: {e}", path.display()))
+}
+
+/// Rows listed per file before the rest are only counted (as the identity
+/// lists are capped at 20): a file of 50 000 broken rows stays readable.
+const MAX_LISTED_ROW_PROBLEMS: usize = 20;
+
+/// The row problems of one file: `<file>: row <i>: <problem>`.
+struct RowProblems {
+    file: String,
+    lines: Vec<String>,
+    count: usize,
+}
+
+impl RowProblems {
+    fn new(root: &Path, path: &Path) -> Self {
+        RowProblems {
+            file: path
+                .strip_prefix(root)
+                .unwrap_or(path)
+                .display()
+                .to_string(),
+            lines: Vec::new(),
+            count: 0,
         }
     }
-    Ok(rows)
+    fn check(&mut self, index: usize, outcome: Result<(), RowError>) {
+        if let Err(e) = outcome {
+            self.count += 1;
+            if self.lines.len() < MAX_LISTED_ROW_PROBLEMS {
+                self.lines.push(format!("{}: row {index}: {e}", self.file));
+            }
+        }
+    }
+    fn shape(&mut self, shape: Shape, want: &str) {
+        if let Shape::Other(found) = shape {
+            self.lines
+                .push(format!("{}: must be {want}, found {found}", self.file));
+        }
+    }
+    fn finish(mut self) -> Vec<String> {
+        if self.count > MAX_LISTED_ROW_PROBLEMS {
+            self.lines.push(format!(
+                "{}: ... and {} more row(s) with problems",
+                self.file,
+                self.count - MAX_LISTED_ROW_PROBLEMS
+            ));
+        }
+        self.lines
+    }
+}
+
+/// The JSON type a row field must have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Str,
+    Int,
+    Bool,
+    /// Present, any type (metric values lm-eval may leave `null` or `"N/A"`).
+    Present,
+    /// Absent, `null` or a string.
+    OptStr,
+}
+
+impl Kind {
+    fn expected(self) -> &'static str {
+        match self {
+            Kind::Str => "a string",
+            Kind::Int => "an integer",
+            Kind::Bool => "a boolean",
+            Kind::Present => "any value",
+            Kind::OptStr => "a string or null",
+        }
+    }
+    fn accepts(self, v: Option<&Value>) -> bool {
+        match (self, v) {
+            (Kind::OptStr, None | Some(Value::Null | Value::String(_))) => true,
+            (_, None) => false,
+            (Kind::Str, Some(v)) => v.is_string(),
+            (Kind::Int, Some(v)) => v.as_i64().is_some(),
+            (Kind::Bool, Some(v)) => v.is_boolean(),
+            (Kind::Present, Some(_)) => true,
+            (Kind::OptStr, Some(_)) => false,
+        }
+    }
+}
+
+/// Checks `row` against `fields`, naming the first field that fails.
+fn check_fields(row: &Row, fields: &[(&str, Kind)]) -> Result<(), RowError> {
+    for &(key, kind) in fields {
+        let v = row.get(key);
+        if kind.accepts(v) {
+            continue;
+        }
+        return Err(match v {
+            None => RowError::Missing {
+                field: key.to_string(),
+                expected: kind.expected(),
+            },
+            Some(v) => RowError::WrongType {
+                field: key.to_string(),
+                expected: kind.expected(),
+                found: json_type_name(v).to_string(),
+            },
+        });
+    }
+    Ok(())
+}
+
+/// A fixed-sequence row is what `collect-results process` writes and the
+/// ingest reads: [`BenchmarkRow`], the typed row of `agg_bmk.json`.
+fn check_fixed(row: Row) -> Result<(), RowError> {
+    BenchmarkRow::try_from(row).map(drop)
+}
+
+/// Fields of an eval aggregate row: those [`sweep_model::results::EvalRow`]
+/// requires, with its types (a unit test keeps the two in step; the
+/// derived deserializer would not name the field of a wrong type).
+const EVAL_ROW_FIELDS: &[(&str, Kind)] = &[
+    ("is_multinode", Kind::Bool),
+    ("model_prefix", Kind::Str),
+    ("model", Kind::Str),
+    ("hw", Kind::Str),
+    ("framework", Kind::Str),
+    ("precision", Kind::Str),
+    ("spec_decoding", Kind::Str),
+    ("isl", Kind::Int),
+    ("osl", Kind::Int),
+    ("tp", Kind::Int),
+    ("ep", Kind::Int),
+    ("prefill_tp", Kind::Int),
+    ("prefill_ep", Kind::Int),
+    ("prefill_num_workers", Kind::Int),
+    ("decode_tp", Kind::Int),
+    ("decode_ep", Kind::Int),
+    ("decode_num_workers", Kind::Int),
+    ("conc", Kind::Int),
+    ("dp_attention", Kind::Str),
+    ("prefill_dp_attention", Kind::Str),
+    ("decode_dp_attention", Kind::Str),
+    ("task", Kind::Str),
+    ("em_strict", Kind::Present),
+    ("em_strict_se", Kind::Present),
+    ("em_flexible", Kind::Present),
+    ("em_flexible_se", Kind::Present),
+    ("n_eff", Kind::Present),
+    ("source", Kind::Str),
+    ("score", Kind::Present),
+    ("score_name", Kind::OptStr),
+    ("score_se", Kind::Present),
+];
+
+/// Fields of every agentic row (`process_agentic_result.py`'s `build_agg`;
+/// sweepkit has no typed agentic row): the identity's fields and what the
+/// ingest groups by.
+const AGENTIC_ROW_FIELDS: &[(&str, Kind)] = &[
+    ("hw", Kind::Str),
+    ("conc", Kind::Int),
+    ("model", Kind::Str),
+    ("infmax_model_prefix", Kind::Str),
+    ("framework", Kind::Str),
+    ("precision", Kind::Str),
+    ("scenario_type", Kind::Str),
+    ("is_multinode", Kind::Bool),
+];
+/// ... and of a single-node one.
+const AGENTIC_SINGLE_FIELDS: &[(&str, Kind)] = &[("tp", Kind::Int), ("ep", Kind::Int)];
+/// ... and of a multi-node one.
+const AGENTIC_MULTI_FIELDS: &[(&str, Kind)] = &[
+    ("prefill_tp", Kind::Int),
+    ("prefill_ep", Kind::Int),
+    ("prefill_num_workers", Kind::Int),
+    ("decode_tp", Kind::Int),
+    ("decode_ep", Kind::Int),
+    ("decode_num_workers", Kind::Int),
+];
+
+fn check_agentic(row: &Row) -> Result<(), RowError> {
+    check_fields(row, AGENTIC_ROW_FIELDS)?;
+    if row.get("is_multinode") == Some(&Value::Bool(true)) {
+        check_fields(row, AGENTIC_MULTI_FIELDS)
+    } else {
+        check_fields(row, AGENTIC_SINGLE_FIELDS)
+    }
 }
 
 fn is_agentic(row: &Row) -> bool {
@@ -366,20 +619,60 @@ fn agentic_point_files(root: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-fn fixed_rows(root: &Path) -> Result<Vec<Identity>, String> {
-    Ok(json_rows(&json_files(&root.join("results_bmk"))?)?
-        .iter()
-        .filter(|r| !is_agentic(r))
-        .map(benchmark_key)
-        .collect())
+/// The rows of `results_bmk/*.json`, read once: fixed-sequence and agentic
+/// identities, and the problems of rows that are not objects or lack a
+/// field the ingest needs.
+#[derive(Default)]
+struct ResultsBmk {
+    present: bool,
+    fixed: Vec<Key>,
+    agentic: Vec<Key>,
+    errors: Vec<String>,
 }
 
-fn agentic_rows(paths: &[PathBuf]) -> Result<Vec<Identity>, String> {
-    Ok(json_rows(paths)?
-        .iter()
-        .filter(|r| is_agentic(r))
-        .map(agentic_key)
-        .collect())
+fn read_results_bmk(root: &Path) -> Result<ResultsBmk, String> {
+    let dir = root.join("results_bmk");
+    let mut out = ResultsBmk {
+        present: dir.is_dir(),
+        ..ResultsBmk::default()
+    };
+    for path in json_files(&dir)? {
+        let mut problems = RowProblems::new(root, &path);
+        let shape = stream_rows(&path, |i, row| match row {
+            Value::Object(row) if is_agentic(&row) => {
+                out.agentic.push(key_of(&agentic_key(&row)));
+                problems.check(i, check_agentic(&row));
+            }
+            Value::Object(row) => {
+                out.fixed.push(key_of(&benchmark_key(&row)));
+                problems.check(i, check_fixed(row));
+            }
+            other => problems.check(i, Err(RowError::NotAnObject(json_type_name(&other)))),
+        })?;
+        problems.shape(shape, "a list of result rows or one row");
+        out.errors.extend(problems.finish());
+    }
+    Ok(out)
+}
+
+/// Agentic identities of the point files (other rows are not points), and
+/// the problems of agentic rows that lack a field.
+fn read_agentic_points(root: &Path, paths: &[PathBuf]) -> Result<(Vec<Key>, Vec<String>), String> {
+    let mut ids = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        let mut problems = RowProblems::new(root, path);
+        stream_rows(path, |i, row| {
+            if let Value::Object(row) = row
+                && is_agentic(&row)
+            {
+                ids.push(key_of(&agentic_key(&row)));
+                problems.check(i, check_agentic(&row));
+            }
+        })?;
+        errors.extend(problems.finish());
+    }
+    Ok((ids, errors))
 }
 
 fn raw_eval_dirs(root: &Path) -> Vec<(String, PathBuf)> {
@@ -415,7 +708,7 @@ fn meta_identities(meta: &Row) -> Option<Vec<(Identity, Option<i64>)>> {
     }
 }
 
-fn raw_eval_rows(root: &Path) -> (Vec<Identity>, Vec<String>) {
+fn raw_eval_rows(root: &Path) -> (Vec<Key>, Vec<String>) {
     let mut rows = Vec::new();
     let mut errors = Vec::new();
     for (name, dir) in raw_eval_dirs(root) {
@@ -441,7 +734,7 @@ fn raw_eval_rows(root: &Path) -> (Vec<Identity>, Vec<String>) {
             }
         };
         match meta_identities(&meta) {
-            Some(ids) => rows.extend(ids.into_iter().map(|(k, _)| k)),
+            Some(ids) => rows.extend(ids.iter().map(|(k, _)| key_of(k))),
             None => errors.push(format!(
                 "raw eval artifact {n} has invalid batched concurrency metadata"
             )),
@@ -452,28 +745,19 @@ fn raw_eval_rows(root: &Path) -> (Vec<Identity>, Vec<String>) {
 
 // ---------------------------------------------------------------- checks
 
-fn sorted_by_repr(ids: impl IntoIterator<Item = Identity>) -> Vec<Identity> {
-    let mut v: Vec<Identity> = ids.into_iter().collect();
-    v.sort_by_cached_key(key_of);
-    v
+fn identity_set(rows: &[Key]) -> BTreeSet<&str> {
+    rows.iter().map(String::as_str).collect()
 }
 
-fn identity_set(rows: &[Identity]) -> BTreeMap<String, Identity> {
-    rows.iter().map(|r| (key_of(r), r.clone())).collect()
-}
-
-fn compare_sets(label: &str, expected: &[Identity], actual: &[Identity]) -> Vec<String> {
+fn compare_sets(label: &str, expected: &[Key], actual: &[Key]) -> Vec<String> {
     let (e, a) = (identity_set(expected), identity_set(actual));
     let mut errors = Vec::new();
     for (what, from, other, word) in [
         ("missing", &e, &a, "missing"),
         ("unexpected", &a, &e, "unexpected"),
     ] {
-        let diff = sorted_by_repr(
-            from.iter()
-                .filter(|(k, _)| !other.contains_key(*k))
-                .map(|(_, v)| v.clone()),
-        );
+        // A set of reprs iterates in repr order.
+        let diff: Vec<&str> = from.difference(other).copied().collect();
         if diff.is_empty() {
             continue;
         }
@@ -486,7 +770,7 @@ fn compare_sets(label: &str, expected: &[Identity], actual: &[Identity]) -> Vec<
             format!("{label} artifacts contain {} unexpected row(s)", diff.len())
         });
         for id in diff.iter().take(20) {
-            errors.push(format!("  {word}: {}", id.repr()));
+            errors.push(format!("  {word}: {id}"));
         }
         if diff.len() > 20 {
             errors.push(format!("  ... and {} more", diff.len() - 20));
@@ -495,26 +779,22 @@ fn compare_sets(label: &str, expected: &[Identity], actual: &[Identity]) -> Vec<
     errors
 }
 
-fn duplicates(label: &str, rows: &[Identity]) -> Vec<String> {
-    let mut counts: HashMap<String, (Identity, usize)> = HashMap::new();
+fn duplicates(label: &str, rows: &[Key]) -> Vec<String> {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
     for r in rows {
-        counts.entry(key_of(r)).or_insert_with(|| (r.clone(), 0)).1 += 1;
+        *counts.entry(r.as_str()).or_insert(0) += 1;
     }
-    let mut dups: Vec<(String, Identity, usize)> = counts
-        .into_iter()
-        .filter(|(_, (_, n))| *n > 1)
-        .map(|(k, (id, n))| (k, id, n))
-        .collect();
+    let mut dups: Vec<(&str, usize)> = counts.into_iter().filter(|(_, n)| *n > 1).collect();
     if dups.is_empty() {
         return Vec::new();
     }
-    dups.sort_by(|a, b| a.0.cmp(&b.0));
-    let extra: usize = dups.iter().map(|d| d.2 - 1).sum();
+    dups.sort();
+    let extra: usize = dups.iter().map(|d| d.1 - 1).sum();
     let mut errors = vec![format!(
         "{label} artifacts contain {extra} duplicate row(s)"
     )];
-    for (_, id, n) in dups.iter().take(20) {
-        errors.push(format!("  duplicate x{n}: {}", id.repr()));
+    for (id, n) in dups.iter().take(20) {
+        errors.push(format!("  duplicate x{n}: {id}"));
     }
     if dups.len() > 20 {
         errors.push(format!("  ... and {} more identities", dups.len() - 20));
@@ -522,15 +802,16 @@ fn duplicates(label: &str, rows: &[Identity]) -> Vec<String> {
     errors
 }
 
-fn validate_agentic(root: &Path) -> Result<Vec<String>, String> {
-    let points = agentic_point_files(root)?;
-    let point_rows = agentic_rows(&points)?;
-    let mut errors = duplicates("agentic point", &point_rows);
-    let results = root.join("results_bmk");
-    if results.is_dir() {
-        let agg = agentic_rows(&json_files(&results)?)?;
-        errors.extend(duplicates("agentic aggregate", &agg));
-        errors.extend(compare_sets("agentic aggregate", &point_rows, &agg));
+fn validate_agentic(
+    root: &Path,
+    points: &[PathBuf],
+    point_rows: &[Key],
+    bmk: &ResultsBmk,
+) -> Vec<String> {
+    let mut errors = duplicates("agentic point", point_rows);
+    if bmk.present {
+        errors.extend(duplicates("agentic aggregate", &bmk.agentic));
+        errors.extend(compare_sets("agentic aggregate", point_rows, &bmk.agentic));
     }
     let point_names: BTreeSet<String> = points
         .iter()
@@ -550,7 +831,7 @@ fn validate_agentic(root: &Path) -> Result<Vec<String>, String> {
     for n in raw_names.difference(&point_names) {
         errors.push(format!("unexpected raw agentic artifact dir: {n}"));
     }
-    Ok(errors)
+    errors
 }
 
 fn validate_eval(root: &Path) -> Result<Vec<String>, String> {
@@ -565,9 +846,33 @@ fn validate_eval(root: &Path) -> Result<Vec<String>, String> {
             let mut count = 0;
             let mut agg = Vec::new();
             for f in &files {
-                if let Value::Array(items) = load_json(f)? {
-                    count += items.len();
-                    agg.extend(items.iter().filter_map(Value::as_object).map(eval_key));
+                let mut problems = RowProblems::new(root, f);
+                let (mut ids, mut rows) = (Vec::new(), 0);
+                let shape = stream_rows(f, |i, row| {
+                    rows += 1;
+                    match row {
+                        Value::Object(row) => {
+                            ids.push(key_of(&eval_key(&row)));
+                            problems.check(i, check_fields(&row, EVAL_ROW_FIELDS));
+                        }
+                        other => {
+                            problems.check(i, Err(RowError::NotAnObject(json_type_name(&other))))
+                        }
+                    }
+                })?;
+                if shape == Shape::List {
+                    count += rows;
+                    agg.extend(ids);
+                    errors.extend(problems.finish());
+                } else {
+                    let found = match shape {
+                        Shape::Other(t) => t,
+                        _ => "an object",
+                    };
+                    errors.push(format!(
+                        "{}: must be a list of eval rows, found {found}",
+                        problems.file
+                    ));
                 }
             }
             if count == 0 {
@@ -698,6 +1003,33 @@ pub fn dedupe_reran_evals(root: &Path) -> Result<Vec<String>, String> {
     Ok(messages)
 }
 
+/// Largest eval aggregate file rewritten to drop re-run duplicates. The
+/// rewrite holds the file as one `Value` tree (several times its size); an
+/// aggregate has one row per eval task per configuration (a full sweep:
+/// a few thousand rows, under 5 MB), so a larger one is refused rather than
+/// loaded. Reading for the checks streams and has no such limit.
+pub const MAX_EVAL_REWRITE_BYTES: u64 = 32 * 1024 * 1024;
+
+/// `(identity key, source as Python's str or "")` of each row of an eval
+/// aggregate file (`None` for a row that is not an object), if it is a list.
+type EvalRowKeys = Vec<Option<(String, String)>>;
+
+fn eval_row_keys(path: &Path) -> Result<Option<EvalRowKeys>, String> {
+    let mut rows = Vec::new();
+    let shape = stream_rows(path, |_, row| {
+        rows.push(row.as_object().map(|obj| {
+            let source = Py::from_json(obj.get("source").unwrap_or(&Value::Null));
+            let source = if source.truthy() {
+                source.py_str()
+            } else {
+                String::new()
+            };
+            (key_of(&eval_key(obj)), source)
+        }))
+    })?;
+    Ok((shape == Shape::List).then_some(rows))
+}
+
 fn dedupe_aggregate(root: &Path, winners: &HashMap<String, String>) -> Result<Vec<String>, String> {
     let dir = root.join("eval_results_all");
     let mut messages = Vec::new();
@@ -705,36 +1037,31 @@ fn dedupe_aggregate(root: &Path, winners: &HashMap<String, String>) -> Result<Ve
         return Ok(messages);
     }
     for path in json_files(&dir)? {
-        let Value::Array(data) = load_json(&path)? else {
+        let Some(rows) = eval_row_keys(&path)? else {
             continue;
         };
-        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+        let mut group_of: HashMap<&str, usize> = HashMap::new();
         let mut keep: BTreeSet<usize> = BTreeSet::new();
-        for (i, row) in data.iter().enumerate() {
-            let Some(obj) = row.as_object() else {
+        for (i, row) in rows.iter().enumerate() {
+            let Some((k, _)) = row else {
                 keep.insert(i);
                 continue;
             };
-            let k = key_of(&eval_key(obj));
-            match groups.iter_mut().find(|g| g.0 == k) {
-                Some(g) => g.1.push(i),
-                None => groups.push((k, vec![i])),
+            match group_of.get(k.as_str()) {
+                Some(&g) => groups[g].1.push(i),
+                None => {
+                    group_of.insert(k, groups.len());
+                    groups.push((k, vec![i]));
+                }
             }
         }
+        let src_str = |i: usize| rows[i].as_ref().map_or("", |r| r.1.as_str());
         for (k, idx) in &groups {
-            let winner = winners.get(k);
+            let winner = winners.get(*k);
             let (Some(winner), true) = (winner, idx.len() > 1) else {
                 keep.extend(idx);
                 continue;
-            };
-            let source = |i: usize| Py::from_json(data[i].get("source").unwrap_or(&Value::Null));
-            let src_str = |i: usize| {
-                let s = source(i);
-                if s.truthy() {
-                    s.py_str()
-                } else {
-                    String::new()
-                }
             };
             let chosen = idx
                 .iter()
@@ -745,7 +1072,7 @@ fn dedupe_aggregate(root: &Path, winners: &HashMap<String, String>) -> Result<Ve
                     let mut best = idx[0];
                     for &i in &idx[1..] {
                         let (a, b) = (src_str(i), src_str(best));
-                        if timestamp(&a).unwrap_or("") > timestamp(&b).unwrap_or("") {
+                        if timestamp(a).unwrap_or("") > timestamp(b).unwrap_or("") {
                             best = i;
                         }
                     }
@@ -753,12 +1080,24 @@ fn dedupe_aggregate(root: &Path, winners: &HashMap<String, String>) -> Result<Ve
                 });
             keep.insert(chosen);
         }
-        if keep.len() != data.len() {
-            let kept: Vec<Value> = data
+        if keep.len() != rows.len() {
+            let size = std::fs::metadata(&path)
+                .map_err(|e| format!("{}: cannot read: {e}", path.display()))?
+                .len();
+            if size > MAX_EVAL_REWRITE_BYTES {
+                return Err(format!(
+                    "{}: {size} bytes; an eval aggregate to rewrite may hold at most {MAX_EVAL_REWRITE_BYTES}",
+                    path.display()
+                ));
+            }
+            let Value::Array(data) = load_json(&path)? else {
+                return Err(format!("{}: changed while read", path.display()));
+            };
+            let kept: Vec<&Value> = data
                 .iter()
                 .enumerate()
                 .filter(|(i, _)| keep.contains(i))
-                .map(|(_, v)| v.clone())
+                .map(|(_, v)| v)
                 .collect();
             let text = serde_json::to_string_pretty(&kept).map_err(|e| e.to_string())?;
             sweep_model::fsio::write_atomic(&path, text.as_bytes())
@@ -857,12 +1196,16 @@ pub fn validate(root: &Path) -> Result<Report, String> {
         ));
     }
     let collapsed = dedupe_reran_evals(root)?;
-    let fixed = fixed_rows(root)?;
-    let agentic = agentic_rows(&agentic_point_files(root)?)?;
+    let bmk = read_results_bmk(root)?;
+    let points = agentic_point_files(root)?;
+    let (agentic, point_errors) = read_agentic_points(root, &points)?;
     let (eval, _) = raw_eval_rows(root);
-    let mut errors = duplicates("fixed-sequence", &fixed);
-    errors.extend(validate_agentic(root)?);
+    let mut errors = bmk.errors.clone();
+    errors.extend(point_errors);
+    errors.extend(duplicates("fixed-sequence", &bmk.fixed));
+    errors.extend(validate_agentic(root, &points, &agentic, &bmk));
     errors.extend(validate_eval(root)?);
+    let fixed = &bmk.fixed;
     if !fixed.is_empty() && json_files(&root.join("run-stats"))?.is_empty() {
         errors.push("missing run-stats artifact for fixed-sequence benchmarks".into());
     }
@@ -872,7 +1215,7 @@ pub fn validate(root: &Path) -> Result<Report, String> {
     Ok(Report {
         collapsed,
         errors,
-        fixed: identity_set(&fixed).len(),
+        fixed: identity_set(fixed).len(),
         agentic: identity_set(&agentic).len(),
         eval: identity_set(&eval).len(),
     })
@@ -942,6 +1285,76 @@ mod tests {
         assert_eq!(
             k.repr(),
             "('single', 'h100-dgxc', 'gptoss', None, None, 'none', 8192, 1024, 0, 1, 1, 1, 1, False, 8)"
+        );
+    }
+
+    fn full_eval_row() -> Row {
+        row(
+            json!({"is_multinode": false, "model_prefix": "gptoss", "model": "m", "hw": "B200",
+            "framework": "vllm", "precision": "fp4", "spec_decoding": "none", "isl": 8192,
+            "osl": 1024, "tp": 2, "ep": 1, "prefill_tp": 2, "prefill_ep": 1,
+            "prefill_num_workers": 1, "decode_tp": 2, "decode_ep": 1, "decode_num_workers": 1,
+            "conc": 8, "dp_attention": "false", "prefill_dp_attention": "false",
+            "decode_dp_attention": "false", "task": "gsm8k", "em_strict": 0.9,
+            "em_strict_se": "N/A", "em_flexible": null, "em_flexible_se": null, "n_eff": 1319,
+            "source": "s/results.json", "score": 0.9, "score_name": "em_strict", "score_se": 0.01}),
+        )
+    }
+
+    fn eval_row_reads(r: &Row) -> bool {
+        serde_json::from_value::<sweep_model::results::EvalRow>(Value::Object(r.clone())).is_ok()
+    }
+
+    #[test]
+    fn eval_row_fields_agree_with_the_typed_eval_row() {
+        let full = full_eval_row();
+        assert!(eval_row_reads(&full));
+        assert_eq!(check_fields(&full, EVAL_ROW_FIELDS), Ok(()));
+        assert_eq!(EVAL_ROW_FIELDS.len(), full.len());
+        for key in full.keys() {
+            let mut r = full.clone();
+            r.remove(key);
+            assert_eq!(
+                check_fields(&r, EVAL_ROW_FIELDS).is_ok(),
+                eval_row_reads(&r),
+                "without {key}"
+            );
+            for wrong in [json!([1]), json!("x"), json!(1.5), json!(true)] {
+                let mut r = full.clone();
+                r.insert(key.clone(), wrong.clone());
+                assert_eq!(
+                    check_fields(&r, EVAL_ROW_FIELDS).is_ok(),
+                    eval_row_reads(&r),
+                    "{key} = {wrong}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_top_level_object_is_row_zero_and_a_scalar_is_no_rows() {
+        let tmp = test_kit::temp_dir();
+        let d = tmp.path();
+        let cases = [
+            ("[{\"a\": 1}, 2]", Shape::List, 2),
+            ("{\"a\": 1}", Shape::Object, 1),
+            ("\"x\"", Shape::Other("a string"), 0),
+            ("null", Shape::Other("null"), 0),
+        ];
+        for (text, shape, n) in cases {
+            let p = d.join("f.json");
+            std::fs::write(&p, text).expect("write");
+            let mut seen = Vec::new();
+            assert_eq!(
+                stream_rows(&p, |i, v| seen.push((i, v))),
+                Ok(shape),
+                "{text}"
+            );
+            assert_eq!(seen.len(), n, "{text}");
+        }
+        std::fs::write(d.join("f.json"), "[1] [2]").expect("write");
+        assert!(
+            stream_rows(&d.join("f.json"), |_, _| {}).is_err_and(|e| e.contains("invalid JSON"))
         );
     }
 

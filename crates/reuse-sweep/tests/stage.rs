@@ -39,6 +39,15 @@ fn code(out: &Output, want: i32) {
     );
 }
 
+/// SHA-256 of `s`, lower-case hex (the acknowledgement marker's hash).
+fn sha256_hex(s: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(s.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
@@ -47,7 +56,7 @@ fn sweep_run(id: u64, sha: &str, created: &str, conclusion: &str) -> Value {
     json!({"id": id, "path": ".github/workflows/run-sweep.yml", "event": "pull_request",
            "head_sha": sha, "created_at": created, "status": "completed", "conclusion": conclusion,
            "run_attempt": 2, "html_url": format!("https://github.com/acme/bench/actions/runs/{id}"),
-           "pull_requests": [{"number": 7}]})
+           "pull_requests": [{"number": 7}], "head_repository": {"full_name": "acme/bench"}})
 }
 
 fn artifacts(names: &[&str]) -> Value {
@@ -348,6 +357,58 @@ mod request {
     }
 
     #[test]
+    fn a_run_from_a_fork_or_without_a_head_repository_is_refused() {
+        for (head, want) in [
+            (
+                json!({"full_name": "mallory/bench"}),
+                "run 400 cannot be staged because it was triggered from mallory/bench, not from acme/bench",
+            ),
+            (
+                Value::Null,
+                "run 400 cannot be staged because it does not name its head repository",
+            ),
+        ] {
+            let s = server(&["full-sweep-enabled"]);
+            s.add_route(Route::empty("POST", FRONTEND, 204));
+            let mut r = sweep_run(400, HEAD, "2026-08-22T11:00:00Z", "success");
+            r["head_repository"] = head;
+            s.add_route(Route::json("GET", &format!("{R}/actions/runs/400"), r));
+            s.add_route(Route::paginated(
+                "GET",
+                &format!("{R}/actions/runs/400/artifacts"),
+                artifacts(&["changelog-metadata", "results_bmk"]),
+                "object:artifacts",
+            ));
+            let (out, outputs) = request(&s, "/stage-results 400", "writer");
+            code(&out, 1);
+            assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
+            assert!(outputs.is_empty(), "no run handed to the dispatch step");
+            assert_eq!(s.count("POST", FRONTEND), 0);
+        }
+    }
+
+    #[test]
+    fn the_bare_command_skips_runs_from_forks() {
+        let s = server(&["full-sweep-enabled"]);
+        let mut fork = sweep_run(301, HEAD, "2026-08-22T11:00:00Z", "success");
+        fork["head_repository"] = json!({"full_name": "mallory/bench"});
+        s.add_route(Route::paginated(
+            "GET",
+            RUNS,
+            json!({"workflow_runs": [fork]}),
+            "object:workflow_runs",
+        ));
+        let (out, outputs) = request(&s, "/stage-results", "writer");
+        code(&out, 1);
+        assert!(outputs.is_empty(), "{outputs}");
+        assert!(
+            stderr(&out).contains("no stageable completed run-sweep.yml run"),
+            "{}",
+            stderr(&out)
+        );
+    }
+
+    #[test]
     fn no_stageable_run_at_all_is_refused() {
         let s = server(&["full-sweep-enabled"]);
         s.add_route(Route::paginated(
@@ -375,9 +436,35 @@ mod dispatch {
         std::fs::write(p, v.to_string()).expect("write");
     }
 
+    /// A fixed-sequence row as `collect-results process` writes it.
     fn fixed(conc: u32) -> Value {
-        json!({"hw": "h100", "infmax_model_prefix": "gptoss", "framework": "vllm", "precision": "fp8",
-               "isl": 1024, "osl": 1024, "tp": 2, "conc": conc})
+        json!({"hw": "h100", "conc": conc, "image": "img", "model": "openai/gpt-oss-120b",
+               "infmax_model_prefix": "gptoss", "framework": "vllm", "precision": "fp8",
+               "spec_decoding": "none", "disagg": false, "recipe_fingerprint": "", "isl": 1024,
+               "osl": 1024, "is_multinode": false, "tp": 2, "pp": 1, "dcp_size": 1, "pcp_size": 1,
+               "ep": 1, "dp_attention": "false", "tput_per_gpu": 10.5, "output_tput_per_gpu": 1.5,
+               "input_tput_per_gpu": 9.0})
+    }
+
+    #[test]
+    fn rows_without_the_fields_the_ingest_needs_are_not_dispatched() {
+        let s = dispatch_server();
+        s.add_route(Route::empty("POST", FRONTEND, 204));
+        let d = test_kit::temp_dir();
+        write(
+            d.path(),
+            "artifacts/results_bmk/agg.json",
+            &json!({"anything": 1}),
+        );
+        write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
+        let out = dispatch(&s, d.path());
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("results_bmk/agg.json: row 0: field 'is_multinode' is missing"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(s.count("POST", FRONTEND), 0);
     }
 
     fn dispatch(s: &FakeGitHub, dir: &Path) -> Output {
@@ -406,9 +493,45 @@ mod dispatch {
         )
     }
 
+    /// The fake with the source run 301 (from the repository itself).
+    fn dispatch_server() -> FakeGitHub {
+        let s = server(&["full-sweep-enabled"]);
+        s.add_route(Route::json(
+            "GET",
+            &format!("{R}/actions/runs/301"),
+            sweep_run(301, HEAD, "2026-08-22T11:00:00Z", "success"),
+        ));
+        s
+    }
+
+    #[test]
+    fn a_run_from_a_fork_is_neither_acknowledged_nor_dispatched() {
+        let s = dispatch_server();
+        let mut fork = sweep_run(301, HEAD, "2026-08-22T11:00:00Z", "success");
+        fork["head_repository"] = json!({"full_name": "mallory/bench"});
+        s.add_route(Route::json("GET", &format!("{R}/actions/runs/301"), fork));
+        s.add_route(Route::empty("POST", FRONTEND, 204));
+        let d = test_kit::temp_dir();
+        write(
+            d.path(),
+            "artifacts/results_bmk/agg.json",
+            &json!([fixed(4), fixed(8)]),
+        );
+        write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
+        let out = dispatch(&s, d.path());
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("it was triggered from mallory/bench, not from acme/bench"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(s.count("POST", FRONTEND), 0);
+        assert!(s.comments("acme/bench", 7).is_empty());
+    }
+
     #[test]
     fn valid_artifacts_are_acknowledged_then_dispatched_with_the_frontend_token() {
-        let s = server(&["full-sweep-enabled"]);
+        let s = dispatch_server();
         s.add_route(Route::empty("POST", FRONTEND, 204));
         let d = test_kit::temp_dir();
         write(
@@ -434,17 +557,109 @@ mod dispatch {
             post.headers.get("authorization").map(String::as_str),
             Some("Bearer ghp_frontend")
         );
+        let body = post.body.expect("payload");
+        let nonce = body["client_payload"]["ack-nonce"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert_eq!(nonce.len(), 32, "{nonce}");
+        assert!(nonce.bytes().all(|b| b.is_ascii_hexdigit()), "{nonce}");
         assert_eq!(
-            post.body,
-            Some(json!({"event_type": "stage-results", "client_payload": {
+            body,
+            json!({"event_type": "stage-results", "client_payload": {
             "source-repository": "acme/bench", "pr-number": "7", "run-id": "301", "run-attempt": "2",
-            "run-date": "2026-08-22", "requested-by": "writer", "comment-id": id}}))
+            "run-date": "2026-08-22", "requested-by": "writer", "comment-id": id, "ack-nonce": nonce}})
+        );
+        let ack = c[0]["body"].as_str().unwrap_or_default();
+        assert!(
+            ack.ends_with(&format!(
+                "\n\n<!-- sweepkit:stage-results-ack run-id=301 nonce-sha256={} -->",
+                super::sha256_hex(&nonce)
+            )),
+            "{ack}"
+        );
+        assert!(
+            !ack.contains(&nonce),
+            "the public comment carries only the hash"
+        );
+    }
+
+    #[test]
+    fn two_dispatches_get_different_nonces() {
+        let s = dispatch_server();
+        s.add_route(Route::empty("POST", FRONTEND, 204));
+        let d = test_kit::temp_dir();
+        write(
+            d.path(),
+            "artifacts/results_bmk/agg.json",
+            &json!([fixed(4)]),
+        );
+        write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
+        code(&dispatch(&s, d.path()), 0);
+        code(&dispatch(&s, d.path()), 0);
+        let nonces: Vec<String> = s
+            .requests()
+            .into_iter()
+            .filter(|r| r.path == FRONTEND)
+            .filter_map(|r| {
+                r.body?["client_payload"]["ack-nonce"]
+                    .as_str()
+                    .map(str::to_string)
+            })
+            .collect();
+        assert_eq!(nonces.len(), 2);
+        assert_ne!(nonces[0], nonces[1]);
+    }
+
+    #[test]
+    fn the_callback_with_the_dispatched_nonce_edits_the_acknowledgement() {
+        let s = dispatch_server();
+        s.add_route(Route::empty("POST", FRONTEND, 204));
+        let d = test_kit::temp_dir();
+        write(
+            d.path(),
+            "artifacts/results_bmk/agg.json",
+            &json!([fixed(4)]),
+        );
+        write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
+        code(&dispatch(&s, d.path()), 0);
+        let payload = s
+            .requests()
+            .into_iter()
+            .find(|r| r.path == FRONTEND)
+            .and_then(|r| r.body)
+            .expect("dispatched")["client_payload"]
+            .clone();
+        let mut ack = s.comments("acme/bench", 7)[0].clone();
+        let id = ack["id"].as_u64().expect("id");
+        ack["issue_url"] = json!(format!("{}/repos/acme/bench/issues/7", s.base_url()));
+        s.add_route(Route::json(
+            "GET",
+            &format!("{R}/issues/comments/{id}"),
+            ack,
+        ));
+        s.add_route(Route::empty("GET", "/user", 403));
+        let p = json!({"source-repository": "SemiAnalysisAI/InferenceX-app", "run-id": "301",
+            "run-date": "2026-08-22", "pr-number": "7", "requested-by": "writer", "app-run-id": "9001",
+            "comment-id": payload["comment-id"], "ack-nonce": payload["ack-nonce"], "stage-succeeded": "true"});
+        code(
+            &super::callback::callback(&s, "stage-results-completed", &p),
+            0,
+        );
+        let body = s.comments("acme/bench", 7)[0]["body"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(body.starts_with("@writer staged run 301: "), "{body}");
+        assert!(
+            body.contains("<!-- sweepkit:stage-results-ack run-id=301 "),
+            "{body}"
         );
     }
 
     #[test]
     fn artifacts_that_fail_validation_are_not_dispatched() {
-        let s = server(&["full-sweep-enabled"]);
+        let s = dispatch_server();
         s.add_route(Route::empty("POST", FRONTEND, 204));
         let d = test_kit::temp_dir();
         // Fixed-sequence results without their run-stats artifact.
@@ -473,7 +688,7 @@ mod dispatch {
 
     #[test]
     fn a_missing_artifacts_directory_or_token_cannot_work() {
-        let s = server(&["full-sweep-enabled"]);
+        let s = dispatch_server();
         let d = test_kit::temp_dir();
         let out = dispatch(&s, d.path());
         code(&out, 2);
@@ -509,16 +724,32 @@ mod dispatch {
     }
 }
 
-mod callback {
+pub(crate) mod callback {
     use super::*;
+
+    const NONCE: &str = "0123456789abcdef0123456789abcdef";
+    const ACK: &str = "/repos/acme/bench/issues/comments/4000000001";
 
     fn payload() -> Value {
         json!({"source-repository": "SemiAnalysisAI/InferenceX-app", "run-id": "301", "run-date": "2026-08-22",
                "pr-number": "7", "requested-by": "writer", "app-run-id": "9001", "comment-id": "4000000001",
-               "stage-succeeded": "true"})
+               "ack-nonce": NONCE, "stage-succeeded": "true"})
     }
 
-    fn callback(s: &FakeGitHub, action: &str, p: &Value) -> Output {
+    fn marker(run: &str, nonce: &str) -> String {
+        format!(
+            "<!-- sweepkit:stage-results-ack run-id={run} nonce-sha256={} -->",
+            sha256_hex(nonce)
+        )
+    }
+
+    /// The acknowledgement as `GET …/issues/comments/<id>` answers it.
+    fn ack(s: &FakeGitHub, author: &str, issue: u64, body: &str) -> Value {
+        json!({"id": 4000000001u64, "body": body, "user": {"login": author},
+               "issue_url": format!("{}/repos/acme/bench/issues/{issue}", s.base_url())})
+    }
+
+    pub(crate) fn callback(s: &FakeGitHub, action: &str, p: &Value) -> Output {
         let d = test_kit::temp_dir();
         let ev = d.path().join("event.json");
         std::fs::write(
@@ -534,10 +765,141 @@ mod callback {
         )
     }
 
+    /// PR #7 with the acknowledgement of run 301 made with [`NONCE`] by
+    /// the workflow token (`GET /user` answers 403, as to an installation
+    /// token).
     fn seeded() -> FakeGitHub {
         let s = FakeGitHub::start().expect("server");
-        s.with_comments("acme/bench", 7, vec![json!({"id": 4000000001u64, "body": "@writer staging run 301", "user": {"login": "github-actions[bot]"}})]);
+        let body = format!("@writer staging run 301\n\n{}", marker("301", NONCE));
+        let c = ack(&s, "github-actions[bot]", 7, &body);
+        s.with_comments("acme/bench", 7, vec![c.clone()]);
+        s.add_route(Route::json("GET", ACK, c));
+        s.add_route(Route::empty("GET", "/user", 403));
         s
+    }
+
+    #[test]
+    fn only_our_own_acknowledgement_on_that_pr_with_the_callbacks_nonce_is_edited() {
+        let good = format!("@writer staging run 301\n\n{}", marker("301", NONCE));
+        const BOT: &str = "github-actions[bot]";
+        let with = |run: &str, nonce: &str| format!("x\n\n{}", marker(run, nonce));
+        let cases: Vec<(&str, &str, u64, String, &str)> = vec![
+            (
+                "someone else's comment",
+                "mallory",
+                7,
+                with("301", NONCE),
+                "it was written by \"mallory\", not by github-actions[bot]",
+            ),
+            (
+                "a comment on another issue",
+                BOT,
+                8,
+                with("301", NONCE),
+                "it is not on PR #7 of acme/bench",
+            ),
+            (
+                "a comment without the marker",
+                BOT,
+                7,
+                "## Sweep summary".into(),
+                "it has no acknowledgement marker",
+            ),
+            (
+                "another nonce",
+                BOT,
+                7,
+                with("301", "ffffffffffffffffffffffffffffffff"),
+                "the callback's ack-nonce is not the one the acknowledgement was made with",
+            ),
+            (
+                "another run's acknowledgement",
+                BOT,
+                7,
+                with("299", NONCE),
+                "it acknowledges run 299, not run 301",
+            ),
+        ];
+        for (what, author, issue, body, want) in cases {
+            let s = seeded();
+            let c = ack(&s, author, issue, &body);
+            s.with_comments("acme/bench", 7, vec![c.clone()]);
+            s.add_route(Route::json("GET", ACK, c.clone()));
+            let out = callback(&s, "stage-results-completed", &payload());
+            code(&out, 1);
+            assert!(stderr(&out).contains(want), "{what}: {}", stderr(&out));
+            assert_eq!(s.count("PATCH", ACK), 0, "{what}");
+            assert_eq!(s.comments("acme/bench", 7), vec![c], "{what}");
+        }
+        // The same callback against our own acknowledgement does edit it.
+        let s = seeded();
+        code(&callback(&s, "stage-results-completed", &payload()), 0);
+        assert_eq!(s.count("PATCH", ACK), 1);
+        assert_ne!(s.comments("acme/bench", 7)[0]["body"], good);
+    }
+
+    #[test]
+    fn a_wrong_nonce_or_a_missing_comment_is_refused_without_an_edit() {
+        let s = seeded();
+        let mut p = payload();
+        p["ack-nonce"] = json!("fedcba9876543210fedcba9876543210");
+        let out = callback(&s, "stage-results-completed", &p);
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("ack-nonce is not the one"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(s.count("PATCH", ACK), 0);
+
+        let s = seeded();
+        let mut p = payload();
+        p["comment-id"] = json!("4000000002");
+        let out = callback(&s, "stage-results-completed", &p);
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("there is no such comment in acme/bench"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(s.requests().iter().all(|r| r.method != "PATCH"));
+    }
+
+    #[test]
+    fn with_a_user_token_the_author_must_be_that_user() {
+        let s = seeded();
+        s.add_route(Route::json("GET", "/user", json!({"login": "staging-bot"})));
+        let out = callback(&s, "stage-results-completed", &payload());
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("not by staging-bot"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(s.count("PATCH", ACK), 0);
+        let body = format!("@writer staging run 301\n\n{}", marker("301", NONCE));
+        s.add_route(Route::json("GET", ACK, ack(&s, "staging-bot", 7, &body)));
+        code(&callback(&s, "stage-results-completed", &payload()), 0);
+        assert_eq!(s.count("PATCH", ACK), 1);
+    }
+
+    #[test]
+    fn the_edit_keeps_the_marker_so_the_completion_finds_the_acknowledgement_again() {
+        let s = seeded();
+        code(&callback(&s, "stage-results-started", &payload()), 0);
+        let after_start = s.comments("acme/bench", 7)[0].clone();
+        let body = after_start["body"].as_str().unwrap_or_default().to_string();
+        assert!(
+            body.ends_with(&format!("\n\n{}", marker("301", NONCE))),
+            "{body}"
+        );
+        s.add_route(Route::json(
+            "GET",
+            ACK,
+            ack(&s, "github-actions[bot]", 7, &body),
+        ));
+        code(&callback(&s, "stage-results-completed", &payload()), 0);
+        assert_eq!(s.count("PATCH", ACK), 2);
     }
 
     #[test]
@@ -569,7 +931,10 @@ mod callback {
         assert!(c[1]["body"].as_str().unwrap_or_default().contains("staging workflow](https://github.com/SemiAnalysisAI/InferenceX-app/actions/runs/9001) is running"));
         assert_eq!(
             c[0]["body"],
-            "@writer staging run 301 failed. [Inspect the staging workflow](https://github.com/SemiAnalysisAI/InferenceX-app/actions/runs/9001)."
+            format!(
+                "@writer staging run 301 failed. [Inspect the staging workflow](https://github.com/SemiAnalysisAI/InferenceX-app/actions/runs/9001).\n\n{}",
+                marker("301", NONCE)
+            )
         );
     }
 
@@ -599,6 +964,18 @@ mod callback {
                 "comment-id",
                 json!("x"),
                 "comment identifier must be numeric",
+            ),
+            (
+                "stage-results-completed",
+                "ack-nonce",
+                json!(""),
+                "ack-nonce must be the acknowledgement's nonce",
+            ),
+            (
+                "stage-results-completed",
+                "ack-nonce",
+                json!("0123456789ABCDEF0123456789ABCDEF"),
+                "ack-nonce must be the acknowledgement's nonce",
             ),
             (
                 "stage-results-completed",
@@ -634,7 +1011,7 @@ mod callback {
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
             assert_eq!(
                 s.comments("acme/bench", 7)[0]["body"],
-                "@writer staging run 301",
+                format!("@writer staging run 301\n\n{}", marker("301", NONCE)),
                 "{want}"
             );
             assert!(s.requests().is_empty(), "{want}");

@@ -20,9 +20,13 @@ fn run(root: &Path) -> Output {
         .expect("run")
 }
 
+/// A fixed-sequence row as `collect-results process` writes it.
 fn fixed(conc: u32) -> Value {
-    json!({"hw": "h100", "infmax_model_prefix": "gptoss", "framework": "vllm", "precision": "fp8",
-           "isl": 1024, "osl": 1024, "tp": 2, "conc": conc})
+    json!({"hw": "h100", "conc": conc, "image": "vllm/vllm-openai:v0.11", "model": "openai/gpt-oss-120b",
+           "infmax_model_prefix": "gptoss", "framework": "vllm", "precision": "fp8", "spec_decoding": "none",
+           "disagg": false, "recipe_fingerprint": "", "isl": 1024, "osl": 1024, "is_multinode": false,
+           "tp": 2, "pp": 1, "dcp_size": 1, "pcp_size": 1, "ep": 1, "dp_attention": "false",
+           "tput_per_gpu": 10.5, "output_tput_per_gpu": 1.5, "input_tput_per_gpu": 9.0, "mean_ttft": 0.25})
 }
 
 fn eval_meta(conc: u32) -> Value {
@@ -30,9 +34,156 @@ fn eval_meta(conc: u32) -> Value {
            "precision": "fp4", "tp": 2, "conc": conc})
 }
 
+/// An eval aggregate row as `collect-results evals` writes it.
 fn eval_row(conc: u32, source: &str) -> Value {
-    json!({"hw": "H100-DGXC-SLURM", "model_prefix": "gptoss", "framework": "vllm",
-           "precision": "fp4", "tp": 2, "conc": conc, "source": source})
+    json!({"is_multinode": false, "model_prefix": "gptoss", "model": "openai/gpt-oss-120b",
+           "hw": "H100-DGXC-SLURM", "framework": "vllm", "precision": "fp4", "spec_decoding": "none",
+           "isl": 8192, "osl": 1024, "tp": 2, "ep": 1, "prefill_tp": 2, "prefill_ep": 1,
+           "prefill_num_workers": 1, "decode_tp": 2, "decode_ep": 1, "decode_num_workers": 1,
+           "conc": conc, "dp_attention": "false", "prefill_dp_attention": "false",
+           "decode_dp_attention": "false", "task": "gsm8k", "em_strict": 0.9, "em_strict_se": 0.01,
+           "em_flexible": 0.91, "em_flexible_se": 0.01, "n_eff": 1319, "source": source,
+           "score": 0.9, "score_name": "em_strict", "score_se": 0.01})
+}
+
+/// An agentic point row as `process_agentic_result.py` writes it.
+fn agentic(conc: u32) -> Value {
+    json!({"hw": "b200", "conc": conc, "image": "img", "model": "m", "infmax_model_prefix": "qwen3.5",
+           "framework": "sglang", "precision": "fp4", "spec_decoding": "none", "disagg": false,
+           "scenario_type": "agentic-coding", "is_multinode": false, "tp": 4, "ep": 1,
+           "dp_attention": false, "kv_offloading": "none"})
+}
+
+#[track_caller]
+fn refused_with(out: &Output, line: &str) {
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(out));
+    let err = stderr(out);
+    assert!(
+        err.lines().any(|l| l == line),
+        "missing {line:?} in:\n{err}"
+    );
+}
+
+#[test]
+fn a_row_without_the_fields_the_ingest_needs_is_refused_naming_file_row_and_key() {
+    let d = test_kit::temp_dir();
+    let r = d.path();
+    write(r, "results_bmk/agg.json", &json!({"anything": 1}));
+    write(r, "run-stats/run_stats.json", &json!({}));
+    let out = run(r);
+    refused_with(
+        &out,
+        "results_bmk/agg.json: row 0: field 'is_multinode' is missing (expected a boolean)",
+    );
+    assert!(!stdout(&out).contains("validated"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_string_where_a_number_is_expected_is_refused() {
+    let d = test_kit::temp_dir();
+    let r = d.path();
+    let mut bad_tp = fixed(8);
+    bad_tp["tp"] = json!("2");
+    let mut bad_tput = fixed(16);
+    bad_tput["tput_per_gpu"] = json!("fast");
+    write(
+        r,
+        "results_bmk/agg.json",
+        &json!([fixed(4), bad_tp, bad_tput]),
+    );
+    write(r, "run-stats/run_stats.json", &json!({}));
+    let out = run(r);
+    refused_with(
+        &out,
+        "results_bmk/agg.json: row 1: field 'tp' must be an integer, found a string",
+    );
+    refused_with(
+        &out,
+        "results_bmk/agg.json: row 2: field 'tput_per_gpu' must be a number, found a string",
+    );
+}
+
+#[test]
+fn a_row_that_is_not_an_object_or_a_file_that_is_not_rows_is_refused() {
+    let d = test_kit::temp_dir();
+    let r = d.path();
+    write(r, "results_bmk/agg.json", &json!([fixed(4), "row"]));
+    write(r, "results_bmk/other.json", &json!(42));
+    write(r, "run-stats/run_stats.json", &json!({}));
+    let out = run(r);
+    refused_with(
+        &out,
+        "results_bmk/agg.json: row 1: a result row must be a JSON object, found a string",
+    );
+    refused_with(
+        &out,
+        "results_bmk/other.json: must be a list of result rows or one row, found a number",
+    );
+}
+
+#[test]
+fn eval_and_agentic_rows_are_checked_for_their_own_fields() {
+    let d = test_kit::temp_dir();
+    let r = d.path();
+    let mut bad_eval = eval_row(8, "eval_a/results_2025-01-01T10-00-00.json");
+    bad_eval["conc"] = json!("8");
+    write(r, "eval_a/meta_env.json", &eval_meta(8));
+    write(r, "eval_results_all/agg_eval_all.json", &json!([bad_eval]));
+    let mut bad_point = agentic(4);
+    bad_point.as_object_mut().expect("object").remove("model");
+    write(r, "bmk_agentic_p0/point.json", &bad_point);
+    std::fs::create_dir_all(r.join("agentic_p0")).expect("mkdir");
+    let out = run(r);
+    refused_with(
+        &out,
+        "eval_results_all/agg_eval_all.json: row 0: field 'conc' must be an integer, found a string",
+    );
+    refused_with(
+        &out,
+        "bmk_agentic_p0/point.json: row 0: field 'model' is missing (expected a string)",
+    );
+}
+
+#[test]
+fn complete_eval_and_agentic_rows_validate() {
+    let d = test_kit::temp_dir();
+    let r = d.path();
+    write(r, "eval_a/meta_env.json", &eval_meta(8));
+    write(
+        r,
+        "eval_results_all/agg_eval_all.json",
+        &json!([eval_row(8, "eval_a/results_2025-01-01T10-00-00.json")]),
+    );
+    write(r, "bmk_agentic_p0/point.json", &agentic(4));
+    write(r, "results_bmk/agg.json", &json!([agentic(4)]));
+    std::fs::create_dir_all(r.join("agentic_p0")).expect("mkdir");
+    let out = run(r);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out)
+            .ends_with("validated: 0 fixed-sequence row(s), 1 agentic row(s), 1 eval row(s).\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn row_problems_are_listed_up_to_twenty_per_file_then_counted() {
+    let d = test_kit::temp_dir();
+    let r = d.path();
+    let rows: Vec<Value> = (0..25).map(|i| json!({"conc": i})).collect();
+    write(r, "results_bmk/agg.json", &Value::Array(rows));
+    write(r, "run-stats/run_stats.json", &json!({}));
+    let out = run(r);
+    refused_with(
+        &out,
+        "results_bmk/agg.json: row 19: field 'is_multinode' is missing (expected a boolean)",
+    );
+    refused_with(
+        &out,
+        "results_bmk/agg.json: ... and 5 more row(s) with problems",
+    );
+    assert!(!stderr(&out).contains("row 20:"), "{}", stderr(&out));
 }
 
 #[test]
@@ -89,11 +240,7 @@ fn every_problem_is_listed_and_exit_is_one() {
     let d = test_kit::temp_dir();
     let r = d.path();
     write(r, "results_bmk/agg.json", &json!([fixed(4), fixed(4)]));
-    write(
-        r,
-        "bmk_agentic_p0/x/point.json",
-        &json!({"hw": "b200", "scenario_type": "agentic-coding", "conc": 4}),
-    );
+    write(r, "bmk_agentic_p0/x/point.json", &agentic(4));
     std::fs::create_dir_all(r.join("eval_b")).expect("mkdir");
     let out = run(r);
     assert_eq!(out.status.code(), Some(1));

@@ -19,8 +19,11 @@ pub enum RowError {
     #[error("a result row must be a JSON object, found {0}")]
     NotAnObject(&'static str),
     /// A required field is absent.
-    #[error("field '{0}' is missing")]
-    Missing(String),
+    #[error("field '{field}' is missing (expected {expected})")]
+    Missing {
+        field: String,
+        expected: &'static str,
+    },
     /// A field has the wrong JSON type.
     #[error("field '{field}' must be {expected}, found {found}")]
     WrongType {
@@ -291,8 +294,11 @@ fn float(x: f64) -> Value {
 struct Fields<'a>(&'a Map<String, Value>);
 
 impl Fields<'_> {
-    fn get(&self, k: &str) -> Result<&Value, RowError> {
-        self.0.get(k).ok_or_else(|| RowError::Missing(k.to_owned()))
+    fn get(&self, k: &str, expected: &'static str) -> Result<&Value, RowError> {
+        self.0.get(k).ok_or_else(|| RowError::Missing {
+            field: k.to_owned(),
+            expected,
+        })
     }
     fn wrong(k: &str, expected: &'static str, v: &Value) -> RowError {
         RowError::WrongType {
@@ -302,7 +308,7 @@ impl Fields<'_> {
         }
     }
     fn string(&self, k: &str) -> Result<String, RowError> {
-        let v = self.get(k)?;
+        let v = self.get(k, "a string")?;
         v.as_str()
             .map(str::to_owned)
             .ok_or_else(|| Self::wrong(k, "a string", v))
@@ -314,7 +320,7 @@ impl Fields<'_> {
         }
     }
     fn int(&self, k: &str) -> Result<i64, RowError> {
-        let v = self.get(k)?;
+        let v = self.get(k, "an integer")?;
         v.as_i64().ok_or_else(|| Self::wrong(k, "an integer", v))
     }
     fn int_or(&self, k: &str, default: i64) -> Result<i64, RowError> {
@@ -325,11 +331,11 @@ impl Fields<'_> {
         }
     }
     fn float(&self, k: &str) -> Result<f64, RowError> {
-        let v = self.get(k)?;
+        let v = self.get(k, "a number")?;
         v.as_f64().ok_or_else(|| Self::wrong(k, "a number", v))
     }
     fn bool(&self, k: &str) -> Result<bool, RowError> {
-        let v = self.get(k)?;
+        let v = self.get(k, "a boolean")?;
         v.as_bool().ok_or_else(|| Self::wrong(k, "a boolean", v))
     }
 }
@@ -558,7 +564,11 @@ mod tests {
         let mut v = single_node_json();
         v.as_object_mut().expect("object").remove("tp");
         let err = serde_json::from_value::<BenchmarkRow>(v).expect_err("must fail");
-        assert!(err.to_string().contains("'tp' is missing"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("field 'tp' is missing (expected an integer)"),
+            "{err}"
+        );
         let mut v = single_node_json();
         v["conc"] = json!("64");
         let err = serde_json::from_value::<BenchmarkRow>(v).expect_err("must fail");

@@ -76,6 +76,11 @@ pub(crate) struct StageCallbackCli {
         default_value = "https://inferencemax-app-git-staging-semianalysisai.vercel.app"
     )]
     staging_site: String,
+    /// Author the acknowledgement must have when `GET /user` answers 403
+    /// (the workflow's installation token); another GitHub App's token
+    /// names its own `<app-slug>[bot]`.
+    #[arg(long, env = "INPUT_BOT_LOGIN", default_value = reuse_sweep::stage::DEFAULT_BOT_LOGIN)]
+    bot_login: String,
 }
 
 /// A client with the first token of `vars`, or the exit-2 failure.
@@ -215,6 +220,7 @@ pub(crate) fn stage_callback(c: StageCallbackCli) -> ExitCode {
         frontend_repo: c.frontend_repository,
         server_url: c.server_url,
         staging_site: c.staging_site,
+        bot_login: c.bot_login,
     };
     match stage::callback(&client, &args) {
         Ok(r) => {

@@ -568,8 +568,20 @@ fn reuse_sweep() {
     // An artifact set with no result rows is invalid.
     std::fs::create_dir_all(d.join("empty")).expect("mkdir");
     expect(REJECTED, "reuse-sweep", &validate("empty"), d, &[]);
-    let row = json!({"hw": "h100", "infmax_model_prefix": "gptoss", "framework": "vllm",
-                     "precision": "fp8", "isl": 1024, "osl": 1024, "tp": 2, "conc": 4});
+    // A row as `collect-results process` writes it (every field the ingest needs).
+    let row = json!({"hw": "h100", "conc": 4, "image": "img", "model": "openai/gpt-oss-120b",
+                     "infmax_model_prefix": "gptoss", "framework": "vllm", "precision": "fp8",
+                     "spec_decoding": "none", "disagg": false, "recipe_fingerprint": "",
+                     "isl": 1024, "osl": 1024, "is_multinode": false, "tp": 2, "pp": 1,
+                     "dcp_size": 1, "pcp_size": 1, "ep": 1, "dp_attention": "false",
+                     "tput_per_gpu": 10.5, "output_tput_per_gpu": 1.5, "input_tput_per_gpu": 9.0});
+    write(
+        d,
+        "bad/results_bmk/agg.json",
+        &json!([{"anything": 1}]).to_string(),
+    );
+    write(d, "bad/run-stats/run_stats.json", "{}");
+    expect(REJECTED, "reuse-sweep", &validate("bad"), d, &[]);
     write(d, "ok/results_bmk/agg.json", &json!([row]).to_string());
     write(d, "ok/run-stats/run_stats.json", "{}");
     expect(OK, "reuse-sweep", &validate("ok"), d, &[]);
