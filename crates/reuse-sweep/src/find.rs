@@ -13,7 +13,6 @@ use github_client::{Client, command, encode};
 use serde_json::Value;
 use sweep_model::python::python_str_or_empty;
 
-
 pub use github_client::trust::{AUTHORISING_ROLES, WRITE_PERMISSIONS, swept_head};
 
 /// Inputs, with the reference's flag names and defaults.

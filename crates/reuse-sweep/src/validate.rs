@@ -410,8 +410,10 @@ impl<'de, F: FnMut(usize, Value)> Visitor<'de> for Rows<'_, F> {
 /// Streams the rows of the JSON file `path` into `each` ([`Rows`]).
 /// `Err` when it cannot be read or is not JSON.
 fn stream_rows(path: &Path, mut each: impl FnMut(usize, Value)) -> Result<Shape, String> {
-    let file =
-        std::fs::File::open(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    // The one reader's rules (a regular file only: a FIFO is refused, not
+    // waited on); streamed, so no size cap is needed for memory's sake.
+    let (file, _) = sweep_model::fsio::open_regular(path)
+        .map_err(|e| format!("{}: cannot read: {}", path.display(), e.cause()))?;
     let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(file));
     Rows(&mut each)
         .deserialize(&mut de)
