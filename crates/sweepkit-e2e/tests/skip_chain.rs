@@ -265,3 +265,47 @@ fn the_rule_flags_a_bare_if_after_a_skippable_job() {
     assert_eq!(jobs_named, BTreeSet::from(["b", "c", "d", "e"]), "{v:#?}");
     assert!(v.iter().any(|l| l.contains("`d` needs `b`")), "{v:#?}");
 }
+
+/// The act guard of the leg matrices (issue #24):
+/// `fromJSON(needs.X.result == 'success' && needs.X.outputs.Y || '[]')`
+/// changes nothing on GitHub only when the job's `if:` already requires
+/// `needs.X.result == 'success'` and `needs.X.outputs.Y != ''` (GitHub
+/// evaluates a matrix only for a job that runs). act expands a matrix
+/// before evaluating `if:`, and a skipped job's outputs are unevaluated
+/// templates there.
+#[test]
+fn every_leg_matrix_from_a_need_output_falls_back_to_empty_only_where_the_if_excludes_it() {
+    let wfs = workflows();
+    let wf = &wfs[".github/workflows/run-sweep.yml"];
+    let mut n = 0;
+    for (id, j) in wf["jobs"].as_object().unwrap() {
+        let Some(config) = j["strategy"]["matrix"]["config"].as_str() else {
+            continue;
+        };
+        let inner = config
+            .trim()
+            .strip_prefix("${{ fromJSON(")
+            .and_then(|x| x.strip_suffix(" || '[]') }}"))
+            .unwrap_or_else(|| panic!("{id}: matrix config {config:?} has no `|| '[]'` guard"));
+        let (result, output) = inner
+            .split_once(" && ")
+            .unwrap_or_else(|| panic!("{id}: {inner} does not test the need's result"));
+        let need = result
+            .strip_prefix("needs.")
+            .and_then(|x| x.strip_suffix(".result == 'success'"))
+            .unwrap_or_else(|| panic!("{id}: {result}"));
+        assert!(
+            output.starts_with(&format!("needs.{need}.outputs.")) && !output.contains(' '),
+            "{id}: {output}"
+        );
+        let cond = if_text(j).unwrap();
+        for want in [result.to_string(), format!("{output} != ''")] {
+            assert!(
+                cond.contains(&want),
+                "{id}: the if: does not require {want}, so the guard could change what GitHub runs"
+            );
+        }
+        n += 1;
+    }
+    assert_eq!(n, 25, "the canary and 24 part jobs");
+}
