@@ -406,6 +406,14 @@ impl Harness {
         let ev = self.dir.join("event.json");
         std::fs::write(&ev, serde_json::to_vec_pretty(payload).unwrap()).unwrap();
         let mut cmd = Command::new(&self.act);
+        // act's host jobs see the host's environment: only what a runner
+        // has, never the test's own SWEEPKIT_* settings.
+        cmd.env_clear();
+        for var in ["PATH", "HOME", "LANG", "TMPDIR", "USER"] {
+            if let Some(v) = std::env::var_os(var) {
+                cmd.env(var, v);
+            }
+        }
         cmd.current_dir(&self.scratch.work)
             .arg(event)
             .args(["-e", &ev.to_string_lossy()])
@@ -451,6 +459,12 @@ impl Harness {
 }
 
 fn pr_event(s: &Scratch, action: &str, label: &str) -> Value {
+    pr_event_from(s, action, label, REPO)
+}
+
+/// A `pull_request` event whose head lives in `head_repo` (a fork when it
+/// is not [`REPO`]).
+fn pr_event_from(s: &Scratch, action: &str, label: &str, head_repo: &str) -> Value {
     json!({
         "action": action,
         "number": PR,
@@ -461,18 +475,22 @@ fn pr_event(s: &Scratch, action: &str, label: &str) -> Value {
             "number": PR,
             "draft": false,
             "labels": [{"name": label}],
-            "head": {"sha": s.head, "ref": "bump-qwen", "repo": {"full_name": REPO}},
+            "head": {"sha": s.head, "ref": "bump-qwen", "repo": {"full_name": head_repo}},
             "base": {"sha": s.base, "ref": "main", "repo": {"full_name": REPO}},
             "user": {"login": "alice"}
         }
     })
 }
 
+/// One act run at a time (each runs its jobs two at a time on the host).
+static ONE_ACT_RUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act() {
     let Some(act) = act_or_skip() else {
         return;
     };
+    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
     let mut h = harness(act);
 
     // The legs the sweep must run, from the dry run over the same range.
@@ -732,6 +750,86 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
         ran.len(),
         all_jobs - fixed_jobs.len() - leg_job_ids.len(),
         legs.len()
+    );
+}
+
+/// Scenario e: a PR from a fork, labelled `full-sweep-enabled`, with a
+/// read-only token (the fake refuses every write with GitHub's 403): only
+/// the policy and the changelog gate run; no GPU leg, nothing written.
+#[test]
+fn a_fork_pr_with_a_read_only_token_runs_only_the_policy_and_the_gate_under_act() {
+    let Some(act) = act_or_skip() else {
+        return;
+    };
+    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    let h = harness(act);
+    h.fake.with_comments(REPO, PR, vec![]);
+    let refused = |method: &str, path: &str| {
+        h.fake.add_route(
+            Route::json(
+                method,
+                path,
+                json!({
+                    "message": "Resource not accessible by integration",
+                    "documentation_url": "https://docs.github.com/rest",
+                    "status": "403"
+                }),
+            )
+            .with_status(403),
+        );
+    };
+    refused("POST", &format!("/repos/{REPO}/issues/{PR}/comments"));
+    let (ok, log, secs) = h.run(
+        "pull_request",
+        &pr_event_from(
+            &h.scratch,
+            "labeled",
+            "full-sweep-enabled",
+            "external/bench",
+        ),
+    );
+    let outcomes = job_outcomes(&log);
+    eprintln!("scenario e: act ran {secs:.1} s; jobs: {outcomes:#?}");
+    let tail: Vec<&str> = log.lines().rev().take(40).collect();
+    let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+    assert!(ok, "act failed:\n{tail}");
+    let prefix = "sweep/Run Sweep (sweepkit)/";
+    let ran: BTreeMap<String, Outcome> = outcomes
+        .iter()
+        .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(k).to_string(), v.clone()))
+        .collect();
+    assert_eq!(
+        ran,
+        BTreeMap::from([
+            ("policy".to_string(), Outcome::Succeeded),
+            ("check-changelog".to_string(), Outcome::Succeeded),
+        ]),
+        "a fork PR runs only the policy and the changelog gate"
+    );
+    assert!(!log.contains("| launcher: "), "a GPU leg ran for a fork PR");
+    let writes: Vec<String> = h
+        .fake
+        .requests()
+        .iter()
+        .filter(|r| r.method != "GET")
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(writes.is_empty(), "a fork PR wrote to GitHub: {writes:?}");
+    assert!(h.fake.comments(REPO, PR).is_empty());
+    let names: Vec<String> = std::fs::read_dir(h.artifacts.join(ACT_RUN_ID.to_string()))
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        names.iter().all(|n| n.starts_with('.')),
+        "artifacts of a fork PR: {names:?}"
+    );
+    eprintln!(
+        "scenario e summary: {} jobs succeeded, 0 failed, {} skipped; act wall time {secs:.1} s",
+        ran.len(),
+        workflow_job_count(&h.scratch.work) - ran.len()
     );
 }
 
