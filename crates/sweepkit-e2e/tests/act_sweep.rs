@@ -163,6 +163,18 @@ fn make_scratch(dir: &Path, baseline_url: &str) -> Scratch {
         "examples/run-sweep.yml has no `with:`"
     );
     std::fs::write(wf.join("run-sweep.yml"), caller).unwrap();
+    // The manual entry's caller, the same way.
+    let manual = std::fs::read_to_string(workspace_root().join("examples/e2e-tests.yml")).unwrap();
+    let manual = manual.replacen(
+        "    with:\n",
+        &format!("    with:\n      compare-baseline-url: {baseline_url}\n"),
+        1,
+    );
+    assert!(
+        manual.contains("compare-baseline-url"),
+        "examples/e2e-tests.yml has no `with:`"
+    );
+    std::fs::write(wf.join("e2e-tests.yml"), manual).unwrap();
     sh(
         &work,
         &tool("sweepkit"),
@@ -364,6 +376,7 @@ fn harness(act: PathBuf) -> Harness {
 
     let wf_files = vec![
         scratch.work.join(".github/workflows/run-sweep.yml"),
+        scratch.work.join(".github/workflows/e2e-tests.yml"),
         scratch
             .work
             .join(".github/workflows/sweepkit-run-sweep.yml"),
@@ -403,6 +416,11 @@ fn harness(act: PathBuf) -> Harness {
 impl Harness {
     /// Runs act for `event` with `payload`; returns (exit ok, log, seconds).
     fn run(&self, event: &str, payload: &Value) -> (bool, String, f64) {
+        self.run_workflow("run-sweep.yml", event, payload)
+    }
+
+    /// Runs act for the caller `.github/workflows/<caller>`.
+    fn run_workflow(&self, caller: &str, event: &str, payload: &Value) -> (bool, String, f64) {
         let ev = self.dir.join("event.json");
         std::fs::write(&ev, serde_json::to_vec_pretty(payload).unwrap()).unwrap();
         let mut cmd = Command::new(&self.act);
@@ -417,7 +435,7 @@ impl Harness {
         cmd.current_dir(&self.scratch.work)
             .arg(event)
             .args(["-e", &ev.to_string_lossy()])
-            .args(["-W", ".github/workflows/run-sweep.yml"])
+            .args(["-W", &format!(".github/workflows/{caller}")])
             .arg("--action-offline-mode")
             .arg("--no-skip-checkout")
             .args([
@@ -830,6 +848,132 @@ fn a_fork_pr_with_a_read_only_token_runs_only_the_policy_and_the_gate_under_act(
         "scenario e summary: {} jobs succeeded, 0 failed, {} skipped; act wall time {secs:.1} s",
         ran.len(),
         workflow_job_count(&h.scratch.work) - ran.len()
+    );
+}
+
+/// Scenario d: the manual entry (examples/e2e-tests.yml, `workflow_dispatch`
+/// with a `test-config` command line) runs exactly the legs
+/// `generate-matrix from-command` prints for that line, no canary, and
+/// writes nothing to GitHub (no PR comment, no ingest).
+#[test]
+fn the_manual_entry_runs_exactly_the_legs_of_its_command_line_under_act() {
+    let Some(act) = act_or_skip() else {
+        return;
+    };
+    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    let mut h = harness(act);
+    let line = format!("test-config --config-keys {SEED_KEY} --conc 4");
+    let matrix: Value = serde_json::from_str(&sh(
+        &h.scratch.work,
+        &tool("generate-matrix"),
+        &["from-command", "--command-line", &line],
+    ))
+    .unwrap();
+    let mut want: Vec<(u64, u64, u64, u64)> = Vec::new();
+    for side in ["single_node", "multi_node"] {
+        for rows in matrix[side].as_object().unwrap().values() {
+            for r in rows.as_array().unwrap() {
+                h.labels.insert(r["runner"].as_str().unwrap().to_string());
+                want.push((
+                    r["tp"].as_u64().unwrap(),
+                    r["conc"].as_u64().unwrap(),
+                    r["isl"].as_u64().unwrap(),
+                    r["osl"].as_u64().unwrap(),
+                ));
+            }
+        }
+    }
+    assert!(!want.is_empty(), "{matrix}");
+    let (user, run, jobs) = recorded_run_and_jobs();
+    h.fake.add_route(Route::json("GET", "/user", user));
+    h.fake.add_route(Route::json(
+        "GET",
+        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}"),
+        run,
+    ));
+    h.fake.add_route(Route::paginated(
+        "GET",
+        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}/jobs"),
+        jobs,
+        "object:jobs",
+    ));
+    let (ok, log, secs) = h.run_workflow(
+        "e2e-tests.yml",
+        "workflow_dispatch",
+        &json!({"inputs": {"generate-command": line, "test-name": "act manual entry"}}),
+    );
+    let outcomes = job_outcomes(&log);
+    eprintln!("scenario d: act ran {secs:.1} s; jobs: {outcomes:#?}");
+    let tail: Vec<&str> = log.lines().rev().take(40).collect();
+    let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+    assert!(ok, "act failed:\n{tail}");
+    let ran: BTreeMap<String, Outcome> = outcomes
+        .iter()
+        .map(|(k, v)| {
+            let short = k.strip_prefix("e2e/Run Sweep (sweepkit)/").unwrap_or(k);
+            (short.to_string(), v.clone())
+        })
+        .collect();
+    assert!(
+        ran.values().all(|o| *o == Outcome::Succeeded),
+        "{ran:#?}\n{tail}"
+    );
+    let fixed: BTreeSet<&str> = ran
+        .keys()
+        .filter(|k| !k.contains(" / "))
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        fixed,
+        BTreeSet::from([
+            "End-to-End Tests/check the mode",
+            "policy",
+            "setup",
+            "plan single-node 8k1k (parts 1-2)",
+            "collect-results",
+            "upload-changelog-metadata",
+            "calc-success-rate",
+            "compare-results",
+        ]),
+        "jobs that ran (no canary, no comment, no ingest on a manual entry)"
+    );
+    let mut ran_legs: Vec<(u64, u64, u64, u64)> = log
+        .lines()
+        .filter_map(|l| l.split_once("| launcher: ").map(|(_, t)| t))
+        .map(|t| {
+            let w: Vec<&str> = t.split_whitespace().collect();
+            let num = |k: &str| -> u64 {
+                let i = w.iter().position(|x| *x == k).unwrap();
+                w[i + 1].parse().unwrap()
+            };
+            let tp = w[2].strip_prefix("TP").unwrap().parse().unwrap();
+            (tp, num("conc"), num("isl"), num("osl"))
+        })
+        .collect();
+    ran_legs.sort();
+    want.sort();
+    assert_eq!(ran_legs, want, "legs run vs generate-matrix from-command");
+    assert!(!ran.keys().any(|k| k.starts_with("canary")), "{ran:#?}");
+    let writes: Vec<String> = h
+        .fake
+        .requests()
+        .iter()
+        .filter(|r| r.method != "GET")
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(
+        writes.is_empty(),
+        "the manual entry wrote to GitHub: {writes:?}"
+    );
+    assert!(
+        h.artifacts
+            .join(format!("{ACT_RUN_ID}/results_bmk/agg_bmk.json"))
+            .is_file()
+    );
+    eprintln!(
+        "scenario d summary: {} jobs succeeded, 0 failed; {} legs; act wall time {secs:.1} s",
+        ran.len(),
+        want.len()
     );
 }
 
