@@ -390,8 +390,9 @@ fn harness(act: PathBuf) -> Harness {
             "actions/checkout" => stand_ins.join("checkout"),
             "actions/upload-artifact" => stand_ins.join("upload-artifact"),
             "actions/download-artifact" => stand_ins.join("download-artifact"),
-            // Only the ingest jobs use it; they do not run on a PR.
-            "actions/github-script" => stand_ins.join("checkout"),
+            // Only the ingest jobs use it (none of these scenarios runs
+            // them); its stand-in fails the step if one ever does.
+            "actions/github-script" => stand_ins.join("not-available"),
             other => {
                 panic!("no local stand-in for {other} ({u}): add one under tests/act/stand-ins")
             }
