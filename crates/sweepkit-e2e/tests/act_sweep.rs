@@ -978,6 +978,80 @@ fn the_manual_entry_runs_exactly_the_legs_of_its_command_line_under_act() {
     );
 }
 
+/// Scenario b, first half: the PR `synchronize` after a writer's
+/// `/reuse-sweep-run` comment: the reuse gate authorises the reuse, so
+/// setup and every sweep job are skipped and nothing is written. (The
+/// second half, the push of the merge to main reusing the run and
+/// dispatching ingest once, needs the ingest jobs' inline github-script to
+/// become a sweepkit tool first: issue #24, not here yet.)
+#[test]
+fn a_synchronize_after_a_writers_reuse_comment_skips_the_sweep_under_act() {
+    let Some(act) = act_or_skip() else {
+        return;
+    };
+    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    let h = harness(act);
+    h.fake.with_comments(
+        REPO,
+        PR,
+        vec![json!({
+            "id": 3_000_000_001_u64,
+            "body": "/reuse-sweep-run",
+            "user": {"login": "alice"},
+            "author_association": "MEMBER",
+            "created_at": "2026-12-01T00:00:00Z",
+            "updated_at": "2026-12-01T00:00:00Z"
+        })],
+    );
+    h.fake.with_collaborator(REPO, "alice", "write");
+    let mut event = pr_event(&h.scratch, "synchronize", "full-sweep-enabled");
+    event.as_object_mut().unwrap().remove("label");
+    let (ok, log, secs) = h.run("pull_request", &event);
+    let outcomes = job_outcomes(&log);
+    eprintln!("scenario b (synchronize): act ran {secs:.1} s; jobs: {outcomes:#?}");
+    let tail: Vec<&str> = log.lines().rev().take(40).collect();
+    let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+    assert!(ok, "act failed:\n{tail}");
+    let prefix = "sweep/Run Sweep (sweepkit)/";
+    let ran: BTreeMap<String, Outcome> = outcomes
+        .iter()
+        .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(k).to_string(), v.clone()))
+        .collect();
+    assert_eq!(
+        ran,
+        BTreeMap::from([
+            ("policy".to_string(), Outcome::Succeeded),
+            ("check-changelog".to_string(), Outcome::Succeeded),
+            ("reuse-sweep-gate".to_string(), Outcome::Succeeded),
+        ]),
+        "an authorised reuse skips setup and the sweep"
+    );
+    assert!(!log.contains("| launcher: "), "a GPU leg ran");
+    assert!(
+        h.fake
+            .count("GET", &format!("/repos/{REPO}/issues/{PR}/comments"))
+            >= 1
+            && h.fake.count(
+                "GET",
+                &format!("/repos/{REPO}/collaborators/alice/permission")
+            ) >= 1,
+        "the gate read the comments and the author's permission"
+    );
+    let writes: Vec<String> = h
+        .fake
+        .requests()
+        .iter()
+        .filter(|r| r.method != "GET")
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(writes.is_empty(), "wrote to GitHub: {writes:?}");
+    eprintln!(
+        "scenario b (synchronize) summary: {} jobs succeeded, 0 failed, {} skipped; act wall time {secs:.1} s",
+        ran.len(),
+        workflow_job_count(&h.scratch.work) - ran.len()
+    );
+}
+
 /// Jobs in the vendored workflow.
 fn workflow_job_count(work: &Path) -> usize {
     sweep_model::yaml::load_file(&work.join(".github/workflows/sweepkit-run-sweep.yml"))
