@@ -24,7 +24,9 @@
 //! command `bash ./runners/launch_${RUNNER_NAME%%_*}.sh` runs
 //! `runners/launch_.sh` of the scratch repository); a `runs-on` label
 //! without a `-P` mapping makes act skip the job with only a warning (so
-//! the test maps every label the matrix names and asserts it).
+//! the test maps every label the matrix names and asserts it); its
+//! concurrent matrix jobs share context (nektos/act#1313; the test runs
+//! one job at a time).
 //!
 //! Without `act` on PATH the test says so and passes; with
 //! `SWEEPKIT_REQUIRE_ACT=1` (scripts/check) a missing act fails it.
@@ -443,7 +445,10 @@ impl Harness {
                 "--action-cache-path",
                 &self.dir.join("act-cache").to_string_lossy(),
             ])
-            .args(["--concurrent-jobs", "2"]);
+            // One job at a time: act 0.2.89 crashed once here (a Go panic
+            // in its job executor) with 2 matrix jobs at once; act's
+            // concurrent matrix jobs share context (nektos/act#1313).
+            .args(["--concurrent-jobs", "1"]);
         for label in &self.labels {
             cmd.args(["-P", &format!("{label}=-self-hosted")]);
         }
@@ -473,6 +478,23 @@ impl Harness {
             String::from_utf8_lossy(&out.stderr)
         );
         std::fs::write(self.dir.join("act.log"), &log).unwrap();
+        if !out.status.success() {
+            // Keep act's whole log for the report (the temp dir goes).
+            let kept =
+                std::env::temp_dir().join(format!("sweepkit-act-failed-{caller}-{event}.log"));
+            let _ = std::fs::write(&kept, &log);
+            let lines: Vec<&str> = log.lines().collect();
+            if let Some(i) = lines
+                .iter()
+                .position(|l| l.starts_with("panic:") || l.starts_with("fatal error:"))
+            {
+                eprintln!(
+                    "act crashed (whole log: {}):\n{}",
+                    kept.display(),
+                    lines[i..lines.len().min(i + 12)].join("\n")
+                );
+            }
+        }
         (out.status.success(), log, secs)
     }
 }
@@ -501,7 +523,7 @@ fn pr_event_from(s: &Scratch, action: &str, label: &str, head_repo: &str) -> Val
     })
 }
 
-/// One act run at a time (each runs its jobs two at a time on the host).
+/// One act run at a time (each runs its jobs one at a time on the host).
 static ONE_ACT_RUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[test]
