@@ -244,8 +244,13 @@ fn real_workflow_gating_matches_section_3_3_over_the_cross_product() {
     );
 }
 
-/// canary-select, the fan-out fail-fast strategy and the comment job of
-/// the real workflow, after a successful setup, against workflow.md §2/§3.1.
+/// The `if:` expressions of canary-select and the comment job, and the
+/// fan-out fail-fast strategy, of the real workflow, after a successful
+/// setup, against workflow.md §2/§3.1. A model of the expressions only,
+/// not of GitHub's scheduling (the act test, `act_sweep.rs`, judges what
+/// runs): each `if:` is evaluated with the implicit status false, as it
+/// is on every event where `reuse-sweep-gate` up the chain was skipped
+/// (issue #24), and with it true, and must give the same answer both ways.
 #[test]
 fn real_workflow_canary_fail_fast_and_comment_follow_the_labels() {
     let wf = workflow();
@@ -285,7 +290,18 @@ fn real_workflow_canary_fail_fast_and_comment_follow_the_labels() {
                         "setup": {"result": "success", "outputs": {"reuse-enabled": "false"}},
                     }});
                     let has = |l: &str| labels.contains(&l);
-                    let canary = eval_if(jobs["canary-select"]["if"].as_str().unwrap(), &ctx, true);
+                    // Both statuses: the answer must not hang on an implicit success().
+                    let decide_if = |job: &str, ctx: &Value| {
+                        let cond = jobs[job]["if"].as_str().unwrap();
+                        let skipped_upstream = eval_if(cond, ctx, false);
+                        assert_eq!(
+                            skipped_upstream,
+                            eval_if(cond, ctx, true),
+                            "{job}: the if: depends on the implicit success() {sc:?}"
+                        );
+                        skipped_upstream
+                    };
+                    let canary = decide_if("canary-select", &ctx);
                     assert_eq!(
                         canary,
                         has("full-sweep-enabled") || has("full-sweep-fail-fast"),
@@ -314,18 +330,14 @@ fn real_workflow_canary_fail_fast_and_comment_follow_the_labels() {
                         .as_str()
                         .unwrap();
                     assert_eq!(
-                        eval_if(comment_if, &ctx, true),
+                        eval_if(comment_if, &ctx, false),
                         want_comment,
                         "comment {sc:?}"
                     );
                     // Reuse enabled: no canary.
                     let mut reused = ctx.clone();
                     reused["needs"]["setup"]["outputs"]["reuse-enabled"] = json!("true");
-                    assert!(!eval_if(
-                        jobs["canary-select"]["if"].as_str().unwrap(),
-                        &reused,
-                        true
-                    ));
+                    assert!(!decide_if("canary-select", &reused));
                     n += 1;
                 }
             }
