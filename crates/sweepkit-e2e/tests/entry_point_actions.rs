@@ -178,7 +178,8 @@ fn sweep_ops_recover_ingest_dry_run_and_an_unknown_command() {
     let s = FakeGitHub::start().unwrap();
     let run = |id: u64, event: &str, sha: &str, branch: &str| {
         json!({"id": id, "event": event, "status": "completed", "conclusion": "success",
-               "path": ".github/workflows/run-sweep.yml", "head_sha": sha, "head_branch": branch})
+               "path": ".github/workflows/run-sweep.yml", "head_sha": sha, "head_branch": branch,
+               "head_repository": {"full_name": "acme/bench"}})
     };
     s.add_route(Route::json(
         "GET",
@@ -208,6 +209,30 @@ fn sweep_ops_recover_ingest_dry_run_and_an_unknown_command() {
         "/repos/acme/bench/pulls/5/commits",
         json!([{"sha": "a1"}]),
         "array",
+    ));
+    // The trust rules recover-ingest shares with `reuse-sweep find`: a
+    // writer's /reuse-sweep-run on the PR, and a merge run that reused
+    // (nothing planned, the ingest job ran).
+    s.with_collaborator("acme/bench", "writer", "write");
+    s.with_comments(
+        "acme/bench",
+        5,
+        vec![
+            json!({"id": 1, "body": "/reuse-sweep-run", "user": {"login": "writer"},
+                    "created_at": "2026-01-01T00:00:00Z", "author_association": "MEMBER"}),
+        ],
+    );
+    let job = |name: &str, conclusion: &str| json!({"id": 1, "name": format!("sweep / {name}"), "status": "completed", "conclusion": conclusion});
+    s.add_route(Route::paginated(
+        "GET",
+        "/repos/acme/bench/actions/runs/22/jobs",
+        json!({"total_count": 4, "jobs": [
+            job("policy", "success"),
+            job("setup", "success"),
+            job("canary-select", "skipped"),
+            job("trigger-agentic-ingest", "failure"),
+        ]}),
+        "object:jobs",
     ));
     let d = test_kit::temp_dir();
     let base = s.base_url();

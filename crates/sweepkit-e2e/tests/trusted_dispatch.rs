@@ -586,12 +586,14 @@ fn trusted_mode_compares_with_the_baseline() {
     let sent = dispatched_inputs(&["sweep-enabled"]);
     let given: Map<String, Value> = sent.into_iter().filter(|(k, _)| k != "test-name").collect();
     let mut ctx = setup_ctx(&wf, "workflow_dispatch", &given);
+    ctx["needs"]["setup"]["result"] = json!("success");
     ctx["needs"]["collect-results"] = json!({"result": "success", "outputs": {}});
     assert!(
         common::eval_if(&s(&compare["if"]), &ctx, false),
         "compare-results runs on the trusted dispatch"
     );
     let mut neither = setup_ctx(&wf, "workflow_dispatch", &Map::new());
+    neither["needs"]["setup"]["result"] = json!("success");
     neither["needs"]["collect-results"] = json!({"result": "success", "outputs": {}});
     assert!(!common::eval_if(&s(&compare["if"]), &neither, false));
 }

@@ -520,7 +520,7 @@ fn entry_point_examples_are_least_privilege_and_never_check_out() {
         (
             "examples/recover-reused-ingest.yml",
             "workflow_dispatch",
-            &["actions", "contents", "pull-requests"],
+            &["actions", "contents", "issues", "pull-requests"],
         ),
         ("examples/runner-offline-digest.yml", "schedule", &[]),
     ];
