@@ -764,9 +764,11 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
         // compare-results' verdict over the run's own results.
         "**Verdict: No regressions**",
         "qwen3.5 fp4 b200 sglang, 8k1k (spec: none), TP4 EP1, conc 4",
-        // success-rate read the run's jobs (the count itself, by cluster,
-        // is issue #24 item 3: the name match counts 0 of the legs here).
+        // success-rate read the run's jobs and placed every leg by the
+        // runner that ran it (the reference's name rule counts 0 of them:
+        // the leg names carry the group label `b200`).
         "#### Success rate per hardware",
+        "| b200-nscale | 9 / 9 | 100 % |",
         &format!("https://github.com/{REPO}/actions/runs/{ACT_RUN_ID}"),
     ] {
         assert!(body.contains(want), "the comment lacks {want:?}:\n{body}");
@@ -774,6 +776,10 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
     assert!(
         !body.contains("could not read this run's jobs"),
         "success-rate did not read the jobs:\n{body}"
+    );
+    assert!(
+        !body.contains("could not be placed") && !body.contains("No GPU jobs were counted"),
+        "every leg is placed on its cluster:\n{body}"
     );
     // One compare row per benchmark leg, none matched (no baseline rows).
     assert_eq!(
