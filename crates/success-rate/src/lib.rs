@@ -52,14 +52,7 @@ pub fn load_buckets(path: &Path) -> Result<Vec<String>, Error> {
 
 /// Hardware buckets from a parsed runner configuration.
 pub fn buckets_from(runners: &Value) -> Result<Vec<String>, String> {
-    let top = runners
-        .as_object()
-        .ok_or_else(|| "the document is not a mapping".to_string())?;
-    let labels = match top.get("labels") {
-        Some(Value::Object(m)) => m,
-        Some(_) => return Err("'labels' is not a mapping".into()),
-        None => top,
-    };
+    let (top, labels) = label_map(runners)?;
     let mut out: Vec<String> = labels
         .keys()
         .filter_map(|k| k.strip_prefix(CLUSTER_PREFIX).map(str::to_string))
@@ -75,6 +68,23 @@ pub fn buckets_from(runners: &Value) -> Result<Vec<String>, String> {
     }
     out.sort();
     Ok(out)
+}
+
+type JsonMap = serde_json::Map<String, Value>;
+
+/// The runner file's top-level mapping and its label mapping: the
+/// `labels:` key of the newer layout, or the top level itself in the older
+/// one (every key a label).
+pub(crate) fn label_map(runners: &Value) -> Result<(&JsonMap, &JsonMap), String> {
+    let top = runners
+        .as_object()
+        .ok_or_else(|| "the document is not a mapping".to_string())?;
+    let labels = match top.get("labels") {
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err("'labels' is not a mapping".into()),
+        None => top,
+    };
+    Ok((top, labels))
 }
 
 /// True when `needle` occurs in `hay` with no `[a-z0-9]` right before or after it.

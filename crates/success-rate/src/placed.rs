@@ -55,14 +55,7 @@ impl Runners {
     /// member list that is not a list of strings names no machines.
     pub fn from_value(runners: &Value) -> Result<Self, String> {
         let buckets = buckets_from(runners)?;
-        let top = runners
-            .as_object()
-            .ok_or_else(|| "the document is not a mapping".to_string())?;
-        let labels = match top.get("labels") {
-            Some(Value::Object(m)) => m,
-            Some(_) => return Err("'labels' is not a mapping".into()),
-            None => top,
-        };
+        let (_, labels) = crate::label_map(runners)?;
         let members = |v: &Value| -> Vec<String> {
             v.as_array()
                 .map(|a| {

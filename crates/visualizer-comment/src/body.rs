@@ -250,14 +250,24 @@ fn by_runner(v: &Value) -> Result<(ByRunner, Option<String>), BodyError> {
     if n == 0 {
         return Ok((placed, None));
     }
-    // Attempts of one job share its name: each name once.
-    let mut names: Vec<&str> = Vec::new();
+    // Attempts of one job share its name: each name once, with its count
+    // of attempts when there are several (so the count above and the
+    // names below visibly agree).
+    let mut names: Vec<(&str, u64)> = Vec::new();
     for j in &placed.unplaced.jobs {
-        if !names.contains(&j.name.as_str()) {
-            names.push(&j.name);
+        match names.iter_mut().find(|(name, _)| *name == j.name.as_str()) {
+            Some((_, k)) => *k += 1,
+            None => names.push((&j.name, 1)),
         }
     }
-    let listed: Vec<String> = names.iter().take(HEAD_ITEMS).map(|n| md(n)).collect();
+    let listed: Vec<String> = names
+        .iter()
+        .take(HEAD_ITEMS)
+        .map(|(name, k)| match k {
+            1 => md(name),
+            k => format!("{} ({k} attempts)", md(name)),
+        })
+        .collect();
     // The file names the first jobs only; then the count of names is a floor.
     let cut = (placed.unplaced.jobs.len() as u64) < n;
     let rest = match names.len().saturating_sub(HEAD_ITEMS) {
