@@ -12,6 +12,9 @@
 #                          - crates/, templates/, Cargo.toml and Cargo.lock
 #                            are unchanged from P to HEAD (the binaries P
 #                            downloads are built from the code of HEAD);
+#                          - actions/setup/checksums.txt is unchanged from
+#                            P to HEAD (`sweepkit workflow write` embeds
+#                            HEAD's as the checksums at its pin P);
 #                          - when actions/setup/checksums.txt at P lists
 #                            archives of this version, the tag v<version>
 #                            has the same crates as P (skipped, with a
@@ -52,6 +55,9 @@ case "${1:-check}" in
     if ! git diff --quiet "$sha" HEAD -- "${code[@]}"; then
       git diff --stat "$sha" HEAD -- "${code[@]}" | tail -n 5 >&2
       fail "crates changed after the pinned ref $sha; re-pin (actions/pin.sh <sha of the last commit that changed them>)"
+    fi
+    if ! git diff --quiet "$sha" HEAD -- actions/setup/checksums.txt; then
+      fail "actions/setup/checksums.txt changed after the pinned ref $sha: the setup action at $sha still checks against the old list; pin at the commit that changed it (actions/pin.sh <its sha>)"
     fi
     if ! git diff --quiet "$sha" HEAD -- actions/ ':!actions/pin.sh'; then
       echo "pins: warning: actions/ changed after the pinned commit $sha; the workflow runs the actions as they are at $sha until the next pin" >&2

@@ -10,13 +10,22 @@
 #                               job's directory and first on PATH (the setup
 #                               action ran); else `install TOOL`
 #   install.sh bin-dir          print the directory `install` uses
+#   install.sh target           print the target triple `install` looks for
+#                               first on this host (scripts/release-archive
+#                               names its archive after it by default)
+#
+# The release ships static musl archives (x86_64 and aarch64 Linux); on a
+# glibc host, when checksums.txt lists no musl archive of this version for
+# the host's architecture but lists the gnu one (a host build of
+# scripts/release-archive --target <arch>-unknown-linux-gnu), that one is
+# used instead, and the log says so.
 #
 # Nothing is ever compiled unless SWEEPKIT_BUILD_FROM_SOURCE=true (the setup
 # action's `build-from-source: true`, for forks and development): then the
 # tools are built from this action's own source with cargo instead.
 #
-# Environment: SWEEPKIT_TARGET overrides the target triple (tests use the
-# host's gnu triple); SWEEPKIT_RELEASE_BASE the download base (default
+# Environment: SWEEPKIT_TARGET overrides the target triple (no fallback
+# then); SWEEPKIT_RELEASE_BASE the download base (default
 # https://github.com/sweepkit/sweepkit/releases/download); SWEEPKIT_BIN_DIR
 # the install directory (default $RUNNER_TEMP/sweepkit-<version>/bin, which
 # the runner empties for every job, so a previous job cannot plant binaries
@@ -68,6 +77,16 @@ target_triple() {
   esac
 }
 
+# True on a glibc host (where a gnu build runs).
+glibc_host() {
+  getconf GNU_LIBC_VERSION >/dev/null 2>&1
+}
+
+# The checksums.txt line of $1 (an archive name), or nothing.
+checksum_line() {
+  grep -xE "[0-9a-f]{64}  ${1//./\\.}" "$here/checksums.txt" 2>/dev/null || true
+}
+
 add_to_path() {
   if [ -n "${GITHUB_PATH:-}" ]; then
     echo "$bin_dir" >>"$GITHUB_PATH"
@@ -83,12 +102,22 @@ version_ok() {
 }
 
 download_verified() {
-  local triple archive line url base stage parent t
+  local triple archive line url base stage parent t gnu
   triple=$(target_triple)
   archive="sweepkit-$version-$triple.tar.gz"
   base=${SWEEPKIT_RELEASE_BASE:-${GITHUB_SERVER_URL:-https://github.com}/sweepkit/sweepkit/releases/download}
   url="$base/v$version/$archive"
-  line=$(grep -xE "[0-9a-f]{64}  ${archive//./\\.}" "$here/checksums.txt" 2>/dev/null || true)
+  line=$(checksum_line "$archive")
+  if [ -z "$line" ] && [ -z "${SWEEPKIT_TARGET:-}" ] && [ "${triple%-musl}" != "$triple" ] && glibc_host; then
+    gnu="${triple%-musl}-gnu"
+    line=$(checksum_line "sweepkit-$version-$gnu.tar.gz")
+    if [ -n "$line" ]; then
+      log "checksums.txt lists no $archive; this glibc host takes the $gnu archive it lists"
+      triple=$gnu
+      archive="sweepkit-$version-$triple.tar.gz"
+      url="$base/v$version/$archive"
+    fi
+  fi
   [ -n "$line" ] || fail "no release archive of sweepkit $version for target $triple: $here/checksums.txt lists no sha256 for $archive (would download $url). Use a released version, or set build-from-source: true to build with cargo."
   parent=$(dirname "$bin_dir")
   mkdir -p "$parent"
@@ -160,6 +189,9 @@ case "$cmd" in
   bin-dir)
     echo "$bin_dir"
     ;;
+  target)
+    target_triple
+    ;;
   install)
     tools=("$@")
     [ ${#tools[@]} -gt 0 ] || tools=("${all_tools[@]}")
@@ -195,7 +227,7 @@ case "$cmd" in
     fi
     ;;
   *)
-    log "unknown command $cmd (install [TOOL…] | ensure TOOL | bin-dir)"
+    log "unknown command $cmd (install [TOOL…] | ensure TOOL | bin-dir | target)"
     exit 2
     ;;
 esac

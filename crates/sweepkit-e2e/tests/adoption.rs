@@ -3,7 +3,10 @@
 //! edit (fails, exit 1), a rewrite (the upgrade path: passes again), and a
 //! missing file (exit 2). The written workflow names one pinned commit in
 //! every `uses:` of sweepkit's actions. (scripts/lint-actions runs
-//! actionlint and zizmor over a workflow written the same way.)
+//! actionlint and zizmor over a workflow written the same way.) `write`
+//! refuses (exit 1) a pin whose `actions/setup/checksums.txt` lists no
+//! release archive of this version, naming the fixes, unless
+//! `--allow-unreleased`.
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
@@ -26,7 +29,7 @@ fn run(repo: &Path, args: &[&str]) -> Output {
 #[test]
 fn written_workflow_pins_every_action_at_one_commit_and_check_catches_a_one_byte_edit() {
     let repo = test_kit::temp_dir();
-    let out = run(repo.path(), &["workflow", "write"]);
+    let out = run(repo.path(), &["workflow", "write", "--allow-unreleased"]);
     assert!(out.status.success(), "write: {}", stderr(&out));
     let file = repo.path().join(".github/workflows/sweepkit-run-sweep.yml");
     let text = std::fs::read_to_string(&file).unwrap();
@@ -76,7 +79,7 @@ fn written_workflow_pins_every_action_at_one_commit_and_check_catches_a_one_byte
     );
 
     // Writing again restores it (also how a newer sweepkit upgrades it).
-    let out = run(repo.path(), &["workflow", "write"]);
+    let out = run(repo.path(), &["workflow", "write", "--allow-unreleased"]);
     assert!(out.status.success());
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
     assert!(run(repo.path(), &["workflow", "check"]).status.success());
@@ -85,6 +88,12 @@ fn written_workflow_pins_every_action_at_one_commit_and_check_catches_a_one_byte
     let other = "0123456789abcdef0123456789abcdef01234567";
     let out = run(repo.path(), &["workflow", "write", "--ref", other]);
     assert!(out.status.success(), "{}", stderr(&out));
+    // Another commit's checksums are not known to this build: it says so.
+    assert!(
+        stderr(&out).contains(&format!("cannot check here whether {other} lists")),
+        "{}",
+        stderr(&out)
+    );
     let pinned = std::fs::read_to_string(&file).unwrap();
     assert!(!pinned.contains(&pin) || pin == other);
     assert!(pinned.matches(&format!("@{other} # v")).count() == uses.len());
@@ -94,4 +103,54 @@ fn written_workflow_pins_every_action_at_one_commit_and_check_catches_a_one_byte
     std::fs::remove_file(&file).unwrap();
     let out = run(repo.path(), &["workflow", "check"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+/// Whether this tree's checksums list an archive of this version for both
+/// release architectures (the binary embeds this file as its pin's list).
+fn released() -> bool {
+    let sums = std::fs::read_to_string(root().join("actions/setup/checksums.txt")).unwrap();
+    let version = env!("CARGO_PKG_VERSION");
+    ["x86_64", "aarch64"].iter().all(|arch| {
+        ["musl", "gnu"].iter().any(|libc| {
+            let name = format!("sweepkit-{version}-{arch}-unknown-linux-{libc}.tar.gz");
+            sums.lines().any(|l| l.ends_with(&format!("  {name}")))
+        })
+    })
+}
+
+#[test]
+fn write_refuses_a_pin_whose_checksums_list_no_archive_and_names_the_fix() {
+    let repo = test_kit::temp_dir();
+    let file = repo.path().join(".github/workflows/sweepkit-run-sweep.yml");
+    let out = run(repo.path(), &["workflow", "write"]);
+    if released() {
+        // A pin with this version's archives: written, no warning.
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+        return;
+    }
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for want in [
+        "lists no release archive of sweepkit",
+        "x86_64-unknown-linux-musl",
+        "aarch64-unknown-linux-musl",
+        "--ref <SHA>",
+        "--allow-unreleased",
+        "build-from-source: true",
+    ] {
+        assert!(err.contains(want), "the refusal lacks {want:?}: {err}");
+    }
+    assert!(!file.exists(), "a refused write left a file");
+
+    // The override writes, and warns with the fix for the caller.
+    let out = run(repo.path(), &["workflow", "write", "--allow-unreleased"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning:") && err.contains("build-from-source: true"),
+        "{err}"
+    );
+    assert!(file.is_file());
+    assert!(run(repo.path(), &["workflow", "check"]).status.success());
 }

@@ -15,7 +15,12 @@ use test_kit::{FakeGitHub, stderr};
 
 use sweepkit_e2e::TOOLS;
 const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The host's glibc target: what a host build is, and the archive
+/// install.sh falls back to on a glibc host when no musl one is listed.
+#[cfg(not(target_arch = "aarch64"))]
 const TARGET: &str = "x86_64-unknown-linux-gnu";
+#[cfg(target_arch = "aarch64")]
+const TARGET: &str = "aarch64-unknown-linux-gnu";
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -310,6 +315,37 @@ fn a_listed_archive_the_server_lacks_is_a_clear_error_and_never_compiles() {
         "{err}"
     );
     f.assert_nothing_installed();
+    f.assert_no_cargo();
+}
+
+#[test]
+fn a_glibc_host_takes_the_listed_gnu_archive_when_no_musl_one_is_listed() {
+    let f = Fixture::new();
+    f.checksums(&format!("{}\n", f.line));
+    let musl = TARGET.replace("-gnu", "-musl");
+    // Without an override install.sh looks for the musl archive first.
+    let out = f.run(&["target"], &[("SWEEPKIT_TARGET", "")]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), musl);
+    // An explicit target is taken as it is: no fallback.
+    let out = f.run(&["install"], &[("SWEEPKIT_TARGET", &musl)]);
+    assert!(!out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "lists no sha256 for sweepkit-{VERSION}-{musl}.tar.gz"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    f.assert_nothing_installed();
+    // No override: the gnu archive the list names is installed, and said so.
+    let out = f.run(&["install"], &[("SWEEPKIT_TARGET", "")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("takes the {TARGET} archive")),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(f.github_path().trim_end(), f.bin_dir().to_str().unwrap());
     f.assert_no_cargo();
 }
 

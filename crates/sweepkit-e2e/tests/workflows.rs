@@ -562,3 +562,33 @@ fn entry_point_examples_are_least_privilege_and_never_check_out() {
         serde_json::json!(["labeled"])
     );
 }
+
+#[test]
+fn build_from_source_reaches_every_setup_step_and_every_tool_action() {
+    let doc = load(".github/workflows/run-sweep.yml");
+    let input = &on(&doc)["workflow_call"]["inputs"]["build-from-source"];
+    assert_eq!(input["type"], "boolean", "{input}");
+    assert_eq!(input["default"], false, "{input}");
+    let pass = "${{ inputs.build-from-source }}";
+    let mut setups = 0;
+    for step in steps(&doc) {
+        let uses = step.get("uses").and_then(Value::as_str).unwrap_or("");
+        if uses.starts_with("sweepkit/sweepkit/actions/setup@") {
+            setups += 1;
+            assert_eq!(
+                step.pointer("/with/build-from-source"),
+                Some(&Value::from(pass)),
+                "a setup step does not pass build-from-source: {step}"
+            );
+        }
+    }
+    assert!(setups > 10, "only {setups} setup steps");
+    // The tool actions install their binary with `install.sh ensure`, which
+    // reads SWEEPKIT_BUILD_FROM_SOURCE: the workflow sets it for every job.
+    assert_eq!(
+        doc.pointer("/env/SWEEPKIT_BUILD_FROM_SOURCE"),
+        Some(&Value::from(pass))
+    );
+    let setup = load("actions/setup/action.yml");
+    assert!(setup.pointer("/inputs/build-from-source").is_some());
+}

@@ -23,6 +23,13 @@ pub const WORKFLOW_FILE: &str = "sweepkit-run-sweep.yml";
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// sweepkit's reusable workflow as it is at build time, pins included.
 const SOURCE: &str = include_str!("../../../.github/workflows/run-sweep.yml");
+/// `actions/setup/checksums.txt` as it is at build time. `actions/pin.sh
+/// check` fails when it differs from the file at the pinned commit, so these
+/// are the checksums the setup action at [`embedded_pin`] verifies against.
+const CHECKSUMS: &str = include_str!("../../../actions/setup/checksums.txt");
+/// The targets the release ships (`.github/workflows/release.yml`), one per
+/// architecture `actions/setup/install.sh` supports.
+pub const RELEASE_TARGETS: [&str; 2] = ["x86_64-unknown-linux-musl", "aarch64-unknown-linux-musl"];
 /// How the workflow references sweepkit's own actions.
 const ACTION_PREFIX: &str = "sweepkit/sweepkit/actions/";
 /// Largest file `check` reads. The generated workflow is about 55 KB; a file
@@ -100,6 +107,61 @@ pub fn embedded_pin() -> Result<String, Error> {
         [one] => Ok((*one).to_string()),
         other => Err(Error::EmbeddedPins(other.len())),
     }
+}
+
+/// Whether the setup action at the pin the written workflow names can
+/// install this version's binaries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Release {
+    /// The pin's `checksums.txt` lists an archive of this version for every
+    /// release target.
+    Listed { pin: String },
+    /// It lists none for these targets: their setup steps fail unless the
+    /// caller sets `build-from-source: true`.
+    Unlisted { pin: String, missing: Vec<String> },
+    /// Another pin than this build's (`--ref`): its checksums are not known
+    /// here.
+    Unknown { pin: String, embedded: String },
+}
+
+/// The release targets `checksums` lists no archive of `version` for. An
+/// architecture's gnu archive counts too: `install.sh` takes it on a glibc
+/// host when no musl one is listed.
+pub fn missing_targets(checksums: &str, version: &str) -> Vec<String> {
+    let listed = |target: &str| {
+        let name = format!("sweepkit-{version}-{target}.tar.gz");
+        checksums.lines().any(|l| {
+            l.split_once("  ").is_some_and(|(sha, file)| {
+                file == name && sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit())
+            })
+        })
+    };
+    RELEASE_TARGETS
+        .iter()
+        .filter(|t| !listed(t) && !listed(&t.replace("-musl", "-gnu")))
+        .map(|t| (*t).to_string())
+        .collect()
+}
+
+/// What [`Release`] the workflow `write` renders for `pin` would get.
+pub fn release(pin: Option<&str>) -> Result<Release, Error> {
+    let embedded = embedded_pin()?;
+    let pin = match pin {
+        Some(p) => {
+            valid_ref(p)?;
+            p.to_string()
+        }
+        None => embedded.clone(),
+    };
+    if pin != embedded {
+        return Ok(Release::Unknown { pin, embedded });
+    }
+    let missing = missing_targets(CHECKSUMS, VERSION);
+    Ok(if missing.is_empty() {
+        Release::Listed { pin }
+    } else {
+        Release::Unlisted { pin, missing }
+    })
 }
 
 fn valid_ref(pin: &str) -> Result<(), Error> {
@@ -288,6 +350,51 @@ mod tests {
                 "edit at byte {pos} not caught"
             );
         }
+    }
+
+    #[test]
+    fn a_version_is_released_only_when_every_target_has_an_archive() {
+        let sha = "ab".repeat(32);
+        let line = |t: &str| format!("{sha}  sweepkit-1.2.0-{t}.tar.gz\n");
+        // Comments only: both targets missing.
+        assert_eq!(
+            missing_targets("# sha256 of the release archives\n", "1.2.0"),
+            RELEASE_TARGETS.map(String::from).to_vec()
+        );
+        // One architecture listed, another version's line does not count.
+        let text = format!(
+            "{}{}",
+            line("x86_64-unknown-linux-musl"),
+            line("aarch64-unknown-linux-musl").replace("1.2.0", "1.1.0")
+        );
+        assert_eq!(
+            missing_targets(&text, "1.2.0"),
+            vec!["aarch64-unknown-linux-musl".to_string()]
+        );
+        // Both: musl, or a glibc build of the architecture.
+        let text = format!(
+            "{}{}",
+            line("x86_64-unknown-linux-musl"),
+            line("aarch64-unknown-linux-gnu")
+        );
+        assert!(missing_targets(&text, "1.2.0").is_empty());
+        // A line without a full sha256 is no checksum.
+        let short = "abc  sweepkit-1.2.0-x86_64-unknown-linux-musl.tar.gz\n";
+        assert_eq!(missing_targets(short, "1.2.0").len(), 2);
+    }
+
+    #[test]
+    fn another_ref_than_the_embedded_pin_is_not_judged() {
+        let other = "0123456789abcdef0123456789abcdef01234567";
+        assert!(matches!(
+            release(Some(other)).unwrap(),
+            Release::Unknown { pin, .. } if pin == other
+        ));
+        let embedded = embedded_pin().unwrap();
+        assert!(!matches!(
+            release(Some(&embedded)).unwrap(),
+            Release::Unknown { .. }
+        ));
     }
 
     #[test]

@@ -13,8 +13,11 @@
 //! * `--no-skip-checkout` (act otherwise skips a checkout without `ref` and
 //!   ignores `fetch-depth`);
 //! * the binaries installed by `actions/setup` from a release archive made
-//!   by `scripts/release-archive` from the binaries under test and served
-//!   by the fake GitHub on loopback (never a build);
+//!   as `docs/release.md` makes one (`scripts/release-archive --target
+//!   <host gnu triple>` over the binaries under test, a host build), served
+//!   by the fake GitHub on loopback (never a build), and picked by
+//!   install.sh itself: no `SWEEPKIT_TARGET` (on this glibc host it takes
+//!   the gnu archive, as the list names no musl one);
 //! * `GITHUB_API_URL` pointed at `fake-github`, started in-process, which
 //!   records every call.
 //!
@@ -51,9 +54,13 @@ pub(crate) const SEED_KEY: &str = "qwen3.5-fp4-b200-sglang";
 pub(crate) const SEED_IMAGE: &str = "lmsysorg/sglang:v0.5.19-cu130";
 /// act 0.2.89 gives every run this id (GITHUB_RUN_ID).
 pub(crate) const ACT_RUN_ID: u64 = 1;
-/// The host target the test archive is built for (install.sh defaults to
-/// musl, the release's static target; the test passes SWEEPKIT_TARGET).
+/// The target of the binaries under test (a host build), which names the
+/// test archive. install.sh looks for the release's musl archive first and
+/// takes this one on a glibc host when the list names no musl one.
+#[cfg(not(target_arch = "aarch64"))]
 pub(crate) const TEST_TARGET: &str = "x86_64-unknown-linux-gnu";
+#[cfg(target_arch = "aarch64")]
+pub(crate) const TEST_TARGET: &str = "aarch64-unknown-linux-gnu";
 /// The benchmarks API query the test's caller names as its baseline.
 pub(crate) const BASELINE_MODEL: &str = "Qwen3.5-397B-A17B";
 pub(crate) const BASELINE_DATE: &str = "2026-11-30";
@@ -177,10 +184,18 @@ pub(crate) fn make_scratch(dir: &Path, baseline_url: &str) -> Scratch {
         "examples/e2e-tests.yml has no `with:`"
     );
     std::fs::write(wf.join("e2e-tests.yml"), manual).unwrap();
+    // --allow-unreleased: this build's pin lists no archive; the test's
+    // archive is listed only in its copy of the actions (see `harness`).
     sh(
         &work,
         &tool("sweepkit"),
-        &["workflow", "write", "--dir", ".github/workflows"],
+        &[
+            "workflow",
+            "write",
+            "--dir",
+            ".github/workflows",
+            "--allow-unreleased",
+        ],
     );
     std::fs::create_dir_all(work.join("runners")).unwrap();
     std::fs::write(work.join("runners/launch_.sh"), LAUNCHER).unwrap();
@@ -464,7 +479,6 @@ impl Harness {
         for (k, v) in [
             ("GITHUB_API_URL", fake.clone()),
             ("SWEEPKIT_RELEASE_BASE", format!("{fake}/releases")),
-            ("SWEEPKIT_TARGET", TEST_TARGET.to_string()),
             (
                 "ACT_SCRATCH_ORIGIN",
                 self.scratch.origin.display().to_string(),

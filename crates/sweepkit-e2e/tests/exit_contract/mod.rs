@@ -694,7 +694,7 @@ fn sweepkit_workflow() {
     expect(
         OK,
         "sweepkit",
-        &["workflow", "write", "--dir", "wf"],
+        &["workflow", "write", "--dir", "wf", "--allow-unreleased"],
         d,
         &[],
     );
