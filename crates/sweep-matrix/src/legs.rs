@@ -467,7 +467,7 @@ const DENIED_PREFIXES: [&str; 5] = ["LD_", "GITHUB_", "RUNNER_", "ACTIONS_", "IN
 /// The benchmark template's variables (workflow.md §6, the GPU jobs' `env:`
 /// and what the launch step sets): the caller's `leg-env` may not override
 /// them. A test checks this list against the workflow's job env.
-pub const TEMPLATE_VARS: [&str; 71] = [
+pub const TEMPLATE_VARS: [&str; 72] = [
     "FAMILY",
     "IS_MULTINODE",
     "EXP_NAME",
@@ -535,6 +535,7 @@ pub const TEMPLATE_VARS: [&str; 71] = [
     "LAUNCH_COMMAND",
     "CLEANUP_COMMAND",
     "LEG_ENV",
+    "FORK_CACHE_DIR",
     "HF_TOKEN",
     "MODAL_TOKEN_ID",
     "MODAL_TOKEN_SECRET",

@@ -4,8 +4,9 @@
 //! - no secret in a GPU job's `env:`, secrets only in the launch step (and
 //!   the checkout token); no `env:` value or action input fed from a
 //!   matrix/search-space output; the cleanup before and after (always)
-//!   every leg; nothing but bash, coreutils and sweepkit binaries in a GPU
-//!   job's scripts;
+//!   every leg (a trusted dispatch removes its images after that);
+//!   nothing but bash, coreutils and sweepkit binaries in a GPU job's
+//!   scripts;
 //! - `generate-matrix split` (setup's count, then each family's plan job)
 //!   on a synthetic 2,000-leg sweep and on the biggest recorded real case
 //!   (286 rows): every part ≤ 256 legs, every job's outputs < 1 MB as GitHub
@@ -131,9 +132,14 @@ fn gpu_jobs_keep_secrets_in_the_launch_step_matrices_out_of_env_and_clean_up_aro
                 }
             }
         }
-        // The cleanup before (first step) and after (last step, always).
+        // The cleanup before (first step) and after (last step, always;
+        // only a trusted dispatch's image removal, tests/fork_legs.rs,
+        // comes after it).
         let first = &steps[0];
-        let last = &steps[steps.len() - 1];
+        let mut last = &steps[steps.len() - 1];
+        if s(&last["name"]) == "Remove the images the leg pulled (trusted dispatch)" {
+            last = &steps[steps.len() - 2];
+        }
         for (st, name) in [
             (first, "Clean up before the leg"),
             (last, "Clean up after the leg"),

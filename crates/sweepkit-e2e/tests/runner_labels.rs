@@ -5,6 +5,9 @@
 //! ci-attempt-<run attempt>]`, plus `ci-skip-queue-pr-<N>` when the row
 //! carries `skip-queue-pr` (the reference templates' composition), and the
 //! setup job's matrix steps annotate priorities whenever the scheduler is on.
+//! A trusted dispatch (`changelog-head-ref` set) with `fork-runner-label`
+//! adds that label on either path; without it, or on any other path, the
+//! labels are the same as main's.
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
@@ -35,8 +38,17 @@ fn gpu_jobs(wf: &Value) -> Vec<(String, String)> {
 }
 
 fn runs_on(expr: &str, scheduler: bool, row: &Value, attempt: &str) -> Value {
+    runs_on_with(
+        expr,
+        &json!({"priority-scheduler": scheduler, "changelog-head-ref": "", "fork-runner-label": ""}),
+        row,
+        attempt,
+    )
+}
+
+fn runs_on_with(expr: &str, inputs: &Value, row: &Value, attempt: &str) -> Value {
     let ctx = json!({
-        "inputs": {"priority-scheduler": scheduler},
+        "inputs": inputs,
         "matrix": {"family": "fixed", "config": row},
         "github": {"run_attempt": attempt},
     });
@@ -135,4 +147,77 @@ fn the_scheduler_turns_on_the_priority_annotation() {
         (input["type"].clone(), input["default"].clone()),
         (json!("boolean"), json!(false))
     );
+}
+
+#[test]
+fn a_trusted_dispatch_adds_the_fork_runner_label_on_both_paths_and_only_there() {
+    let wf = workflow();
+    let head = "feedface00000000000000000000000000000001";
+    let row = json!({"runner": "cluster:h200-cw", "priority": 3, "queue-token": "q7f3a9c2"});
+    let skip =
+        json!({"runner": "b200", "priority": 0, "queue-token": "tok", "skip-queue-pr": 2714});
+    let inputs = |scheduler: bool, head: &str, label: &str| json!({"priority-scheduler": scheduler, "changelog-head-ref": head, "fork-runner-label": label});
+    for (name, expr) in &gpu_jobs(&wf) {
+        // The label applies to a trusted dispatch only.
+        assert_eq!(
+            runs_on_with(expr, &inputs(false, "", "fork-sweeps"), &row, "1"),
+            json!("cluster:h200-cw"),
+            "{name}"
+        );
+        assert_eq!(
+            runs_on_with(expr, &inputs(true, "", "fork-sweeps"), &row, "1"),
+            json!([
+                "self-hosted",
+                "cluster:h200-cw",
+                "ci-job-3-q7f3a9c2",
+                "ci-attempt-1"
+            ]),
+            "{name}"
+        );
+        // No label given: main's labels (nothing queues forever).
+        assert_eq!(
+            runs_on_with(expr, &inputs(false, head, ""), &row, "1"),
+            json!("cluster:h200-cw"),
+            "{name}"
+        );
+        assert_eq!(
+            runs_on_with(expr, &inputs(true, head, ""), &row, "2"),
+            json!([
+                "self-hosted",
+                "cluster:h200-cw",
+                "ci-job-3-q7f3a9c2",
+                "ci-attempt-2"
+            ]),
+            "{name}"
+        );
+        // A trusted dispatch with a label: the runner must carry it too.
+        assert_eq!(
+            runs_on_with(expr, &inputs(false, head, "fork-sweeps"), &row, "1"),
+            json!(["cluster:h200-cw", "fork-sweeps"]),
+            "{name}"
+        );
+        assert_eq!(
+            runs_on_with(expr, &inputs(true, head, "fork-sweeps"), &row, "2"),
+            json!([
+                "self-hosted",
+                "cluster:h200-cw",
+                "ci-job-3-q7f3a9c2",
+                "ci-attempt-2",
+                "fork-sweeps"
+            ]),
+            "{name}"
+        );
+        assert_eq!(
+            runs_on_with(expr, &inputs(true, head, "fork \"x\""), &skip, "1"),
+            json!([
+                "self-hosted",
+                "b200",
+                "ci-job-0-tok",
+                "ci-attempt-1",
+                "ci-skip-queue-pr-2714",
+                "fork \"x\""
+            ]),
+            "{name}: the label JSON-encoded, one label"
+        );
+    }
 }

@@ -126,6 +126,13 @@ pub(crate) fn sh(dir: &Path, program: &Path, args: &[&str]) -> String {
 pub(crate) const LAUNCHER: &str = r#"#!/usr/bin/env bash
 set -euo pipefail
 echo "launcher: $MODEL $FRAMEWORK TP$TP conc $CONC isl $ISL osl $OSL eval-only $EVAL_ONLY on '${RUNNER_TYPE}'"
+# A scenario that sets ACT_LEG_RECORD (act_trusted.rs) gets a line per leg
+# with the cache the leg saw, and the leg pulls its image (that scenario
+# puts a fake docker first on PATH).
+if [ -n "${ACT_LEG_RECORD:-}" ]; then
+  printf '%s HF_HUB_CACHE=%s\n' "$RESULT_FILENAME" "${HF_HUB_CACHE-<unset>}" >>"$ACT_LEG_RECORD"
+  docker pull "$IMAGE"
+fi
 if [ "$EVAL_ONLY" = true ]; then
   cat >"results_${RESULT_FILENAME}.json" <<EOF
 {"results": {"gsm8k": {"alias": "gsm8k", "exact_match,strict-match": 0.95, "exact_match_stderr,strict-match": 0.006, "exact_match,flexible-extract": 0.955, "exact_match_stderr,flexible-extract": 0.0057}}, "config": {"model": "local-chat-completions", "model_args": "model=$MODEL"}, "n-samples": {"gsm8k": {"original": 1319, "effective": 1319}}}
@@ -331,6 +338,12 @@ pub(crate) struct Harness {
     pub(crate) act: PathBuf,
     pub(crate) mappings: Vec<String>,
     pub(crate) labels: BTreeSet<String>,
+    /// Repository variables (`vars.*`, act's `--var`).
+    pub(crate) vars: BTreeMap<String, String>,
+    /// More environment of every job (act's `--env`).
+    pub(crate) env: BTreeMap<String, String>,
+    /// Directories put before PATH for act and its host jobs.
+    pub(crate) path_first: Vec<PathBuf>,
 }
 
 pub(crate) fn harness(act: PathBuf) -> Harness {
@@ -428,6 +441,9 @@ pub(crate) fn harness(act: PathBuf) -> Harness {
         act,
         mappings,
         labels,
+        vars: BTreeMap::new(),
+        env: BTreeMap::new(),
+        path_first: Vec::new(),
     }
 }
 
@@ -454,6 +470,15 @@ impl Harness {
             if let Some(v) = std::env::var_os(var) {
                 cmd.env(var, v);
             }
+        }
+        if !self.path_first.is_empty() {
+            let rest = std::env::var_os("PATH").unwrap_or_default();
+            let dirs = self
+                .path_first
+                .iter()
+                .cloned()
+                .chain(std::env::split_paths(&rest));
+            cmd.env("PATH", std::env::join_paths(dirs).unwrap());
         }
         cmd.current_dir(&self.scratch.work)
             .arg(event)
@@ -486,6 +511,12 @@ impl Harness {
             ("ACT_ARTIFACT_DIR", self.artifacts.display().to_string()),
         ] {
             cmd.args(["--env", &format!("{k}={v}")]);
+        }
+        for (k, v) in &self.env {
+            cmd.args(["--env", &format!("{k}={v}")]);
+        }
+        for (k, v) in &self.vars {
+            cmd.args(["--var", &format!("{k}={v}")]);
         }
         cmd.args(["-s", "GITHUB_TOKEN=ghs_fakeActToken000000000000000000000"]);
         let started = Instant::now();
