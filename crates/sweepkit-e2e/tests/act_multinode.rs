@@ -66,6 +66,13 @@ else
   concs=$CONC
 fi
 echo "launcher-leg: $node $FAMILY $RUNNER_TYPE $EXP_NAME c$concs $shape"
+# A multi-node leg's worker settings (the config's additional-settings,
+# exported by the step before the launcher).
+if [ "${IS_MULTINODE:-false}" = true ]; then
+  kv=""
+  for k in @SETTINGS@; do if [ -n "${!k+x}" ]; then kv="$kv $k=${!k}"; fi; done
+  echo "launcher-settings: $EXP_NAME$kv"
+fi
 # The concurrencies a multi-node eval leg is asked for (the step "Verify
 # eval scores" passes the same variable as --expected-concs).
 if [ "${IS_MULTINODE:-false}" = true ] && [ "$EVAL_ONLY" = true ]; then
@@ -144,8 +151,21 @@ else
 fi
 "#;
 
+/// The worker settings (`additional-settings`) of the multi-node configs
+/// above, by name in byte order: the launcher prints those it sees.
+const WORKER_SETTINGS: &[&str] = &[
+    "CONFIG_FILE",
+    "DECODE_MTP_SIZE",
+    "DECODE_NODES",
+    "PREFILL_NODES",
+    "SYNTHETIC_ACCEPTANCE",
+    "SYNTHETIC_ACCEPTANCE_LENGTH",
+];
+
 fn launcher(errors: u32) -> String {
-    KIND_LAUNCHER.replace("@ERRORS@", &errors.to_string())
+    KIND_LAUNCHER
+        .replace("@ERRORS@", &errors.to_string())
+        .replace("@SETTINGS@", &WORKER_SETTINGS.join(" "))
 }
 
 /// The recorded single-node gsm8k result of the conformance corpus.
@@ -447,6 +467,46 @@ fn multi_node_and_agentic_entries_run_every_leg_kind_with_their_validation_steps
     asked.sort();
     want_asked.sort();
     assert_eq!(asked, want_asked, "multi-node eval concurrencies");
+
+    // The multi-node legs saw their rows' worker settings in the
+    // environment (generate-matrix worker-settings, then the launcher).
+    let mut settings: Vec<String> = log
+        .lines()
+        .filter_map(|l| {
+            l.split_once("| launcher-settings: ")
+                .map(|(_, t)| t.trim().to_string())
+        })
+        .collect();
+    let mut want_settings: Vec<String> = legs
+        .iter()
+        .filter(|l| l["row"]["prefill"].is_object())
+        .map(|l| {
+            let r = &l["row"];
+            let mut kv: Vec<&str> = ["prefill", "decode"]
+                .iter()
+                .flat_map(|w| r[*w]["additional-settings"].as_array().unwrap())
+                .map(|v| v.as_str().unwrap())
+                .collect();
+            for setting in &kv {
+                let name = setting.split_once('=').unwrap().0;
+                assert!(
+                    WORKER_SETTINGS.contains(&name),
+                    "WORKER_SETTINGS lacks {name} of {}",
+                    r["exp-name"]
+                );
+            }
+            kv.sort_unstable();
+            format!("{} {}", r["exp-name"].as_str().unwrap(), kv.join(" "))
+                .trim()
+                .to_string()
+        })
+        .collect();
+    settings.sort();
+    want_settings.sort();
+    assert_eq!(
+        settings, want_settings,
+        "worker settings seen by the launcher"
+    );
 
     // The artifacts.
     let names = artifact_names(&h);
