@@ -399,6 +399,73 @@ pub(crate) fn job_outcomes(log: &str) -> BTreeMap<String, Outcome> {
     out
 }
 
+/// The release archive of the binaries under test (`scripts/release-archive`
+/// over stripped copies: the same code, an archive every job unpacks
+/// quickly; debug builds are 100+ MB each).
+pub(crate) struct Release {
+    /// The directory served as `/releases` (`v<version>/<archive>`).
+    pub(crate) releases: PathBuf,
+    /// The archive's line for `checksums.txt`.
+    pub(crate) sha_line: String,
+}
+
+/// The [`Release`], built once per test process: stripping and packing the
+/// nine binaries took 40 to 130 s per scenario on a busy 2-core machine,
+/// and every scenario serves the same archive. It lives in cargo's
+/// `CARGO_TARGET_TMPDIR` under `act-release-<pid>`; directories of test
+/// processes that have ended are removed first.
+pub(crate) fn release() -> &'static Release {
+    static RELEASE: std::sync::OnceLock<Release> = std::sync::OnceLock::new();
+    RELEASE.get_or_init(|| {
+        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        for e in std::fs::read_dir(tmp).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(pid) = name.strip_prefix("act-release-")
+                && !Path::new("/proc").join(pid).exists()
+            {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+        let dir = tmp.join(format!("act-release-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let version = sh(tmp, &tool("sweepkit"), &["--version"])
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string();
+        let bins = dir.join("bins");
+        std::fs::create_dir_all(&bins).unwrap();
+        for t in test_kit::TOOLS {
+            let dst = bins.join(t);
+            std::fs::copy(tool(t), &dst).unwrap();
+            sh(
+                &dir,
+                Path::new("strip"),
+                &["--strip-debug", &dst.to_string_lossy()],
+            );
+        }
+        let releases = dir.join("releases");
+        let out_dir = releases.join(format!("v{version}"));
+        sh(
+            &workspace_root(),
+            &workspace_root().join("scripts/release-archive"),
+            &[
+                "--bin-dir",
+                &bins.to_string_lossy(),
+                "--target",
+                TEST_TARGET,
+                "--out",
+                &out_dir.to_string_lossy(),
+            ],
+        );
+        let sha_line = std::fs::read_to_string(
+            out_dir.join(format!("sweepkit-{version}-{TEST_TARGET}.tar.gz.sha256")),
+        )
+        .unwrap();
+        Release { releases, sha_line }
+    })
+}
+
 pub(crate) struct Harness {
     pub(crate) _tmp: tempfile::TempDir,
     pub(crate) dir: PathBuf,
@@ -437,43 +504,9 @@ pub(crate) fn harness_with(
     );
 
     // The release archive of the binaries under test, served by the fake.
-    let version = sh(&dir, &tool("sweepkit"), &["--version"])
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .to_string();
-    // Stripped copies: the same code, an archive every job unpacks quickly
-    // (debug builds are 100+ MB each).
-    let bins = dir.join("bins");
-    std::fs::create_dir_all(&bins).unwrap();
-    for t in test_kit::TOOLS {
-        let dst = bins.join(t);
-        std::fs::copy(tool(t), &dst).unwrap();
-        sh(
-            &dir,
-            Path::new("strip"),
-            &["--strip-debug", &dst.to_string_lossy()],
-        );
-    }
-    let releases = dir.join("releases");
-    let out_dir = releases.join(format!("v{version}"));
-    sh(
-        &workspace_root(),
-        &workspace_root().join("scripts/release-archive"),
-        &[
-            "--bin-dir",
-            &bins.to_string_lossy(),
-            "--target",
-            TEST_TARGET,
-            "--out",
-            &out_dir.to_string_lossy(),
-        ],
-    );
-    fake.serve_dir("/releases", &releases);
-    let sha_line = std::fs::read_to_string(
-        out_dir.join(format!("sweepkit-{version}-{TEST_TARGET}.tar.gz.sha256")),
-    )
-    .unwrap();
+    let rel = release();
+    fake.serve_dir("/releases", &rel.releases);
+    let sha_line = rel.sha_line.clone();
 
     // sweepkit's actions at their pin: this worktree's actions/ and the
     // Cargo.toml install.sh reads the version from; one line appended.
