@@ -154,12 +154,58 @@ pub(crate) struct Scratch {
     pub(crate) origin: PathBuf,
     pub(crate) base: String,
     pub(crate) head: String,
+    /// The PR's branch.
+    pub(crate) branch: String,
+}
+
+/// What the scratch repository's PR changes.
+pub(crate) enum PrChange<'a> {
+    /// The seed case of issue #24: bump [`SEED_KEY`]'s image to
+    /// [`SEED_IMAGE`] and log it.
+    SeedBump,
+    /// Add these configs of the fixture (absent from the base commit) and
+    /// log them in one changelog entry.
+    AddConfigs(&'a [&'a str]),
+}
+
+/// `text` without the top-level block `key:` (up to the next line that
+/// starts in column 0 and is not a comment); panics when `key` is absent.
+fn without_block(text: &str, key: &str, file: &Path) -> String {
+    let header = format!("\n{key}:\n");
+    let at = text
+        .find(&header)
+        .unwrap_or_else(|| panic!("{} has no top-level {key}", file.display()))
+        + 1;
+    let body = at + header.len() - 1;
+    let end = text[body..]
+        .split_inclusive('\n')
+        .scan(body, |pos, line| {
+            let start = *pos;
+            *pos += line.len();
+            Some((start, line))
+        })
+        .find(|(_, l)| !l.starts_with([' ', '\t', '\n', '#']))
+        .map_or(text.len(), |(start, _)| start);
+    format!("{}{}", &text[..at], &text[end..])
 }
 
 /// The benchmark repository: the real configs of the conformance fixture,
 /// the caller workflow beside the vendored one, the launcher; then the PR
 /// commit that bumps the seed config's image and logs it.
 pub(crate) fn make_scratch(dir: &Path, baseline_url: &str) -> Scratch {
+    make_scratch_with(dir, baseline_url, &PrChange::SeedBump, LAUNCHER, &[])
+}
+
+/// [`make_scratch`] with the PR's `change`, the GPU legs' `launcher`
+/// (written as `runners/launch_.sh`) and `files` (path in the repository,
+/// content) added to the base commit.
+pub(crate) fn make_scratch_with(
+    dir: &Path,
+    baseline_url: &str,
+    change: &PrChange,
+    launcher: &str,
+    files: &[(&str, String)],
+) -> Scratch {
     let work = dir.join("bench");
     let fixture = workspace_root().join("tests/conformance/fixtures/inferencex-head/configs");
     copy_tree(&fixture, &work.join("configs"));
@@ -205,7 +251,7 @@ pub(crate) fn make_scratch(dir: &Path, baseline_url: &str) -> Scratch {
         ],
     );
     std::fs::create_dir_all(work.join("runners")).unwrap();
-    std::fs::write(work.join("runners/launch_.sh"), LAUNCHER).unwrap();
+    std::fs::write(work.join("runners/launch_.sh"), launcher).unwrap();
     std::fs::write(
         work.join("perf-changelog.yaml"),
         format!(
@@ -213,6 +259,34 @@ pub(crate) fn make_scratch(dir: &Path, baseline_url: &str) -> Scratch {
         ),
     )
     .unwrap();
+    // The configs the PR adds are not in the base.
+    let added: &[&str] = match change {
+        PrChange::SeedBump => &[],
+        PrChange::AddConfigs(keys) => keys,
+    };
+    let masters: Vec<PathBuf> = ["nvidia-master.yaml", "amd-master.yaml"]
+        .iter()
+        .map(|f| work.join("configs").join(f))
+        .collect();
+    let full: Vec<String> = masters
+        .iter()
+        .map(|m| std::fs::read_to_string(m).unwrap())
+        .collect();
+    for key in added {
+        let holder = masters
+            .iter()
+            .zip(&full)
+            .find(|(_, t)| t.contains(&format!("\n{key}:\n")))
+            .unwrap_or_else(|| panic!("no fixture config has the key {key}"))
+            .0;
+        let text = std::fs::read_to_string(holder).unwrap();
+        std::fs::write(holder, without_block(&text, key, holder)).unwrap();
+    }
+    for (path, content) in files {
+        let at = work.join(path);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(at, content).unwrap();
+    }
     git(&work, &["init", "-q", "-b", "main"]);
     git(&work, &["add", "."]);
     git(
@@ -220,31 +294,48 @@ pub(crate) fn make_scratch(dir: &Path, baseline_url: &str) -> Scratch {
         &["commit", "-q", "-m", "base: configs, workflows, changelog"],
     );
     let base = git(&work, &["rev-parse", "HEAD"]);
-    git(&work, &["checkout", "-q", "-b", "bump-qwen"]);
-    let master = work.join("configs/nvidia-master.yaml");
-    let text = std::fs::read_to_string(&master).unwrap();
-    let at = text.find(&format!("\n{SEED_KEY}:\n")).unwrap();
-    let (head_part, tail) = text.split_at(at);
-    let tail = tail.replacen(
-        "image: lmsysorg/sglang:v0.5.14-cu130",
-        &format!("image: {SEED_IMAGE}"),
-        1,
-    );
-    std::fs::write(&master, format!("{head_part}{tail}")).unwrap();
+    let (branch, logged, description, subject) = match change {
+        PrChange::SeedBump => {
+            let master = work.join("configs/nvidia-master.yaml");
+            let text = std::fs::read_to_string(&master).unwrap();
+            let at = text.find(&format!("\n{SEED_KEY}:\n")).unwrap();
+            let (head_part, tail) = text.split_at(at);
+            let tail = tail.replacen(
+                "image: lmsysorg/sglang:v0.5.14-cu130",
+                &format!("image: {SEED_IMAGE}"),
+                1,
+            );
+            std::fs::write(&master, format!("{head_part}{tail}")).unwrap();
+            (
+                "bump-qwen",
+                vec![SEED_KEY.to_string()],
+                format!("Bump the image to {SEED_IMAGE}."),
+                format!("bump {SEED_KEY} to {SEED_IMAGE}"),
+            )
+        }
+        PrChange::AddConfigs(keys) => {
+            for (m, t) in masters.iter().zip(&full) {
+                std::fs::write(m, t).unwrap();
+            }
+            (
+                "add-configs",
+                keys.iter().map(|k| (*k).to_string()).collect(),
+                "Add the configs.".to_string(),
+                format!("add {}", keys.join(", ")),
+            )
+        }
+    };
+    git(&work, &["checkout", "-q", "-b", branch]);
     let mut log = std::fs::read_to_string(work.join("perf-changelog.yaml")).unwrap();
+    log.push_str("- config-keys:\n");
+    for k in &logged {
+        log.push_str(&format!("    - {k}\n"));
+    }
     log.push_str(&format!(
-        "- config-keys:\n    - {SEED_KEY}\n  description:\n    - \"Bump the image to {SEED_IMAGE}.\"\n  pr-link: https://github.com/{REPO}/pull/{PR}\n"
+        "  description:\n    - \"{description}\"\n  pr-link: https://github.com/{REPO}/pull/{PR}\n"
     ));
     std::fs::write(work.join("perf-changelog.yaml"), log).unwrap();
-    git(
-        &work,
-        &[
-            "commit",
-            "-q",
-            "-am",
-            &format!("bump {SEED_KEY} to {SEED_IMAGE}"),
-        ],
-    );
+    git(&work, &["commit", "-q", "-am", &subject]);
     let head = git(&work, &["rev-parse", "HEAD"]);
     let origin = dir.join("origin.git");
     git(
@@ -280,6 +371,7 @@ pub(crate) fn make_scratch(dir: &Path, baseline_url: &str) -> Scratch {
         origin,
         base,
         head,
+        branch: branch.to_string(),
     }
 }
 
@@ -329,6 +421,73 @@ pub(crate) fn job_outcomes(log: &str) -> BTreeMap<String, Outcome> {
     out
 }
 
+/// The release archive of the binaries under test (`scripts/release-archive`
+/// over stripped copies: the same code, an archive every job unpacks
+/// quickly; debug builds are 100+ MB each).
+pub(crate) struct Release {
+    /// The directory served as `/releases` (`v<version>/<archive>`).
+    pub(crate) releases: PathBuf,
+    /// The archive's line for `checksums.txt`.
+    pub(crate) sha_line: String,
+}
+
+/// The [`Release`], built once per test process: stripping and packing the
+/// nine binaries took 40 to 130 s per scenario on a busy 2-core machine,
+/// and every scenario serves the same archive. It lives in cargo's
+/// `CARGO_TARGET_TMPDIR` under `act-release-<pid>`; directories of test
+/// processes that have ended are removed first.
+pub(crate) fn release() -> &'static Release {
+    static RELEASE: std::sync::OnceLock<Release> = std::sync::OnceLock::new();
+    RELEASE.get_or_init(|| {
+        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        for e in std::fs::read_dir(tmp).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(pid) = name.strip_prefix("act-release-")
+                && !Path::new("/proc").join(pid).exists()
+            {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+        let dir = tmp.join(format!("act-release-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let version = sh(tmp, &tool("sweepkit"), &["--version"])
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string();
+        let bins = dir.join("bins");
+        std::fs::create_dir_all(&bins).unwrap();
+        for t in test_kit::TOOLS {
+            let dst = bins.join(t);
+            std::fs::copy(tool(t), &dst).unwrap();
+            sh(
+                &dir,
+                Path::new("strip"),
+                &["--strip-debug", &dst.to_string_lossy()],
+            );
+        }
+        let releases = dir.join("releases");
+        let out_dir = releases.join(format!("v{version}"));
+        sh(
+            &workspace_root(),
+            &workspace_root().join("scripts/release-archive"),
+            &[
+                "--bin-dir",
+                &bins.to_string_lossy(),
+                "--target",
+                TEST_TARGET,
+                "--out",
+                &out_dir.to_string_lossy(),
+            ],
+        );
+        let sha_line = std::fs::read_to_string(
+            out_dir.join(format!("sweepkit-{version}-{TEST_TARGET}.tar.gz.sha256")),
+        )
+        .unwrap();
+        Release { releases, sha_line }
+    })
+}
+
 pub(crate) struct Harness {
     pub(crate) _tmp: tempfile::TempDir,
     pub(crate) dir: PathBuf,
@@ -347,52 +506,35 @@ pub(crate) struct Harness {
 }
 
 pub(crate) fn harness(act: PathBuf) -> Harness {
+    harness_with(act, &PrChange::SeedBump, LAUNCHER, &[])
+}
+
+/// [`harness`] over a scratch repository whose PR makes `change`, with
+/// `launcher` as the GPU legs' launch script and `files` in its base.
+pub(crate) fn harness_with(
+    act: PathBuf,
+    change: &PrChange,
+    launcher: &str,
+    files: &[(&str, String)],
+) -> Harness {
     let tmp = test_kit::temp_dir();
     let dir = tmp.path().to_path_buf();
     let fake = test_kit::fake_github();
     // The baseline: the benchmarks API on the fake, with no earlier rows
     // for the model (a first sweep of this config).
     fake.with_benchmarks(BASELINE_MODEL, BASELINE_DATE, json!([]));
-    let scratch = make_scratch(&dir, &fake.benchmarks_url(BASELINE_MODEL, BASELINE_DATE));
+    let scratch = make_scratch_with(
+        &dir,
+        &fake.benchmarks_url(BASELINE_MODEL, BASELINE_DATE),
+        change,
+        launcher,
+        files,
+    );
 
     // The release archive of the binaries under test, served by the fake.
-    let version = sh(&dir, &tool("sweepkit"), &["--version"])
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .to_string();
-    // Stripped copies: the same code, an archive every job unpacks quickly
-    // (debug builds are 100+ MB each).
-    let bins = dir.join("bins");
-    std::fs::create_dir_all(&bins).unwrap();
-    for t in test_kit::TOOLS {
-        let dst = bins.join(t);
-        std::fs::copy(tool(t), &dst).unwrap();
-        sh(
-            &dir,
-            Path::new("strip"),
-            &["--strip-debug", &dst.to_string_lossy()],
-        );
-    }
-    let releases = dir.join("releases");
-    let out_dir = releases.join(format!("v{version}"));
-    sh(
-        &workspace_root(),
-        &workspace_root().join("scripts/release-archive"),
-        &[
-            "--bin-dir",
-            &bins.to_string_lossy(),
-            "--target",
-            TEST_TARGET,
-            "--out",
-            &out_dir.to_string_lossy(),
-        ],
-    );
-    fake.serve_dir("/releases", &releases);
-    let sha_line = std::fs::read_to_string(
-        out_dir.join(format!("sweepkit-{version}-{TEST_TARGET}.tar.gz.sha256")),
-    )
-    .unwrap();
+    let rel = release();
+    fake.serve_dir("/releases", &rel.releases);
+    let sha_line = rel.sha_line.clone();
 
     // sweepkit's actions at their pin: this worktree's actions/ and the
     // Cargo.toml install.sh reads the version from; one line appended.
@@ -566,7 +708,7 @@ pub(crate) fn pr_event_from(s: &Scratch, action: &str, label: &str, head_repo: &
             "number": PR,
             "draft": false,
             "labels": [{"name": label}],
-            "head": {"sha": s.head, "ref": "bump-qwen", "repo": {"full_name": head_repo}},
+            "head": {"sha": s.head, "ref": s.branch, "repo": {"full_name": head_repo}},
             "base": {"sha": s.base, "ref": "main", "repo": {"full_name": REPO}},
             "user": {"login": "alice"}
         }
