@@ -84,7 +84,7 @@ pub(crate) fn run(args: &DryRunArgs) -> ExitCode {
             report(
                 &repo,
                 &args.changelog_file,
-                "ERROR: ",
+                "ERROR: check-changelog: ",
                 &r,
                 AnnotationStream::Stderr,
             );
@@ -93,7 +93,7 @@ pub(crate) fn run(args: &DryRunArgs) -> ExitCode {
             return ExitCode::from(r.exit_code());
         }
         Err(e @ DryRunError::Matrix(_)) => {
-            eprintln!("error: {e}");
+            eprintln!("ERROR: check-changelog dry-run: {e}");
             return exit::failed();
         }
     };
@@ -101,7 +101,7 @@ pub(crate) fn run(args: &DryRunArgs) -> ExitCode {
         match serde_json::to_string_pretty(&plan.to_json()) {
             Ok(s) => s + "\n",
             Err(e) => {
-                eprintln!("error: cannot encode the plan as JSON: {e}");
+                eprintln!("ERROR: check-changelog dry-run: cannot encode the plan as JSON: {e}");
                 return exit::failed();
             }
         }
@@ -112,7 +112,7 @@ pub(crate) fn run(args: &DryRunArgs) -> ExitCode {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: cannot write the plan to stdout: {e}");
+            eprintln!("ERROR: check-changelog dry-run: cannot write the plan to stdout: {e}");
             exit::failed()
         }
     }

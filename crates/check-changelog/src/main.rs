@@ -83,9 +83,6 @@ struct MergeCommon {
     /// Changelog path (read and rewritten in the working tree).
     #[arg(long, default_value = "perf-changelog.yaml")]
     changelog_file: String,
-    /// The PR number; appended entries get `https://github.com/<repo>/pull/<N>`.
-    #[arg(long)]
-    pr_number: u64,
     /// Repository of the pull-request links.
     #[arg(long, default_value = strict::DEFAULT_REPO)]
     repo: String,
@@ -99,12 +96,20 @@ enum MergeCommand {
     Canonicalize {
         #[arg(long)]
         base_ref: String,
+        /// The PR number; appended entries get `https://github.com/<repo>/pull/<N>`.
+        #[arg(long)]
+        pr_number: u64,
         #[command(flatten)]
         common: MergeCommon,
     },
-    /// During a conflicted merge: rebuild the changelog as the other side's
-    /// bytes plus this PR's own entries (index stages 1, 2, 3).
+    /// During a conflicted `git merge <base>` (or `git rebase <base>`,
+    /// detected, where the stages swap): rebuild the changelog as the base
+    /// branch's bytes plus this PR's own entries (index stages 1, 2, 3).
     ResolveConflict {
+        /// The PR number; appended entries get its link. Without it (before
+        /// the PR exists) they keep their pr-link as written (`XXX`).
+        #[arg(long)]
+        pr_number: Option<u64>,
         #[command(flatten)]
         common: MergeCommon,
     },
@@ -114,6 +119,10 @@ enum MergeCommand {
     CatchUp {
         #[arg(long)]
         base_ref: String,
+        /// The PR number; appended entries get its link. Without it (before
+        /// the PR exists) they keep their pr-link as written (`XXX`).
+        #[arg(long)]
+        pr_number: Option<u64>,
         #[command(flatten)]
         common: MergeCommon,
     },
@@ -136,24 +145,36 @@ impl CheckArgs {
 
 /// `prepare-merge` with the flags turned into the library's mode and options.
 fn prepare(repo: &Repo, cmd: &MergeCommand) -> Result<String, String> {
-    let (mode, common) = match cmd {
-        MergeCommand::Canonicalize { base_ref, common } => (
+    let (mode, pr_number, common) = match cmd {
+        MergeCommand::Canonicalize {
+            base_ref,
+            pr_number,
+            common,
+        } => (
             MergeMode::Canonicalize {
                 base_ref: base_ref.clone(),
             },
+            Some(*pr_number),
             common,
         ),
-        MergeCommand::ResolveConflict { common } => (MergeMode::ResolveConflict, common),
-        MergeCommand::CatchUp { base_ref, common } => (
+        MergeCommand::ResolveConflict { pr_number, common } => {
+            (MergeMode::ResolveConflict, *pr_number, common)
+        }
+        MergeCommand::CatchUp {
+            base_ref,
+            pr_number,
+            common,
+        } => (
             MergeMode::CatchUp {
                 base_ref: base_ref.clone(),
             },
+            *pr_number,
             common,
         ),
     };
     let opts = MergeOptions {
         changelog_file: common.changelog_file.clone(),
-        pr_number: common.pr_number,
+        pr_number,
         repo: common.repo.clone(),
     };
     gate::prepare_merge(repo, &mode, &opts)
@@ -171,7 +192,7 @@ fn run(cli: Cli) -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("ERROR: {e}");
+                eprintln!("ERROR: check-changelog prepare-merge: {e}");
                 sweep_model::exit::rejected()
             }
         },
@@ -184,7 +205,7 @@ fn run(cli: Cli) -> ExitCode {
                 report(
                     &repo,
                     &cli.check.changelog_file,
-                    "ERROR: ",
+                    "ERROR: check-changelog: ",
                     &r,
                     AnnotationStream::Stdout,
                 );

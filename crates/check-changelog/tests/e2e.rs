@@ -200,9 +200,24 @@ fn stale_branch_is_diagnosed_and_catch_up_fixes_it() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
-        err.contains("your branch is behind main: 1 entries were appended there since you branched; rebase, or run `check-changelog prepare-merge`"),
+        err.contains(
+            "your branch is behind main: 1 entry was appended there since you branched (merge \
+             base "
+        ),
         "{err}"
     );
+    // It leads with what works: catch-up, or a merge and resolve-conflict;
+    // `git rebase` conflicts in the changelog, so it is not advised.
+    assert!(
+        err.contains(
+            "To catch up, in the PR checkout run `check-changelog prepare-merge catch-up \
+             --base-ref main` (add `--pr-number N` once the PR exists) and commit; or `git \
+             merge main` and, on its conflict in perf-changelog.yaml, `check-changelog \
+             prepare-merge resolve-conflict`, then `git add` and commit"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("rebase"), "{err}");
     assert!(err.contains("Deletions are not allowed"), "{err}");
 
     let out = f.check(
@@ -610,4 +625,164 @@ fn resolve_conflict_keeps_main_and_appends_the_pr_entry() {
     ];
     let out = f.check(&args, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// A repository where `pr` appends an entry (with `pr_link`) and `main`
+/// appends another after `pr` branched; `pr` is checked out.
+fn stale_pr(pr_link: &str) -> Fixture {
+    let f = Fixture::new();
+    f.git(&["checkout", "-q", "-b", "pr"]);
+    f.append(&format!("\n{}", entry("alpha-fp8-mi355x-sglang", pr_link)));
+    f.commit("PR entry");
+    f.git(&["checkout", "-q", "main"]);
+    f.append(&format!(
+        "\n{}",
+        entry("beta-fp4-h200-vllm", &format!("{LINK}3"))
+    ));
+    f.commit("main entry");
+    f.git(&["checkout", "-q", "pr"]);
+    f
+}
+
+/// `git args` that may fail (a conflict), with the test identity.
+fn git_may_fail(f: &Fixture, args: &[&str]) -> Output {
+    test_kit::command("git")
+        .args(test_kit::GIT_SETTINGS)
+        .args(args)
+        .current_dir(&f.dir)
+        .env("GIT_EDITOR", "true")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn resolve_conflict_during_a_rebase_takes_the_pr_entry_from_theirs() {
+    let f = stale_pr("XXX");
+    let rebase = git_may_fail(&f, &["rebase", "main"]);
+    assert!(!rebase.status.success(), "the changelog conflicts");
+    let out = f.check(
+        &["prepare-merge", "resolve-conflict", "--pr-number", "9"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim(),
+        "Prepared perf-changelog.yaml for PR #9\nNext, `git add` it and `git rebase --continue`."
+    );
+    let main_text = f.git(&["show", "main:perf-changelog.yaml"]);
+    assert_eq!(
+        f.read("perf-changelog.yaml"),
+        format!(
+            "{main_text}\n\n{}",
+            entry("alpha-fp8-mi355x-sglang", &format!("{LINK}9"))
+        )
+    );
+    f.git(&["add", "perf-changelog.yaml"]);
+    let cont = git_may_fail(&f, &["rebase", "--continue"]);
+    assert!(cont.status.success(), "{}", stderr(&cont));
+    let head = f.git(&["rev-parse", "HEAD"]);
+    let args = [
+        "--base-ref",
+        "main",
+        "--head-ref",
+        &head,
+        "--strict",
+        "--pr-number",
+        "9",
+    ];
+    let out = f.check(&args, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn catch_up_before_the_pr_exists_keeps_the_placeholder_for_later() {
+    let f = stale_pr("XXX");
+    let out = f.check(&["prepare-merge", "catch-up", "--base-ref", "main"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let so = stdout(&out);
+    assert!(so.starts_with("Prepared perf-changelog.yaml\n"), "{so}");
+    assert!(
+        so.contains("`check-changelog prepare-merge canonicalize --base-ref <base> --pr-number N`"),
+        "{so}"
+    );
+    let main_text = f.git(&["show", "main:perf-changelog.yaml"]);
+    assert_eq!(
+        f.read("perf-changelog.yaml"),
+        format!("{main_text}\n\n{}", entry("alpha-fp8-mi355x-sglang", "XXX"))
+    );
+    let head = f.commit("catch up with main");
+    // The gate accepts the placeholder on the PR once it has a number ...
+    let out = f.check(
+        &[
+            "--base-ref",
+            "main",
+            "--head-ref",
+            &head,
+            "--strict",
+            "--pr-number",
+            "31",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // ... and canonicalize fills in the link.
+    let out = f.check(
+        &[
+            "prepare-merge",
+            "canonicalize",
+            "--base-ref",
+            "main",
+            "--pr-number",
+            "31",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        f.read("perf-changelog.yaml")
+            .ends_with(&format!("  pr-link: {LINK}31\n"))
+    );
+}
+
+#[test]
+fn a_dry_run_on_an_uncommitted_changelog_edit_says_commit_first() {
+    let f = Fixture::new();
+    f.append(&format!("\n{}", entry("alpha-fp8-mi355x-sglang", "XXX")));
+    let out = f.check(&["dry-run", "--base-ref", "main"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "perf-changelog.yaml has uncommitted changes and the dry run reads the commit HEAD: \
+             commit first"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("No additions found"), "{err}");
+    f.commit("entry");
+    let out = f.check(&["dry-run", "--base-ref", "main~1"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains(": 2 legs,"), "{}", stdout(&out));
+}
+
+#[test]
+fn errors_name_check_changelog() {
+    let f = Fixture::new();
+    // No conflict to resolve.
+    let out = f.check(&["prepare-merge", "resolve-conflict"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("ERROR: check-changelog prepare-merge: could not read stage 1"),
+        "{err}"
+    );
+    assert!(err.contains("`git merge`"), "{err}");
+    // A rejected diff: nothing appended.
+    let out = f.check(&["--base-ref", "main", "--head-ref", "main"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("ERROR: check-changelog: the matrix generation (as `generate-matrix changelog`) rejected the diff:"),
+        "{err}"
+    );
 }

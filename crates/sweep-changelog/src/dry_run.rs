@@ -119,6 +119,31 @@ pub struct Plan {
     pub summary: Vec<Summary>,
 }
 
+/// Refuses a head ref that is the checked-out commit while the working
+/// tree's changelog differs from it: the plan reads the commit, so the edit
+/// would be silently left out (or the gate would find "no additions").
+fn uncommitted_changelog(repo: &Repo, opts: &GateOptions) -> Result<(), Rejection> {
+    let path = &opts.changelog_file;
+    let (Some(head), Some(checked_out)) = (repo.resolve(&opts.head_ref), repo.resolve("HEAD"))
+    else {
+        return Ok(()); // an unknown ref: the gate names it
+    };
+    if head != checked_out {
+        return Ok(());
+    }
+    let Ok(committed) = repo.show(&head, path) else {
+        return Ok(()); // the gate says it cannot be read
+    };
+    match std::fs::read(repo.dir().join(path)) {
+        Ok(work) if work != committed => Err(Rejection::new(format!(
+            "{path} has uncommitted changes and the dry run reads the commit {}: commit first \
+             (`git commit {path}`), then run the dry run again",
+            opts.head_ref
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Runs the gate and plans the matrix it generated. Config names come from
 /// the working-tree master configs the generation read.
 pub fn run(
@@ -127,6 +152,7 @@ pub fn run(
     trim_conc: bool,
     leg_minutes: Option<u32>,
 ) -> Result<Plan, DryRunError> {
+    uncommitted_changelog(repo, gate_opts).map_err(DryRunError::Rejected)?;
     let (_, matrix) =
         gate::check_matrix(repo, gate_opts, trim_conc).map_err(DryRunError::Rejected)?;
     let masters = pipeline::load_head_masters(repo).map_err(DryRunError::Rejected)?;
@@ -417,6 +443,11 @@ fn summarise(legs: &[Leg]) -> Vec<Summary> {
     out
 }
 
+/// `1 leg`, `2 legs`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// GPU-minutes as GPU-hours with two decimals (for display and JSON).
 pub fn gpu_hours(gpu_minutes: u64) -> f64 {
     (gpu_minutes as f64 / 60.0 * 100.0).round() / 100.0
@@ -499,11 +530,11 @@ impl Plan {
     /// The plain-text table printed without `--json`.
     pub fn render(&self) -> String {
         let mut out = format!(
-            "Dry run of {} from {} to {}: {} legs, {} GPU-hours\n\n",
+            "Dry run of {} from {} to {}: {}, {} GPU-hours\n\n",
             self.changelog_file,
             self.base_ref,
             self.head_ref,
-            self.legs.len(),
+            plural(self.legs.len(), "leg", "legs"),
             fmt_hours(self.gpu_minutes()),
         );
         if self.legs.is_empty() {
@@ -560,7 +591,8 @@ impl Plan {
         out.push('\n');
         match self.leg_minutes {
             Some(m) => out.push_str(&format!(
-                "Every leg is charged {m} minutes (--leg-minutes).\n"
+                "Every leg is charged {} (--leg-minutes).\n",
+                plural(m as usize, "minute", "minutes")
             )),
             None => out.push_str(&format!(
                 "Each leg is charged its job timeout in the reference workflows (an upper \
@@ -743,6 +775,21 @@ mod tests {
         assert_eq!(
             plan(&m, &[], None).unwrap_err(),
             "multi_node.8k1k[0]: no decode workers"
+        );
+    }
+
+    #[test]
+    fn a_plan_of_one_leg_says_1_leg_and_1_minute() {
+        let m = json!({
+            "single_node": {"1k1k": [single(1024, 4, 4, json!({}))]},
+            "multi_node": {}, "evals": [], "agentic_evals": [], "multinode_evals": [],
+            "multinode_agentic_evals": [], "changelog_metadata": {}
+        });
+        let text = plan(&m, &[], Some(1)).unwrap().render();
+        assert!(text.contains(": 1 leg, 0.07 GPU-hours\n"), "{text}");
+        assert!(
+            text.contains("Every leg is charged 1 minute (--leg-minutes)."),
+            "{text}"
         );
     }
 }

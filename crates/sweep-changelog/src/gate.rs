@@ -49,8 +49,11 @@ pub enum MergeMode {
 pub struct MergeOptions {
     /// Changelog path (read and rewritten in the working tree).
     pub changelog_file: String,
-    /// The PR number; appended entries get its link.
-    pub pr_number: u64,
+    /// The PR number; appended entries get its link. `None` (the PR does
+    /// not exist yet; not for `Canonicalize`): they keep theirs as written,
+    /// an `XXX` placeholder that `canonicalize` fills in later (the
+    /// `sweep-ops merge` steps run it) and that the gate accepts on the PR.
+    pub pr_number: Option<u64>,
     /// Repository of the pull-request links.
     pub repo: String,
 }
@@ -114,7 +117,7 @@ pub fn check_matrix(
     }
     let matrix = pipeline::run(repo, &opts).map_err(|r| {
         let message = format!(
-            "generate-matrix changelog rejected the diff:\n{}",
+            "the matrix generation (as `generate-matrix changelog`) rejected the diff:\n{}",
             r.message.trim()
         );
         r.with_message(message)
@@ -126,8 +129,12 @@ pub fn check_matrix(
 }
 
 fn read_stage(repo: &Repo, stage: u8, path: &str) -> Result<Vec<u8>, String> {
-    repo.show_stage(stage, path)
-        .map_err(|e| format!("could not read stage {stage} for {path}: {e}"))
+    repo.show_stage(stage, path).map_err(|e| {
+        format!(
+            "could not read stage {stage} of {path} ({e}); `resolve-conflict` runs while a \
+             `git merge` (or `git rebase`) of the base branch stops on a conflict in {path}"
+        )
+    })
 }
 
 /// `prepare-merge`: computes the prepared bytes and writes them (atomically)
@@ -144,20 +151,34 @@ pub fn prepare_merge(
     };
     let pr = common.pr_number;
     let original = std::fs::read(&file).map_err(|e| format!("cannot read {path}: {e}"))?;
+    // What to run after a conflict's rewrite.
+    let mut next = None;
     let prepared = match mode {
         MergeMode::Canonicalize { base_ref } => {
+            let pr = pr.ok_or("canonicalize needs the PR number (--pr-number N)")?;
             let base = repo
                 .show(base_ref, path)
                 .map_err(|e| format!("could not read {path} at {base_ref}: {e}"))?;
             merge::canonicalize(&base, &original, pr, &links)
         }
-        MergeMode::ResolveConflict => merge::resolve(
-            &read_stage(repo, 1, path)?,
-            &read_stage(repo, 2, path)?,
-            &read_stage(repo, 3, path)?,
-            pr,
-            &links,
-        ),
+        MergeMode::ResolveConflict => {
+            // During a rebase the branch being replayed is stage 3
+            // ("theirs") and the base branch stage 2 ("ours"): swap them.
+            let (pr_stage, main_stage) = if repo.rebase_in_progress() {
+                next = Some("`git add` it and `git rebase --continue`");
+                (3, 2)
+            } else {
+                next = Some("`git add` it and commit the merge");
+                (2, 3)
+            };
+            merge::resolve(
+                &read_stage(repo, 1, path)?,
+                &read_stage(repo, pr_stage, path)?,
+                &read_stage(repo, main_stage, path)?,
+                pr,
+                &links,
+            )
+        }
         MergeMode::CatchUp { base_ref } => {
             let mb = repo.merge_base(base_ref, "HEAD").ok_or_else(|| {
                 format!(
@@ -174,11 +195,27 @@ pub fn prepare_merge(
         }
     }
     .map_err(|v| v.message)?;
-    if prepared == original {
-        Ok(format!("{path} already prepared for PR #{pr}"))
+    let whose = match pr {
+        Some(n) => format!(" for PR #{n}"),
+        None => String::new(),
+    };
+    let mut msg = if prepared == original {
+        format!("{path} already prepared{whose}")
     } else {
         sweep_model::fsio::write_atomic(&file, &prepared)
             .map_err(|e| format!("cannot write {path}: {e}"))?;
-        Ok(format!("Prepared {path} for PR #{pr}"))
+        let mut m = format!("Prepared {path}{whose}");
+        if let Some(next) = next {
+            m.push_str(&format!("\nNext, {next}."));
+        }
+        m
+    };
+    if pr.is_none() {
+        msg.push_str(
+            "\nYour entries keep their pr-link as written (use `XXX` until the PR exists): the \
+             gate accepts `XXX` on the PR, and before merging `check-changelog prepare-merge \
+             canonicalize --base-ref <base> --pr-number N` writes the PR's link",
+        );
     }
+    Ok(msg)
 }

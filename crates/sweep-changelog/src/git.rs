@@ -169,6 +169,24 @@ impl Repo {
             .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
     }
 
+    /// Whether a `git rebase` is stopped in this work tree (a conflict to
+    /// resolve). During a rebase the index stages swap roles: stage 2
+    /// ("ours") is the branch being rebased onto, stage 3 ("theirs") the
+    /// commit being replayed. `git am` also uses `rebase-apply`, marked by
+    /// its `applying` file, and keeps the merge roles.
+    pub fn rebase_in_progress(&self) -> bool {
+        let git_path = |name: &str| {
+            let out = self.run(&["rev-parse", "--git-path", name]).ok()?;
+            out.status
+                .success()
+                .then(|| self.dir.join(String::from_utf8_lossy(&out.stdout).trim()))
+        };
+        if git_path("rebase-merge").is_some_and(|p| p.is_dir()) {
+            return true;
+        }
+        git_path("rebase-apply").is_some_and(|p| p.is_dir() && !p.join("applying").exists())
+    }
+
     fn is_shallow(&self) -> bool {
         self.run(&["rev-parse", "--is-shallow-repository"])
             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "true")

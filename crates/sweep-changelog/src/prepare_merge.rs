@@ -5,7 +5,7 @@
 //! base branch's bytes + this PR's own entries". Main's bytes are kept
 //! byte-for-byte; every result is re-checked with the strict rules.
 
-use crate::strict::{self, Links, Parsed, Violation, entry_starts, without_pr_link};
+use crate::strict::{self, Author, Links, Parsed, Violation, entry_starts, without_pr_link};
 use serde_json::Value;
 use sweep_model::python::dumps_like_python;
 use sweep_model::python::python_repr_str;
@@ -85,11 +85,11 @@ fn recheck(
     base_parsed: &Parsed,
     result: &[u8],
     label: &str,
-    pr: u64,
+    author: Author,
     links: &Links,
 ) -> Result<(), Violation> {
     let parsed = strict::parse(result, label)?;
-    let cmp = strict::compare(base_parsed, &parsed, Some(pr), links)?;
+    let cmp = strict::compare_as(base_parsed, &parsed, author, links)?;
     strict::raw_change(base, result, &cmp)
 }
 
@@ -128,7 +128,14 @@ pub fn canonicalize(
         ));
     }
     let result = splice(head, &replacements);
-    recheck(base, &b, &result, "prepared perf-changelog.yaml", pr, links)?;
+    recheck(
+        base,
+        &b,
+        &result,
+        "prepared perf-changelog.yaml",
+        Author::Pr(pr),
+        links,
+    )?;
     Ok(result)
 }
 
@@ -138,20 +145,22 @@ fn signature(entry: &Value) -> String {
 
 /// `resolve-conflict` (and the stale-branch catch-up): merge base, PR side
 /// and main side of the changelog → main's bytes plus the PR's own
-/// contribution.
+/// contribution. With the PR number its entries get the PR's link; without
+/// one (the PR does not exist yet) they keep theirs as written, an `XXX`
+/// placeholder or a canonical link.
 pub fn resolve(
     base: &[u8],
     ours: &[u8],
     main: &[u8],
-    pr: u64,
+    pr: Option<u64>,
     links: &Links,
 ) -> Result<Vec<u8>, Violation> {
+    let author = pr.map_or(Author::UnnumberedPr, Author::Pr);
     let b = strict::parse(base, "merge-base perf-changelog.yaml")?;
     let p = strict::parse(ours, "PR-side perf-changelog.yaml")?;
     let m = strict::parse(main, "main-side perf-changelog.yaml")?;
-    let cmp = strict::compare(&b, &p, Some(pr), links)?;
+    let cmp = strict::compare_as(&b, &p, author, links)?;
     strict::raw_change(base, ours, &cmp)?;
-    let expected = links.expected(pr);
     let result = if cmp.additions > 0 {
         let main_sigs: Vec<String> = m.entries.iter().map(signature).collect();
         let sp = spans(ours, &p)?;
@@ -160,7 +169,11 @@ pub fn resolve(
             if main_sigs.contains(&signature(entry)) {
                 continue;
             }
-            blocks.push(replace_pr_link(&ours[s.start..s.content_end], &expected)?);
+            let block = &ours[s.start..s.content_end];
+            blocks.push(match pr {
+                Some(n) => replace_pr_link(block, &links.expected(n))?,
+                None => block.to_vec(),
+            });
         }
         if blocks.is_empty() {
             return Err(fail(
@@ -211,7 +224,14 @@ pub fn resolve(
             "the PR has no appended entry or pr-link correction to preserve",
         ));
     };
-    recheck(main, &m, &result, "resolved perf-changelog.yaml", pr, links)?;
+    recheck(
+        main,
+        &m,
+        &result,
+        "resolved perf-changelog.yaml",
+        author,
+        links,
+    )?;
     Ok(result)
 }
 
@@ -249,7 +269,7 @@ mod tests {
             base.as_bytes(),
             ours.as_bytes(),
             main.as_bytes(),
-            7,
+            Some(7),
             &Links::default(),
         )
         .unwrap();
@@ -263,7 +283,7 @@ mod tests {
             base.as_bytes(),
             ours.as_bytes(),
             main2.as_bytes(),
-            7,
+            Some(7),
             &Links::default(),
         )
         .unwrap_err();
@@ -279,7 +299,7 @@ mod tests {
             base.as_bytes(),
             ours.as_bytes(),
             main.as_bytes(),
-            5,
+            Some(5),
             &Links::default(),
         )
         .unwrap();
@@ -291,5 +311,35 @@ mod tests {
                 entry("b", &format!("{L}2"))
             )
         );
+    }
+
+    #[test]
+    fn resolve_without_a_pr_number_keeps_the_placeholder_as_written() {
+        let base = entry("a", &format!("{L}1"));
+        let ours = format!("{base}\n{}", entry("mine", "XXX"));
+        let main = format!("{base}\n{}", entry("theirs", &format!("{L}2")));
+        let out = resolve(
+            base.as_bytes(),
+            ours.as_bytes(),
+            main.as_bytes(),
+            None,
+            &Links::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("{main}\n{}", entry("mine", "XXX"))
+        );
+        // A link that is neither a placeholder nor canonical is refused.
+        let ours = format!("{base}\n{}", entry("mine", "TODO"));
+        let e = resolve(
+            base.as_bytes(),
+            ours.as_bytes(),
+            main.as_bytes(),
+            None,
+            &Links::default(),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("XXX placeholder"), "{}", e.message);
     }
 }

@@ -102,11 +102,19 @@ pub fn diagnose(
         ),
         None => String::new(),
     };
+    let (n, were) = if entries == 1 {
+        ("1 entry".to_string(), "was")
+    } else {
+        (format!("{entries} entries"), "were")
+    };
+    // What works, first: `git rebase` conflicts in this file (both sides
+    // append), so it is not the advice.
     Some(format!(
-        "your branch is behind {base}: {entries} entries were appended there since you \
-         branched; rebase, or run `check-changelog prepare-merge` (in the PR checkout: \
-         `check-changelog prepare-merge catch-up --base-ref {base} --pr-number <PR>`, then \
-         commit; merge base {short}){tidy}"
+        "your branch is behind {base}: {n} {were} appended there since you branched (merge \
+         base {short}). To catch up, in the PR checkout run `check-changelog prepare-merge \
+         catch-up --base-ref {base}` (add `--pr-number N` once the PR exists) and commit; or \
+         `git merge {base}` and, on its conflict in {path}, `check-changelog prepare-merge \
+         resolve-conflict`, then `git add` and commit{tidy}"
     ))
 }
 
@@ -239,7 +247,7 @@ mod tests {
         assert!(!r.is_empty());
         let msg = diagnose(&repo, "main", "pr", "c.yaml", &r).unwrap();
         assert!(
-            msg.starts_with("your branch is behind main: 1 entries were appended"),
+            msg.starts_with("your branch is behind main: 1 entry was appended"),
             "{msg}"
         );
         assert!(

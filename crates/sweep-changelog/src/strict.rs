@@ -274,11 +274,41 @@ pub struct Comparison {
     pub corrected: Vec<usize>,
 }
 
-/// §12.2: base entries vs new entries.
+/// Who writes the new entries, which decides the links they may carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Author {
+    /// A push to the main branch: canonical links only.
+    Main,
+    /// Pull request N: an `XXX` placeholder or its own link.
+    Pr(u64),
+    /// A branch whose pull request does not exist yet (`prepare-merge`
+    /// without `--pr-number`): an `XXX` placeholder or a canonical link,
+    /// kept as written.
+    UnnumberedPr,
+}
+
+impl Author {
+    /// `Some(n)` is pull request n, `None` a main-branch push.
+    pub fn from_pr(pr: Option<u64>) -> Self {
+        pr.map_or(Author::Main, Author::Pr)
+    }
+}
+
+/// §12.2: base entries vs new entries (`pr`: see [`Author::from_pr`]).
 pub fn compare(
     base: &Parsed,
     new: &Parsed,
     pr: Option<u64>,
+    links: &Links,
+) -> Result<Comparison, Violation> {
+    compare_as(base, new, Author::from_pr(pr), links)
+}
+
+/// §12.2 for new entries written by `author`.
+pub fn compare_as(
+    base: &Parsed,
+    new: &Parsed,
+    author: Author,
     links: &Links,
 ) -> Result<Comparison, Violation> {
     if new.entries.len() < base.entries.len() {
@@ -333,8 +363,8 @@ pub fn compare(
     for i in base.entries.len()..new.entries.len() {
         let link = link_of(&new.entries[i]);
         let line = new.line_of_key(i, "pr-link").or(Some(new.starts[i]));
-        match pr {
-            None if !links.is_canonical(&link) => {
+        match author {
+            Author::Main if !links.is_canonical(&link) => {
                 return Err(v(
                     format!(
                         "new main-branch entry has invalid pr-link: {}",
@@ -343,11 +373,21 @@ pub fn compare(
                     line,
                 ));
             }
-            Some(n) if !links.is_placeholder(&link) && link != links.expected(n) => {
+            Author::Pr(n) if !links.is_placeholder(&link) && link != links.expected(n) => {
                 return Err(v(
                     format!(
                         "new PR entry must use {} or an XXX placeholder; found {}",
                         python_repr_str(&links.expected(n)),
+                        python_repr_str(&link)
+                    ),
+                    line,
+                ));
+            }
+            Author::UnnumberedPr if !links.is_placeholder(&link) && !links.is_canonical(&link) => {
+                return Err(v(
+                    format!(
+                        "new entry must use an XXX placeholder (or a canonical pull-request \
+                         link); found {}",
                         python_repr_str(&link)
                     ),
                     line,

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Readable views of the JSON the demo's tools print (scripts/demo), so the
+demo needs no jq: python3 -B scripts/demo_show.py <view> FILE...
+
+Views: matrix (generate-matrix rows, one line each with TP/EP), evals (the
+same as a short table of eval rows), priority (rows per bucket), canary,
+policy, jobs (plays back the recorded benchmark results through
+`collect-results process`), baseline (a copy 10 % slower), comment (the
+head of the rendered comment, up to its first code block).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def table(header, rows):
+    """A plain aligned text table."""
+    rows = [[str(c) for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(header)]
+    line = lambda cells: "  " + "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+    print(line(header))
+    print(line(["-" * w for w in widths]))
+    for r in rows:
+        print(line(r))
+
+
+def worker(w):
+    """TP/EP of one worker group, e.g. `TP8 EP8 DPA`."""
+    s = f"TP{w['tp']} EP{w.get('ep', 1)}"
+    if w.get("pp", 1) != 1:
+        s += f" PP{w['pp']}"
+    if w.get("dp-attn"):
+        s += " DPA"
+    return s
+
+
+def topology(r):
+    if "prefill" in r:
+        p, d = r["prefill"], r["decode"]
+        return f"{p['num-worker']}P({worker(p)}) x {d['num-worker']}D({worker(d)})"
+    return worker(r)
+
+
+def conc(r):
+    c = r["conc"]
+    return ",".join(map(str, c)) if isinstance(c, list) else c
+
+
+def matrix(path):
+    rows = load(path)
+    print(f"  {len(rows)} jobs")
+    table(
+        ["exp-name", "kind", "runner", "TP/EP", "conc", "eval"],
+        [[r["exp-name"],
+          ("multi-node " if "prefill" in r else "single-node ") + r.get("scenario-type", "fixed-seq-len"),
+          r["runner"], topology(r), conc(r), "yes" if r.get("run-eval") else "-"]
+         for r in rows],
+    )
+
+
+def evals(path):
+    rows = load(path)
+    print(f"  {len(rows)} eval rows")
+    table(
+        ["exp-name", "runner", "isl/osl", "TP/EP", "conc", "eval-only"],
+        [[r["exp-name"], r["runner"], f"{r['isl']}/{r['osl']}", topology(r), conc(r),
+          "yes" if r.get("eval-only") else "-"] for r in rows],
+    )
+
+
+def priority(path):
+    m = load(path)
+    rows = [[bucket, topology(r), r["conc"], r.get("priority", "-")]
+            for bucket, rs in m.get("single_node", {}).items() for r in rs]
+    table(["bucket", "TP/EP", "conc", "priority"], rows)
+
+
+def canary(path):
+    m = load(path)
+    c = [f"{r['exp-name']} {topology(r)} conc {r['conc']}" for r in m["canary-config"]]
+    print("  canary first: " + ("; ".join(c) or "none"))
+    rest = m["remaining-search-space-config"]["single_node"]
+    print("  then: " + ", ".join(f"{k} {len(v)} row{'' if len(v) == 1 else 's'}"
+                                 for k, v in rest.items()))
+
+
+def policy(path):
+    pairs = ", ".join(f"{k}={json.dumps(v)}" for k, v in load(path).items())
+    print(textwrap.fill(pairs, width=100, initial_indent="  ", subsequent_indent="  "))
+
+
+def jobs(canary_file, tmp, ex, bin_dir):
+    """One benchmark job per row: the recorded raw result goes through
+    `collect-results process` as the runner's job would run it."""
+    m = load(canary_file)
+    rest = m["remaining-search-space-config"]["single_node"]
+    rows = list(m["canary-config"]) + [r for k in ("1k1k", "8k1k") for r in rest.get(k, [])]
+    out = []
+    for r in rows:
+        # A field as jq's `tostring` renders it (false, not False).
+        f = lambda k, d="": (lambda v: json.dumps(v) if isinstance(v, bool) else str(v))(r.get(k, d))
+        node = "h200-cw_00"
+        name = (f"{f('exp-name')}_{f('precision')}_{f('framework')}_tp{f('tp')}-pp{f('pp', 1)}"
+                f"-dcp{f('dcp-size', 1)}-pcp{f('pcp-size', 1)}-ep{f('ep')}-dpa{f('dp-attn')}"
+                f"_disagg-{f('disagg')}_spec-{f('spec-decoding')}_conc{f('conc')}_{node}"
+                f"_recipe-{f('recipe-fingerprint')[:16]}")
+        job = os.path.join(tmp, "jobs", name)
+        os.makedirs(job, exist_ok=True)
+        # The "GPU run": play back the recorded benchmark_serving output.
+        shutil.copy(os.path.join(ex, "raw", f"{f('exp-name')}_tp{f('tp')}_conc{f('conc')}.json"),
+                    os.path.join(job, f"{name}.json"))
+        env = dict(os.environ, RUNNER_TYPE=f("runner"), FRAMEWORK=f("framework"),
+                   PRECISION=f("precision"), SPEC_DECODING=f("spec-decoding"),
+                   RESULT_FILENAME=name, ISL=f("isl"), OSL=f("osl"), DISAGG=f("disagg"),
+                   MODEL_PREFIX=f("model-prefix"), IMAGE=f("image"), TP=f("tp"),
+                   EP_SIZE=f("ep"), DP_ATTENTION=f("dp-attn"),
+                   RECIPE_FINGERPRINT=f("recipe-fingerprint"))
+        p = subprocess.run([os.path.join(bin_dir, "collect-results"), "process"], cwd=job,
+                           env=env, capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit(f"collect-results process failed for {name}:\n{p.stderr}")
+        res = os.path.join(tmp, "results", f"bmk_{name}")
+        os.makedirs(res, exist_ok=True)
+        shutil.copy(os.path.join(job, f"agg_{name}.json"), res)
+        a = load(os.path.join(job, f"agg_{name}.json"))
+        out.append([a["hw"], a["conc"], f"TP{a['tp']} EP{a.get('ep', 1)}",
+                    f"{a['tput_per_gpu']:.1f}", f"{a['mean_ttft']:.3f}", f"{a['mean_tpot']:.4f}"])
+    table(["hw", "conc", "TP/EP", "tput/GPU", "mean TTFT", "mean TPOT"], out)
+
+
+def baseline(src, dst):
+    rows = load(src)
+    for r in rows:
+        r["tput_per_gpu"] /= 1.1
+        r["output_tput_per_gpu"] /= 1.1
+    with open(dst, "w") as f:
+        json.dump(rows, f)
+
+
+def comment(path):
+    with open(path) as f:
+        lines = f.read().splitlines()
+    shown = []
+    for line in lines:
+        if line.startswith("```"):
+            break
+        shown.append(line)
+    for line in shown:
+        print("  " + line)
+    if len(shown) < len(lines):
+        print(f"  ... ({len(lines) - len(shown)} more lines: the chart and details)")
+
+
+VIEWS = {"matrix": matrix, "evals": evals, "priority": priority, "canary": canary,
+         "policy": policy, "jobs": jobs, "baseline": baseline, "comment": comment}
+
+if __name__ == "__main__":
+    VIEWS[sys.argv[1]](*sys.argv[2:])
