@@ -6,6 +6,7 @@
 //!   exact head SHA and dispatches the sweep with secrets (`authorize-fork`).
 //! * [`merge`]: the maintainer's merge helper that keeps the PR's finished
 //!   sweep for the push to main (`merge`).
+//! * [`ingest`]: the ingest dispatch of a push-to-main sweep (`dispatch-ingest`).
 //! * [`recover`]: re-dispatching the ingest of a reused run (`recover-ingest`).
 //! * [`digest`]: the offline self-hosted runner digest (`runner-digest`).
 //!
@@ -20,6 +21,7 @@ use serde_json::Value;
 
 pub mod digest;
 pub mod fork;
+pub mod ingest;
 pub mod merge;
 pub mod recover;
 

@@ -1,5 +1,5 @@
 //! `sweep-ops`: the benchmark repository's GitHub entry points other than
-//! the PR/push sweep (`authorize-fork`, `merge`, `recover-ingest`,
+//! the PR/push sweep (`authorize-fork`, `dispatch-ingest`, `merge`, `recover-ingest`,
 //! `runner-digest`; see the crate's library). Exit codes are those of
 //! `sweep_model::exit`: 0 done, 1 the rules refused (message on stderr and
 //! as an `::error::` annotation), 2 the command could not work (usage, an
@@ -17,7 +17,7 @@ mod cmd;
 #[derive(Parser, Debug)]
 #[command(
     version,
-    about = "Trusted fork sweeps, the merge helper, ingest recovery and the runner digest"
+    about = "Trusted fork sweeps, the ingest dispatch, the merge helper, ingest recovery and the runner digest"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -29,6 +29,9 @@ enum Cmd {
     /// On a fork PR's `labeled` event: authorise its exact head SHA and
     /// dispatch the sweep (pull_request_target; never checks out PR code).
     AuthorizeFork(cmd::fork::ForkCli),
+    /// Dispatch the ingest of a push-to-main sweep (or of the PR sweep it
+    /// reused) to the ingest repository (token in INGEST_TOKEN).
+    DispatchIngest(cmd::ingest::IngestCli),
     /// Merge a prepared PR so that the push to main reuses its sweep.
     Merge(cmd::merge::MergeCli),
     /// Re-dispatch the ingest of a reused sweep whose ingest failed.
@@ -64,6 +67,7 @@ impl From<anyhow::Error> for Failure {
 fn main() -> ExitCode {
     let result = match Cli::parse().cmd {
         Cmd::AuthorizeFork(c) => cmd::fork::authorize_fork(c),
+        Cmd::DispatchIngest(c) => cmd::ingest::dispatch_ingest(c),
         Cmd::Merge(c) => cmd::merge::run_merge(c),
         Cmd::RecoverIngest(c) => cmd::recover::recover_ingest(c),
         Cmd::RunnerDigest(c) => cmd::digest::runner_digest(c),

@@ -29,12 +29,12 @@
 use std::collections::BTreeSet;
 
 use github_client::{Client, trust};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::{OpsError, Result, artifact_names, refused, state_of, str_at};
 
 /// The event types the ingest repository accepts.
-pub const EVENT_TYPES: [&str; 2] = ["ingest-agentic-results", "ingest-results"];
+pub use crate::ingest::EVENT_TYPES;
 
 /// The comment command that authorises a reuse (`reuse-sweep find`'s
 /// default `--pinned-run-command`).
@@ -200,13 +200,11 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
         ));
     }
 
-    let mut payload = json!({
-        "source-run-id": a.source_run_id.to_string(),
-        "merge-run-id": a.merge_run_id.to_string(),
-    });
-    if agentic {
-        payload["database-target"] = json!("production");
-    }
+    let payload = crate::ingest::payload(
+        &a.event_type,
+        &a.source_run_id.to_string(),
+        &a.merge_run_id.to_string(),
+    );
     Ok(Recovery { pr_number, payload })
 }
 
@@ -318,11 +316,7 @@ fn authorisation(
 /// Sends the planned dispatch with `ingest` (a client holding the token
 /// allowed to dispatch to the ingest repository).
 pub fn dispatch(ingest: &Client, a: &RecoverArgs, plan: &Recovery) -> Result<()> {
-    ingest.post(
-        &format!("/repos/{}/dispatches", a.ingest_repository),
-        &json!({ "event_type": a.event_type, "client_payload": plan.payload }),
-    )?;
-    Ok(())
+    crate::ingest::send(ingest, &a.ingest_repository, &a.event_type, &plan.payload)
 }
 
 /// Refuses a run not triggered from `repo` itself ([`trust::run_is_from`]):

@@ -1066,6 +1066,240 @@ mod recover_ingest {
     }
 }
 
+#[allow(clippy::unwrap_used)] // test code: a panic is the failure report
+mod dispatch_ingest {
+    use super::*;
+    use test_kit::Fault;
+
+    const DISPATCH: &str = "/repos/acme/app/dispatches";
+
+    fn server() -> FakeGitHub {
+        let s = test_kit::fake_github();
+        s.add_route(Route::empty("POST", DISPATCH, 204));
+        s
+    }
+
+    /// `sweep-ops dispatch-ingest` as the sweep-ops action runs it: inputs
+    /// in `INPUT_*`, this run's id in `GITHUB_RUN_ID`, the ingest token in
+    /// `INGEST_TOKEN` (and a `GH_TOKEN` that must not be used). Returns the
+    /// output and the step summary written.
+    fn dispatch(s: &FakeGitHub, event: &str, reuse: &str, source: &str) -> (Output, String) {
+        let d = test_kit::temp_dir();
+        let summary = d.path().join("summary.md");
+        let out = run(
+            s,
+            d.path(),
+            &["dispatch-ingest"],
+            &[
+                ("INPUT_INGEST_REPOSITORY", "acme/app"),
+                ("INPUT_EVENT_TYPE", event),
+                ("GITHUB_RUN_ID", "222"),
+                ("INPUT_REUSE_ENABLED", reuse),
+                ("INPUT_REUSE_SOURCE_RUN_ID", source),
+                ("INGEST_TOKEN", "ghp_ingest"),
+                ("GITHUB_STEP_SUMMARY", &summary.to_string_lossy()),
+            ],
+        );
+        let written = std::fs::read_to_string(&summary).unwrap_or_default();
+        (out, written)
+    }
+
+    #[test]
+    fn a_reused_sweep_dispatches_the_source_run_and_this_run_with_the_ingest_token() {
+        let s = server();
+        let (out, summary) = dispatch(&s, "ingest-results", "true", "111");
+        code(&out, 0);
+        let want = json!({"source-run-id": "111", "merge-run-id": "222"});
+        assert_eq!(
+            bodies(&s, "POST", DISPATCH),
+            vec![json!({"event_type": "ingest-results", "client_payload": want})]
+        );
+        let reqs = s.requests();
+        assert_eq!(reqs.len(), 1, "one request, the dispatch: {reqs:?}");
+        assert_eq!(
+            reqs[0].headers.get("authorization").map(String::as_str),
+            Some("Bearer ghp_ingest"),
+            "the ingest token, never GH_TOKEN"
+        );
+        assert_eq!(
+            summary,
+            format!("dispatched `ingest-results` to `acme/app`: `{want}`\n")
+        );
+    }
+
+    #[test]
+    fn without_reuse_this_run_is_source_and_merge() {
+        for reuse in ["false", ""] {
+            let s = server();
+            let (out, _) = dispatch(&s, "ingest-results", reuse, "111");
+            code(&out, 0);
+            assert_eq!(
+                bodies(&s, "POST", DISPATCH)[0]["client_payload"],
+                json!({"source-run-id": "222", "merge-run-id": "222"}),
+                "reuse-enabled {reuse:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_agentic_ingest_adds_the_production_database_target() {
+        let s = server();
+        let (out, summary) = dispatch(&s, "ingest-agentic-results", "true", "111");
+        code(&out, 0);
+        assert_eq!(
+            bodies(&s, "POST", DISPATCH),
+            vec![
+                json!({"event_type": "ingest-agentic-results", "client_payload":
+                {"source-run-id": "111", "merge-run-id": "222", "database-target": "production"}})
+            ]
+        );
+        assert!(
+            summary.contains("\"database-target\":\"production\""),
+            "{summary}"
+        );
+    }
+
+    #[test]
+    fn a_non_numeric_source_run_id_is_refused_before_any_request() {
+        for source in ["", "abc", "12 34", "1;2"] {
+            let s = server();
+            let (out, summary) = dispatch(&s, "ingest-results", "true", source);
+            code(&out, 1);
+            assert!(
+                stderr(&out).contains("is not numeric"),
+                "{source:?}: {}",
+                stderr(&out)
+            );
+            assert!(s.requests().is_empty(), "{source:?}: {:?}", s.requests());
+            assert!(summary.is_empty(), "{summary}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_event_type_is_refused_before_any_request() {
+        let s = server();
+        let (out, _) = dispatch(&s, "ingest", "true", "111");
+        code(&out, 1);
+        assert!(s.requests().is_empty());
+    }
+
+    #[test]
+    fn a_failed_dispatch_is_exit_2_with_no_summary() {
+        let s = server();
+        s.fail_always("POST", DISPATCH, Fault::Status(500));
+        let (out, summary) = dispatch(&s, "ingest-results", "true", "111");
+        code(&out, 2);
+        assert_eq!(s.count("POST", DISPATCH), 1, "the dispatch was tried");
+        assert!(summary.is_empty(), "{summary}");
+        let s = test_kit::fake_github(); // no route: GitHub's 404 for a repository the token cannot see
+        let (out, _) = dispatch(&s, "ingest-results", "true", "111");
+        code(&out, 2);
+    }
+
+    #[test]
+    fn without_the_ingest_token_nothing_is_sent() {
+        let s = server();
+        let d = test_kit::temp_dir();
+        let out = run(
+            &s,
+            d.path(),
+            &[
+                "dispatch-ingest",
+                "--ingest-repository",
+                "acme/app",
+                "--event-type",
+                "ingest-results",
+                "--run-id",
+                "222",
+            ],
+            &[],
+        );
+        code(&out, 2);
+        assert!(stderr(&out).contains("INGEST_TOKEN"), "{}", stderr(&out));
+        assert!(s.requests().is_empty());
+    }
+
+    /// The recorded reference dispatches (conformance fixtures
+    /// `github/ingest-dispatch/`): the same POST path, token and body for
+    /// the same push-to-main state. The event type is the ingest job's
+    /// (agentic rows in the search space run `trigger-agentic-ingest`).
+    /// The `Accept` header is not compared: the reference sends
+    /// `application/vnd.github+v3+json`, sweepkit's client GitHub's
+    /// current `application/vnd.github+json`.
+    #[test]
+    fn the_recorded_reference_dispatches_are_reproduced() {
+        let root =
+            test_kit::workspace_root().join("tests/conformance/fixtures/github/ingest-dispatch");
+        let mut dirs: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        dirs.sort();
+        assert_eq!(dirs.len(), 3, "{dirs:?}");
+        for dir in dirs {
+            let read = |f: &str| -> Value {
+                serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap()
+            };
+            let scenario = read("scenario.json");
+            let expected = read("expected.json");
+            let i = &scenario["inputs"];
+            let agentic =
+                i["ssc_has_single_node_agentic"] == true || i["ssc_has_multi_node_agentic"] == true;
+            let s = FakeGitHub::from_scenario(&dir).unwrap();
+            let want = &expected["requests"][0];
+            let path = want["path"].as_str().unwrap();
+            let repo = path
+                .strip_prefix("/repos/")
+                .and_then(|p| p.strip_suffix("/dispatches"))
+                .unwrap();
+            let d = test_kit::temp_dir();
+            let out = run(
+                &s,
+                d.path(),
+                &["dispatch-ingest"],
+                &[
+                    ("INPUT_INGEST_REPOSITORY", repo),
+                    (
+                        "INPUT_EVENT_TYPE",
+                        if agentic {
+                            "ingest-agentic-results"
+                        } else {
+                            "ingest-results"
+                        },
+                    ),
+                    ("GITHUB_RUN_ID", &i["run_id"].to_string()),
+                    ("INPUT_REUSE_ENABLED", i["reuse_enabled"].as_str().unwrap()),
+                    (
+                        "INPUT_REUSE_SOURCE_RUN_ID",
+                        i["reuse_source_run_id"].as_str().unwrap(),
+                    ),
+                    (
+                        "INGEST_TOKEN",
+                        i["env"]["INFX_FRONTEND_PAT"].as_str().unwrap(),
+                    ),
+                ],
+            );
+            code(&out, expected["exit_code"].as_i64().unwrap() as i32);
+            let got = s.requests();
+            assert_eq!(got.len(), 1, "{}: {got:?}", dir.display());
+            assert_eq!(got[0].method, want["method"].as_str().unwrap());
+            assert_eq!(got[0].path, path);
+            assert_eq!(
+                got[0].headers.get("authorization").map(String::as_str),
+                want["headers"]["Authorization"].as_str(),
+                "{}",
+                dir.display()
+            );
+            assert_eq!(
+                got[0].body.as_ref(),
+                Some(&want["body"]),
+                "{}",
+                dir.display()
+            );
+        }
+    }
+}
+
 mod runner_digest {
     use super::*;
 

@@ -12,6 +12,7 @@ use crate::Failure;
 
 pub(crate) mod digest;
 pub(crate) mod fork;
+pub(crate) mod ingest;
 pub(crate) mod merge;
 pub(crate) mod recover;
 

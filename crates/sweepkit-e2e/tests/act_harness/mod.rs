@@ -503,6 +503,9 @@ pub(crate) struct Harness {
     pub(crate) env: BTreeMap<String, String>,
     /// Directories put before PATH for act and its host jobs.
     pub(crate) path_first: Vec<PathBuf>,
+    /// Secrets given to act (`-s NAME=value`) besides the job token, for
+    /// the caller's `secrets:` a scenario needs (e.g. the ingest token).
+    pub(crate) secrets: Vec<(String, String)>,
 }
 
 pub(crate) fn harness(act: PathBuf) -> Harness {
@@ -562,9 +565,6 @@ pub(crate) fn harness_with(
             "actions/checkout" => stand_ins.join("checkout"),
             "actions/upload-artifact" => stand_ins.join("upload-artifact"),
             "actions/download-artifact" => stand_ins.join("download-artifact"),
-            // Only the ingest jobs use it (none of these scenarios runs
-            // them); its stand-in fails the step if one ever does.
-            "actions/github-script" => stand_ins.join("not-available"),
             other => {
                 panic!("no local stand-in for {other} ({u}): add one under tests/act/stand-ins")
             }
@@ -586,6 +586,7 @@ pub(crate) fn harness_with(
         vars: BTreeMap::new(),
         env: BTreeMap::new(),
         path_first: Vec::new(),
+        secrets: Vec::new(),
     }
 }
 
@@ -661,6 +662,9 @@ impl Harness {
             cmd.args(["--var", &format!("{k}={v}")]);
         }
         cmd.args(["-s", "GITHUB_TOKEN=ghs_fakeActToken000000000000000000000"]);
+        for (k, v) in &self.secrets {
+            cmd.args(["-s", &format!("{k}={v}")]);
+        }
         let started = Instant::now();
         let out = cmd.output().unwrap();
         let secs = started.elapsed().as_secs_f64();
