@@ -125,8 +125,11 @@ if [ "$EVAL_ONLY" = true ]; then
 EOF
   exit 0
 fi
-# Throughput grows with concurrency and shrinks with TP (a plausible curve).
-tput=$(awk -v c="$CONC" -v tp="$TP" 'BEGIN { printf "%.1f", 900 * c / (1 + c / 64) / tp }')
+# Throughput grows with concurrency and shrinks with TP (a plausible curve);
+# the points named in ACT_SLOWER_POINTS ("TP2c16 TP2c32") run 15 % slower.
+factor=1
+case " ${ACT_SLOWER_POINTS:-} " in *" TP${TP}c${CONC} "*) factor=0.85 ;; esac
+tput=$(awk -v c="$CONC" -v tp="$TP" -v f="$factor" 'BEGIN { printf "%.1f", f * 900 * c / (1 + c / 64) / tp }')
 out=$(awk -v t="$tput" -v i="$ISL" -v o="$OSL" 'BEGIN { printf "%.1f", t * o / (i + o) }')
 cat >"${RESULT_FILENAME}.json" <<EOF
 {"date": "20261201-000000", "backend": "$FRAMEWORK", "model_id": "$MODEL", "tokenizer_id": "$MODEL", "num_prompts": $((CONC * 10)), "max_concurrency": $CONC, "request_throughput": 0.5, "total_token_throughput": $tput, "output_throughput": $out, "mean_ttft_ms": 150.0, "median_ttft_ms": 140.0, "p99_ttft_ms": 400.0, "mean_tpot_ms": 9.5, "median_tpot_ms": 9.0, "p99_tpot_ms": 18.0, "mean_itl_ms": 9.5, "mean_e2el_ms": 10000.0}
@@ -316,16 +319,28 @@ pub(crate) struct Harness {
     pub(crate) act: PathBuf,
     pub(crate) mappings: Vec<String>,
     pub(crate) labels: BTreeSet<String>,
+    /// More environment for every job (`--env`), e.g. `ACT_SLOWER_POINTS`
+    /// for the launcher.
+    pub(crate) env: Vec<(String, String)>,
 }
 
 pub(crate) fn harness(act: PathBuf) -> Harness {
+    // The baseline: the benchmarks API on the fake, with no earlier rows
+    // for the model (a first sweep of this config).
+    harness_with_baseline(act, |_| json!([]))
+}
+
+/// A harness whose baseline (the benchmarks API the caller names) answers
+/// the rows `baseline` gives for the scratch repository.
+pub(crate) fn harness_with_baseline(
+    act: PathBuf,
+    baseline: impl FnOnce(&Scratch) -> Value,
+) -> Harness {
     let tmp = test_kit::temp_dir();
     let dir = tmp.path().to_path_buf();
     let fake = test_kit::fake_github();
-    // The baseline: the benchmarks API on the fake, with no earlier rows
-    // for the model (a first sweep of this config).
-    fake.with_benchmarks(BASELINE_MODEL, BASELINE_DATE, json!([]));
     let scratch = make_scratch(&dir, &fake.benchmarks_url(BASELINE_MODEL, BASELINE_DATE));
+    fake.with_benchmarks(BASELINE_MODEL, BASELINE_DATE, baseline(&scratch));
 
     // The release archive of the binaries under test, served by the fake.
     let version = sh(&dir, &tool("sweepkit"), &["--version"])
@@ -413,6 +428,7 @@ pub(crate) fn harness(act: PathBuf) -> Harness {
         act,
         mappings,
         labels,
+        env: Vec::new(),
     }
 }
 
@@ -471,6 +487,9 @@ impl Harness {
             ),
             ("ACT_ARTIFACT_DIR", self.artifacts.display().to_string()),
         ] {
+            cmd.args(["--env", &format!("{k}={v}")]);
+        }
+        for (k, v) in &self.env {
             cmd.args(["--env", &format!("{k}={v}")]);
         }
         cmd.args(["-s", "GITHUB_TOKEN=ghs_fakeActToken000000000000000000000"]);
