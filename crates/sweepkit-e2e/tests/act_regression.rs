@@ -194,9 +194,10 @@ fn a_regression_fails_the_run_at_compare_only_with_fail_on_regression_under_act(
     assert!(
         log.lines()
             .any(|l| l.contains("compare-results") && l.contains("::error::") && l.contains(line))
-            || log.lines().any(|l| l
-                .starts_with(&format!("[sweep/Run Sweep (sweepkit)/compare-results]"))
-                && l.contains(line)),
+            || log.lines().any(
+                |l| l.starts_with("[sweep/Run Sweep (sweepkit)/compare-results]")
+                    && l.contains(line)
+            ),
         "compare-results' log has no summary line:\n{}",
         log.lines()
             .filter(|l| l.contains("/compare-results]"))
