@@ -537,36 +537,25 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     if let Err(e) = sweep_model::gha::append_step_summary(&markdown) {
         eprintln!("compare-results: warning: could not append to GITHUB_STEP_SUMMARY: {e}");
     }
-    // One annotation per regressed metric, so the run page shows them. On
-    // stderr: stdout carries the markdown (the action discards it, since the
-    // report already went to the step summary).
-    let level = if args.fail_on_regression {
-        sweep_model::gha::Level::Error
-    } else {
-        sweep_model::gha::Level::Warning
-    };
-    for r in comparison
-        .regressions
-        .iter()
-        .filter(|_| sweep_model::gha::in_actions())
-    {
+    // One annotation, the verdict's summary line, when a point regressed:
+    // the gate's error (`--fail-on-regression`) or a warning. The regressed
+    // metrics are listed in the report, not one annotation each (GitHub
+    // shows only the first 10 of a step). On stderr: stdout carries the
+    // markdown (the action discards it, the report went to the summary).
+    let counts = comparison.counts();
+    let verdict_line = format!("{} vs {}", counts.line(), baseline.label);
+    if comparison.has_regressions() && sweep_model::gha::in_actions() {
+        let level = if args.fail_on_regression {
+            sweep_model::gha::Level::Error
+        } else {
+            sweep_model::gha::Level::Warning
+        };
         eprintln!(
             "{}",
-            sweep_model::gha::annotation(
-                level,
-                None,
-                None,
-                &format!(
-                    "regression: {}, {}: {} {:+.1}% (tolerance {:.1}%)",
-                    r.key.group.title(),
-                    r.key.label(),
-                    r.metric,
-                    r.rel_delta * 100.0,
-                    r.tolerance * 100.0
-                ),
-            )
+            sweep_model::gha::annotation(level, None, None, &verdict_line)
         );
     }
+    eprintln!("compare-results: {verdict_line}");
     eprintln!(
         "compare-results: {} matched, {} without baseline, {} not re-run, verdict: {}",
         comparison.points.len(),

@@ -146,6 +146,114 @@ pub struct Cell {
     pub within_noise: bool,
 }
 
+/// What a matched point's comparison says, one state per point, so the
+/// states of a comparison add up to its matched points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PointState {
+    /// Regressed under the policy (see [`Policy::strict`]).
+    Regressed,
+    /// Not regressed, but a metric's mean moved beyond tolerance while the
+    /// runs overlap (a cell [`Cell::within_noise`]): re-run to know.
+    Inconclusive,
+    /// Neither of the above, with a metric better beyond tolerance and
+    /// none worse beyond it.
+    Improved,
+    /// Everything else: no change beyond the policy.
+    Unchanged,
+}
+
+impl PointState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PointState::Regressed => "regressed",
+            PointState::Inconclusive => "inconclusive",
+            PointState::Improved => "improved",
+            PointState::Unchanged => "unchanged",
+        }
+    }
+
+    fn of(regressed: bool, cells: &[Cell]) -> PointState {
+        if regressed {
+            PointState::Regressed
+        } else if cells.iter().any(|c| c.within_noise) {
+            PointState::Inconclusive
+        } else if cells.iter().any(|c| c.class == Some(Class::Improvement))
+            && !cells.iter().any(|c| c.class == Some(Class::Regression))
+        {
+            PointState::Improved
+        } else {
+            PointState::Unchanged
+        }
+    }
+}
+
+/// The counts every part of the report shows (the markdown's verdict, the
+/// per-configuration summaries, the JSON `summary`, the PR comment's
+/// heading): computed here once, from the points' states.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub matched: usize,
+    pub regressed_points: usize,
+    /// Regressed metrics over the regressed points (the regression list).
+    pub regressed_metrics: usize,
+    pub improved: usize,
+    pub unchanged: usize,
+    pub inconclusive: usize,
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl Counts {
+    /// The counts of these points (a whole comparison, or one
+    /// configuration's points).
+    pub fn of<'a>(points: impl IntoIterator<Item = &'a PointResult>) -> Counts {
+        let mut c = Counts::default();
+        for p in points {
+            c.matched += 1;
+            match p.state {
+                PointState::Regressed => {
+                    c.regressed_points += 1;
+                    c.regressed_metrics += p
+                        .cells
+                        .iter()
+                        .filter(|c| c.class == Some(Class::Regression))
+                        .count();
+                }
+                PointState::Inconclusive => c.inconclusive += 1,
+                PointState::Improved => c.improved += 1,
+                PointState::Unchanged => c.unchanged += 1,
+            }
+        }
+        c
+    }
+
+    /// `2 points regressed (4 metrics) · 3 improved · 2 unchanged · 0
+    /// inconclusive`: every count, always, in this order.
+    pub fn line(&self) -> String {
+        format!(
+            "{} regressed ({}) · {} improved · {} unchanged · {} inconclusive",
+            plural(self.regressed_points, "point", "points"),
+            plural(self.regressed_metrics, "metric", "metrics"),
+            self.improved,
+            self.unchanged,
+            self.inconclusive
+        )
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "matched": self.matched,
+            "regressed_points": self.regressed_points,
+            "regressed_metrics": self.regressed_metrics,
+            "improved": self.improved,
+            "unchanged": self.unchanged,
+            "inconclusive": self.inconclusive,
+        })
+    }
+}
+
 /// A matched point.
 #[derive(Debug, Clone)]
 pub struct PointResult {
@@ -154,6 +262,9 @@ pub struct PointResult {
     pub cells: Vec<Cell>,
     /// Whether the point counts as regressed under the policy.
     pub regressed: bool,
+    /// The point's one state (regressed, inconclusive, improved or
+    /// unchanged).
+    pub state: PointState,
     /// Rows of the point on each side (1 without repeats).
     pub n_baseline: usize,
     pub n_new: usize,
@@ -228,6 +339,11 @@ impl Comparison {
     pub fn regressed_points(&self) -> usize {
         self.points.iter().filter(|p| p.regressed).count()
     }
+
+    /// The report's counts (see [`Counts`]).
+    pub fn counts(&self) -> Counts {
+        Counts::of(&self.points)
+    }
 }
 
 /// The rows of one point on one side, in input order.
@@ -296,6 +412,7 @@ pub fn compare(
         let regressed = is_regressed(&metrics, &cells, policy.strict);
         points.push(PointResult {
             key: runs.key,
+            state: PointState::of(regressed, &cells),
             cells,
             regressed,
             n_baseline: base.rows.len(),
@@ -544,6 +661,7 @@ impl Comparison {
             .collect();
         out.insert("regressions".into(), regs.into());
         out.insert("verdict".into(), self.verdict().into());
+        out.insert("counts".into(), self.counts().to_json());
         out
     }
 
@@ -575,6 +693,7 @@ impl Comparison {
             per(&|_, c| c.class.map_or(Value::Null, |k| k.as_str().into())),
         );
         m.insert("regressed".into(), p.regressed.into());
+        m.insert("state".into(), p.state.as_str().into());
         m.insert(
             "n".into(),
             json!({"baseline": p.n_baseline, "new": p.n_new}),
@@ -803,5 +922,59 @@ mod tests {
         assert_eq!(pj["new_stats"]["tput_per_gpu"]["max"], 97.0);
         assert_eq!(pj["within_noise"]["tput_per_gpu"], true);
         assert_eq!(pj["within_noise"]["mean_ttft"], false);
+    }
+
+    #[test]
+    fn counts_give_every_point_one_state_and_one_line() {
+        // The case: 7 points, two at -12 % tput (tput and output
+        // tput regress at each), one improved, the rest unchanged.
+        let concs = [4, 8, 16, 32, 64, 128, 256];
+        let base: Vec<Row> = concs.iter().map(|&c| row(c, 100.0, 1.0)).collect();
+        let new: Vec<Row> = concs
+            .iter()
+            .map(|&c| match c {
+                4 | 8 => row(c, 88.0, 1.0),
+                16 => row(c, 110.0, 1.0),
+                _ => row(c, 101.0, 1.0),
+            })
+            .collect();
+        let c = compare(new, base, MetricSet::Default.defs(), &Policy::default());
+        let n = c.counts();
+        assert_eq!(
+            n,
+            Counts {
+                matched: 7,
+                regressed_points: 2,
+                regressed_metrics: 4,
+                improved: 1,
+                unchanged: 4,
+                inconclusive: 0
+            }
+        );
+        assert_eq!(n.regressed_metrics, c.regressions.len());
+        assert_eq!(
+            n.line(),
+            "2 points regressed (4 metrics) · 1 improved · 4 unchanged · 0 inconclusive"
+        );
+        let j = c.to_json();
+        assert_eq!(j["counts"]["regressed_metrics"], 4);
+        assert_eq!(j["points"][0]["state"], "regressed");
+        assert_eq!(j["points"][2]["state"], "improved");
+    }
+
+    #[test]
+    fn a_mean_beyond_tolerance_inside_the_runs_is_inconclusive() {
+        // Two of three new runs down 12-13 %, the third not: the mean drops
+        // 9.4 % but the runs overlap the baseline's.
+        let base = vec![row(4, 98.0, 1.0), row(4, 100.0, 1.0), row(4, 102.0, 1.0)];
+        let new = vec![row(4, 87.0, 1.0), row(4, 88.0, 1.0), row(4, 96.8, 1.0)];
+        let c = compare(new, base, MetricSet::Default.defs(), &Policy::default());
+        assert_eq!(c.points[0].state, PointState::Inconclusive);
+        let n = c.counts();
+        assert_eq!((n.inconclusive, n.regressed_points, n.unchanged), (1, 0, 0));
+        assert_eq!(
+            n.line(),
+            "0 points regressed (0 metrics) · 0 improved · 0 unchanged · 1 inconclusive"
+        );
     }
 }

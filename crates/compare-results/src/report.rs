@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::CompareError;
 use crate::chart;
-use crate::compare::{Cell, Class, Comparison, PointResult, Row, Stats};
+use crate::compare::{Cell, Class, Comparison, Counts, PointResult, PointState, Row, Stats};
 use crate::evals::EvalRow;
 use crate::key::{GroupKey, PointKey, Topology, metric_value, seq_label};
 use crate::metrics::MetricDef;
@@ -42,38 +42,63 @@ fn num(v: Option<f64>, def: &MetricDef) -> String {
     )
 }
 
-/// `+23.1%`; beyond tolerance the number is wrapped in the reference's
-/// colour markup and the `%` stays outside the math (`%` starts a comment
-/// in TeX, and GitHub's markdown would eat a `\%` escape):
-/// `$\color{green}\text{+23.1}$ %`.
+/// The change of the means in plain markup: `▲ +4.0 %` up, `▼ -11.1 %`
+/// down (the direction of the number; the column says whether up is
+/// better), bold beyond tolerance (`**▼ -11.1 %**`), `0.0 %` for no
+/// change at this precision. Inside the noise of repeats the cell says so:
+/// `▼ -4.0 %, inconclusive — re-run`.
 fn change(c: &Cell) -> Option<String> {
     let r = c.rel_delta?;
     let number = format!("{:+.1}", r * 100.0);
+    let text = match number.as_str() {
+        "+0.0" | "-0.0" => "0.0 %".to_string(),
+        n if n.starts_with('-') => format!("▼ {n} %"),
+        n => format!("▲ {n} %"),
+    };
     Some(match c.class {
-        Some(Class::Improvement) => format!("$\\color{{green}}\\text{{{number}}}$ %"),
-        Some(Class::Regression) => format!("$\\color{{red}}\\text{{{number}}}$ %"),
-        _ => format!("{number}%"),
+        Some(Class::Improvement) | Some(Class::Regression) => format!("**{text}**"),
+        _ if c.within_noise => format!("{text}, {INCONCLUSIVE}"),
+        _ => text,
     })
 }
 
-/// ` ±2.1%` after a mean of several runs (half the min–max range relative
-/// to the mean); nothing for a single run.
-fn spread_text(s: Option<Stats>) -> String {
+/// What an inconclusive cell and point say.
+pub const INCONCLUSIVE: &str = "inconclusive — re-run";
+
+/// A side's value: the value of a single run, or the mean of several
+/// followed by their range, `1000.0 [970.0–1030.0]` (just the mean when
+/// every run gave the same value).
+fn side_text(def: &MetricDef, mean: Option<f64>, s: Option<Stats>) -> String {
+    let m = num(mean, def);
     match s {
-        Some(s) if s.n > 1 => s
-            .spread()
-            .map_or_else(String::new, |f| format!(" ±{:.1}%", f * 100.0)),
-        _ => String::new(),
+        Some(s) if s.n > 1 => {
+            let (lo, hi) = (num(Some(s.min), def), num(Some(s.max), def));
+            if lo == hi {
+                m
+            } else {
+                format!("{m} [{lo}–{hi}]")
+            }
+        }
+        _ => m,
     }
 }
 
 fn cell_text(def: &MetricDef, c: &Cell) -> String {
-    let base = format!("{}{}", num(c.baseline, def), spread_text(c.baseline_stats));
-    let new = format!("{}{}", num(c.new, def), spread_text(c.new_stats));
-    let noise = if c.within_noise { ", within noise" } else { "" };
+    let base = side_text(def, c.baseline, c.baseline_stats);
+    let new = side_text(def, c.new, c.new_stats);
     match change(c) {
-        Some(ch) => format!("{base} → {new} ({ch}{noise})"),
+        Some(ch) => format!("{base} → {new} ({ch})"),
         None => format!("{base} → {new}"),
+    }
+}
+
+/// A point's state in its table row.
+fn state_text(s: PointState) -> &'static str {
+    match s {
+        PointState::Regressed => "**regressed**",
+        PointState::Inconclusive => INCONCLUSIVE,
+        PointState::Improved => "improved",
+        PointState::Unchanged => "unchanged",
     }
 }
 
@@ -164,6 +189,51 @@ fn topo_cells(k: &PointKey, header: &[String]) -> Vec<String> {
     }
 }
 
+/// A configuration's counts in its folded summary: `7 points: 2
+/// regressed · 3 improved · 2 unchanged · 0 inconclusive`.
+fn group_line(c: &Counts) -> String {
+    format!(
+        "{} point{}: {} regressed · {} improved · {} unchanged · {} inconclusive",
+        c.matched,
+        if c.matched == 1 { "" } else { "s" },
+        c.regressed_points,
+        c.improved,
+        c.unchanged,
+        c.inconclusive
+    )
+}
+
+/// Removes the columns (all of them: the caller passes only the
+/// droppable ones, before the metrics) whose value is the same on every row
+/// of a table of two or more rows, and returns them as `header value`
+/// (`EP 1`, `DPA false`) to be named once above the table. `Conc` always
+/// stays: it is what tells the rows apart.
+fn drop_constant_columns(
+    header: &mut Vec<String>,
+    align: &mut Vec<&str>,
+    rows: &mut [Vec<String>],
+) -> Vec<String> {
+    let mut constant = Vec::new();
+    if rows.len() < 2 {
+        return constant;
+    }
+    let mut i = 0;
+    while i < header.len() {
+        let first = &rows[0][i];
+        if header[i] != "Conc" && rows.iter().all(|r| &r[i] == first) {
+            constant.push(format!("{} {}", header[i], first));
+            header.remove(i);
+            align.remove(i);
+            for r in rows.iter_mut() {
+                r.remove(i);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    constant
+}
+
 fn point_ref(k: &PointKey) -> Value {
     json!({"group": k.group.title(), "point": k.label()})
 }
@@ -210,17 +280,9 @@ fn common(input: &ReportInput<'_>) -> serde_json::Map<String, Value> {
     let mut m = serde_json::Map::new();
     m.insert("baseline_label".into(), input.baseline_label.into());
     m.insert("new_rows".into(), (!input.new_rows.is_empty()).into());
-    m.insert(
-        "verdict_text".into(),
-        if c.has_regressions() {
-            "Regressions"
-        } else {
-            "No regressions"
-        }
-        .into(),
-    );
-    m.insert("matched".into(), c.points.len().into());
-    m.insert("regressed".into(), c.regressed_points().into());
+    let counts = c.counts();
+    m.insert("summary_line".into(), counts.line().into());
+    m.insert("matched".into(), counts.matched.into());
     m.insert("strict".into(), c.strict.into());
     let tol: Vec<String> = c
         .metrics
@@ -289,11 +351,14 @@ pub fn summary(c: &Comparison, evals: &[EvalRow], baseline_label: &str) -> Value
             })
         })
         .collect();
+    let counts = c.counts();
     json!({
         "verdict": c.verdict(),
         "baseline": baseline_label,
-        "matched": c.points.len(),
-        "regressed_points": c.regressed_points(),
+        "line": counts.line(),
+        "counts": counts.to_json(),
+        "matched": counts.matched,
+        "regressed_points": counts.regressed_points,
         "regressions": regression_items(c),
         "unmatched_new": c.unmatched_new.len(),
         "unmatched_baseline": c.unmatched_baseline.len(),
@@ -339,35 +404,46 @@ pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
     let groups: Vec<Value> = groups
         .into_iter()
         .map(|(g, pts)| {
-            let (mut header, mut align) = topo_columns(&pts);
-            let topo_header = header.clone();
+            let (topo_header, topo_align) = topo_columns(&pts);
+            // Columns: the point's state, its topology, the runs; then the
+            // metrics. The first ones are dropped when constant (below).
+            let mut header: Vec<String> = vec!["state".into()];
+            let mut align: Vec<&str> = vec![":---"];
+            header.extend(topo_header.iter().cloned());
+            align.extend(topo_align);
             if repeats {
                 header.push(RUNS_HEADER.into());
                 align.push("---:");
             }
-            header.extend(c.metrics.iter().map(|d| d.label.to_string()));
-            align.extend(c.metrics.iter().map(|_| "---"));
-            let rows: Vec<Vec<String>> = pts
+            let mut rows: Vec<Vec<String>> = pts
                 .iter()
                 .map(|p| {
-                    let mut row = topo_cells(&p.key, &topo_header);
+                    let mut row = vec![state_text(p.state).to_string()];
+                    row.extend(topo_cells(&p.key, &topo_header));
                     if repeats {
                         row.push(format!("{}/{}", p.n_baseline, p.n_new));
                     }
-                    row.extend(
-                        c.metrics
-                            .iter()
-                            .zip(&p.cells)
-                            .map(|(d, cell)| cell_text(d, cell)),
-                    );
                     row
                 })
                 .collect();
-            let regressed = pts.iter().filter(|p| p.regressed).count();
+            let constant = drop_constant_columns(&mut header, &mut align, &mut rows);
+            header.extend(c.metrics.iter().map(|d| d.label.to_string()));
+            align.extend(c.metrics.iter().map(|_| "---"));
+            for (row, p) in rows.iter_mut().zip(&pts) {
+                row.extend(
+                    c.metrics
+                        .iter()
+                        .zip(&p.cells)
+                        .map(|(d, cell)| cell_text(d, cell)),
+                );
+            }
+            let counts = Counts::of(pts.iter().copied());
             json!({
                 "title": g.title(),
-                "points": pts.len(),
-                "regressed": regressed,
+                "points": counts.matched,
+                "regressed": counts.regressed_points,
+                "summary": group_line(&counts),
+                "constant": constant,
                 "header": header,
                 "align": align,
                 "rows": rows,
@@ -628,7 +704,7 @@ mod tests {
     use crate::metrics::MetricSet;
 
     #[test]
-    fn change_cells_colour_only_beyond_tolerance() {
+    fn change_cells_are_plain_arrows_bold_only_beyond_tolerance() {
         let def = &MetricSet::Default.defs()[0];
         let mut c = Cell {
             baseline: Some(1385.5),
@@ -640,19 +716,22 @@ mod tests {
             new_stats: Stats::of(&[1705.0]),
             within_noise: false,
         };
-        assert_eq!(
-            cell_text(def, &c),
-            "1385.5 → 1705.0 ($\\color{green}\\text{+23.1}$ %)"
-        );
+        assert_eq!(cell_text(def, &c), "1385.5 → 1705.0 (**▲ +23.1 %**)");
         c.class = Some(Class::Neutral);
-        assert_eq!(cell_text(def, &c), "1385.5 → 1705.0 (+23.1%)");
+        assert_eq!(cell_text(def, &c), "1385.5 → 1705.0 (▲ +23.1 %)");
+        c.rel_delta = Some(-0.111);
+        c.class = Some(Class::Regression);
+        assert_eq!(cell_text(def, &c), "1385.5 → 1705.0 (**▼ -11.1 %**)");
+        c.rel_delta = Some(-0.00001);
+        c.class = Some(Class::Neutral);
+        assert_eq!(cell_text(def, &c), "1385.5 → 1705.0 (0.0 %)");
         c.baseline = None;
         c.rel_delta = None;
         assert_eq!(cell_text(def, &c), "N/A → 1705.0");
     }
 
     #[test]
-    fn repeated_cells_show_the_spread_and_the_noise_verdict() {
+    fn repeated_cells_show_the_range_and_say_inconclusive() {
         let def = &MetricSet::Default.defs()[0];
         let c = Cell {
             baseline: Some(1000.0),
@@ -666,8 +745,44 @@ mod tests {
         };
         assert_eq!(
             cell_text(def, &c),
-            "1000.0 ±3.0% → 960.0 (-4.0%, within noise)"
+            "1000.0 [970.0–1030.0] → 960.0 (▼ -4.0 %, inconclusive — re-run)"
         );
+        // Runs that all gave the same value show it once, no `±0.0%`.
+        let same = Cell {
+            baseline: Some(0.01),
+            new: Some(0.01),
+            delta: Some(0.0),
+            rel_delta: Some(0.0),
+            class: Some(Class::Neutral),
+            baseline_stats: Stats::of(&[0.01, 0.01, 0.01]),
+            new_stats: Stats::of(&[0.01, 0.01]),
+            within_noise: false,
+        };
+        let tpot = &MetricSet::Default.defs()[2];
+        assert_eq!(cell_text(tpot, &same), "10.00 → 10.00 (0.0 %)");
+    }
+
+    #[test]
+    fn constant_columns_are_dropped_and_named_once() {
+        let mut header: Vec<String> = ["state", "TP", "EP", "DPA", "Conc"]
+            .map(String::from)
+            .to_vec();
+        let mut align = vec![":---", "---:", "---:", ":---:", "---:"];
+        let mut rows: Vec<Vec<String>> = [
+            ["improved", "2", "1", "false", "4"],
+            ["improved", "4", "1", "false", "4"],
+        ]
+        .iter()
+        .map(|r| r.map(String::from).to_vec())
+        .collect();
+        let constant = drop_constant_columns(&mut header, &mut align, &mut rows);
+        assert_eq!(constant, ["state improved", "EP 1", "DPA false"]);
+        assert_eq!(header, ["TP", "Conc"]);
+        assert_eq!(align, ["---:", "---:"]);
+        assert_eq!(rows, [["2", "4"], ["4", "4"]]);
+        // One row: nothing is "constant across a table".
+        let mut one = vec![rows[0].clone()];
+        assert!(drop_constant_columns(&mut header, &mut align, &mut one).is_empty());
     }
 
     #[test]

@@ -267,7 +267,12 @@ fn seed_compare_markdown_reproduces_the_seed_table() {
     let o = seed_run(&dir, out.path());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let md = stdout(&o);
-    assert!(md.contains("**Verdict: No regressions**"), "{md}");
+    assert!(
+        md.contains(
+            "**Verdict: 0 points regressed (0 metrics) · 7 improved · 0 unchanged · 0 inconclusive**"
+        ),
+        "{md}"
+    );
     // The published comparison's tput/GPU changes, TP4 conc 4 then TP2 conc 4..128.
     let seed_tput = [
         ((4, 4), 23.1),
@@ -477,12 +482,16 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
     let o = run(&mut f.compare());
     assert_eq!(o.status.code(), Some(0), "no flag: report only");
     let md = stdout(&o);
-    assert!(md.contains("**Verdict: Regressions**"), "{md}");
+    assert!(
+        md.contains("**Verdict: 1 point regressed (2 metrics) · "),
+        "{md}"
+    );
     assert!(
         md.contains("- dsr1 fp8 h100 sglang, 1k1k (spec: none), TP8 EP1, conc 8: tput/GPU (tok/s) -11.1% (1800.0 → 1600.0) (tolerance 5 %)"),
         "{md}"
     );
-    assert!(md.contains("($\\color{red}\\text{-11.1}$ %)"), "{md}");
+    assert!(md.contains("(**▼ -11.1 %**)"), "{md}");
+    assert!(!md.contains("\\color"), "no LaTeX colour: {md}");
     let j = read_json(&f.path("out/compare.json"));
     assert_eq!(j["verdict"], "regressions");
     let regs = j["regressions"].as_array().expect("regressions");
@@ -515,7 +524,7 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
         .env("GITHUB_ACTIONS", "true"));
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("::error::regression: dsr1 fp8 h100 sglang, 1k1k (spec: none), TP8 EP1, conc 8: tput_per_gpu -11.1%25 (tolerance 5.0%25)"),
+        stderr(&o).contains("::error::1 point regressed (2 metrics) · 0 improved · 4 unchanged · 0 inconclusive vs main"),
         "{}",
         stderr(&o)
     );
@@ -1196,7 +1205,7 @@ fn action_inputs_arrive_as_environment_with_empty_values() {
     assert!(
         std::fs::read_to_string(&summary)
             .expect("summary")
-            .contains("**Verdict: No regressions**")
+            .contains("**Verdict: 0 points regressed (0 metrics) · ")
     );
 }
 
@@ -1238,12 +1247,14 @@ fn multi_node_points_get_prefill_and_decode_columns() {
         md.contains("### dsr1 fp8 gb200 dynamo-trt, 1k1k (spec: none), multi-node disaggregated"),
         "{md}"
     );
+    // Both points share their topology: its columns are named once above
+    // the table (issue #26 item 4), the rows keep state and Conc.
     assert!(
-        md.contains("| P TP | P EP | P DPA | P workers | D TP | D EP | D DPA | D workers | Conc |"),
+        md.contains("Every row: P TP 4 · P EP 4 · P DPA true · P workers 2 · D TP 8 · D EP 8 · D DPA false · D workers 1\n"),
         "{md}"
     );
     assert!(
-        md.contains("| 4 | 4 | true | 2 | 8 | 8 | false | 1 | 512 | 800.0 → 700.0 ("),
+        md.contains("| **regressed** | 512 | 800.0 → 700.0 (**▼ -12.5 %**) |"),
         "{md}"
     );
     let j = read_json(&f.path("out/compare.json"));

@@ -185,16 +185,29 @@ fn single_runs_keep_the_tolerance_rule_for_the_same_change() {
 }
 
 #[test]
-fn markdown_with_repeats_shows_n_and_the_spread() {
+fn markdown_with_repeats_shows_n_the_range_and_inconclusive_points() {
     let d = Dir::new();
     let (bases, new) = repeated(&d);
     let o = run(&mut compare(&bases, &new, &d.path("compare.json")));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let md = stdout(&o);
-    assert!(md.contains("| 3/3 |"), "{md}");
+    // Every point has 3/3 runs: the column is named once above the table.
     assert!(
-        md.contains("1000.0 ±3.0% → 960.0 ±1.0% (-4.0%, within noise)"),
+        md.contains("Every row: ") && md.contains("n (base/new) 3/3"),
         "{md}"
+    );
+    assert!(!md.contains('±'), "a range, not ±: {md}");
+    assert!(
+        md.contains(
+            "1000.0 [970.0–1030.0] → 960.0 [950.0–970.0] (▼ -4.0 %, inconclusive — re-run)"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "**Verdict: 1 point regressed (2 metrics) · 0 improved · 0 unchanged · 1 inconclusive**"
+        ),
+        "the inconclusive point is counted: {md}"
     );
     test_kit::assert_snapshot!("noise_markdown", md);
 }

@@ -761,7 +761,7 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     // the success rates come from success-rate's file.
     let first = body.lines().nth(1).unwrap_or_default();
     assert!(
-        first.starts_with("### ✅ No regressions at "),
+        first.starts_with("### ✅ 0 points regressed (0 metrics) · "),
         "verdict first: {body}"
     );
     assert!(body.contains("#### Success rate per hardware"), "{body}");

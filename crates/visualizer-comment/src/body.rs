@@ -87,12 +87,21 @@ struct Summary {
     verdict: String,
     #[serde(default)]
     baseline: String,
-    matched: u64,
-    regressed_points: u64,
+    /// compare-results' summary line (`2 points regressed (4 metrics) · …`),
+    /// the heading's words, so the heading and the report agree.
+    line: String,
+    counts: Counts,
     #[serde(default)]
     regressions: Vec<RegressionItem>,
     #[serde(default)]
     evals: Vec<EvalItem>,
+}
+
+/// compare-results' counts (its `Counts`), computed once there.
+#[derive(Debug, Deserialize)]
+struct Counts {
+    matched: u64,
+    inconclusive: u64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -313,21 +322,10 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
     if let Some(compare) = &input.compare {
         let s = summary(compare)?;
         let failed: Vec<&EvalItem> = s.evals.iter().filter(|e| e.pass == Some(false)).collect();
-        let regs = s.regressions.len() as u64;
-        let perf = if s.verdict == "regressions" {
-            format!(
-                "{} at {} of {}",
-                plural(regs, "regression", "regressions"),
-                s.regressed_points,
-                plural(s.matched, "matched point", "matched points")
-            )
-        } else if s.matched == 0 {
+        let perf = if s.counts.matched == 0 {
             "No matched points to compare".to_string()
         } else {
-            format!(
-                "No regressions at {}",
-                plural(s.matched, "matched point", "matched points")
-            )
+            md(&s.line)
         };
         let evals_text = if failed.is_empty() {
             String::new()
@@ -339,7 +337,7 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
         };
         let icon = if s.verdict == "regressions" || !failed.is_empty() {
             "❌"
-        } else if s.matched == 0 {
+        } else if s.counts.matched == 0 || s.counts.inconclusive > 0 {
             "⚠️"
         } else {
             "✅"

@@ -139,8 +139,11 @@ if [ "$EVAL_ONLY" = true ]; then
 EOF
   exit 0
 fi
-# Throughput grows with concurrency and shrinks with TP (a plausible curve).
-tput=$(awk -v c="$CONC" -v tp="$TP" 'BEGIN { printf "%.1f", 900 * c / (1 + c / 64) / tp }')
+# Throughput grows with concurrency and shrinks with TP (a plausible curve);
+# the points named in ACT_SLOWER_POINTS ("TP2c16 TP2c32") run 15 % slower.
+factor=1
+case " ${ACT_SLOWER_POINTS:-} " in *" TP${TP}c${CONC} "*) factor=0.85 ;; esac
+tput=$(awk -v c="$CONC" -v tp="$TP" -v f="$factor" 'BEGIN { printf "%.1f", f * 900 * c / (1 + c / 64) / tp }')
 out=$(awk -v t="$tput" -v i="$ISL" -v o="$OSL" 'BEGIN { printf "%.1f", t * o / (i + o) }')
 cat >"${RESULT_FILENAME}.json" <<EOF
 {"date": "20261201-000000", "backend": "$FRAMEWORK", "model_id": "$MODEL", "tokenizer_id": "$MODEL", "num_prompts": $((CONC * 10)), "max_concurrency": $CONC, "request_throughput": 0.5, "total_token_throughput": $tput, "output_throughput": $out, "mean_ttft_ms": 150.0, "median_ttft_ms": 140.0, "p99_ttft_ms": 400.0, "mean_tpot_ms": 9.5, "median_tpot_ms": 9.0, "p99_tpot_ms": 18.0, "mean_itl_ms": 9.5, "mean_e2el_ms": 10000.0}
@@ -512,6 +515,15 @@ pub(crate) fn harness(act: PathBuf) -> Harness {
     harness_with(act, &PrChange::SeedBump, LAUNCHER, &[])
 }
 
+/// The seed PR's harness whose baseline (the benchmarks API the caller
+/// names) answers the rows `baseline` gives for the scratch repository.
+pub(crate) fn harness_with_baseline(
+    act: PathBuf,
+    baseline: impl FnOnce(&Scratch) -> Value,
+) -> Harness {
+    harness_full(act, &PrChange::SeedBump, LAUNCHER, &[], baseline)
+}
+
 /// [`harness`] over a scratch repository whose PR makes `change`, with
 /// `launcher` as the GPU legs' launch script and `files` in its base.
 pub(crate) fn harness_with(
@@ -520,12 +532,22 @@ pub(crate) fn harness_with(
     launcher: &str,
     files: &[(&str, String)],
 ) -> Harness {
+    // The baseline: the benchmarks API on the fake, with no earlier rows
+    // for the model (a first sweep of this config).
+    harness_full(act, change, launcher, files, |_| json!([]))
+}
+
+/// [`harness_with`] whose baseline answers the rows `baseline` gives.
+pub(crate) fn harness_full(
+    act: PathBuf,
+    change: &PrChange,
+    launcher: &str,
+    files: &[(&str, String)],
+    baseline: impl FnOnce(&Scratch) -> Value,
+) -> Harness {
     let tmp = test_kit::temp_dir();
     let dir = tmp.path().to_path_buf();
     let fake = test_kit::fake_github();
-    // The baseline: the benchmarks API on the fake, with no earlier rows
-    // for the model (a first sweep of this config).
-    fake.with_benchmarks(BASELINE_MODEL, BASELINE_DATE, json!([]));
     let scratch = make_scratch_with(
         &dir,
         &fake.benchmarks_url(BASELINE_MODEL, BASELINE_DATE),
@@ -533,6 +555,7 @@ pub(crate) fn harness_with(
         launcher,
         files,
     );
+    fake.with_benchmarks(BASELINE_MODEL, BASELINE_DATE, baseline(&scratch));
 
     // The release archive of the binaries under test, served by the fake.
     let rel = release();

@@ -1,0 +1,236 @@
+//! Scenario c of issue #24 under act (the harness and its limits:
+//! `act_harness/mod.rs`): a regression. The baseline (the benchmarks API
+//! the caller names, served by the fake) holds a row for every benchmark
+//! leg of the seed PR as the launcher writes it; the launcher then writes
+//! 15 % less throughput for two of those points. The comment says 2 points
+//! regressed; with `fail-on-regression: true` in the caller the run fails
+//! at compare-results (issue #26 item 5), without it the run is green with
+//! the same comment.
+
+#![allow(clippy::unwrap_used)] // test code: a panic is the failure report
+
+mod act_harness;
+
+use act_harness::*;
+
+use std::collections::BTreeMap;
+
+use fake_github::Route;
+use serde_json::{Value, json};
+use sweepkit_e2e::tool;
+
+/// The benchmark legs of the seed PR: check-changelog's dry run over the
+/// scratch repository's range, eval-only legs left out.
+fn benchmark_legs(s: &Scratch) -> Vec<Value> {
+    let dry: Value = serde_json::from_str(&sh(
+        &s.work,
+        &tool("check-changelog"),
+        &[
+            "dry-run",
+            "--json",
+            "--base-ref",
+            &s.base,
+            "--head-ref",
+            &s.head,
+        ],
+    ))
+    .unwrap();
+    dry["legs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["family"] != "evals")
+        .map(|l| l["row"].clone())
+        .collect()
+}
+
+/// A leg's result as the launcher writes it (tput/GPU from its curve,
+/// latencies 9.5 ms TPOT and 150 ms TTFT), as a row of the benchmarks API.
+fn api_row(r: &Value) -> Value {
+    let (tp, conc) = (r["tp"].as_f64().unwrap(), r["conc"].as_f64().unwrap());
+    let (isl, osl) = (r["isl"].as_f64().unwrap(), r["osl"].as_f64().unwrap());
+    let round1 = |v: f64| (v * 10.0).round() / 10.0;
+    let total = round1(900.0 * conc / (1.0 + conc / 64.0) / tp);
+    let out = round1(total * osl / (isl + osl));
+    json!({
+        "hardware": r["runner"], "model": r["model-prefix"], "framework": r["framework"],
+        "precision": r["precision"], "spec_method": r["spec-decoding"], "disagg": false,
+        "is_multinode": false, "prefill_tp": r["tp"], "prefill_ep": r["ep"],
+        "prefill_dp_attention": r["dp-attn"], "prefill_num_workers": 0, "decode_tp": r["tp"],
+        "decode_ep": r["ep"], "decode_dp_attention": r["dp-attn"], "decode_num_workers": 0,
+        "num_prefill_gpu": r["tp"], "num_decode_gpu": r["tp"], "isl": r["isl"], "osl": r["osl"],
+        "conc": r["conc"], "image": "lmsysorg/sglang:v0.5.14-cu130", "date": BASELINE_DATE,
+        "run_url": null, "benchmark_type": "single_turn",
+        "metrics": {
+            "tput_per_gpu": total / tp, "output_tput_per_gpu": out / tp,
+            "input_tput_per_gpu": (total - out) / tp, "mean_tpot": 0.0095, "mean_ttft": 0.15
+        }
+    })
+}
+
+/// One run of scenario c: (act ok, the jobs' outcomes, act's log, the
+/// comment the fake recorded, seconds).
+fn run_scenario(gate: bool) -> (bool, BTreeMap<String, Outcome>, String, String, f64) {
+    let act = act_path().unwrap();
+    let mut legs: Vec<Value> = Vec::new();
+    let mut h = harness_with_baseline(act, |s| {
+        legs = benchmark_legs(s);
+        Value::Array(legs.iter().map(api_row).collect())
+    });
+    assert!(legs.len() >= 3, "the seed PR has benchmark legs: {legs:?}");
+    for l in &legs {
+        h.labels.insert(l["runner"].as_str().unwrap().to_string());
+    }
+    // Two points 15 % slower: the first two benchmark legs by (TP, conc).
+    let mut points: Vec<(u64, u64)> = legs
+        .iter()
+        .map(|l| (l["tp"].as_u64().unwrap(), l["conc"].as_u64().unwrap()))
+        .collect();
+    points.sort();
+    let slower: Vec<String> = points[..2]
+        .iter()
+        .map(|(tp, c)| format!("TP{tp}c{c}"))
+        .collect();
+    h.env.insert("ACT_SLOWER_POINTS".into(), slower.join(" "));
+    if gate {
+        let caller = h.scratch.work.join(".github/workflows/run-sweep.yml");
+        let text = std::fs::read_to_string(&caller).unwrap();
+        let text = text.replacen(
+            "    with:\n",
+            "    with:\n      fail-on-regression: true\n",
+            1,
+        );
+        assert!(text.contains("fail-on-regression: true"));
+        std::fs::write(&caller, text).unwrap();
+    }
+    h.fake.with_comments(REPO, PR, vec![]);
+    let (user, run, jobs) = recorded_run_and_jobs();
+    h.fake.add_route(Route::json("GET", "/user", user));
+    h.fake.add_route(Route::json(
+        "GET",
+        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}"),
+        run,
+    ));
+    h.fake.add_route(Route::paginated(
+        "GET",
+        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}/jobs"),
+        jobs,
+        "object:jobs",
+    ));
+    let (ok, log, secs) = h.run(
+        "pull_request",
+        &pr_event(&h.scratch, "labeled", "full-sweep-enabled"),
+    );
+    if std::env::var("SWEEPKIT_ACT_KEEP").as_deref() == Ok("1") {
+        let kept = std::env::temp_dir().join(format!("sweepkit-act-kept-regression-{gate}"));
+        let _ = std::fs::remove_dir_all(&kept);
+        copy_tree(&h.dir, &kept);
+        eprintln!("kept in {}", kept.display());
+    }
+    let prefix = "sweep/Run Sweep (sweepkit)/";
+    let ran: BTreeMap<String, Outcome> = job_outcomes(&log)
+        .into_iter()
+        .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(&k).to_string(), v))
+        .collect();
+    assert!(
+        !log.contains("skipping unsupported platform")
+            && !log.contains("Skipping unsupported platform"),
+        "act skipped a job for an unmapped runs-on label"
+    );
+    // One comment, posted either way.
+    let writes: Vec<String> = h
+        .fake
+        .requests()
+        .iter()
+        .filter(|r| r.method != "GET")
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert_eq!(
+        writes,
+        vec![format!("POST /repos/{REPO}/issues/{PR}/comments")],
+        "writes to GitHub (gate {gate})"
+    );
+    let comments = h.fake.comments(REPO, PR);
+    assert_eq!(comments.len(), 1);
+    let body = comments[0]["body"].as_str().unwrap().to_string();
+    (ok, ran, log, body, secs)
+}
+
+fn tail(log: &str) -> String {
+    let t: Vec<&str> = log.lines().rev().take(60).collect();
+    t.into_iter().rev().collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn a_regression_fails_the_run_at_compare_only_with_fail_on_regression_under_act() {
+    if act_or_skip().is_none() {
+        return;
+    }
+    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+
+    // With the gate: the run fails, and compare-results is the job that failed.
+    let (ok, ran, log, gated_body, secs) = run_scenario(true);
+    eprintln!("scenario c (gate): act ran {secs:.1} s; jobs: {ran:#?}");
+    assert!(
+        !ok,
+        "act succeeded with a regression and the gate:\n{}",
+        tail(&log)
+    );
+    let failed: Vec<&str> = ran
+        .iter()
+        .filter(|(_, o)| **o == Outcome::Failed)
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert_eq!(failed, ["compare-results"], "{}", tail(&log));
+    for job in [
+        "comment-unofficial-run-visualizer",
+        "calc-success-rate",
+        "collect-results",
+    ] {
+        assert_eq!(ran.get(job), Some(&Outcome::Succeeded), "{job}: {ran:#?}");
+    }
+    // Its annotation is the summary line.
+    let line = "2 points regressed (4 metrics) · 0 improved · ";
+    assert!(
+        log.lines()
+            .any(|l| l.contains("compare-results") && l.contains("::error::") && l.contains(line))
+            || log.lines().any(
+                |l| l.starts_with("[sweep/Run Sweep (sweepkit)/compare-results]")
+                    && l.contains(line)
+            ),
+        "compare-results' log has no summary line:\n{}",
+        log.lines()
+            .filter(|l| l.contains("/compare-results]"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let gated_succeeded = ran.values().filter(|o| **o == Outcome::Succeeded).count();
+
+    // The comment says 2 points regressed, in its heading.
+    let heading = gated_body
+        .lines()
+        .find(|l| l.starts_with("### "))
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        heading.starts_with("### ❌ 2 points regressed (4 metrics) · 0 improved · "),
+        "{gated_body}"
+    );
+    assert!(gated_body.contains("**Regressed:** "), "{gated_body}");
+
+    // Without the gate: green, the same comment.
+    let (ok, ran, log, body, secs2) = run_scenario(false);
+    eprintln!("scenario c (no gate): act ran {secs2:.1} s; jobs: {ran:#?}");
+    assert!(ok, "act failed without the gate:\n{}", tail(&log));
+    assert!(ran.values().all(|o| *o == Outcome::Succeeded), "{ran:#?}");
+    assert!(ran.contains_key("compare-results"), "{ran:#?}");
+    assert_eq!(
+        body, gated_body,
+        "the same comment with and without the gate"
+    );
+    eprintln!("comment:\n{body}");
+    eprintln!(
+        "scenario c summary: with fail-on-regression: {gated_succeeded} jobs succeeded, 1 failed (compare-results), act wall time {secs:.1} s; without: {} jobs succeeded, 0 failed, act wall time {secs2:.1} s; comment heading: {heading}",
+        ran.len()
+    );
+}
