@@ -60,6 +60,32 @@ pub struct Args {
     #[arg(long, env = "INPUT_BASELINE_URL", action = clap::ArgAction::Append, value_delimiter = '\n')]
     pub baseline_url: Vec<String>,
 
+    /// Where else the baseline comes from: `last-main-run`, the
+    /// `results_bmk` artifact of the newest successful push run of
+    /// --baseline-workflow on the default branch (Actions API; needs a
+    /// token with `actions: read` in GH_TOKEN or GITHUB_TOKEN). No such run
+    /// is "no baseline" (every point unmatched, exit 0).
+    #[arg(long, env = "INPUT_BASELINE_FROM", value_parser = parse_from)]
+    pub baseline_from: Option<BaselineFrom>,
+
+    /// With --baseline-from: the repository (`owner/name`).
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    pub repo: Option<String>,
+
+    /// With --baseline-from: the workflow file whose runs are looked up
+    /// (the caller's file, as reuse-sweep looks runs up).
+    #[arg(long, env = "INPUT_BASELINE_WORKFLOW", default_value = "run-sweep.yml")]
+    pub baseline_workflow: String,
+
+    /// With --baseline-from: the branch (default: the repository's default
+    /// branch, read from the API).
+    #[arg(long, env = "INPUT_BASELINE_BRANCH")]
+    pub baseline_branch: Option<String>,
+
+    /// With --baseline-from: this run's id, never its own baseline.
+    #[arg(long, env = "GITHUB_RUN_ID")]
+    pub run_id: Option<String>,
+
     /// PostgreSQL database with the InferenceX schema; used when neither
     /// --baseline nor --baseline-url is given.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
@@ -167,6 +193,21 @@ fn parse_runs(s: &str) -> Result<u32, String> {
         _ => Err(format!(
             "'{s}': expected a number of runs from 1 to {MAX_BASELINE_RUNS} (MAX_BASELINE_RUNS)"
         )),
+    }
+}
+
+/// A baseline found through the API (`--baseline-from`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BaselineFrom {
+    /// The newest successful push run on the default branch.
+    LastMainRun,
+}
+
+/// An empty action input means "not given".
+fn parse_from(s: &str) -> Result<BaselineFrom, String> {
+    match s.trim() {
+        "last-main-run" => Ok(BaselineFrom::LastMainRun),
+        other => Err(format!("'{other}': expected last-main-run")),
     }
 }
 
@@ -305,15 +346,27 @@ fn policy(args: &Args) -> anyhow::Result<Policy> {
 
 fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
     let (paths, urls) = (given_all(&args.baseline), given_all(&args.baseline_url));
-    if !paths.is_empty() && !urls.is_empty() {
-        bail!("give one baseline: --baseline or --baseline-url, not both");
+    let given_sources = [
+        (!paths.is_empty()).then_some("--baseline"),
+        (!urls.is_empty()).then_some("--baseline-url"),
+        args.baseline_from.map(|_| "--baseline-from"),
+    ];
+    let given_sources: Vec<&str> = given_sources.into_iter().flatten().collect();
+    if given_sources.len() > 1 {
+        bail!(
+            "give one baseline: {} are given together",
+            given_sources.join(" and ")
+        );
     }
     if let Some(n) = args.baseline_runs.filter(|n| *n > 1)
-        && (!paths.is_empty() || !urls.is_empty())
+        && !given_sources.is_empty()
     {
         bail!(
             "--baseline-runs {n} picks the newest runs from --database-url; with files or URLs give --baseline (or --baseline-url) once per run"
         );
+    }
+    if let Some(BaselineFrom::LastMainRun) = args.baseline_from {
+        return last_main_run(args);
     }
     if !paths.is_empty() {
         let mut rows = Vec::new();
@@ -345,14 +398,22 @@ fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
         } else {
             "mixed"
         };
-        let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        // Named by the file's name: the directory it sits in is the
+        // runner's (an absolute path means nothing to a reader), and no
+        // markup (the report escapes the label as text).
         let label = args.baseline_label.clone().unwrap_or_else(|| {
             paths
                 .iter()
-                .map(|p| format!("`{p}`"))
+                .map(|p| {
+                    p.file_name().map_or_else(
+                        || p.display().to_string(),
+                        |n| n.to_string_lossy().into_owned(),
+                    )
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         });
+        let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Ok(Baseline {
             source,
             paths,
@@ -396,8 +457,132 @@ fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
         });
     }
     bail!(
-        "no baseline: give --baseline <agg_bmk.json|dir|api.json>, --baseline-url <url> or --database-url (DATABASE_URL)"
+        "no baseline: give --baseline <agg_bmk.json|dir|api.json>, --baseline-url <url>, --baseline-from last-main-run or --database-url (DATABASE_URL)"
     )
+}
+
+/// The artifact the last-main-run baseline reads, and the file in it.
+const BASELINE_ARTIFACT: &str = "results_bmk";
+const BASELINE_AGGREGATE: &str = "agg_bmk.json";
+
+/// `--baseline-from last-main-run`: the `results_bmk` aggregate of the
+/// newest successful push run of the workflow on the branch, other than
+/// this run. No such run: an empty baseline labelled "no baseline" (like
+/// an API or database without rows for these points). An API error is an
+/// error (exit 2).
+fn last_main_run(args: &Args) -> anyhow::Result<Baseline> {
+    use github_client::actions::{self, RunQuery};
+    let Some(repo) = args
+        .repo
+        .as_deref()
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+    else {
+        bail!("--baseline-from last-main-run needs --repo owner/name (GITHUB_REPOSITORY)");
+    };
+    let config = github_client::Config::from_env(&["GH_TOKEN", "GITHUB_TOKEN"]);
+    if config.token.is_none() {
+        bail!(
+            "--baseline-from last-main-run needs a token with `actions: read` in GH_TOKEN or GITHUB_TOKEN"
+        );
+    }
+    let exclude_run = match args
+        .run_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+    {
+        None => None,
+        Some(id) => Some(
+            id.parse::<u64>()
+                .map_err(|_| anyhow::anyhow!("--run-id '{id}': expected a number"))?,
+        ),
+    };
+    let client = github_client::Client::new(config)?;
+    let branch = match args
+        .baseline_branch
+        .as_deref()
+        .map(str::trim)
+        .filter(|b| !b.is_empty())
+    {
+        Some(b) => b.to_string(),
+        None => client.default_branch(repo)?,
+    };
+    let workflow = args.baseline_workflow.trim();
+    let found = client.last_successful_run_with_artifact(&RunQuery {
+        repo,
+        workflow,
+        branch: &branch,
+        event: "push",
+        exclude_run,
+        artifact: BASELINE_ARTIFACT,
+    })?;
+    let Some(run) = found else {
+        let why = format!(
+            "no successful push run of {workflow} on {branch} with a {BASELINE_ARTIFACT} artifact (among the newest {})",
+            actions::MAX_RUNS_SCANNED
+        );
+        eprintln!("compare-results: no baseline: {why}");
+        return Ok(Baseline {
+            source: "last-main-run",
+            paths: Vec::new(),
+            label: args
+                .baseline_label
+                .clone()
+                .unwrap_or_else(|| format!("no baseline ({why})")),
+            rows: Vec::new(),
+        });
+    };
+    let zip = client.download_artifact_zip(repo, run.artifact_id)?;
+    let dir = tempfile::tempdir().context("creating a directory for the baseline artifact")?;
+    let origin = format!("artifact {BASELINE_ARTIFACT} of run {}", run.run_id);
+    let files = actions::unzip(&zip, dir.path()).with_context(|| origin.clone())?;
+    let Some(agg) = files
+        .iter()
+        .find(|f| f.file_name().is_some_and(|n| n == BASELINE_AGGREGATE))
+    else {
+        bail!(
+            "{origin}: no {BASELINE_AGGREGATE} in it (files: {})",
+            files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    };
+    let rows = load::baseline_rows(
+        load::load_objects(&dir.path().join(agg))?,
+        BaselineFormat::Agg,
+    )
+    .with_context(|| origin.clone())?;
+    let label = args
+        .baseline_label
+        .clone()
+        .unwrap_or_else(|| run_label(&branch, &run.head_sha, run.run_id, &run.created_at));
+    eprintln!(
+        "compare-results: baseline: {label}, {} rows from {origin}",
+        rows.len()
+    );
+    let page = if run.html_url.is_empty() {
+        format!("run {}", run.run_id)
+    } else {
+        run.html_url.clone()
+    };
+    Ok(Baseline {
+        source: "last-main-run",
+        paths: vec![page],
+        label,
+        rows,
+    })
+}
+
+/// "main @ 1a2b3c4 (run 123, 2026-12-01)": the branch, the commit's short
+/// sha, the run and the day it ran (the date part of `created_at`). Plain
+/// text: the report escapes the label as text.
+fn run_label(branch: &str, sha: &str, run_id: u64, created_at: &str) -> String {
+    let sha7: String = sha.chars().take(7).collect();
+    let day = created_at.split('T').next().unwrap_or(created_at);
+    format!("{branch} @ {sha7} (run {run_id}, {day})")
 }
 
 fn load_evals(path: &Path, thresholds: Option<&Thresholds>) -> anyhow::Result<Vec<EvalRow>> {

@@ -16,7 +16,11 @@
 //!   the benchmarks API that `compare-results --baseline-url` reads
 //!   ([`FakeGitHub::with_benchmarks`]), delayed answers ([`Fault::Delay`],
 //!   the wait happens in the server, never in a test's assertion) and a
-//!   URL nothing listens on ([`closed_url`]).
+//!   URL nothing listens on ([`closed_url`]);
+//! * workflow runs and their artifacts ([`FakeGitHub::with_workflow_runs`],
+//!   [`FakeGitHub::with_artifact`]): run lists filtered as GitHub filters
+//!   them, artifact lists, and zip downloads behind a `302` to a signed URL
+//!   on this server, as GitHub answers them.
 //!
 //! It is a plain `std::net` server with one thread per connection and
 //! `Connection: close` answers: small, dependency-free and fast enough for
@@ -143,7 +147,25 @@ struct State {
     dirs: Vec<(String, PathBuf)>,
     /// (model, date) → rows of the benchmarks API.
     benchmarks: Vec<(String, String, Value)>,
+    /// Runs-list path of a workflow → its runs, newest first.
+    workflow_runs: BTreeMap<String, Vec<Value>>,
+    /// Artifacts served through the Actions API.
+    artifacts: Vec<FakeArtifact>,
 }
+
+/// An artifact of a run (see [`FakeGitHub::with_artifact`]).
+#[derive(Clone)]
+struct FakeArtifact {
+    repo: String,
+    run_id: u64,
+    id: u64,
+    name: String,
+    zip: Vec<u8>,
+}
+
+/// Where the fake's artifact downloads redirect to (a stand-in for
+/// GitHub's signed blob-storage URLs).
+pub const ARTIFACT_BLOB_PREFIX: &str = "/_blob/artifacts/";
 
 struct Shared {
     state: Mutex<State>,
@@ -337,6 +359,37 @@ impl FakeGitHub {
             form_encode(model),
             form_encode(date)
         )
+    }
+
+    /// Answers `GET /repos/<repo>/actions/workflows/<workflow>/runs` with
+    /// `runs` (newest first, as GitHub lists them), filtered by the query as
+    /// GitHub does: `branch` (the run's `head_branch`), `event`, and
+    /// `status` (a status or a conclusion), paginated under
+    /// `workflow_runs` with `total_count`.
+    pub fn with_workflow_runs(&self, repo: &str, workflow: &str, runs: Vec<Value>) {
+        self.shared.lock().workflow_runs.insert(
+            format!("/repos/{repo}/actions/workflows/{workflow}/runs"),
+            runs,
+        );
+    }
+
+    /// Adds an artifact `name` holding `zip` to run `run_id` of `repo` and
+    /// returns its id. `GET /repos/<repo>/actions/runs/<run_id>/artifacts`
+    /// lists it (`name` query filters), and `GET
+    /// /repos/<repo>/actions/artifacts/<id>/zip` answers `302` with a
+    /// `Location` under [`ARTIFACT_BLOB_PREFIX`] on this server (with a
+    /// fake signature in the query), which serves the bytes.
+    pub fn with_artifact(&self, repo: &str, run_id: u64, name: &str, zip: Vec<u8>) -> u64 {
+        let mut st = self.shared.lock();
+        let id = 7_000_000_001 + st.artifacts.len() as u64;
+        st.artifacts.push(FakeArtifact {
+            repo: repo.to_string(),
+            run_id,
+            id,
+            name: name.to_string(),
+            zip,
+        });
+        id
     }
 
     /// Every request so far, in arrival order.
@@ -557,6 +610,7 @@ fn reason(status: u16) -> &'static str {
         200 => "OK",
         201 => "Created",
         204 => "No Content",
+        302 => "Found",
         400 => "Bad Request",
         401 => "Unauthorized",
         403 => "Forbidden",
@@ -630,6 +684,7 @@ fn respond(shared: &Shared, req: Request) -> Option<Answer> {
     let mut answer = sequence_answer(&mut st, &key)
         .or_else(|| comment_store(&mut st, &shared.base, &req))
         .or_else(|| route_answer(&st, &shared.base, &req))
+        .or_else(|| actions_answer(&st, &shared.base, &req))
         .or_else(|| static_answer(&st, &req))
         .or_else(|| benchmarks_answer(&st, &req))
         .unwrap_or_else(not_found);
@@ -767,6 +822,84 @@ fn static_answer(st: &State, req: &Request) -> Option<Answer> {
         }
         if let Ok(bytes) = std::fs::read(dir.join(rel)) {
             return Some(raw("application/octet-stream", bytes));
+        }
+    }
+    None
+}
+
+/// Workflow runs, run artifacts and artifact downloads (see
+/// [`FakeGitHub::with_workflow_runs`] and [`FakeGitHub::with_artifact`]).
+fn actions_answer(st: &State, base: &str, req: &Request) -> Option<Answer> {
+    if req.method != "GET" {
+        return None;
+    }
+    if let Some(runs) = st.workflow_runs.get(&req.path) {
+        let q = |k: &str| req.query.get(k).filter(|v| !v.is_empty());
+        let kept: Vec<Value> = runs
+            .iter()
+            .filter(|r| q("branch").is_none_or(|b| r["head_branch"].as_str() == Some(b)))
+            .filter(|r| q("event").is_none_or(|e| r["event"].as_str() == Some(e)))
+            .filter(|r| {
+                q("status").is_none_or(|s| {
+                    r["status"].as_str() == Some(s) || r["conclusion"].as_str() == Some(s)
+                })
+            })
+            .cloned()
+            .collect();
+        return Some(paginate(
+            &json!({ "workflow_runs": kept }),
+            "object:workflow_runs",
+            base,
+            req,
+        ));
+    }
+    if let Some(rest) = req.path.strip_prefix(ARTIFACT_BLOB_PREFIX) {
+        let a = st
+            .artifacts
+            .iter()
+            .find(|a| rest == format!("{}.zip", a.id))?;
+        return Some(Answer {
+            raw: Some(("application/zip".to_string(), a.zip.clone())),
+            ..Answer::json(200, None)
+        });
+    }
+    for a in &st.artifacts {
+        let listing = format!("/repos/{}/actions/runs/{}/artifacts", a.repo, a.run_id);
+        if req.path == listing {
+            let name = req.query.get("name").filter(|v| !v.is_empty());
+            let list: Vec<Value> = st
+                .artifacts
+                .iter()
+                .filter(|b| b.repo == a.repo && b.run_id == a.run_id)
+                .filter(|b| name.is_none_or(|n| &b.name == n))
+                .map(|b| {
+                    json!({
+                        "id": b.id,
+                        "name": b.name,
+                        "size_in_bytes": b.zip.len(),
+                        "expired": false,
+                        "archive_download_url": format!("{GITHUB_PREFIX}/repos/{}/actions/artifacts/{}/zip", b.repo, b.id),
+                        "workflow_run": {"id": b.run_id},
+                    })
+                })
+                .collect();
+            return Some(paginate(
+                &json!({ "artifacts": list }),
+                "object:artifacts",
+                base,
+                req,
+            ));
+        }
+        if req.path == format!("/repos/{}/actions/artifacts/{}/zip", a.repo, a.id) {
+            let mut answer = Answer::json(302, None);
+            answer.headers.push((
+                "Location".into(),
+                format!(
+                    "{base}{ARTIFACT_BLOB_PREFIX}{}.zip?sig=fake-signature",
+                    a.id
+                ),
+            ));
+            return Some(answer);
         }
     }
     None

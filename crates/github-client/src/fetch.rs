@@ -68,6 +68,12 @@ fn after(attempts: u32) -> String {
     }
 }
 
+/// `url` without its query string: a signed download URL (an artifact's
+/// redirect target) carries its credential there, which a log must not show.
+fn without_query(url: &str) -> &str {
+    url.split_once('?').map_or(url, |(u, _)| u)
+}
+
 /// One attempt's result.
 enum Attempt {
     Answer {
@@ -81,6 +87,21 @@ enum Attempt {
 
 /// GETs `get.url` and returns the body of a 2xx answer as text.
 pub fn get_text(get: &Get<'_>) -> Result<String, GetError> {
+    let (body, attempts) = get_body(get)?;
+    String::from_utf8(body).map_err(|_| GetError::Transport {
+        message: "reading the body: not UTF-8".to_string(),
+        attempts,
+    })
+}
+
+/// GETs `get.url` and returns the body of a 2xx answer as bytes (an
+/// artifact's zip, from the signed URL GitHub redirects to).
+pub fn get_bytes(get: &Get<'_>) -> Result<Vec<u8>, GetError> {
+    get_body(get).map(|(body, _)| body)
+}
+
+/// The body of a 2xx answer and the attempts it took.
+fn get_body(get: &Get<'_>) -> Result<(Vec<u8>, u32), GetError> {
     let uri: http::Uri = get
         .url
         .parse()
@@ -162,10 +183,7 @@ pub fn get_text(get: &Get<'_>) -> Result<String, GetError> {
                 body,
             } => {
                 if (200..300).contains(&status) {
-                    return String::from_utf8(body).map_err(|_| GetError::Transport {
-                        message: "reading the body: not UTF-8".to_string(),
-                        attempts: attempt,
-                    });
+                    return Ok((body, attempt));
                 }
                 let text = String::from_utf8_lossy(&body);
                 let excerpt: String = text.chars().take(EXCERPT_CHARS).collect();
@@ -193,7 +211,7 @@ pub fn get_text(get: &Get<'_>) -> Result<String, GetError> {
             Some(wait) => {
                 eprintln!(
                     "warning: GET {}: {failure}; retry {}/{} in {:.1} s",
-                    get.url,
+                    without_query(get.url),
                     attempt,
                     get.retry.max_attempts.saturating_sub(1),
                     wait.as_secs_f64()

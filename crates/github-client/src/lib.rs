@@ -34,6 +34,7 @@ use sweep_model::json_type::json_type_name;
 
 pub use retry::RetryPolicy;
 
+pub mod actions;
 pub mod command;
 pub mod fetch;
 mod retry;
@@ -213,6 +214,8 @@ pub struct Client {
 struct Answer {
     body: Value,
     next: Option<String>,
+    /// The `Location` of a redirect, when the call asked for one.
+    location: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -395,7 +398,24 @@ impl Client {
     }
 
     fn call(&self, verb: Verb, uri: &str, body: Option<&Value>) -> Result<Answer> {
-        self.rt.block_on(self.call_async(verb, uri, body))
+        self.rt.block_on(self.call_async(verb, uri, body, false))
+    }
+
+    /// `GET path` that GitHub answers with a redirect (an artifact
+    /// download: `302` to a short-lived signed URL on another host); the
+    /// redirect's `Location`. The target is not fetched here: it needs no
+    /// token and must never get one (see [`fetch`]).
+    pub fn redirect_location(&self, path: &str) -> Result<String> {
+        let answer = self
+            .rt
+            .block_on(self.call_async(Verb::Get, path, None, true))?;
+        answer.location.ok_or_else(|| {
+            self.shape(
+                Verb::Get,
+                path,
+                "expected a redirect with a Location header, got a 2xx answer".to_string(),
+            )
+        })
     }
 
     /// What to do after a request failed in transport (no usable answer):
@@ -431,7 +451,13 @@ impl Client {
         }
     }
 
-    async fn call_async(&self, verb: Verb, uri: &str, body: Option<&Value>) -> Result<Answer> {
+    async fn call_async(
+        &self,
+        verb: Verb,
+        uri: &str,
+        body: Option<&Value>,
+        want_redirect: bool,
+    ) -> Result<Answer> {
         let endpoint = self.endpoint(uri);
         let method = verb.name().to_string();
         let mut attempt: u32 = 0;
@@ -496,6 +522,24 @@ impl Client {
                     continue;
                 }
             };
+            if want_redirect && (300..400).contains(&status) {
+                let Some(location) = headers
+                    .get(http::header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .filter(|v| !v.trim().is_empty())
+                else {
+                    return Err(Error::Shape {
+                        method,
+                        endpoint,
+                        detail: format!("HTTP {status} without a Location header"),
+                    });
+                };
+                return Ok(Answer {
+                    body: Value::Null,
+                    next: None,
+                    location: Some(location.trim().to_string()),
+                });
+            }
             if (200..300).contains(&status) {
                 let body = if text.trim().is_empty() {
                     Value::Null
@@ -510,7 +554,11 @@ impl Client {
                     .get("link")
                     .and_then(|v| v.to_str().ok())
                     .and_then(next_link);
-                return Ok(Answer { body, next });
+                return Ok(Answer {
+                    body,
+                    next,
+                    location: None,
+                });
             }
             let message = github_message(&text, status);
             let class = retry::classify(status, &headers, &message);

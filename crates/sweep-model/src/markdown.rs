@@ -17,7 +17,8 @@
 //!   references nor a table cell boundary can be formed;
 //! * `<`, `>` and `&` become `&lt;`, `&gt;` and `&amp;` (no HTML, no entity);
 //! * `@` is followed by U+2060 WORD JOINER (invisible), so `@user` and
-//!   `a@b.c` are neither a mention nor an e-mail autolink;
+//!   `a@b.c` are neither a mention nor an e-mail autolink; an `@` before a
+//!   space or at the end can be neither and is kept as is (`main @ 1a2b3c4`);
 //! * `://` becomes `:/` U+2060 `/` and `www.` becomes `www` U+2060 `.`, so no
 //!   URL is autolinked.
 //!
@@ -53,7 +54,9 @@ pub fn inline(s: &str) -> String {
             '&' => out.push_str("&amp;"),
             '@' => {
                 out.push('@');
-                out.push(JOINER);
+                if chars.peek().is_some_and(|n| !n.is_whitespace()) {
+                    out.push(JOINER);
+                }
             }
             ':' if starts_with(&mut chars, "//") => {
                 out.push_str(":/");
@@ -113,6 +116,11 @@ mod tests {
             ("@octocat", format!("@{j}octocat")),
             ("cc @org/team please", format!("cc @{j}org/team please")),
             ("mail a@b.example", format!("mail a@{j}b.example")),
+            (
+                "main @ 1a2b3c4 (run 7)",
+                "main @ 1a2b3c4 (run 7)".to_string(),
+            ),
+            ("trailing @", "trailing @".to_string()),
             (
                 "[click](https://evil.example)",
                 format!("\\[click\\](https:/{j}/evil.example)"),

@@ -289,7 +289,7 @@ fn compare_job(dir: &Path) -> (Map<String, Value>, ActionRun) {
     let (out, picked) = run_step(job, "Pick the eval inputs", &json!({}), &[], dir);
     assert!(out.status.success(), "{}", text(&out));
     let ctx = json!({
-        "inputs": {"compare-baseline-url": ""},
+        "inputs": {"compare-baseline-url": "", "compare-baseline": "", "compare-baseline-file": ""},
         "secrets": {},
         "steps": {"eval-inputs": {"outputs": picked}},
     });
@@ -308,7 +308,7 @@ fn compare_job(dir: &Path) -> (Map<String, Value>, ActionRun) {
         .collect();
     let mut inputs: Vec<(&str, &str)> = with
         .iter()
-        .filter(|(k, _)| k != "baseline-url")
+        .filter(|(k, _)| k != "baseline-url" && k != "baseline")
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
     inputs.push(("baseline", "baseline/agg_bmk.json"));
@@ -402,7 +402,9 @@ fn compare_job_downloads_the_eval_aggregate_only_after_collect_evals_and_reads_t
     let picker = step(job, "Pick the eval inputs");
     let path = s(&checkout["with"]["path"]);
     let wanted = s(&picker["env"]["THRESHOLDS_FILE"]);
+    // Its first line; the second is the caller's compare-baseline-file.
     let sparse = s(&checkout["with"]["sparse-checkout"]);
+    let sparse = sparse.lines().next().unwrap_or_default().to_string();
     assert_eq!(
         Path::new(&path).join(&sparse),
         Path::new(&wanted),
@@ -410,7 +412,11 @@ fn compare_job_downloads_the_eval_aggregate_only_after_collect_evals_and_reads_t
     );
     assert_eq!(checkout["with"]["persist-credentials"], json!(false));
     assert_eq!(checkout["with"]["sparse-checkout-cone-mode"], json!(false));
-    assert_eq!(job["permissions"], json!({"contents": "read"}));
+    // actions: read for compare-baseline: last-main-run (runs, artifacts).
+    assert_eq!(
+        job["permissions"],
+        json!({"contents": "read", "actions": "read"})
+    );
     // The legs check against the same file of the repository.
     for leg in ["sweep-evals", "sweep-multi-node-evals"] {
         let script = s(&step(&wf["jobs"][leg], "Verify eval scores")["run"]);
