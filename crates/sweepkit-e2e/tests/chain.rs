@@ -79,6 +79,20 @@ impl Runner {
         action: &Value,
         steps: &serde_json::Map<String, Value>,
     ) -> String {
+        if key.contains(' ') {
+            // An expression (`inputs.a != '' && inputs.b || ''`): GitHub's
+            // rules from the shared engine, over the inputs this runner
+            // resolves (given, else their default).
+            let mut known = serde_json::Map::new();
+            for (name, spec) in action["inputs"].as_object().unwrap() {
+                if inputs.iter().any(|(k, _)| k == name) || spec.get("default").is_some() {
+                    let v = self.lookup(&format!("inputs.{name}"), inputs, action, steps);
+                    known.insert(name.clone(), Value::String(v));
+                }
+            }
+            let ctx = serde_json::json!({ "inputs": known });
+            return common::to_text(&common::eval_value(&format!("${{{{ {key} }}}}"), &ctx));
+        }
         if let Some(name) = key.strip_prefix("inputs.") {
             if let Some((_, v)) = inputs.iter().find(|(k, _)| *k == name) {
                 return (*v).to_string();
