@@ -231,7 +231,7 @@ fn a_pr_compares_against_the_last_main_runs_results_under_act() {
     );
     assert!(
         body.contains(&format!(
-            "**Verdict: No regressions** ({baseline_points} matched point"
+            "**Verdict: 0 points regressed (0 metrics) · 0 improved · {baseline_points} unchanged · 0 inconclusive** ({baseline_points} matched point"
         )),
         "the comment lacks {baseline_points} matched points:\n{body}"
     );

@@ -377,7 +377,7 @@ fn no_regression_body() {
     let head = first_lines(&b.text, 2);
     assert_eq!(
         head[0],
-        "### ✅ 0 points regressed (0 metrics) · 7 improved · 0 unchanged · 0 inconclusive vs main @\u{2060} 2026-11-30",
+        "### ✅ 0 points regressed (0 metrics) · 7 improved · 0 unchanged · 0 inconclusive vs main @ 2026-11-30",
         "improvements are in the heading"
     );
     assert_eq!(head[1], "**Evals:** 2 of 2 at or above threshold");
@@ -392,7 +392,7 @@ fn regression_body_lists_the_regressions_first() {
     let head = first_lines(&b.text, 2);
     assert_eq!(
         head[0],
-        "### ❌ 2 points regressed (4 metrics) · 0 improved · 5 unchanged · 0 inconclusive vs main @\u{2060} 2026-11-30"
+        "### ❌ 2 points regressed (4 metrics) · 0 improved · 5 unchanged · 0 inconclusive vs main @ 2026-11-30"
     );
     assert!(
         head[1].starts_with(
