@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use fake_github::Route;
 use serde_json::{Value, json};
 use sweepkit_e2e::tool;
 
@@ -52,19 +51,7 @@ fn zip_dir(dir: &Path) -> Vec<u8> {
 
 /// Answers the success-rate job's calls for act's run (id 1).
 fn serve_jobs(h: &Harness) {
-    let (user, run, jobs) = recorded_run_and_jobs();
-    h.fake.add_route(Route::json("GET", "/user", user));
-    h.fake.add_route(Route::json(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}"),
-        run,
-    ));
-    h.fake.add_route(Route::paginated(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}/jobs"),
-        jobs,
-        "object:jobs",
-    ));
+    h.serve_recorded_run();
 }
 
 fn outcomes_of(log: &str, prefix: &str) -> BTreeMap<String, Outcome> {
@@ -162,23 +149,8 @@ fn a_pr_compares_against_the_last_main_runs_results_under_act() {
         text.replacen(&url_line, "      compare-baseline: last-main-run", 1),
     )
     .unwrap();
-    let dry: Value = serde_json::from_str(&sh(
-        &h.scratch.work,
-        &tool("check-changelog"),
-        &[
-            "dry-run",
-            "--json",
-            "--base-ref",
-            &h.scratch.base,
-            "--head-ref",
-            &h.scratch.head,
-        ],
-    ))
-    .unwrap();
-    for l in dry["legs"].as_array().unwrap() {
-        h.labels
-            .insert(l["row"]["runner"].as_str().unwrap().to_string());
-    }
+    let dry = dry_run(&h.scratch);
+    h.map_runners(dry["legs"].as_array().unwrap());
     h.fake.with_comments(REPO, PR, vec![]);
     let (ok, log, secs) = h.run(
         "pull_request",

@@ -16,7 +16,6 @@ use act_harness::*;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use fake_github::Route;
 use serde_json::{Value, json};
 use sweepkit_e2e::{tool, workspace_root};
 
@@ -270,19 +269,7 @@ fn artifact_names(h: &Harness) -> BTreeSet<String> {
 /// scenario a) and the PR's comments.
 fn serve_run_api(h: &Harness) {
     h.fake.with_comments(REPO, PR, vec![]);
-    let (user, run, jobs) = recorded_run_and_jobs();
-    h.fake.add_route(Route::json("GET", "/user", user));
-    h.fake.add_route(Route::json(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}"),
-        run,
-    ));
-    h.fake.add_route(Route::paginated(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}/jobs"),
-        jobs,
-        "object:jobs",
-    ));
+    h.serve_recorded_run();
 }
 
 #[test]
@@ -299,19 +286,7 @@ fn multi_node_and_agentic_entries_run_every_leg_kind_with_their_validation_steps
         &repo_files(),
     );
 
-    let dry: Value = serde_json::from_str(&sh(
-        &h.scratch.work,
-        &tool("check-changelog"),
-        &[
-            "dry-run",
-            "--json",
-            "--base-ref",
-            &h.scratch.base,
-            "--head-ref",
-            &h.scratch.head,
-        ],
-    ))
-    .unwrap();
+    let dry = dry_run(&h.scratch);
     let legs = dry["legs"].as_array().unwrap().clone();
     let families: BTreeMap<&str, usize> = legs.iter().fold(BTreeMap::new(), |mut m, l| {
         *m.entry(l["family"].as_str().unwrap()).or_default() += 1;
@@ -329,10 +304,7 @@ fn multi_node_and_agentic_entries_run_every_leg_kind_with_their_validation_steps
         ]),
         "the dry run's legs per family: {dry}"
     );
-    for l in &legs {
-        h.labels
-            .insert(l["row"]["runner"].as_str().unwrap().to_string());
-    }
+    h.map_runners(&legs);
     serve_run_api(&h);
 
     let (ok, log, secs) = h.run(

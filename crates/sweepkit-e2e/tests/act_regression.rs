@@ -15,26 +15,12 @@ use act_harness::*;
 
 use std::collections::BTreeMap;
 
-use fake_github::Route;
 use serde_json::{Value, json};
-use sweepkit_e2e::tool;
 
 /// The benchmark legs of the seed PR: check-changelog's dry run over the
 /// scratch repository's range, eval-only legs left out.
 fn benchmark_legs(s: &Scratch) -> Vec<Value> {
-    let dry: Value = serde_json::from_str(&sh(
-        &s.work,
-        &tool("check-changelog"),
-        &[
-            "dry-run",
-            "--json",
-            "--base-ref",
-            &s.base,
-            "--head-ref",
-            &s.head,
-        ],
-    ))
-    .unwrap();
+    let dry = dry_run(s);
     dry["legs"]
         .as_array()
         .unwrap()
@@ -104,19 +90,7 @@ fn run_scenario(gate: bool) -> (bool, BTreeMap<String, Outcome>, String, String,
         std::fs::write(&caller, text).unwrap();
     }
     h.fake.with_comments(REPO, PR, vec![]);
-    let (user, run, jobs) = recorded_run_and_jobs();
-    h.fake.add_route(Route::json("GET", "/user", user));
-    h.fake.add_route(Route::json(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}"),
-        run,
-    ));
-    h.fake.add_route(Route::paginated(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}/jobs"),
-        jobs,
-        "object:jobs",
-    ));
+    h.serve_recorded_run();
     let (ok, log, secs) = h.run(
         "pull_request",
         &pr_event(&h.scratch, "labeled", "full-sweep-enabled"),

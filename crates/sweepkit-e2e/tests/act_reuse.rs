@@ -35,7 +35,7 @@ use std::path::Path;
 
 use fake_github::Route;
 use serde_json::{Value, json};
-use sweepkit_e2e::{tool, workspace_root};
+use sweepkit_e2e::workspace_root;
 use test_kit::git;
 
 /// The id the fake's run list gives the PR's `labeled` sweep run (act ran
@@ -139,39 +139,12 @@ fn the_push_of_a_reuse_authorised_merge_reuses_the_pr_sweep_and_dispatches_inges
 
     // 1. The PR's labelled sweep, as in scenario a (its legs' labels
     //    mapped; the fake answers the jobs API calc-success-rate reads).
-    let dry: Value = serde_json::from_str(&sh(
-        &h.scratch.work,
-        &tool("check-changelog"),
-        &[
-            "dry-run",
-            "--json",
-            "--base-ref",
-            &h.scratch.base,
-            "--head-ref",
-            &h.scratch.head,
-        ],
-    ))
-    .unwrap();
+    let dry = dry_run(&h.scratch);
     let legs = dry["legs"].as_array().unwrap().clone();
     assert!(!legs.is_empty(), "the dry run plans no leg: {dry}");
-    for l in &legs {
-        h.labels
-            .insert(l["row"]["runner"].as_str().unwrap().to_string());
-    }
+    h.map_runners(&legs);
     h.fake.with_comments(REPO, PR, vec![]);
-    let (user, run, jobs) = recorded_run_and_jobs();
-    h.fake.add_route(Route::json("GET", "/user", user));
-    h.fake.add_route(Route::json(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}"),
-        run,
-    ));
-    h.fake.add_route(Route::paginated(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}/jobs"),
-        jobs,
-        "object:jobs",
-    ));
+    h.serve_recorded_run();
     let (ok, log, sweep_secs) = h.run(
         "pull_request",
         &pr_event(&h.scratch, "labeled", "full-sweep-enabled"),

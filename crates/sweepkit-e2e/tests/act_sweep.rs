@@ -21,25 +21,10 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
     let mut h = harness(act);
 
     // The legs the sweep must run, from the dry run over the same range.
-    let dry: Value = serde_json::from_str(&sh(
-        &h.scratch.work,
-        &tool("check-changelog"),
-        &[
-            "dry-run",
-            "--json",
-            "--base-ref",
-            &h.scratch.base,
-            "--head-ref",
-            &h.scratch.head,
-        ],
-    ))
-    .unwrap();
+    let dry = dry_run(&h.scratch);
     let legs = dry["legs"].as_array().unwrap().clone();
     assert!(!legs.is_empty(), "the dry run plans no leg: {dry}");
-    for l in &legs {
-        h.labels
-            .insert(l["row"]["runner"].as_str().unwrap().to_string());
-    }
+    h.map_runners(&legs);
 
     // The API the run reads and writes: the PR's comments (stateful), and
     // this run's jobs for calc-success-rate. act fills no jobs API, so the
@@ -47,20 +32,7 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
     // (conformance fixture success-rate/qwen35-b200-nscale-full-sweep),
     // every leg completed successfully as under act, on the label act ran.
     h.fake.with_comments(REPO, PR, vec![]);
-    let (user, run, jobs) = recorded_run_and_jobs();
-    // success-rate checks its token first (GET /user), as the reference does.
-    h.fake.add_route(Route::json("GET", "/user", user));
-    h.fake.add_route(Route::json(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}"),
-        run,
-    ));
-    h.fake.add_route(Route::paginated(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}/jobs"),
-        jobs,
-        "object:jobs",
-    ));
+    h.serve_recorded_run();
 
     let (ok, log, secs) = h.run(
         "pull_request",
@@ -399,19 +371,7 @@ fn the_manual_entry_runs_exactly_the_legs_of_its_command_line_under_act() {
         }
     }
     assert!(!want.is_empty(), "{matrix}");
-    let (user, run, jobs) = recorded_run_and_jobs();
-    h.fake.add_route(Route::json("GET", "/user", user));
-    h.fake.add_route(Route::json(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}"),
-        run,
-    ));
-    h.fake.add_route(Route::paginated(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}/jobs"),
-        jobs,
-        "object:jobs",
-    ));
+    h.serve_recorded_run();
     let (ok, log, secs) = h.run_workflow(
         "e2e-tests.yml",
         "workflow_dispatch",

@@ -20,9 +20,7 @@ use act_harness::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::PermissionsExt as _;
 
-use fake_github::Route;
-use serde_json::{Value, json};
-use sweepkit_e2e::tool;
+use serde_json::json;
 use test_kit::git;
 
 /// The label the fork runners carry (the caller's repository variable).
@@ -109,19 +107,7 @@ fn a_trusted_fork_sweep_runs_its_legs_apart_from_mains_cache_labels_and_images_u
     );
 
     // The legs the sweep must run: the dry run of the approved range.
-    let dry: Value = serde_json::from_str(&sh(
-        &work,
-        &tool("check-changelog"),
-        &[
-            "dry-run",
-            "--json",
-            "--base-ref",
-            &h.scratch.base,
-            "--head-ref",
-            &h.scratch.head,
-        ],
-    ))
-    .unwrap();
+    let dry = dry_run(&h.scratch);
     let legs = dry["legs"].as_array().unwrap().clone();
     assert!(!legs.is_empty(), "the dry run plans no leg: {dry}");
     let runners: BTreeSet<&str> = legs
@@ -160,19 +146,7 @@ fn a_trusted_fork_sweep_runs_its_legs_apart_from_mains_cache_labels_and_images_u
         .insert("ACT_LEG_RECORD".into(), record.display().to_string());
 
     // calc-success-rate reads this run's jobs (as in scenario d).
-    let (user, run, jobs) = recorded_run_and_jobs();
-    h.fake.add_route(Route::json("GET", "/user", user));
-    h.fake.add_route(Route::json(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}"),
-        run,
-    ));
-    h.fake.add_route(Route::paginated(
-        "GET",
-        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}/jobs"),
-        jobs,
-        "object:jobs",
-    ));
+    h.serve_recorded_run();
 
     // What authorize-fork dispatches (crates/sweepkit-e2e/tests/trusted_dispatch.rs).
     let (ok, log, secs) = h.run_workflow(

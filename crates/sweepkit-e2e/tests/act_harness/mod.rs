@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use fake_github::FakeGitHub;
+use fake_github::{FakeGitHub, Route};
 use serde_json::{Value, json};
 use sweepkit_e2e::{tool, workspace_root};
 use test_kit::git;
@@ -796,4 +796,52 @@ pub(crate) fn recorded_run_and_jobs() -> (Value, Value, Value) {
         serde_json::from_str(&std::fs::read_to_string(f.join("../../../../../user.json")).unwrap())
             .unwrap();
     (user, run, jobs)
+}
+
+/// `check-changelog dry-run --json` over the scratch PR's range
+/// (base..head): the legs a sweep of that PR must run.
+pub(crate) fn dry_run(s: &Scratch) -> Value {
+    serde_json::from_str(&sh(
+        &s.work,
+        &tool("check-changelog"),
+        &[
+            "dry-run",
+            "--json",
+            "--base-ref",
+            &s.base,
+            "--head-ref",
+            &s.head,
+        ],
+    ))
+    .unwrap()
+}
+
+impl Harness {
+    /// Maps every runner label `legs` (dry-run legs) name to the host, so
+    /// act runs those legs instead of skipping them.
+    pub(crate) fn map_runners(&mut self, legs: &[Value]) {
+        for l in legs {
+            self.labels
+                .insert(l["row"]["runner"].as_str().unwrap().to_string());
+        }
+    }
+
+    /// The API calc-success-rate reads, from the seed run's recorded job
+    /// list ([`recorded_run_and_jobs`]): its token check (GET /user, as the
+    /// reference does), the run and its jobs.
+    pub(crate) fn serve_recorded_run(&self) {
+        let (user, run, jobs) = recorded_run_and_jobs();
+        self.fake.add_route(Route::json("GET", "/user", user));
+        self.fake.add_route(Route::json(
+            "GET",
+            &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}"),
+            run,
+        ));
+        self.fake.add_route(Route::paginated(
+            "GET",
+            &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}/jobs"),
+            jobs,
+            "object:jobs",
+        ));
+    }
 }
