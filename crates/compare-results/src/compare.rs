@@ -199,6 +199,8 @@ pub struct Counts {
     pub improved: usize,
     pub unchanged: usize,
     pub inconclusive: usize,
+    /// Points (in any state) whose baseline ran on other hardware.
+    pub other_hardware: usize,
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -212,6 +214,7 @@ impl Counts {
         let mut c = Counts::default();
         for p in points {
             c.matched += 1;
+            c.other_hardware += usize::from(p.other_hardware);
             match p.state {
                 PointState::Regressed => {
                     c.regressed_points += 1;
@@ -250,6 +253,7 @@ impl Counts {
             "improved": self.improved,
             "unchanged": self.unchanged,
             "inconclusive": self.inconclusive,
+            "other_hardware": self.other_hardware,
         })
     }
 }
@@ -268,6 +272,81 @@ pub struct PointResult {
     /// Rows of the point on each side (1 without repeats).
     pub n_baseline: usize,
     pub n_new: usize,
+    /// What the point's rows ran on, each side (distinct, sorted).
+    pub baseline_machines: Vec<Machine>,
+    pub new_machines: Vec<Machine>,
+    /// The baseline ran on other hardware than the new run (see
+    /// [`other_hardware`]): compared, but flagged.
+    pub other_hardware: bool,
+}
+
+/// What one row ran on, as far as the row tells: the hardware's cluster
+/// or runner group (the row's `hw`, its node number removed:
+/// `b200-dgxc_03` ran on `b200-dgxc`), the serving image and its digest.
+/// Rows of the benchmarks API or the database name only the hardware type
+/// in the key, not where they ran: `hw` is then `None`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Machine {
+    pub hw: Option<String>,
+    pub image: Option<String>,
+    /// `sha256:…` from the row's `image_digest`, or from an image pinned
+    /// as `name@sha256:…`.
+    pub digest: Option<String>,
+}
+
+impl Machine {
+    /// The machine of an `agg_bmk.json` row (read from its fields).
+    pub fn of(row: &Row) -> Machine {
+        let text = |k: &str| match row.metrics.get(k) {
+            Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
+            _ => None,
+        };
+        let hw = text("hw").map(|h| cluster_of(&h));
+        let (image, pinned) = match text("image") {
+            Some(i) => match i.split_once('@') {
+                Some((name, d)) if d.starts_with("sha256:") => {
+                    (Some(name.to_string()), Some(d.to_string()))
+                }
+                _ => (Some(i), None),
+            },
+            None => (None, None),
+        };
+        Machine {
+            hw,
+            image,
+            digest: text("image_digest").or(pinned),
+        }
+    }
+}
+
+/// The cluster or runner group of a runner name: a trailing `_<digits>`
+/// (the node) removed, lower-cased.
+pub fn cluster_of(hw: &str) -> String {
+    let s = hw.trim().to_lowercase();
+    match s.rsplit_once('_') {
+        Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => {
+            head.to_string()
+        }
+        _ => s,
+    }
+}
+
+/// Whether the baseline ran on other hardware than the new run: both sides
+/// name where they ran and the two sets of clusters differ. A side that
+/// does not say (an API or database baseline) is not flagged.
+pub fn other_hardware(baseline: &[Machine], new: &[Machine]) -> bool {
+    let set = |ms: &[Machine]| -> std::collections::BTreeSet<String> {
+        ms.iter().filter_map(|m| m.hw.clone()).collect()
+    };
+    let (b, n) = (set(baseline), set(new));
+    !b.is_empty() && !n.is_empty() && b != n
+}
+
+fn machines(rows: &[Row]) -> Vec<Machine> {
+    let mut v: Vec<Machine> = rows.iter().map(Machine::of).collect();
+    v.sort();
+    v.dedup();
+    v
 }
 
 impl PointResult {
@@ -410,6 +489,7 @@ pub fn compare(
             .map(|(def, tol)| cell(def, *tol, &base.rows, &runs.rows))
             .collect();
         let regressed = is_regressed(&metrics, &cells, policy.strict);
+        let (baseline_machines, new_machines) = (machines(&base.rows), machines(&runs.rows));
         points.push(PointResult {
             key: runs.key,
             state: PointState::of(regressed, &cells),
@@ -417,6 +497,9 @@ pub fn compare(
             regressed,
             n_baseline: base.rows.len(),
             n_new: runs.rows.len(),
+            other_hardware: other_hardware(&baseline_machines, &new_machines),
+            baseline_machines,
+            new_machines,
         });
     }
     points.sort_by(|a, b| a.key.cmp(&b.key));
@@ -704,6 +787,17 @@ impl Comparison {
         );
         m.insert("new_stats".into(), per(&|_, c| stats_json(c.new_stats)));
         m.insert("within_noise".into(), per(&|_, c| c.within_noise.into()));
+        let ran_on = |ms: &[Machine]| -> Value {
+            ms.iter()
+                .map(|m| json!({"hw": m.hw, "image": m.image, "digest": m.digest}))
+                .collect::<Vec<_>>()
+                .into()
+        };
+        m.insert(
+            "ran_on".into(),
+            json!({"baseline": ran_on(&p.baseline_machines), "new": ran_on(&p.new_machines)}),
+        );
+        m.insert("other_hardware".into(), p.other_hardware.into());
         Value::Object(m)
     }
 }
@@ -948,7 +1042,8 @@ mod tests {
                 regressed_metrics: 4,
                 improved: 1,
                 unchanged: 4,
-                inconclusive: 0
+                inconclusive: 0,
+                other_hardware: 0
             }
         );
         assert_eq!(n.regressed_metrics, c.regressions.len());
@@ -976,5 +1071,78 @@ mod tests {
             n.line(),
             "0 points regressed (0 metrics) · 0 improved · 0 unchanged · 1 inconclusive"
         );
+    }
+
+    fn on(mut r: Row, hw: &str, image: &str) -> Row {
+        r.metrics.insert("hw".into(), hw.into());
+        r.metrics.insert("image".into(), image.into());
+        r.key = key_from_agg(&r.metrics, &r.origin).expect("key");
+        r
+    }
+
+    #[test]
+    fn machines_name_the_cluster_image_and_digest() {
+        let r = on(row(4, 1.0, 1.0), "B200-DGXC_03", "img:v1@sha256:abc123");
+        assert_eq!(
+            Machine::of(&r),
+            Machine {
+                hw: Some("b200-dgxc".into()),
+                image: Some("img:v1".into()),
+                digest: Some("sha256:abc123".into()),
+            }
+        );
+        let mut r = on(row(4, 1.0, 1.0), "b200", "img:v1");
+        r.metrics.insert("image_digest".into(), "sha256:def".into());
+        let m = Machine::of(&r);
+        assert_eq!(
+            (m.hw.as_deref(), m.digest.as_deref()),
+            (Some("b200"), Some("sha256:def"))
+        );
+        assert_eq!(
+            cluster_of("h200-nv_x1"),
+            "h200-nv_x1",
+            "only a numeric node is cut"
+        );
+    }
+
+    #[test]
+    fn a_baseline_on_another_cluster_is_flagged_not_dropped() {
+        // Same hardware key (b200), other cluster: matched, compared, flagged.
+        let base = vec![
+            on(row(4, 100.0, 1.0), "b200-nb_1", "img:v1"),
+            on(row(8, 100.0, 1.0), "b200-dgxc_01", "img:v1"),
+        ];
+        let new = vec![
+            on(row(4, 90.0, 1.0), "b200-dgxc_03", "img:v2"),
+            on(row(8, 100.0, 1.0), "b200-dgxc_02", "img:v2"),
+        ];
+        let c = compare(new, base, MetricSet::Default.defs(), &Policy::default());
+        assert_eq!(c.points.len(), 2);
+        assert!(c.points[0].other_hardware, "conc 4: nb vs dgxc");
+        assert!(
+            !c.points[1].other_hardware,
+            "conc 8: another node of one cluster; a new image is no other hardware"
+        );
+        assert_eq!(c.points[0].state, PointState::Regressed, "still compared");
+        assert_eq!(c.counts().other_hardware, 1);
+        let j = c.to_json();
+        assert_eq!(j["points"][0]["other_hardware"], true);
+        assert_eq!(j["points"][0]["ran_on"]["baseline"][0]["hw"], "b200-nb");
+        assert_eq!(j["counts"]["other_hardware"], 1);
+        // A baseline that does not say where it ran is not flagged.
+        let unknown = Machine {
+            hw: None,
+            image: None,
+            digest: None,
+        };
+        let dgxc = Machine {
+            hw: Some("b200-dgxc".into()),
+            image: None,
+            digest: None,
+        };
+        assert!(!other_hardware(
+            std::slice::from_ref(&unknown),
+            std::slice::from_ref(&dgxc)
+        ));
     }
 }
