@@ -134,9 +134,17 @@ pub struct Args {
     #[arg(long, env = "INPUT_STRICT")]
     pub strict: bool,
 
-    /// Also write the markdown here.
+    /// Write the report laid out for a PR comment here: the largest
+    /// regressions, one line per configuration, folded tables of the
+    /// points beyond tolerance, within the comment's size.
     #[arg(long, env = "INPUT_MARKDOWN")]
     pub markdown: Option<String>,
+
+    /// Write the full report here (every point of every configuration; the
+    /// same report goes to stdout and the job summary), e.g. for the
+    /// `compare-report` artifact.
+    #[arg(long, env = "INPUT_FULL_MARKDOWN")]
+    pub full_markdown: Option<String>,
 
     /// Write the JSON report here (an SVG chart is written next to it).
     #[arg(long, env = "INPUT_JSON")]
@@ -683,14 +691,24 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         evals: &eval_rows,
         charts: !args.no_chart,
     };
-    let markdown = match args.metrics {
-        MetricSet::Reference => report::reference_markdown(&input)?,
-        _ => report::markdown(&input)?,
+    // The comment's layout and the full one (the reference layout has
+    // only one).
+    let (markdown, full_markdown) = match args.metrics {
+        MetricSet::Reference => {
+            let m = report::reference_markdown(&input)?;
+            (m.clone(), m)
+        }
+        _ => (report::markdown(&input)?, report::markdown_full(&input)?),
     };
 
-    if let Some(p) = &given(&args.markdown) {
-        sweep_model::fsio::write_atomic(p, markdown.as_bytes())
-            .with_context(|| format!("writing {}", p.display()))?;
+    for (path, text) in [
+        (given(&args.markdown), &markdown),
+        (given(&args.full_markdown), &full_markdown),
+    ] {
+        if let Some(p) = path {
+            sweep_model::fsio::write_atomic(&p, text.as_bytes())
+                .with_context(|| format!("writing {}", p.display()))?;
+        }
     }
     let json_path = given(&args.json);
     if let Some(p) = &json_path {
@@ -718,8 +736,8 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
             None => eprintln!("compare-results: no matched tput/GPU points, no SVG written"),
         }
     }
-    sweep_model::stdout::print(&markdown);
-    if let Err(e) = sweep_model::gha::append_step_summary(&markdown) {
+    sweep_model::stdout::print(&full_markdown);
+    if let Err(e) = sweep_model::gha::append_step_summary(&full_markdown) {
         eprintln!("compare-results: warning: could not append to GITHUB_STEP_SUMMARY: {e}");
     }
     // One annotation, the verdict's summary line, when a point regressed:

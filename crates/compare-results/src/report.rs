@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 
 use crate::CompareError;
 use crate::chart;
-use crate::compare::{Cell, Class, Comparison, Counts, PointResult, PointState, Row, Stats};
+use crate::compare::{
+    Cell, Class, Comparison, Counts, Machine, PointResult, PointState, Row, Stats,
+};
 use crate::evals::EvalRow;
 use crate::key::{GroupKey, PointKey, Topology, metric_value, seq_label};
 use crate::metrics::MetricDef;
@@ -360,20 +362,300 @@ pub fn summary(c: &Comparison, evals: &[EvalRow], baseline_label: &str) -> Value
         "matched": counts.matched,
         "regressed_points": counts.regressed_points,
         "regressions": regression_items(c),
+        "top_regressions": top(c).iter().map(Top::item).collect::<Vec<_>>(),
         "unmatched_new": c.unmatched_new.len(),
         "unmatched_baseline": c.unmatched_baseline.len(),
         "evals": evals,
     })
 }
 
-/// The default report (`compare.md.j2`).
+/// Which report `compare.md.j2` lays out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// For the PR comment: the top regressions (at most [`TOP_ROWS`]), one
+    /// line per configuration, and folded tables of the configurations
+    /// with a point beyond tolerance showing only those points; fitted
+    /// into [`COMMENT_REPORT_BUDGET`].
+    Comment,
+    /// For the job summary and the `compare-report` artifact: every
+    /// regressed point, every configuration's whole table.
+    Full,
+}
+
+/// Rows of the comment's top regressions table before "and N more": the
+/// worst changes a reviewer acts on, one screen.
+pub const TOP_ROWS: usize = 10;
+
+/// Characters the comment layout may take: GitHub caps a comment at
+/// 65,536; the comment's own head, links, success-rate table and footer
+/// take a few thousand, so the report gets the rest less a margin. Over
+/// it, folded tables (and charts) are left out, least important first
+/// (see [`markdown`]); the full report keeps them.
+pub const COMMENT_REPORT_BUDGET: usize = 58_000;
+
+/// The comment layout of the report (`compare.md.j2`, [`Layout::Comment`]).
 pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
+    render_report(input, Layout::Comment)
+}
+
+/// The full report ([`Layout::Full`]): the job summary and the artifact.
+pub fn markdown_full(input: &ReportInput<'_>) -> Result<String, CompareError> {
+    render_report(input, Layout::Full)
+}
+
+/// A relative change with its arrow, `▼ -12.0 %`.
+fn arrow(r: f64) -> String {
+    let number = format!("{:+.1}", r * 100.0);
+    match number.as_str() {
+        "+0.0" | "-0.0" => "0.0 %".into(),
+        n if n.starts_with('-') => format!("▼ {n} %"),
+        n => format!("▲ {n} %"),
+    }
+}
+
+/// How good a change is: the relative change, turned round for a metric
+/// where lower is better.
+fn goodness(def: &MetricDef, r: f64) -> f64 {
+    if def.higher_is_better { r } else { -r }
+}
+
+/// A regressed point for the top regressions: its worst regressed metric
+/// (the largest change), that change, and the other regressed metrics.
+struct Top<'a> {
+    point: &'a PointResult,
+    def: &'a MetricDef,
+    cell: &'a Cell,
+    rel: f64,
+    also: Vec<String>,
+}
+
+/// The regressed points, largest change first (ties in report order).
+fn top(c: &Comparison) -> Vec<Top<'_>> {
+    let mut out: Vec<Top<'_>> = c
+        .points
+        .iter()
+        .filter(|p| p.state == PointState::Regressed)
+        .filter_map(|p| {
+            let mut regressed: Vec<(&MetricDef, &Cell, f64)> = c
+                .metrics
+                .iter()
+                .zip(&p.cells)
+                .filter(|(_, cell)| cell.class == Some(Class::Regression))
+                .filter_map(|(d, cell)| cell.rel_delta.map(|r| (d, cell, r)))
+                .collect();
+            // A stable sort: changes equal at a millionth keep the metric order.
+            regressed.sort_by(|a, b| size(b.2).cmp(&size(a.2)));
+            let &(def, cell, rel) = regressed.first()?;
+            let also = regressed[1..]
+                .iter()
+                .map(|(d, _, r)| format!("{} {}", d.short, arrow(*r)))
+                .collect();
+            Some(Top {
+                point: p,
+                def,
+                cell,
+                rel,
+                also,
+            })
+        })
+        .collect();
+    // A stable sort: equal changes stay in report order.
+    out.sort_by(|a, b| size(b.rel).cmp(&size(a.rel)));
+    out
+}
+
+/// The size of a relative change in millionths: changes that differ only
+/// by floating-point noise (tput and output tput both -12 %) are equal.
+fn size(rel: f64) -> i64 {
+    (rel.abs() * 1e6).round() as i64
+}
+
+impl Top<'_> {
+    /// `▼ -12.0 % (5621.2 → 4946.7)`
+    fn change(&self) -> String {
+        format!(
+            "{} ({} → {})",
+            arrow(self.rel),
+            num(self.cell.baseline, self.def),
+            num(self.cell.new, self.def)
+        )
+    }
+
+    /// The table row, escaped.
+    fn row(&self) -> Vec<String> {
+        let p = self.point;
+        let flag = if p.other_hardware { " ⚠️" } else { "" };
+        let (arrow_text, rest) = self.change().split_once(" (").map_or_else(
+            || (self.change(), String::new()),
+            |(a, r)| (a.to_string(), format!(" ({r}")),
+        );
+        vec![
+            md(&p.key.group.title()),
+            format!("{}{flag}", md(&p.key.label())),
+            self.def.label.to_string(),
+            format!("**{arrow_text}**{rest}"),
+            if self.also.is_empty() {
+                "–".into()
+            } else {
+                self.also.join(", ")
+            },
+        ]
+    }
+
+    /// The summary's item, raw (the comment escapes it).
+    fn item(&self) -> Value {
+        json!({
+            "group": self.point.key.group.title(),
+            "point": self.point.key.label(),
+            "metric": self.def.label,
+            "change": self.change(),
+            "also": self.also,
+            "other_hardware": self.point.other_hardware,
+        })
+    }
+}
+
+/// Where one side ran: `b200-dgxc · lmsysorg/sglang:v0.5.19 · sha256:0123456789ab`
+/// for each distinct machine, or that the rows do not say.
+fn machines_text(ms: &[&Machine]) -> String {
+    let mut parts: Vec<String> = ms
+        .iter()
+        .map(|m| {
+            let mut v = vec![
+                m.hw.clone()
+                    .unwrap_or_else(|| "hardware not recorded".into()),
+            ];
+            v.extend(m.image.clone());
+            // `sha256:` and 12 hex digits: enough to tell images apart.
+            v.extend(
+                m.digest
+                    .as_ref()
+                    .map(|d| d.chars().take(19).collect::<String>()),
+            );
+            v.join(" · ")
+        })
+        .collect();
+    parts.dedup();
+    if parts.is_empty() {
+        "not recorded".into()
+    } else {
+        parts.join(" / ")
+    }
+}
+
+/// A configuration's hardware, both sides: `both: X`, or `X → Y`, with
+/// ⚠️ when a point's baseline ran on other hardware. Escaped for markdown.
+fn ran_on(pts: &[&PointResult]) -> String {
+    let side = |f: &dyn Fn(&PointResult) -> &Vec<Machine>| -> Vec<&Machine> {
+        let mut v: Vec<&Machine> = pts.iter().flat_map(|p| f(p).iter()).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let (b, n) = (
+        machines_text(&side(&|p| &p.baseline_machines)),
+        machines_text(&side(&|p| &p.new_machines)),
+    );
+    let other = pts.iter().filter(|p| p.other_hardware).count();
+    let warn = match other {
+        0 => String::new(),
+        k => format!(
+            " ⚠️ {} on other hardware",
+            if k == 1 {
+                "1 point's baseline".to_string()
+            } else {
+                format!("{k} points' baselines")
+            }
+        ),
+    };
+    if b == n {
+        format!("{} (both){warn}", md(&n))
+    } else {
+        format!("{} → {}{warn}", md(&b), md(&n))
+    }
+}
+
+/// The best and worst change of the first metric over these points, as
+/// `▲ +13.6 %` (best by what is better for the metric).
+fn best_worst(def: &MetricDef, idx: usize, pts: &[&PointResult]) -> (String, String) {
+    let rs: Vec<f64> = pts.iter().filter_map(|p| p.cells[idx].rel_delta).collect();
+    let key = |r: &&f64| goodness(def, **r);
+    let best = rs.iter().max_by(|a, b| key(a).total_cmp(&key(b)));
+    let worst = rs.iter().min_by(|a, b| key(a).total_cmp(&key(b)));
+    let show = |r: Option<&f64>| r.map_or_else(|| "N/A".into(), |r| arrow(*r));
+    (show(best), show(worst))
+}
+
+/// What the comment layout leaves out to fit [`COMMENT_REPORT_BUDGET`],
+/// in this order: charts of configurations without a regressed point,
+/// their tables, then (from the last) regressed configurations' charts
+/// and tables.
+#[derive(Debug, Clone, Copy, Default)]
+struct Trim {
+    /// Configurations (without a regressed point) whose charts are left out.
+    quiet_charts: bool,
+    /// ... whose tables are left out too.
+    quiet_tables: bool,
+    /// Regressed configurations' charts left out.
+    loud_charts: bool,
+    /// How many regressed configurations' tables are left out, from the end.
+    loud_tables: usize,
+}
+
+fn render_report(input: &ReportInput<'_>, layout: Layout) -> Result<String, CompareError> {
+    let out = render_report_trimmed(input, layout, Trim::default())?;
+    if layout == Layout::Full || out.chars().count() <= COMMENT_REPORT_BUDGET {
+        return Ok(out);
+    }
+    let loud = input
+        .comparison
+        .points
+        .iter()
+        .filter(|p| p.regressed)
+        .map(|p| &p.key.group)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let mut trim = Trim {
+        quiet_charts: true,
+        ..Trim::default()
+    };
+    let mut last = out;
+    for step in 0..(3 + loud) {
+        match step {
+            0 => {}
+            1 => trim.quiet_tables = true,
+            2 => trim.loud_charts = true,
+            _ => trim.loud_tables += 1,
+        }
+        last = render_report_trimmed(input, layout, trim)?;
+        if last.chars().count() <= COMMENT_REPORT_BUDGET {
+            break;
+        }
+    }
+    Ok(last)
+}
+
+fn render_report_trimmed(
+    input: &ReportInput<'_>,
+    layout: Layout,
+    trim: Trim,
+) -> Result<String, CompareError> {
     let c = input.comparison;
+    let full = layout == Layout::Full;
     let mut ctx = common(input);
-    let regressions = regression_items(c);
-    ctx.insert("regressions".into(), regressions.into());
+    ctx.insert("full".into(), full.into());
+    let top: Vec<Vec<String>> = top(c).iter().map(Top::row).collect();
+    let shown = if full {
+        top.len()
+    } else {
+        top.len().min(TOP_ROWS)
+    };
+    ctx.insert("top".into(), top[..shown].to_vec().into());
+    ctx.insert("top_more".into(), (top.len() - shown).into());
     let repeats = c.has_repeats();
     ctx.insert("repeats".into(), repeats.into());
+    let counts = c.counts();
+    ctx.insert("other_hardware".into(), counts.other_hardware.into());
 
     // One chart per topology (never one line across topologies).
     // (charts, labels of the topologies with one point, which get none).
@@ -401,58 +683,128 @@ pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
     for p in &c.points {
         groups.entry(&p.key.group).or_default().push(p);
     }
-    let groups: Vec<Value> = groups
-        .into_iter()
-        .map(|(g, pts)| {
-            let (topo_header, topo_align) = topo_columns(&pts);
-            // Columns: the point's state, its topology, the runs; then the
-            // metrics. The first ones are dropped when constant (below).
-            let mut header: Vec<String> = vec!["state".into()];
-            let mut align: Vec<&str> = vec![":---"];
-            header.extend(topo_header.iter().cloned());
-            align.extend(topo_align);
-            if repeats {
-                header.push(RUNS_HEADER.into());
-                align.push("---:");
-            }
-            let mut rows: Vec<Vec<String>> = pts
-                .iter()
-                .map(|p| {
-                    let mut row = vec![state_text(p.state).to_string()];
-                    row.extend(topo_cells(&p.key, &topo_header));
-                    if repeats {
-                        row.push(format!("{}/{}", p.n_baseline, p.n_new));
-                    }
-                    row
-                })
-                .collect();
-            let constant = drop_constant_columns(&mut header, &mut align, &mut rows);
-            header.extend(c.metrics.iter().map(|d| d.label.to_string()));
-            align.extend(c.metrics.iter().map(|_| "---"));
-            for (row, p) in rows.iter_mut().zip(&pts) {
-                row.extend(
-                    c.metrics
-                        .iter()
-                        .zip(&p.cells)
-                        .map(|(d, cell)| cell_text(d, cell)),
-                );
-            }
-            let counts = Counts::of(pts.iter().copied());
-            json!({
-                "title": g.title(),
-                "points": counts.matched,
-                "regressed": counts.regressed_points,
-                "summary": group_line(&counts),
-                "constant": constant,
-                "header": header,
-                "align": align,
-                "rows": rows,
-                "charts": charts.get(g).map(|c| c.0.clone()).unwrap_or_default(),
-                "single_point": charts.get(g).map(|c| c.1.clone()).unwrap_or_default(),
-            })
-        })
+    let first = c.metrics.first();
+    ctx.insert("first_metric".into(), first.map_or("", |d| d.label).into());
+    // The regressed configurations left out under the trim: the last ones.
+    let loud: Vec<&GroupKey> = groups
+        .iter()
+        .filter(|(_, pts)| pts.iter().any(|p| p.regressed))
+        .map(|(g, _)| *g)
         .collect();
-    ctx.insert("groups".into(), groups.into());
+    let loud_cut: Vec<&GroupKey> = loud.iter().rev().take(trim.loud_tables).copied().collect();
+    let mut left_out = 0usize;
+    let mut charts_left_out = 0usize;
+    let mut overview = Vec::new();
+    let mut sections = Vec::new();
+    for (g, pts) in &groups {
+        let counts = Counts::of(pts.iter().copied());
+        let (best, worst) = first.map_or(("N/A".into(), "N/A".into()), |d| best_worst(d, 0, pts));
+        let here = ran_on(pts);
+        overview.push(json!([
+            md(&g.title()),
+            here,
+            counts.matched,
+            counts.regressed_points,
+            counts.improved,
+            counts.unchanged,
+            counts.inconclusive,
+            best,
+            worst,
+        ]));
+        let regressed = counts.regressed_points > 0;
+        // The points the table shows: all of them in the full report;
+        // in the comment those beyond tolerance (regressed, improved or
+        // inconclusive).
+        let shown: Vec<&PointResult> = pts
+            .iter()
+            .copied()
+            .filter(|p| full || p.state != PointState::Unchanged)
+            .collect();
+        let (mut group_charts, single) = charts.get(g).cloned().unwrap_or_default();
+        if !full && shown.is_empty() {
+            // Nothing beyond tolerance: the overview line says it all.
+            continue;
+        }
+        let drop_table = !full
+            && if regressed {
+                loud_cut.contains(g)
+            } else {
+                trim.quiet_tables
+            };
+        if drop_table {
+            left_out += 1;
+            continue;
+        }
+        // In the comment, a topology without a chart is named only when
+        // its point is in the table ("see the table").
+        let mut single: Vec<String> = single
+            .into_iter()
+            .filter(|l| full || shown.iter().any(|p| &p.key.topology.label() == l))
+            .collect();
+        if !full && ((regressed && trim.loud_charts) || (!regressed && trim.quiet_charts)) {
+            charts_left_out += usize::from(!group_charts.is_empty());
+            group_charts.clear();
+            single.clear();
+        }
+        let (topo_header, topo_align) = topo_columns(&shown);
+        // Columns: the point's state, its topology, the runs; then the
+        // metrics. The first ones are dropped when constant (below).
+        let mut header: Vec<String> = vec!["state".into()];
+        let mut align: Vec<&str> = vec![":---"];
+        header.extend(topo_header.iter().cloned());
+        align.extend(topo_align);
+        if repeats {
+            header.push(RUNS_HEADER.into());
+            align.push("---:");
+        }
+        let mut rows: Vec<Vec<String>> = shown
+            .iter()
+            .map(|p| {
+                let flag = if p.other_hardware {
+                    " ⚠️ other hardware"
+                } else {
+                    ""
+                };
+                let mut row = vec![format!("{}{flag}", state_text(p.state))];
+                row.extend(topo_cells(&p.key, &topo_header));
+                if repeats {
+                    row.push(format!("{}/{}", p.n_baseline, p.n_new));
+                }
+                row
+            })
+            .collect();
+        let constant = drop_constant_columns(&mut header, &mut align, &mut rows);
+        header.extend(c.metrics.iter().map(|d| d.label.to_string()));
+        align.extend(c.metrics.iter().map(|_| "---"));
+        for (row, p) in rows.iter_mut().zip(&shown) {
+            row.extend(
+                c.metrics
+                    .iter()
+                    .zip(&p.cells)
+                    .map(|(d, cell)| cell_text(d, cell)),
+            );
+        }
+        let hidden = pts.len() - shown.len();
+        sections.push(json!({
+            "title": g.title(),
+            "points": counts.matched,
+            "regressed": counts.regressed_points,
+            "open": full && regressed,
+            "summary": group_line(&counts),
+            "ran_on": here,
+            "constant": constant,
+            "header": header,
+            "align": align,
+            "rows": rows,
+            "hidden": hidden,
+            "charts": group_charts,
+            "single_point": single,
+        }));
+    }
+    ctx.insert("overview".into(), overview.into());
+    ctx.insert("groups".into(), sections.into());
+    ctx.insert("left_out".into(), left_out.into());
+    ctx.insert("charts_left_out".into(), charts_left_out.into());
     ctx.insert(
         "unmatched_new".into(),
         c.unmatched_new

@@ -487,7 +487,7 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
         "{md}"
     );
     assert!(
-        md.contains("- dsr1 fp8 h100 sglang, 1k1k (spec: none), TP8 EP1, conc 8: tput/GPU (tok/s) -11.1% (1800.0 → 1600.0) (tolerance 5 %)"),
+        md.contains("| dsr1 fp8 h100 sglang, 1k1k (spec: none) | TP8 EP1, conc 8 | tput/GPU (tok/s) | **▼ -11.1 %** (1800.0 → 1600.0) | output tput ▼ -11.1 % |"),
         "{md}"
     );
     assert!(md.contains("(**▼ -11.1 %**)"), "{md}");
@@ -563,7 +563,11 @@ fn seed_injected_regression_lists_the_point() {
     assert_eq!(j["regressions"].as_array().expect("list").len(), 1);
     assert_eq!(j["regressions"][0]["metric"], "mean_ttft");
     assert_eq!(j["regressions"][0]["conc"], 64);
-    assert!(stdout(&o).contains("TP2 EP1, conc 64: mean TTFT (ms) +30.1%"));
+    assert!(
+        stdout(&o).contains("| TP2 EP1, conc 64 | mean TTFT (ms) | **▲ +30.1 %**"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -758,8 +762,10 @@ fn reference_layout_has_the_thirteen_metric_table() {
     assert_eq!(header.matches(" Delta |").count(), 13, "{header}");
 }
 
+/// The job summary, stdout and `--full-markdown` get the full report
+/// (every point); `--markdown` gets the comment's layout (issue #26 item 2).
 #[test]
-fn step_summary_gets_the_markdown() {
+fn step_summary_gets_the_full_report_and_markdown_the_comment_layout() {
     let (base, new) = small_runs();
     let f = Fixture::new(&base, &new);
     let summary = f.path("summary.md");
@@ -769,14 +775,27 @@ fn step_summary_gets_the_markdown() {
         .env("GITHUB_ACTIONS", "true")
         .env("GITHUB_STEP_SUMMARY", &summary)
         .arg("--markdown")
-        .arg(f.path("out/report.md")));
+        .arg(f.path("out/report.md"))
+        .arg("--full-markdown")
+        .arg(f.path("out/full.md")));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let md = stdout(&o);
+    let full = stdout(&o);
     let s = std::fs::read_to_string(&summary).expect("summary");
-    assert_eq!(s, format!("previous\n{md}"));
+    assert_eq!(s, format!("previous\n{full}"));
     assert_eq!(
-        std::fs::read_to_string(f.path("out/report.md")).expect("md"),
-        md
+        std::fs::read_to_string(f.path("out/full.md")).expect("full md"),
+        full
+    );
+    let comment = std::fs::read_to_string(f.path("out/report.md")).expect("md");
+    assert_ne!(comment, full, "two layouts");
+    assert!(comment.contains("### Configurations"), "{comment}");
+    assert!(
+        full.contains("| unchanged |"),
+        "the full report has every point: {full}"
+    );
+    assert!(
+        !comment.contains("| unchanged |"),
+        "the comment only points beyond tolerance: {comment}"
     );
 }
 
@@ -1082,7 +1101,7 @@ fn postgres_baseline_uses_newest_main_error_free_row() {
         .env("DATABASE_URL", &server.url)
         .arg("--fail-on-regression"));
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stdout(&o).contains("TP8 EP1, conc 16: tput/GPU (tok/s)"));
+    assert!(stdout(&o).contains("| TP8 EP1, conc 16 | tput/GPU (tok/s) |"));
 
     // sslmode=require goes through the TLS connector; this server has no TLS.
     let o = run(cmd()
