@@ -93,8 +93,26 @@ struct Summary {
     counts: Counts,
     #[serde(default)]
     regressions: Vec<RegressionItem>,
+    /// The regressed points, largest change first (compare-results
+    /// 0.x and later); the head lists these when present, else the
+    /// regressed metrics of `regressions`.
+    #[serde(default)]
+    top_regressions: Option<Vec<TopItem>>,
     #[serde(default)]
     evals: Vec<EvalItem>,
+}
+
+/// A regressed point: its largest regressed change and the others.
+#[derive(Debug, Deserialize)]
+struct TopItem {
+    group: String,
+    point: String,
+    metric: String,
+    change: String,
+    #[serde(default)]
+    also: Vec<String>,
+    #[serde(default)]
+    other_hardware: bool,
 }
 
 /// compare-results' counts (its `Counts`), computed once there.
@@ -102,6 +120,9 @@ struct Summary {
 struct Counts {
     matched: u64,
     inconclusive: u64,
+    /// Points whose baseline ran on other hardware.
+    #[serde(default)]
+    other_hardware: u64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -337,7 +358,8 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
         };
         let icon = if s.verdict == "regressions" || !failed.is_empty() {
             "❌"
-        } else if s.counts.matched == 0 || s.counts.inconclusive > 0 {
+        } else if s.counts.matched == 0 || s.counts.inconclusive > 0 || s.counts.other_hardware > 0
+        {
             "⚠️"
         } else {
             "✅"
@@ -353,27 +375,64 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
         );
         // The configuration is named once for its run of regressions.
         let mut items: Vec<String> = Vec::new();
-        let mut last_group: Option<&str> = None;
-        for r in s.regressions.iter().take(HEAD_ITEMS) {
-            let point = format!(
-                "{}: {} {} (tolerance {})",
-                md(&r.point),
-                md(&r.metric),
-                md(&r.change),
-                md(&r.tolerance)
-            );
-            if last_group == Some(r.group.as_str()) {
-                items.push(point);
+        let mut last_group: Option<String> = None;
+        let mut name = |group: &str, point: String| {
+            if last_group.as_deref() == Some(group) {
+                point
             } else {
-                items.push(format!("{} — {point}", md(&r.group)));
-                last_group = Some(&r.group);
+                last_group = Some(group.to_string());
+                format!("{} — {point}", md(group))
             }
-        }
+        };
+        let listed = match &s.top_regressions {
+            Some(top) => {
+                for r in top.iter().take(HEAD_ITEMS) {
+                    let also = if r.also.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (also {})", md(&r.also.join(", ")))
+                    };
+                    let flag = if r.other_hardware {
+                        " ⚠️ baseline on other hardware"
+                    } else {
+                        ""
+                    };
+                    let point = format!(
+                        "{}: {} {}{also}{flag}",
+                        md(&r.point),
+                        md(&r.metric),
+                        md(&r.change)
+                    );
+                    items.push(name(&r.group, point));
+                }
+                (top.len(), " (see the top regressions below)")
+            }
+            None => {
+                for r in s.regressions.iter().take(HEAD_ITEMS) {
+                    let point = format!(
+                        "{}: {} {} (tolerance {})",
+                        md(&r.point),
+                        md(&r.metric),
+                        md(&r.change),
+                        md(&r.tolerance)
+                    );
+                    items.push(name(&r.group, point));
+                }
+                (s.regressions.len(), " (see the tables)")
+            }
+        };
         ctx.insert("regressions".into(), items.into());
-        ctx.insert(
-            "more_regressions".into(),
-            more(s.regressions.len(), " (see the tables)").into(),
-        );
+        ctx.insert("more_regressions".into(), more(listed.0, listed.1).into());
+        if s.counts.other_hardware > 0 {
+            ctx.insert(
+                "other_hardware".into(),
+                format!(
+                    "{} compared with a baseline that ran on other hardware (marked ⚠️ below): the change may be the machine's, not the code's.",
+                    plural(s.counts.other_hardware, "point", "points")
+                )
+                .into(),
+            );
+        }
         let failed_items: Vec<String> = failed
             .iter()
             .take(HEAD_ITEMS)
