@@ -622,6 +622,10 @@ fn a_cut_unplaced_list_says_the_names_are_a_floor() {
 #[test]
 fn null_placed_stats_fall_back_to_run_stats() {
     let mut i = input(None, &[]);
+    i.run_stats = Some(json!({
+        "b200-dgxc": {"n_success": 7, "total": 7},
+        "h200-cw": {"n_success": 9, "total": 12}
+    }));
     i.run_stats_by_runner = Some(Value::Null);
     let b = body::render(&i, NOTICE).expect("body");
     assert!(
@@ -703,7 +707,14 @@ fn sweep_of_54_configurations_fits_and_names_every_configuration() {
     let (c, section) = sweep_compared();
     let counts = c["summary"]["counts"].clone();
     assert_eq!(counts["matched"], 378);
-    let b = body::render(&input(Some(c), &[&section]), NOTICE).expect("body");
+    let mut i = input(Some(c), &[&section]);
+    // The sweep's run: 126 legs on each of its three clusters.
+    i.run_stats = Some(json!({
+        "b200-dgxc": {"n_success": 126, "total": 126},
+        "h200-nv": {"n_success": 126, "total": 126},
+        "mi355x-amds": {"n_success": 126, "total": 126}
+    }));
+    let b = body::render(&i, NOTICE).expect("body");
     let n = b.text.chars().count();
     eprintln!("54-configuration sweep: comment body {n} characters");
     assert!(
@@ -746,10 +757,33 @@ fn sweep_of_54_configurations_fits_and_names_every_configuration() {
         "{}",
         first_lines(&b.text, 4).join("\n")
     );
+    // The tables left out to fit are counted: with those shown, every
+    // configuration (each has a point beyond tolerance here).
+    let left_out = b
+        .text
+        .lines()
+        .find_map(|l| l.strip_prefix("To fit a PR comment, the tables of "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(0);
+    assert_eq!(b.text.matches("<details>").count() + left_out, 54);
     let counted = check_counts(&b.text);
     assert_eq!(
         counted.regressed_points,
         counts["regressed_points"].as_u64().unwrap_or(0)
+    );
+    // The full report (job summary, compare-report artifact) has it all.
+    let (base, new) = sweep_rows();
+    let (_, _, full) = compared_full(&base, &new, json!([]));
+    eprintln!(
+        "54-configuration sweep: full report {} characters",
+        full.chars().count()
+    );
+    assert_eq!(full.matches("<details").count(), 54, "every table");
+    assert!(!full.contains("To fit a PR comment"));
+    assert_eq!(
+        table_after(&full, "### Regressed points").len() as u64,
+        counted.regressed_points
     );
     test_kit::assert_snapshot!("sweep_54", stable(&b.text));
 }
