@@ -444,7 +444,7 @@ fn top(c: &Comparison) -> Vec<Top<'_>> {
                 .filter_map(|(d, cell)| cell.rel_delta.map(|r| (d, cell, r)))
                 .collect();
             // A stable sort: changes equal at a millionth keep the metric order.
-            regressed.sort_by(|a, b| size(b.2).cmp(&size(a.2)));
+            regressed.sort_by_key(|r| std::cmp::Reverse(size(r.2)));
             let &(def, cell, rel) = regressed.first()?;
             let also = regressed[1..]
                 .iter()
@@ -460,7 +460,7 @@ fn top(c: &Comparison) -> Vec<Top<'_>> {
         })
         .collect();
     // A stable sort: equal changes stay in report order.
-    out.sort_by(|a, b| size(b.rel).cmp(&size(a.rel)));
+    out.sort_by_key(|t| std::cmp::Reverse(size(t.rel)));
     out
 }
 
