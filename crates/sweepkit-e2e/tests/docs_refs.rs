@@ -326,7 +326,7 @@ fn relative_links(page: &str) -> Vec<(usize, String)> {
                 .to_string();
             rest = &tail[end..];
             let external = target.contains("://") || target.starts_with("mailto:");
-            if !external && !target.starts_with('#') && !target.is_empty() {
+            if !external && !target.is_empty() {
                 out.push((i + 1, target));
             }
         }
@@ -352,9 +352,18 @@ fn check_links(root: &Path) -> (Vec<String>, BTreeSet<String>) {
         };
         let dir = Path::new(&rel).parent().unwrap_or(Path::new(""));
         for (line, target) in relative_links(&text) {
-            let path = target.split('#').next().unwrap();
-            let joined = normalise(&dir.join(path));
+            let (path, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let joined = if path.is_empty() {
+                rel.clone()
+            } else {
+                normalise(&dir.join(path))
+            };
             if root.join(&joined).exists() {
+                let page = std::fs::read_to_string(root.join(&joined)).unwrap_or_default();
+                if !anchor.is_empty() && joined.ends_with(".md") && !anchors(&page).contains(anchor)
+                {
+                    dangling.push(format!("{rel}:{line}: {target} (no such heading)"));
+                }
                 continue;
             }
             if PAGES_OF_OTHER_BRANCHES.contains(&joined.as_str()) {
@@ -365,6 +374,35 @@ fn check_links(root: &Path) -> (Vec<String>, BTreeSet<String>) {
         }
     }
     (dangling, pending)
+}
+
+/// The anchors GitHub gives a page's headings: lower case, spaces to `-`,
+/// punctuation other than `-` and `_` dropped (`## \`split\`, leg-env` →
+/// `split-leg-env`).
+fn anchors(page: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut fenced = false;
+    for line in page.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        let text = line.trim_start_matches('#');
+        if fenced || text.len() == line.len() || !text.starts_with(' ') {
+            continue;
+        }
+        let slug: String = text
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter_map(|c| match c {
+                ' ' => Some('-'),
+                c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                _ => None,
+            })
+            .collect();
+        out.insert(slug);
+    }
+    out
 }
 
 /// `docs/tools/../adopt.md` → `docs/adopt.md`, with `/` separators.
@@ -400,10 +438,14 @@ fn a_dangling_link_is_reported_and_only_the_named_pages_may_be_absent() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::create_dir_all(root.join("docs/tools")).unwrap();
-    std::fs::write(root.join("docs/adopt.md"), "# adopt\n").unwrap();
+    std::fs::write(
+        root.join("docs/adopt.md"),
+        "# adopt\n\n## Why `it` is, so\n",
+    )
+    .unwrap();
     std::fs::write(
         root.join("README.md"),
-        "[a](docs/adopt.md#why) [b](docs/gone.md) [c](docs/limits.md) [d](https://x.org/y.md)\n```\n[e](not/checked.md)\n```\n",
+        "[a](docs/adopt.md#why-it-is-so) [a2](docs/adopt.md#why) [b](docs/gone.md) [c](docs/limits.md) [d](https://x.org/y.md)\n```\n[e](not/checked.md)\n```\n",
     )
     .unwrap();
     std::fs::write(
@@ -415,6 +457,7 @@ fn a_dangling_link_is_reported_and_only_the_named_pages_may_be_absent() {
     assert_eq!(
         dangling,
         vec![
+            "README.md:1: docs/adopt.md#why (no such heading)",
             "README.md:1: docs/gone.md",
             "docs/tools/t.md:1: ../missing.md"
         ]
