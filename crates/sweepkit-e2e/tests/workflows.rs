@@ -444,11 +444,12 @@ fn every_variable_an_action_passes_is_read_by_its_tool() {
 
 #[test]
 fn readme_shows_the_example_caller_verbatim() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    // The adoption page (docs/adopt.md) carries the caller since the README split.
+    let page = std::fs::read_to_string(root().join("docs/adopt.md")).unwrap();
     let example = std::fs::read_to_string(root().join("examples/run-sweep.yml")).unwrap();
     assert!(
-        readme.contains(&format!("```yaml\n{example}```\n")),
-        "README.md must show examples/run-sweep.yml verbatim in a yaml block"
+        page.contains(&format!("```yaml\n{example}```\n")),
+        "docs/adopt.md must show examples/run-sweep.yml verbatim in a yaml block"
     );
 }
 
