@@ -28,10 +28,9 @@ const README_MAX_LINES: usize = 300;
 
 /// Pages other branches of this session add; a link to one of them is
 /// accepted while the page is absent here (and reported), never otherwise.
-const PAGES_OF_OTHER_BRANCHES: [&str; 5] = [
+const PAGES_OF_OTHER_BRANCHES: [&str; 4] = [
     "docs/limits.md",
     "docs/charts.md",
-    "docs/comment-notes.md",
     "docs/exit-codes.md",
     "docs/dependencies.md",
 ];
