@@ -13,6 +13,8 @@ use sweep_changelog::report::{AnnotationStream, report};
 use sweep_changelog::strict;
 use sweep_model::exit;
 
+use crate::estimate::{self, Estimate, Source};
+
 /// Flags of `check-changelog dry-run`: the gate's, plus the plan's.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct DryRunArgs {
@@ -52,6 +54,14 @@ pub(crate) struct DryRunArgs {
     /// agentic].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_LEG_MINUTES)))]
     leg_minutes: Option<u32>,
+    /// With GITHUB_TOKEN or GH_TOKEN set, the repository whose sweep
+    /// history gives the second estimate (the legs' last successful jobs)
+    /// [default: GITHUB_REPOSITORY, else --repo].
+    #[arg(long)]
+    history_repo: Option<String>,
+    /// The sweep workflow whose runs are read for that estimate.
+    #[arg(long, default_value = "run-sweep.yml")]
+    history_workflow: String,
 }
 
 impl DryRunArgs {
@@ -65,6 +75,38 @@ impl DryRunArgs {
             strict: self.strict,
             pr_number: self.pr_number,
             repo: self.repo.clone(),
+        }
+    }
+}
+
+/// The estimate from the sweep history, when a token is set; `None`
+/// without one, or (with a warning) when the history cannot be read: the
+/// plan and its upper bound stand on their own.
+fn history_estimate(args: &DryRunArgs, plan: &dry_run::Plan) -> Option<Estimate> {
+    let config = github_client::Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
+    config.token.as_ref()?;
+    if plan.legs.is_empty() {
+        return None;
+    }
+    let source = Source {
+        repo: args.history_repo.clone().unwrap_or_else(|| {
+            std::env::var("GITHUB_REPOSITORY")
+                .ok()
+                .filter(|r| !r.trim().is_empty())
+                .unwrap_or_else(|| args.repo.clone())
+        }),
+        workflow: args.history_workflow.clone(),
+    };
+    let found = github_client::Client::new(config)
+        .and_then(|client| estimate::estimate(&client, &source, plan));
+    match found {
+        Ok(e) => Some(e),
+        Err(e) => {
+            eprintln!(
+                "warning: check-changelog dry-run: no estimate from the job history of {} {}: {e}",
+                source.repo, source.workflow
+            );
+            None
         }
     }
 }
@@ -97,8 +139,13 @@ pub(crate) fn run(args: &DryRunArgs) -> ExitCode {
             return exit::failed();
         }
     };
+    let estimate = history_estimate(args, &plan);
     let text = if args.json {
-        match serde_json::to_string_pretty(&plan.to_json()) {
+        let mut json = plan.to_json();
+        if let (Some(e), Some(map)) = (&estimate, json.as_object_mut()) {
+            map.insert("estimate".into(), e.to_json(&plan));
+        }
+        match serde_json::to_string_pretty(&json) {
             Ok(s) => s + "\n",
             Err(e) => {
                 eprintln!("ERROR: check-changelog dry-run: cannot encode the plan as JSON: {e}");
@@ -106,7 +153,11 @@ pub(crate) fn run(args: &DryRunArgs) -> ExitCode {
             }
         }
     } else {
-        plan.render()
+        let mut text = plan.render();
+        if let Some(e) = &estimate {
+            text.push_str(&e.render(&plan));
+        }
+        text
     };
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {

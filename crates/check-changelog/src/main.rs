@@ -4,6 +4,7 @@
 //! `dry-run` (module [`dry_run`]) prints the legs a change will schedule.
 
 mod dry_run;
+mod estimate;
 
 use clap::{Args, Parser, Subcommand};
 use std::io::Write as _;

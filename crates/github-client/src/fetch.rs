@@ -1,7 +1,8 @@
 //! Plain HTTP GETs of a URL outside the GitHub API (`compare-results
-//! --baseline-url`, the benchmarks API) on the same transport as the GitHub
-//! client (hyper over rustls/ring) and with the same [`RetryPolicy`]: the
-//! workspace has one HTTP stack and one retry policy.
+//! --baseline-url`, the benchmarks API; an artifact's signed download URL)
+//! on the same transport as the GitHub client (ureq over rustls/ring) and
+//! with the same [`RetryPolicy`]: the workspace has one HTTP client and one
+//! retry policy.
 //!
 //! One GET: a timeout for the whole attempt (connect, answer and body), a
 //! cap on the body, retries on transport failures and on what the policy
@@ -9,15 +10,10 @@
 //! answer is final and carries its status and the start of its body (an API
 //! explains itself there, e.g. `{"error":"Unknown model"}`).
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use http::header::{ACCEPT, USER_AGENT};
-use http_body_util::Empty;
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::rt::TokioExecutor;
-
 use crate::retry::{self, RetryPolicy};
+use crate::transport::{self, Outcome, Timeouts};
 
 /// Characters of a failed answer's body kept in the error.
 const EXCERPT_CHARS: usize = 300;
@@ -74,17 +70,6 @@ fn without_query(url: &str) -> &str {
     url.split_once('?').map_or(url, |(u, _)| u)
 }
 
-/// One attempt's result.
-enum Attempt {
-    Answer {
-        status: u16,
-        headers: http::HeaderMap,
-        body: Vec<u8>,
-    },
-    Transport(String),
-    TooLarge,
-}
-
 /// GETs `get.url` and returns the body of a 2xx answer as text.
 pub fn get_text(get: &Get<'_>) -> Result<String, GetError> {
     let (body, attempts) = get_body(get)?;
@@ -111,73 +96,26 @@ fn get_body(get: &Get<'_>) -> Result<(Vec<u8>, u32), GetError> {
             "not a valid URL: give an absolute http:// or https:// URL".to_string(),
         ));
     }
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| GetError::Config(format!("cannot start the HTTP runtime: {e}")))?;
-    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(|e| GetError::Config(format!("TLS set-up: {e}")))?
-    .with_root_certificates(rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    })
-    .with_no_client_auth();
-    let client = {
-        // The connector and its timers need the runtime's context.
-        let _guard = rt.enter();
-        let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(tls)
-            .https_or_http()
-            .enable_http1()
-            .build();
-        HyperClient::builder(TokioExecutor::new()).build::<_, Empty<&'static [u8]>>(connector)
-    };
+    let agent = transport::agent(get.user_agent, Timeouts::Global(get.timeout));
     let mut attempt: u32 = 0;
     loop {
         attempt += 1;
-        let request = http::Request::get(uri.clone())
-            .header(ACCEPT, get.accept)
-            .header(USER_AGENT, get.user_agent)
-            .body(Empty::new())
-            .map_err(|e| GetError::Config(format!("building the request: {e}")))?;
-        let outcome = rt.block_on(async {
-            let sent = async {
-                let response = match client.request(request).await {
-                    Ok(r) => r,
-                    Err(e) => return Attempt::Transport(retry::error_chain(&e)),
-                };
-                let status = response.status().as_u16();
-                let headers = response.headers().clone();
-                match crate::read_capped(response, get.max_body).await {
-                    Ok(Some(body)) => Attempt::Answer {
-                        status,
-                        headers,
-                        body,
-                    },
-                    Ok(None) => Attempt::TooLarge,
-                    Err(e) => {
-                        Attempt::Transport(format!("reading the body: {}", retry::error_chain(&e)))
-                    }
-                }
-            };
-            tokio::time::timeout(get.timeout, sent)
-                .await
-                .unwrap_or_else(|_| {
-                    Attempt::Transport(format!(
-                        "no complete answer within {:.1} s",
-                        get.timeout.as_secs_f64()
-                    ))
-                })
-        });
+        let outcome = transport::send(
+            &agent,
+            "GET",
+            get.url,
+            &[("accept", get.accept)],
+            None,
+            get.max_body,
+        )
+        .map_err(GetError::Config)?;
         let (failure, asked) = match outcome {
-            Attempt::TooLarge => {
+            Outcome::TooLarge => {
                 return Err(GetError::TooLarge {
                     limit: get.max_body,
                 });
             }
-            Attempt::Answer {
+            Outcome::Answer {
                 status,
                 headers,
                 body,
@@ -199,13 +137,25 @@ fn get_body(get: &Get<'_>) -> Result<(Vec<u8>, u32), GetError> {
                     Some(t) => (failure, (t.wait, t.floor)),
                 }
             }
-            Attempt::Transport(message) => (
-                GetError::Transport {
-                    message,
-                    attempts: attempt,
-                },
-                (None, None),
-            ),
+            Outcome::Failed(f) => {
+                let message = if f.timed_out {
+                    format!(
+                        "no complete answer within {:.1} s",
+                        get.timeout.as_secs_f64()
+                    )
+                } else if f.reading_body {
+                    format!("reading the body: {}", f.message)
+                } else {
+                    f.message
+                };
+                (
+                    GetError::Transport {
+                        message,
+                        attempts: attempt,
+                    },
+                    (None, None),
+                )
+            }
         };
         match get.retry.backoff(attempt, asked.0, asked.1) {
             Some(wait) => {
@@ -216,7 +166,7 @@ fn get_body(get: &Get<'_>) -> Result<(Vec<u8>, u32), GetError> {
                     get.retry.max_attempts.saturating_sub(1),
                     wait.as_secs_f64()
                 );
-                rt.block_on(async { tokio::time::sleep(wait).await });
+                std::thread::sleep(wait);
             }
             None => return Err(failure),
         }

@@ -1,8 +1,8 @@
 //! Small GitHub REST client shared by the GitHub-facing tools
 //! (`success-rate`, `visualizer-comment`, `reuse-sweep`).
 //!
-//! It sits on octocrab's transport (TLS, timeouts, base URI, auth header)
-//! and adds what those tools need and octocrab leaves to the caller:
+//! It sits on the workspace's one HTTP transport (blocking ureq over
+//! rustls/ring, [`transport`]) and adds what those tools need:
 //!
 //! * configuration from the Actions environment: `GITHUB_API_URL` (GHES and
 //!   tests), token from `GITHUB_TOKEN`/`GH_TOKEN`;
@@ -15,20 +15,18 @@
 //!   sending is reported as [`Error::Ambiguous`] so the caller can check
 //!   what happened;
 //! * errors that name the method, the endpoint, the status and GitHub's own
-//!   message (octocrab's `Error::GitHub` only displays "GitHub").
+//!   message.
 //!
-//! The API is blocking (a private current-thread runtime): the tools make a
-//! handful of sequential calls and stay simple synchronous programs.
+//! The API is blocking: the tools make a handful of sequential calls and
+//! stay simple synchronous programs.
 //!
 //! [`fetch`] is the same for a URL outside the GitHub API (`compare-results
-//! --baseline-url`): the same transport (hyper over rustls/ring) and the
-//! same [`RetryPolicy`], so the workspace has one HTTP stack.
+//! --baseline-url`, an artifact's signed download URL): the same transport
+//! and the same [`RetryPolicy`], so the workspace has one HTTP client.
 
 use std::fmt;
 use std::time::Duration;
 
-use http::header::{ACCEPT, HeaderMap, HeaderValue};
-use octocrab::Octocrab;
 use serde_json::Value;
 use sweep_model::json_type::json_type_name;
 
@@ -38,6 +36,7 @@ pub mod actions;
 pub mod command;
 pub mod fetch;
 mod retry;
+mod transport;
 pub mod trust;
 
 /// Public GitHub's API root.
@@ -204,11 +203,18 @@ impl Config {
 
 /// The client. Cheap to create; one per tool run.
 pub struct Client {
-    rt: tokio::runtime::Runtime,
-    octo: Octocrab,
+    agent: ureq::Agent,
     api_url: String,
+    /// `Bearer <token>`, sent to the API (never to a redirect target).
+    authorization: Option<String>,
     retry: RetryPolicy,
 }
+
+/// The media type GitHub documents for its REST API.
+const GITHUB_JSON: &str = "application/vnd.github+json";
+
+/// The `User-Agent` GitHub requires on every call.
+const USER_AGENT: &str = concat!("sweepkit-github-client/", env!("CARGO_PKG_VERSION"));
 
 /// An answered request.
 struct Answer {
@@ -249,34 +255,26 @@ impl Verb {
 impl Client {
     /// Builds a client from `config`.
     pub fn new(config: Config) -> Result<Self> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| Error::Config(format!("cannot start the HTTP runtime: {e}")))?;
         let api_url = config.api_url.trim_end_matches('/').to_string();
-        let octo = {
-            // The connector and its timers need the runtime's context.
-            let _guard = rt.enter();
-            let mut b = Octocrab::builder()
-                .base_uri(api_url.as_str())
-                .map_err(|e| {
-                    Error::Config(format!(
-                        "GITHUB_API_URL '{api_url}' is not a valid URL: {e}"
-                    ))
-                })?
-                .add_header(ACCEPT, "application/vnd.github+json".to_string())
-                .set_connect_timeout(Some(Duration::from_secs(10)))
-                .set_read_timeout(Some(config.timeout));
-            if let Some(token) = config.token {
-                b = b.personal_token(token);
-            }
-            b.build()
-                .map_err(|e| Error::Config(format!("cannot build the GitHub client: {e}")))?
-        };
+        let valid = api_url
+            .parse::<http::Uri>()
+            .map_err(|e| e.to_string())
+            .and_then(|u| {
+                if matches!(u.scheme_str(), Some("http" | "https")) && u.host().is_some() {
+                    Ok(())
+                } else {
+                    Err("give an absolute http:// or https:// URL".to_string())
+                }
+            });
+        if let Err(e) = valid {
+            return Err(Error::Config(format!(
+                "GITHUB_API_URL '{api_url}' is not a valid URL: {e}"
+            )));
+        }
         Ok(Client {
-            rt,
-            octo,
+            agent: transport::agent(USER_AGENT, transport::Timeouts::PerRead(config.timeout)),
             api_url,
+            authorization: config.token.map(|t| format!("Bearer {t}")),
             retry: config.retry,
         })
     }
@@ -398,7 +396,7 @@ impl Client {
     }
 
     fn call(&self, verb: Verb, uri: &str, body: Option<&Value>) -> Result<Answer> {
-        self.rt.block_on(self.call_async(verb, uri, body, false))
+        self.send(verb, uri, body, false)
     }
 
     /// `GET path` that GitHub answers with a redirect (an artifact
@@ -406,9 +404,7 @@ impl Client {
     /// redirect's `Location`. The target is not fetched here: it needs no
     /// token and must never get one (see [`fetch`]).
     pub fn redirect_location(&self, path: &str) -> Result<String> {
-        let answer = self
-            .rt
-            .block_on(self.call_async(Verb::Get, path, None, true))?;
+        let answer = self.send(Verb::Get, path, None, true)?;
         answer.location.ok_or_else(|| {
             self.shape(
                 Verb::Get,
@@ -451,7 +447,9 @@ impl Client {
         }
     }
 
-    async fn call_async(
+    /// One request with the retry policy. `uri` is a path under the API
+    /// root or an absolute URL (a `Link` header's next page).
+    fn send(
         &self,
         verb: Verb,
         uri: &str,
@@ -460,43 +458,42 @@ impl Client {
     ) -> Result<Answer> {
         let endpoint = self.endpoint(uri);
         let method = verb.name().to_string();
+        let url = if uri.starts_with("http://") || uri.starts_with("https://") {
+            uri.to_string()
+        } else {
+            format!("{}{uri}", self.api_url)
+        };
+        let payload = match body {
+            Some(v) => Some(serde_json::to_vec(v).map_err(|e| {
+                Error::Config(format!(
+                    "GitHub API {method} {endpoint}: cannot serialise the request body: {e}"
+                ))
+            })?),
+            None => None,
+        };
+        let mut headers = vec![("accept", GITHUB_JSON)];
+        if let Some(auth) = &self.authorization {
+            headers.push(("authorization", auth.as_str()));
+        }
         let mut attempt: u32 = 0;
         loop {
             attempt += 1;
-            let sent = match verb {
-                Verb::Get => {
-                    let mut h = HeaderMap::new();
-                    h.insert(
-                        ACCEPT,
-                        HeaderValue::from_static("application/vnd.github+json"),
-                    );
-                    self.octo._get_with_headers(uri, Some(h)).await
-                }
-                Verb::Post => self.octo._post(uri, body).await,
-                Verb::Put => self.octo._put(uri, body).await,
-                Verb::Patch => self.octo._patch(uri, body).await,
-                Verb::Delete => self.octo._delete(uri, body).await,
-            };
-            let response = match sent {
-                Ok(r) => r,
-                Err(e) => {
-                    let may_repeat = verb.idempotent() || retry::is_connect_error(&e);
-                    let message = retry::transport_message(&e);
-                    let wait =
-                        self.transport_failure(may_repeat, &method, &endpoint, message, attempt)?;
-                    tokio::time::sleep(wait).await;
-                    continue;
-                }
-            };
-            let status = response.status().as_u16();
-            let headers = response.headers().clone();
-            let text = match read_capped(response, MAX_BODY_BYTES).await {
-                Ok(Some(bytes)) => String::from_utf8(bytes).map_err(|_| Error::Shape {
-                    method: method.clone(),
-                    endpoint: endpoint.clone(),
-                    detail: "body is not UTF-8".to_string(),
-                })?,
-                Ok(None) => {
+            let outcome = transport::send(
+                &self.agent,
+                verb.name(),
+                &url,
+                &headers,
+                payload.clone().map(|p| ("application/json", p)),
+                MAX_BODY_BYTES,
+            )
+            .map_err(|e| Error::Config(format!("GitHub API {method} {endpoint}: {e}")))?;
+            let (status, headers, bytes) = match outcome {
+                transport::Outcome::Answer {
+                    status,
+                    headers,
+                    body,
+                } => (status, headers, body),
+                transport::Outcome::TooLarge => {
                     return Err(Error::Shape {
                         method,
                         endpoint,
@@ -506,22 +503,24 @@ impl Client {
                         ),
                     });
                 }
-                Err(e) => {
-                    let message = format!(
-                        "reading the response failed: {}",
-                        retry::transport_message(&e)
-                    );
-                    let wait = self.transport_failure(
-                        verb.idempotent(),
-                        &method,
-                        &endpoint,
-                        message,
-                        attempt,
-                    )?;
-                    tokio::time::sleep(wait).await;
+                transport::Outcome::Failed(f) => {
+                    let may_repeat = verb.idempotent() || f.before_sending;
+                    let message = if f.reading_body {
+                        format!("reading the response failed: {}", f.message)
+                    } else {
+                        f.message
+                    };
+                    let wait =
+                        self.transport_failure(may_repeat, &method, &endpoint, message, attempt)?;
+                    std::thread::sleep(wait);
                     continue;
                 }
             };
+            let text = String::from_utf8(bytes).map_err(|_| Error::Shape {
+                method: method.clone(),
+                endpoint: endpoint.clone(),
+                detail: "body is not UTF-8".to_string(),
+            })?;
             if want_redirect && (300..400).contains(&status) {
                 let Some(location) = headers
                     .get(http::header::LOCATION)
@@ -590,7 +589,7 @@ impl Client {
                         attempt,
                         &self.retry,
                     );
-                    tokio::time::sleep(wait).await;
+                    std::thread::sleep(wait);
                 }
                 None => {
                     let mut e = fail(attempt);
@@ -608,38 +607,6 @@ impl Client {
             }
         }
     }
-}
-
-/// The body, read frame by frame up to `limit` bytes; `None` when it is
-/// larger (by its `Content-Length`, or once more than `limit` arrived).
-pub(crate) async fn read_capped<B>(
-    response: http::Response<B>,
-    limit: usize,
-) -> std::result::Result<Option<Vec<u8>>, B::Error>
-where
-    B: http_body_util::BodyExt + Unpin,
-    B::Data: AsRef<[u8]>,
-{
-    let declared = response
-        .headers()
-        .get(http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
-        return Ok(None);
-    }
-    let mut body = response.into_body();
-    let mut out = Vec::new();
-    while let Some(frame) = body.frame().await {
-        if let Ok(data) = frame?.into_data() {
-            let data = data.as_ref();
-            if out.len() + data.len() > limit {
-                return Ok(None);
-            }
-            out.extend_from_slice(data);
-        }
-    }
-    Ok(Some(out))
 }
 
 /// GitHub's `message` field, else the body text, else the reason phrase.

@@ -133,32 +133,13 @@ pub(crate) fn classify(status: u16, headers: &HeaderMap, message: &str) -> Optio
     }
 }
 
-/// True when the request certainly never reached the server (connect failed).
-pub(crate) fn is_connect_error(e: &octocrab::Error) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = source {
-        if let Some(h) = err.downcast_ref::<hyper_util::client::legacy::Error>() {
-            return h.is_connect();
-        }
-        source = err.source();
-    }
-    false
-}
-
-/// The innermost useful text of a transport error (octocrab's own Display
-/// is often just a variant name).
-pub(crate) fn transport_message(e: &octocrab::Error) -> String {
-    error_chain(e)
-}
-
-/// The distinct messages of an error and its sources, joined with `: `
-/// (without octocrab's "Found at" backtrace lines).
+/// The distinct messages of an error and its sources, joined with `: `.
 pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut parts = Vec::new();
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = source {
         let s = err.to_string();
-        if !s.is_empty() && !parts.contains(&s) && !s.contains("Found at") {
+        if !s.is_empty() && !parts.contains(&s) {
             parts.push(s);
         }
         source = err.source();

@@ -481,14 +481,6 @@ impl EvalRow {
     pub fn score_se_f64(&self) -> Option<f64> {
         self.score_se.as_f64()
     }
-    /// `em_strict` as a number, if it is one.
-    pub fn em_strict_f64(&self) -> Option<f64> {
-        self.em_strict.as_f64()
-    }
-    /// `em_flexible` as a number, if it is one.
-    pub fn em_flexible_f64(&self) -> Option<f64> {
-        self.em_flexible.as_f64()
-    }
 }
 
 #[cfg(test)]

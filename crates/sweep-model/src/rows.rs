@@ -338,17 +338,6 @@ pub fn validate_row(row: &Map<String, Value>) -> Result<RowKind, String> {
     })
 }
 
-/// Validates one generated row (a JSON object).
-///
-/// # Errors
-/// A message naming the offending field, or "not an object".
-pub fn validate_value(v: &Value) -> Result<RowKind, String> {
-    let Some(row) = v.as_object() else {
-        return Err("a matrix row must be a JSON object".into());
-    };
-    validate_row(row)
-}
-
 /// The typed checks of a row of `kind`, read through a fresh deserializer
 /// from `de`.
 fn validate_as<'de, D>(kind: RowKind, de: impl Fn() -> D) -> Result<RowKind, String>
