@@ -388,7 +388,9 @@ fn the_example_takes_the_fork_label_and_cache_from_repository_variables_only() {
         inputs.keys()
     );
     // run-sweep.yml: both strings, empty by default (main's labels, the derived cache).
-    let wf = workflow();
+    let wf = sweep_model::yaml::load_file(&root().join(".github/workflows/run-sweep.yml"))
+        .unwrap()
+        .into_value();
     let on = wf.get("on").or_else(|| wf.get("true")).unwrap();
     for k in ["fork-runner-label", "fork-cache-dir"] {
         let i = &on["workflow_call"]["inputs"][k];

@@ -134,6 +134,8 @@ pub(crate) fn truthy(v: &Value) -> bool {
 fn loose_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::String(x), Value::String(y)) => x.eq_ignore_ascii_case(y),
+        // Numbers compare by value (`1 == 1.0`), as GitHub's do.
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
         (Value::Number(x), Value::String(y)) | (Value::String(y), Value::Number(x)) => {
             y.trim().parse::<f64>().ok() == x.as_f64()
         }
