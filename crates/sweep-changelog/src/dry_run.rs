@@ -22,6 +22,7 @@ use crate::pipeline::{self, Rejection};
 use serde_json::{Map, Value, json};
 use sweep_matrix::assemble::seq_len_name;
 use sweep_matrix::canary;
+use sweep_matrix::legs::{FAMILIES, Kind};
 use sweep_model::config::ConfigEntry;
 use sweep_model::rows::RowKind;
 
@@ -38,16 +39,6 @@ pub const DEFAULT_MULTI_NODE_AGENTIC_MINUTES: u32 = 780;
 /// Longest leg accepted by `--leg-minutes`: GitHub stops a self-hosted job
 /// after 5 days (7 200 minutes), so a longer leg cannot be scheduled.
 pub const MAX_LEG_MINUTES: u32 = 7200;
-
-/// The families of the changelog matrix in the order `generate-matrix
-/// changelog` writes them; the first two hold buckets.
-const BUCKETED: [&str; 2] = ["single_node", "multi_node"];
-const EVAL_FAMILIES: [&str; 4] = [
-    "evals",
-    "agentic_evals",
-    "multinode_evals",
-    "multinode_agentic_evals",
-];
 
 /// Why a dry run could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -232,36 +223,23 @@ pub fn plan(
     })
 }
 
-/// The lists of legs with their family names, in output order.
-fn families(matrix: &Value) -> Result<Vec<(String, &Vec<Value>)>, String> {
-    let list = |v: &Value, name: &str| -> Result<(), String> {
-        if v.is_array() {
-            Ok(())
-        } else {
-            Err(format!("{name} is not a list"))
-        }
+/// The lists of legs with their family names, in output order: the
+/// workflow's own family table, so the dry run shows the legs it runs.
+fn families(matrix: &Value) -> Result<Vec<(String, &[Value])>, String> {
+    let Value::Object(top) = matrix else {
+        return Err("the matrix is not an object".into());
     };
-    let mut out = Vec::new();
-    for side in BUCKETED {
-        let Some(buckets) = matrix.get(side).and_then(Value::as_object) else {
-            return Err(format!("{side} is missing or not an object"));
-        };
-        for (bucket, rows) in buckets {
-            let name = format!("{side}.{bucket}");
-            list(rows, &name)?;
-            if let Value::Array(rows) = rows {
-                out.push((name, rows));
-            }
-        }
-    }
-    for family in EVAL_FAMILIES {
-        match matrix.get(family) {
-            Some(Value::Array(rows)) => out.push((family.to_string(), rows)),
-            Some(other) => list(other, family)?,
-            None => return Err(format!("{family} is missing")),
-        }
-    }
-    Ok(out)
+    FAMILIES
+        .iter()
+        .map(|f| Ok((f.dotted(), f.rows(top)?)))
+        .collect()
+}
+
+/// Whether the family (by its dotted name) holds eval-only legs.
+fn is_eval(family: &str) -> bool {
+    FAMILIES
+        .iter()
+        .any(|f| f.dotted() == family && matches!(f.kind, Kind::Eval | Kind::AgenticEval))
 }
 
 fn int(v: Option<&Value>) -> Option<u64> {
@@ -420,7 +398,7 @@ fn summarise(legs: &[Leg]) -> Vec<Summary> {
         };
         let s = &mut out[i];
         s.legs += 1;
-        if EVAL_FAMILIES.contains(&leg.family.as_str()) {
+        if is_eval(&leg.family) {
             s.eval_legs += 1;
         }
         push_new(&mut s.configs, &leg.configs);

@@ -3,9 +3,9 @@
 //! travels through an environment variable:
 //!
 //! - `generate-matrix split`: the search-space config (a file, the setup
-//!   job's artifact) checked and counted (setup), or one family's share cut
-//!   into the fixed part jobs of the workflow, at most [`MAX_LEGS_PER_JOB`]
-//!   legs each, as the outputs of that family's plan job;
+//!   job's artifact) checked against every budget and cut into the parts
+//!   list the fan-out jobs read (setup), or one part of one family, at most
+//!   [`MAX_LEGS_PER_JOB`] legs, as the rows of the leg workflow's plan job;
 //! - `generate-matrix leg-env`: the caller's extra leg environment, validated
 //!   and appended to `$GITHUB_ENV`;
 //! - `generate-matrix worker-settings`: a multi-node row's prefill/decode
@@ -14,22 +14,40 @@
 //! - [`bucket_rows`]: the rows of a `full-sweep` / `test-config` command
 //!   line (the manual entry, `generate-matrix from-command`) bucketed like
 //!   the changelog path's output.
+//!
+//! The families are one table, [`FAMILIES`]: the workflow files name none
+//! (docs/limits.md has the budgets and GitHub's numbers behind them).
 
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use sweep_model::json_type::json_type_name;
 
 use crate::canary;
 
-/// GitHub runs at most 256 jobs from one matrix.
+/// GitHub runs at most 256 jobs from one matrix: a part holds at most this
+/// many legs (the leg job's matrix), and a fan-out group at most
+/// [`MAX_PARTS_PER_GROUP`] parts (the fan-out job's matrix).
 pub const MAX_LEGS_PER_JOB: usize = 256;
 
+/// The fan-out job of a group is one matrix too: 256 parts of 256 legs.
+pub const MAX_PARTS_PER_GROUP: usize = 256;
+
 /// GitHub caps the outputs of one job at 1 MB in all, sized as UTF-16
-/// (two bytes per character of JSON). A family's rows are the outputs of its
-/// own plan jobs; refuse a plan job above 900 KiB so the limit is never met
-/// (the rest of its outputs is a few bytes).
+/// (two bytes per character of JSON). A part's rows are the one output of
+/// its plan job, and the parts lists the outputs of setup; refuse either
+/// above 900 KiB so the limit is never met (the rest is a few bytes).
 pub const MAX_JOB_OUTPUT_UTF16_BYTES: usize = 900 * 1024;
+
+/// GitHub caps the outputs of a whole run at 50 MB (UTF-16). The plan jobs
+/// carry the matrix once; refuse a matrix whose outputs would pass 45 MiB,
+/// leaving the other jobs' few outputs room.
+pub const MAX_RUN_OUTPUT_UTF16_BYTES: usize = 45 * 1024 * 1024;
+
+/// Linux refuses one environment string (`NAME=value`) above 128 KiB
+/// (MAX_ARG_STRLEN) when the runner starts a step: a leg's environment
+/// values are the fields of its row, so no row may be that large as JSON.
+pub const MAX_ENV_STRING_BYTES: usize = 128 * 1024;
 
 /// Bytes GitHub counts for an output value (UTF-16 code units × 2).
 pub fn utf16_bytes(s: &str) -> usize {
@@ -45,109 +63,158 @@ pub const MAX_CONFIG_BYTES: u64 = 64 * 1024 * 1024;
 /// 32 KiB is far more than a site's settings need.
 pub const MAX_LEG_ENV_BYTES: usize = 32 * 1024;
 
-/// One fan-out family of the workflow: where its rows sit in the
-/// search-space config, the output/job-id stem, and its fixed number of part
-/// jobs in `run-sweep.yml`.
+/// Which leg job of the leg workflow runs a family's rows: the steps of a
+/// single-node and a multi-node leg differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Nodes {
+    Single,
+    Multi,
+}
+
+impl Nodes {
+    /// The leg workflow's `nodes` input.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Nodes::Single => "single-node",
+            Nodes::Multi => "multi-node",
+        }
+    }
+}
+
+/// What a family's legs run: the leg template's `FAMILY` (its fixed
+/// overrides, workflow.md §6.1). Its [`Kind::group`] is the fan-out job the
+/// family's parts go to, because the jobs after the fan-out judge the groups
+/// apart (results, evals, the agentic ingest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Fixed,
+    Agentic,
+    Eval,
+    AgenticEval,
+}
+
+/// The fan-out groups, in workflow order: each is one fan-out job of
+/// `run-sweep.yml` reading the setup output `<group>-parts`.
+pub const GROUPS: [&str; 3] = ["benchmark", "agentic", "eval"];
+
+impl Kind {
+    /// The leg workflow's `kind` input (the leg's `FAMILY`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Fixed => "fixed",
+            Kind::Agentic => "agentic",
+            Kind::Eval => "eval",
+            Kind::AgenticEval => "agentic-eval",
+        }
+    }
+
+    /// The fan-out group (one of [`GROUPS`]).
+    pub fn group(self) -> &'static str {
+        match self {
+            Kind::Fixed => GROUPS[0],
+            Kind::Agentic => GROUPS[1],
+            Kind::Eval | Kind::AgenticEval => GROUPS[2],
+        }
+    }
+}
+
+/// One family of legs: where its rows sit in the search-space config, its
+/// name in the parts list, its title in job names, and how its legs run.
+/// Adding a family is one row of [`FAMILIES`] (and a test); the workflow
+/// files do not change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Family {
     /// Path in the search-space config (`single_node.1k1k`, `evals`).
     pub path: (&'static str, Option<&'static str>),
-    /// Stem of the family's setup outputs (`<stem>-legs`, `<stem>-parts`)
-    /// and plan jobs (`plan-<stem>`, `plan-<stem>-2`).
+    /// The family's name in the parts list and `split --family`.
     pub stem: &'static str,
-    /// Job id of part 1; part k ≥ 2 is `<job>-part-<k>`.
-    pub job: &'static str,
-    /// Part jobs in the workflow.
-    pub parts: usize,
-    /// Plan jobs carrying the parts' rows as outputs, each an equal share of
-    /// the parts (GitHub's 1 MB of outputs per job).
-    pub plans: usize,
+    /// The start of its leg jobs' names (`single-node 1k1k (1/2) / …`).
+    pub title: &'static str,
+    pub nodes: Nodes,
+    pub kind: Kind,
 }
 
-/// The families in workflow order. The fixed-sequence single-node buckets
-/// are the big ones (a full sweep of one sequence length); four parts give
-/// them 1,024 legs each, over two plan jobs; every other family has two
-/// parts, 512 legs, and one plan job.
+/// The families, in the order their parts are listed (and the dry run's).
 pub const FAMILIES: [Family; 10] = [
     fam(
         ("single_node", Some("1k1k")),
         "sn-1k1k",
-        "sweep-single-node-1k1k",
-        4,
-        2,
+        "single-node 1k1k",
+        Nodes::Single,
+        Kind::Fixed,
     ),
     fam(
         ("single_node", Some("8k1k")),
         "sn-8k1k",
-        "sweep-single-node-8k1k",
-        4,
-        2,
+        "single-node 8k1k",
+        Nodes::Single,
+        Kind::Fixed,
     ),
     fam(
         ("single_node", Some("agentic")),
         "sn-agentic",
-        "sweep-agentic",
-        2,
-        1,
-    ),
-    fam(("evals", None), "evals", "sweep-evals", 2, 1),
-    fam(
-        ("agentic_evals", None),
-        "agentic-evals",
-        "sweep-agentic-evals",
-        2,
-        1,
+        "agentic",
+        Nodes::Single,
+        Kind::Agentic,
     ),
     fam(
         ("multi_node", Some("1k1k")),
         "mn-1k1k",
-        "sweep-multi-node-1k1k",
-        2,
-        1,
+        "multi-node 1k1k",
+        Nodes::Multi,
+        Kind::Fixed,
     ),
     fam(
         ("multi_node", Some("8k1k")),
         "mn-8k1k",
-        "sweep-multi-node-8k1k",
-        2,
-        1,
+        "multi-node 8k1k",
+        Nodes::Multi,
+        Kind::Fixed,
     ),
     fam(
         ("multi_node", Some("agentic")),
         "mn-agentic",
-        "sweep-multi-node-agentic",
-        2,
-        1,
+        "multi-node agentic",
+        Nodes::Multi,
+        Kind::Agentic,
+    ),
+    fam(("evals", None), "evals", "eval", Nodes::Single, Kind::Eval),
+    fam(
+        ("agentic_evals", None),
+        "agentic-evals",
+        "agentic eval",
+        Nodes::Single,
+        Kind::AgenticEval,
     ),
     fam(
         ("multinode_evals", None),
         "mn-evals",
-        "sweep-multi-node-evals",
-        2,
-        1,
+        "multi-node eval",
+        Nodes::Multi,
+        Kind::Eval,
     ),
     fam(
         ("multinode_agentic_evals", None),
         "mn-agentic-evals",
-        "sweep-multi-node-agentic-evals",
-        2,
-        1,
+        "multi-node agentic eval",
+        Nodes::Multi,
+        Kind::AgenticEval,
     ),
 ];
 
 const fn fam(
     path: (&'static str, Option<&'static str>),
     stem: &'static str,
-    job: &'static str,
-    parts: usize,
-    plans: usize,
+    title: &'static str,
+    nodes: Nodes,
+    kind: Kind,
 ) -> Family {
     Family {
         path,
         stem,
-        job,
-        parts,
-        plans,
+        title,
+        nodes,
+        kind,
     }
 }
 
@@ -160,36 +227,19 @@ impl Family {
         }
     }
 
-    /// Job id of part `k` (1-based).
-    pub fn job_id(&self, k: usize) -> String {
-        if k == 1 {
-            self.job.to_string()
-        } else {
-            format!("{}-part-{k}", self.job)
+    /// `single_node.1k1k` / `evals`, as the dry run names it.
+    pub fn dotted(&self) -> String {
+        match self.path {
+            (t, Some(b)) => format!("{t}.{b}"),
+            (t, None) => t.to_string(),
         }
     }
 
-    /// Job id of plan job `p` (1-based).
-    pub fn plan_id(&self, p: usize) -> String {
-        if p == 1 {
-            format!("plan-{}", self.stem)
-        } else {
-            format!("plan-{}-{p}", self.stem)
-        }
-    }
-
-    /// The plan job (1-based) that carries part `k`.
-    pub fn plan_of(&self, k: usize) -> usize {
-        (k - 1) / (self.parts / self.plans) + 1
-    }
-
-    /// The parts (1-based) plan job `p` carries.
-    pub fn parts_of(&self, p: usize) -> std::ops::RangeInclusive<usize> {
-        let per = self.parts / self.plans;
-        (p - 1) * per + 1..=p * per
-    }
-
-    fn rows<'a>(&self, ssc: &'a Map<String, Value>) -> Result<&'a [Value], String> {
+    /// The family's rows in a search-space config (none when absent).
+    ///
+    /// # Errors
+    /// The path holds something else than a list (or its top is no object).
+    pub fn rows<'a>(&self, ssc: &'a Map<String, Value>) -> Result<&'a [Value], String> {
         let absent = |v: Option<&Value>| matches!(v, None | Some(Value::Null));
         let (top, bucket) = self.path;
         let v = match bucket {
@@ -213,80 +263,130 @@ impl Family {
     }
 }
 
-/// The split of a search-space config into the workflow's part jobs.
+/// The split of a search-space config (see [`split`]).
 #[derive(Debug, Clone)]
 pub struct Split {
-    /// Step outputs in order. Without a family (the setup job): per family
-    /// `<stem>-parts` and `<stem>-legs`, then `legs`, `has-agentic`,
-    /// `has-fixed`, `without-canary`. For one family (its plan job):
-    /// `part-<k>` (a JSON array, `[]` when unused) for every part job, then
-    /// `parts`.
+    /// Step outputs in order. Without a family (the setup job):
+    /// `canary-parts` (the canary's one part, or none), per group
+    /// `<group>-parts` (a JSON list of parts), then `legs`, `has-agentic`,
+    /// `has-fixed`, `without-canary`. For one part (the plan job): `rows`.
     pub outputs: Vec<(String, String)>,
     /// Markdown for the job summary.
     pub summary: String,
+    /// The largest figures met, for the budget tests and the summary.
+    pub budget: Budget,
 }
 
-/// One family's legs dealt evenly over as few part jobs as hold them (300
-/// legs become 150 + 150, not 256 + 44), checked against the part count
-/// and the job-output budget.
-fn family_parts(f: &Family, rows: &[Value]) -> Result<Vec<String>, String> {
+/// The largest figures of a split against GitHub's limits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Budget {
+    /// Largest output of one job (a plan job's rows, or setup's outputs),
+    /// in UTF-16 bytes.
+    pub largest_job_output: usize,
+    /// All the outputs of the run's plan jobs and setup, in UTF-16 bytes.
+    pub run_output: usize,
+    /// Largest row as JSON, in bytes (bounds every environment string).
+    pub largest_row: usize,
+    /// Most parts of one group (the fan-out job's matrix).
+    pub most_parts: usize,
+    /// Most legs of one part (the leg job's matrix).
+    pub most_legs: usize,
+}
+
+/// The canary's name in the parts list, `split --family`, its `kind` (the
+/// leg's `FAMILY`) and its title.
+pub const CANARY: &str = "canary";
+
+/// One row of a parts list: what the leg workflow's `part` input reads.
+fn part_row(
+    family: &str,
+    part: usize,
+    parts: usize,
+    nodes: Nodes,
+    kind: &str,
+    title: &str,
+) -> Value {
+    json!({"family": family, "part": part, "parts": parts, "nodes": nodes.as_str(),
+        "kind": kind, "title": title})
+}
+
+/// One family's legs dealt evenly over as few parts as hold them (300 legs
+/// become 150 + 150, not 256 + 44), each part as JSON, checked against the
+/// job-output and environment-string budgets.
+fn family_parts(f: &Family, rows: &[Value], budget: &mut Budget) -> Result<Vec<String>, String> {
     let parts = rows.len().div_ceil(MAX_LEGS_PER_JOB);
-    if parts > f.parts {
-        return Err(format!(
-            "{} has {} legs: more than the {} part jobs of {} legs each that run-sweep.yml has for it ({} legs at most); narrow the sweep or split it over runs",
-            f.label(),
-            rows.len(),
-            f.parts,
-            MAX_LEGS_PER_JOB,
-            f.parts * MAX_LEGS_PER_JOB
-        ));
-    }
     let per = if parts == 0 {
         0
     } else {
         rows.len().div_ceil(parts)
     };
-    let mut out = Vec::with_capacity(f.parts);
-    let mut totals = vec![0; f.plans];
-    for k in 1..=f.parts {
-        let chunk: &[Value] = if k <= parts {
-            let lo = (k - 1) * per;
-            &rows[lo..(lo + per).min(rows.len())]
-        } else {
-            &[]
-        };
-        let text = serde_json::to_string(chunk).map_err(|e| e.to_string())?;
-        totals[f.plan_of(k) - 1] += utf16_bytes(&text);
-        out.push(text);
-    }
-    for (p, total) in totals.into_iter().enumerate() {
-        if total > MAX_JOB_OUTPUT_UTF16_BYTES {
+    let mut out = Vec::with_capacity(parts);
+    for (i, row) in rows.iter().enumerate() {
+        let len = serde_json::to_string(row).map_err(|e| e.to_string())?.len();
+        if len > MAX_ENV_STRING_BYTES {
             return Err(format!(
-                "{}: {} legs; the rows of plan job {} are {total} bytes of job output as GitHub counts them (UTF-16), above the {MAX_JOB_OUTPUT_UTF16_BYTES} allowed (GitHub's limit: 1 MB per job); narrow the sweep or split it over runs",
-                f.label(),
-                rows.len(),
-                f.plan_id(p + 1)
+                "{}[{i}]: the row is {len} bytes of JSON, above the {MAX_ENV_STRING_BYTES} one environment string may hold (Linux's 128 KiB); a field of it would not reach the leg",
+                f.label()
             ));
         }
+        budget.largest_row = budget.largest_row.max(len);
+    }
+    for chunk in rows.chunks(per.max(1)).take(parts) {
+        let text = serde_json::to_string(chunk).map_err(|e| e.to_string())?;
+        let size = utf16_bytes(&text);
+        if size > MAX_JOB_OUTPUT_UTF16_BYTES {
+            return Err(format!(
+                "{}: {} legs; a part of {} legs is {size} bytes of job output as GitHub counts them (UTF-16), above the {MAX_JOB_OUTPUT_UTF16_BYTES} allowed (GitHub's limit: 1 MB per job); narrow the sweep or split it over runs",
+                f.label(),
+                rows.len(),
+                chunk.len()
+            ));
+        }
+        budget.largest_job_output = budget.largest_job_output.max(size);
+        budget.run_output += size;
+        budget.most_legs = budget.most_legs.max(chunk.len());
+        out.push(text);
     }
     Ok(out)
 }
 
-/// Checks and counts every family of `ssc` (the setup job), or, with
-/// `family` (a stem of [`FAMILIES`]) and `plan`, writes the part outputs
-/// of that family's plan job `plan` (1-based). With `without_canary`, the canary row
-/// ([`canary::select`]) is left out of the single-node buckets, as the
-/// fan-out runs it first.
+/// Checks `ssc` against every budget and lists its parts per group (the
+/// setup job), or, with `family` (a stem of [`FAMILIES`]) and `part`
+/// (1-based), writes that part's rows (the leg workflow's plan job). With
+/// `without_canary`, the canary row ([`canary::select`]) is left out of the
+/// single-node buckets, as the fan-out runs it first.
+///
+/// # Errors
+/// The config is not shaped as a search-space config, a family is unknown,
+/// the part does not exist, or a budget is passed (the message names it).
 pub fn split(
     ssc: &Value,
     without_canary: bool,
     family: Option<&str>,
-    plan: usize,
+    part: usize,
 ) -> Result<Split, String> {
-    let owned;
+    // The canary is the one leg the fan-out runs first ([`canary::select`]).
+    let picked = canary::select(ssc).map_err(|e| e.to_string())?;
+    let mut budget = Budget::default();
+    if family == Some(CANARY) {
+        if part != 1 || picked.canary.is_empty() {
+            return Err(format!("the canary is one part of one leg, no part {part}"));
+        }
+        let text = Value::Array(picked.canary).to_string();
+        budget.largest_job_output = utf16_bytes(&text);
+        return Ok(Split {
+            outputs: vec![("rows".into(), text)],
+            summary: "### canary (1/1)\n\nthe canary leg\n".into(),
+            budget,
+        });
+    }
+    let canary_parts = if without_canary && !picked.canary.is_empty() {
+        json!([part_row(CANARY, 1, 1, Nodes::Single, CANARY, CANARY)])
+    } else {
+        json!([])
+    };
     let ssc = if without_canary {
-        owned = canary::select(ssc).map_err(|e| e.to_string())?.remaining;
-        &owned
+        &picked.remaining
     } else {
         ssc
     };
@@ -301,48 +401,92 @@ pub fn split(
                 known.join(", ")
             ));
         };
-        if plan == 0 || plan > f.plans {
-            return Err(format!("{stem} has {} plan job(s), not {plan}", f.plans));
-        }
         let rows = f.rows(top)?;
-        let parts = family_parts(f, rows)?;
-        let used = rows.len().div_ceil(MAX_LEGS_PER_JOB);
-        let mine = f.parts_of(plan);
-        let mut outputs: Vec<(String, String)> = parts
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| mine.contains(&(i + 1)))
-            .map(|(i, t)| (format!("part-{}", i + 1), t))
-            .collect();
-        outputs.push(("parts".into(), used.to_string()));
+        let parts = family_parts(f, rows, &mut budget)?;
+        if part == 0 || part > parts.len() {
+            return Err(format!(
+                "{} has {} legs in {} part(s), no part {part}",
+                f.label(),
+                rows.len(),
+                parts.len()
+            ));
+        }
+        let text = parts[part - 1].clone();
         let summary = format!(
-            "### {}\n\n{} legs in {used} part job(s) of at most {MAX_LEGS_PER_JOB}\n",
-            f.label(),
+            "### {} ({part}/{})\n\n{} of its {} legs\n",
+            f.title,
+            parts.len(),
+            serde_json::from_str::<Vec<Value>>(&text).map_or(0, |v| v.len()),
             rows.len()
         );
-        return Ok(Split { outputs, summary });
+        return Ok(Split {
+            outputs: vec![("rows".into(), text)],
+            summary,
+            budget,
+        });
     }
-    let mut outputs = Vec::new();
-    let mut summary = String::from("### Matrix split\n\n| family | legs | jobs |\n|---|---|---|\n");
-    let mut total = 0usize;
-    let mut agentic = 0usize;
-    let mut fixed = 0usize;
+    let mut groups: Vec<Vec<Value>> = vec![Vec::new(); GROUPS.len()];
+    let mut summary =
+        String::from("### Matrix split\n\n| family | legs | parts | group |\n|---|---|---|---|\n");
+    let (mut total, mut agentic, mut fixed) = (0usize, 0usize, 0usize);
     for f in FAMILIES {
         let rows = f.rows(top)?;
-        family_parts(&f, rows)?;
-        let parts = rows.len().div_ceil(MAX_LEGS_PER_JOB);
-        outputs.push((format!("{}-parts", f.stem), parts.to_string()));
-        outputs.push((format!("{}-legs", f.stem), rows.len().to_string()));
+        let parts = family_parts(&f, rows, &mut budget)?.len();
+        let g = GROUPS
+            .iter()
+            .position(|g| *g == f.kind.group())
+            .unwrap_or(0);
+        for k in 1..=parts {
+            groups[g].push(part_row(
+                f.stem,
+                k,
+                parts,
+                f.nodes,
+                f.kind.as_str(),
+                f.title,
+            ));
+        }
         if !rows.is_empty() {
-            summary.push_str(&format!("| {} | {} | {parts} |\n", f.label(), rows.len()));
+            summary.push_str(&format!(
+                "| {} | {} | {parts} | {} |\n",
+                f.label(),
+                rows.len(),
+                f.kind.group()
+            ));
         }
         total += rows.len();
-        if matches!(f.stem, "sn-agentic" | "mn-agentic") {
-            agentic += rows.len();
+        match f.kind {
+            Kind::Agentic => agentic += rows.len(),
+            Kind::Fixed => fixed += rows.len(),
+            Kind::Eval | Kind::AgenticEval => {}
         }
-        if matches!(f.stem, "sn-1k1k" | "sn-8k1k" | "mn-1k1k" | "mn-8k1k") {
-            fixed += rows.len();
+    }
+    let mut setup_output = utf16_bytes(&canary_parts.to_string());
+    let mut outputs = vec![("canary-parts".to_string(), canary_parts.to_string())];
+    for (g, parts) in GROUPS.iter().zip(&groups) {
+        if parts.len() > MAX_PARTS_PER_GROUP {
+            return Err(format!(
+                "the {g} legs need {} parts of at most {MAX_LEGS_PER_JOB} legs: more than the {MAX_PARTS_PER_GROUP} jobs GitHub runs from one matrix; narrow the sweep or split it over runs",
+                parts.len()
+            ));
         }
+        budget.most_parts = budget.most_parts.max(parts.len());
+        let text = Value::Array(parts.clone()).to_string();
+        setup_output += utf16_bytes(&text);
+        outputs.push((format!("{g}-parts"), text));
+    }
+    if setup_output > MAX_JOB_OUTPUT_UTF16_BYTES {
+        return Err(format!(
+            "the parts lists are {setup_output} bytes of job output (UTF-16), above the {MAX_JOB_OUTPUT_UTF16_BYTES} allowed (GitHub's limit: 1 MB per job)"
+        ));
+    }
+    budget.largest_job_output = budget.largest_job_output.max(setup_output);
+    budget.run_output += setup_output;
+    if budget.run_output > MAX_RUN_OUTPUT_UTF16_BYTES {
+        return Err(format!(
+            "the sweep's plan jobs would output {} bytes (UTF-16), above the {MAX_RUN_OUTPUT_UTF16_BYTES} allowed (GitHub's limit: 50 MB of outputs per run); narrow the sweep or split it over runs",
+            budget.run_output
+        ));
     }
     if total == 0 {
         summary
@@ -354,7 +498,11 @@ pub fn split(
     outputs.push(("has-agentic".into(), (agentic > 0).to_string()));
     outputs.push(("has-fixed".into(), (fixed > 0).to_string()));
     outputs.push(("without-canary".into(), without_canary.to_string()));
-    Ok(Split { outputs, summary })
+    Ok(Split {
+        outputs,
+        summary,
+        budget,
+    })
 }
 
 /// Why a search-space config could not be used.
@@ -703,48 +851,70 @@ mod tests {
         &s.outputs.iter().find(|(x, _)| x == k).unwrap().1
     }
 
+    fn parts(s: &Split, group: &str) -> Vec<Value> {
+        serde_json::from_str(out(s, &format!("{group}-parts"))).unwrap()
+    }
+
     #[test]
-    fn a_big_bucket_splits_evenly_and_empty_parts_are_empty_lists() {
-        let ssc = json!({"single_node": {"1k1k": rows(600, 1024), "8k1k": rows(3, 8192)}});
+    fn a_big_bucket_splits_evenly_into_parts_listed_under_its_group() {
+        let ssc = json!({"single_node": {"1k1k": rows(600, 1024), "8k1k": rows(3, 8192)},
+            "evals": rows(2, 1024)});
         let all = split(&ssc, false, None, 1).unwrap();
-        assert_eq!(out(&all, "sn-1k1k-parts"), "3");
-        assert_eq!(out(&all, "legs"), "603");
+        assert_eq!(out(&all, "legs"), "605");
         assert_eq!(out(&all, "has-fixed"), "true");
         assert_eq!(out(&all, "has-agentic"), "false");
-        // Two plan jobs: parts 1-2, then 3-4.
-        let p1 = split(&ssc, false, Some("sn-1k1k"), 1).unwrap();
-        let p2 = split(&ssc, false, Some("sn-1k1k"), 2).unwrap();
-        assert_eq!((out(&p1, "parts"), out(&p2, "parts")), ("3", "3"));
-        for (s, k) in [(&p1, 1), (&p1, 2), (&p2, 3)] {
-            let v: Vec<Value> = serde_json::from_str(out(s, &format!("part-{k}"))).unwrap();
+        let bench = parts(&all, "benchmark");
+        assert_eq!(bench.len(), 4, "{bench:?}");
+        assert_eq!(
+            bench[0],
+            json!({"family": "sn-1k1k", "part": 1, "parts": 3, "nodes": "single-node",
+                "kind": "fixed", "title": "single-node 1k1k"})
+        );
+        assert_eq!(bench[3]["family"], "sn-8k1k");
+        assert_eq!(parts(&all, "eval")[0]["kind"], "eval");
+        assert_eq!(parts(&all, "agentic"), Vec::<Value>::new());
+        // Each part of the plan job: 200 legs, and no part 4.
+        for k in 1..=3 {
+            let s = split(&ssc, false, Some("sn-1k1k"), k).unwrap();
+            let v: Vec<Value> = serde_json::from_str(out(&s, "rows")).unwrap();
             assert_eq!(v.len(), 200, "part {k}");
         }
-        assert_eq!(out(&p2, "part-4"), "[]");
-        assert!(p1.outputs.iter().all(|(k, _)| k != "part-3"));
-        assert!(split(&ssc, false, Some("sn-1k1k"), 3).is_err());
-        let s = split(&ssc, false, Some("mn-agentic"), 1).unwrap();
-        assert_eq!((out(&s, "part-1"), out(&s, "parts")), ("[]", "0"));
+        let e = split(&ssc, false, Some("sn-1k1k"), 4).unwrap_err();
+        assert!(e.contains("3 part(s), no part 4"), "{e}");
+        assert!(split(&ssc, false, Some("mn-agentic"), 1).is_err());
         // Without the canary: one row fewer in the single-node buckets.
-        assert_eq!(out(&split(&ssc, true, None, 1).unwrap(), "legs"), "602");
+        assert_eq!(out(&split(&ssc, true, None, 1).unwrap(), "legs"), "604");
         assert!(split(&ssc, false, Some("nope"), 1).is_err());
     }
 
     #[test]
-    fn more_legs_than_part_jobs_or_job_output_is_refused_naming_the_family() {
-        let ssc = json!({"evals": rows(513, 1024)});
-        let e = split(&ssc, false, None, 1).unwrap_err();
-        assert!(
-            e.contains("evals has 513 legs") && e.contains("512 legs at most"),
-            "{e}"
-        );
-        let s = split(&json!({"evals": rows(512, 1024)}), false, None, 1).unwrap();
-        assert_eq!(out(&s, "evals-parts"), "2");
-        // Rows of ~2 KB: 300 of them are above the job-output budget.
-        let fat: Vec<Value> = (0..300)
+    fn a_family_has_no_fixed_cap_but_a_group_holds_256_parts() {
+        // 513 legs were refused when a family had two part jobs.
+        let s = split(&json!({"evals": rows(513, 1024)}), false, None, 1).unwrap();
+        assert_eq!(parts(&s, "eval").len(), 3);
+        let big = rows(MAX_PARTS_PER_GROUP * MAX_LEGS_PER_JOB + 1, 1024);
+        let e = split(&json!({"evals": big}), false, None, 1).unwrap_err();
+        assert!(e.contains("257 parts") && e.contains("256 jobs"), "{e}");
+    }
+
+    #[test]
+    fn a_part_above_the_job_output_budget_is_refused_naming_the_family() {
+        // Rows of ~2 KB: 256 of them are above the job-output budget.
+        let fat: Vec<Value> = (0..256)
             .map(|i| json!({"conc": i, "isl": 1024, "pad": "x".repeat(2000)}))
             .collect();
         let e = split(&json!({"evals": fat}), false, None, 1).unwrap_err();
         assert!(e.contains("UTF-16") && e.contains("evals"), "{e}");
+    }
+
+    #[test]
+    fn a_row_larger_than_one_environment_string_is_refused() {
+        let row = json!({"conc": 1, "pad": "x".repeat(MAX_ENV_STRING_BYTES)});
+        let e = split(&json!({"evals": [row]}), false, None, 1).unwrap_err();
+        assert!(
+            e.contains("evals[0]") && e.contains("environment string"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -82,9 +82,6 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
             "policy",
             "check-changelog",
             "setup",
-            "canary-select",
-            "plan single-node 8k1k (parts 1-2)",
-            "plan eval",
             "collect-results",
             "collect-evals",
             "upload-changelog-metadata",
@@ -92,7 +89,23 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
             "compare-results",
             "comment-unofficial-run-visualizer",
         ]),
-        "jobs that ran (reuse-sweep-gate, the other plans and the ingest jobs are skipped)"
+        "jobs that ran (reuse-sweep-gate and the ingest jobs are skipped)"
+    );
+    // One plan job per part the sweep called the leg workflow for: the
+    // canary, the 8k1k legs, the evals.
+    let plans: BTreeSet<&str> = ran
+        .keys()
+        .filter(|k| is_plan(k))
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        plans,
+        BTreeSet::from([
+            "canary / plan canary 1",
+            "eval / plan evals 1",
+            "single-node 8k1k / plan sn-8k1k 1"
+        ]),
+        "{ran:#?}"
     );
 
     // The legs: one launcher line per leg, equal leg for leg to the dry run.
@@ -126,13 +139,13 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
     ran_legs.sort();
     want_legs.sort();
     assert_eq!(ran_legs, want_legs, "legs run vs check-changelog dry-run");
-    let leg_jobs: Vec<&String> = ran.keys().filter(|k| k.contains(" / ")).collect();
+    let leg_jobs: Vec<&String> = ran.keys().filter(|k| is_leg(k)).collect();
     assert_eq!(leg_jobs.len(), legs.len(), "{leg_jobs:#?}");
 
     // The canary first: it finished before any other leg started.
     let canary_done = log
         .lines()
-        .position(|l| l.starts_with(&format!("[{prefix}canary / ")) && l.contains("Job succeeded"))
+        .position(|l| l.starts_with(&format!("[{prefix}canary / p")) && l.contains("Job succeeded"))
         .unwrap();
     let first_other = log
         .lines()
@@ -246,14 +259,11 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
         "{body}"
     );
     let all_jobs = workflow_job_count(&h.scratch.work);
-    let leg_job_ids: BTreeSet<&str> = ran
-        .keys()
-        .filter_map(|k| k.split_once(" / ").map(|(j, _)| j))
-        .collect();
     eprintln!(
-        "scenario a summary: {} jobs succeeded, 0 failed; {} of the workflow's {all_jobs} job ids skipped; {} legs; act wall time {secs:.1} s",
+        "scenario a summary: {} jobs succeeded, 0 failed; {} of the sweep's {all_jobs} job ids ran, {} calls of the leg workflow; {} legs; act wall time {secs:.1} s",
         ran.len(),
-        all_jobs - fixed_jobs.len() - leg_job_ids.len(),
+        fixed_jobs.len(),
+        plans.len(),
         legs.len()
     );
 }
@@ -404,13 +414,17 @@ fn the_manual_entry_runs_exactly_the_legs_of_its_command_line_under_act() {
             "End-to-End Tests/check the mode",
             "policy",
             "setup",
-            "plan single-node 8k1k (parts 1-2)",
             "collect-results",
             "upload-changelog-metadata",
             "calc-success-rate",
             "compare-results",
         ]),
         "jobs that ran (no canary, no comment, no ingest on a manual entry)"
+    );
+    assert_eq!(
+        ran.keys().filter(|k| is_plan(k)).collect::<Vec<_>>(),
+        ["single-node 8k1k / plan sn-8k1k 1"],
+        "one part: the 8k1k legs"
     );
     let mut ran_legs: Vec<(u64, u64, u64, u64)> = log
         .lines()

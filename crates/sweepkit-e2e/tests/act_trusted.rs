@@ -296,15 +296,11 @@ fn a_trusted_fork_sweep_runs_its_legs_apart_from_mains_cache_labels_and_images_u
     }
 
     let all_jobs = workflow_job_count(&work);
-    let leg_job_ids: BTreeSet<&str> = ran
-        .keys()
-        .filter_map(|k| k.split_once(" / ").map(|(j, _)| j))
-        .collect();
     let fixed = ran.keys().filter(|k| !k.contains(" / ")).count();
+    let calls = ran.keys().filter(|k| is_plan(k)).count();
     eprintln!(
-        "trusted dispatch summary: {} jobs succeeded, 0 failed; {} of the workflow's {all_jobs} job ids skipped; {} legs on [runner, {FORK_LABEL}] with HF_HUB_CACHE={FORK_CACHE}; {} pulled images removed, {} warm kept; act wall time {secs:.1} s",
+        "trusted dispatch summary: {} jobs succeeded, 0 failed; {fixed} of the sweep's {all_jobs} job ids ran, {calls} calls of the leg workflow; {} legs on [runner, {FORK_LABEL}] with HF_HUB_CACHE={FORK_CACHE}; {} pulled images removed, {} warm kept; act wall time {secs:.1} s",
         ran.len(),
-        all_jobs + 1 - fixed - leg_job_ids.len(),
         legs.len(),
         removed,
         WARM.len()

@@ -522,29 +522,27 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let needs = run_setup_and_plans(&wf, &config_file, true, &work);
-    let part = |plan: &str, k: &str| -> Vec<Value> {
-        serde_json::from_str(s(&needs[plan]["outputs"][k]).as_str()).unwrap()
+    let (_, parts) = run_setup_and_plans(&wf, &config_file, true, &work);
+    let rows_of = |family: &str| -> Vec<Value> {
+        parts
+            .iter()
+            .filter(|(p, _)| p["family"] == family)
+            .flat_map(|(_, rows)| rows.clone())
+            .collect()
     };
-    assert_eq!(part("plan-sn-1k1k", "part-1"), remaining_rows("1k1k"));
-    assert_eq!(part("plan-sn-8k1k", "part-1"), remaining_rows("8k1k"));
-    let mut jobs: Vec<(&str, Value)> = vec![("canary-sweep", canary[0].clone())];
-    for r in part("plan-sn-1k1k", "part-1") {
-        jobs.push(("sweep-single-node-1k1k", r));
+    assert_eq!(rows_of("sn-1k1k"), remaining_rows("1k1k"));
+    assert_eq!(rows_of("sn-8k1k"), remaining_rows("8k1k"));
+    assert_eq!(rows_of("canary"), canary);
+    // The canary first, then the other parts in the order setup lists them.
+    let mut jobs: Vec<(Value, Value)> = Vec::new();
+    for (part, rows) in &parts {
+        for r in rows {
+            jobs.push((part.clone(), r.clone()));
+        }
     }
-    for r in part("plan-sn-8k1k", "part-1") {
-        jobs.push(("sweep-single-node-8k1k", r));
-    }
+    assert_eq!(jobs[0].0["family"], "canary");
     let results = work.join("results");
-    let job_names = run_gpu_legs(
-        &runner,
-        &wf,
-        &policy_outputs,
-        &needs,
-        &jobs,
-        &work,
-        &results,
-    );
+    let job_names = run_gpu_legs(&runner, &wf, &policy_outputs, &jobs, &work, &results);
 
     // 7. collect-results job: actions/collect-results `aggregate`.
     let run = runner.action(
@@ -793,25 +791,29 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
 /// benchmark_serving file, examples/sweep/raw/), then the job's
 /// collect-results action and the bmk_ artifact laid out in `results` as
 /// download-artifact does. Returns the job names as the API lists them.
+/// Runs the leg job of the leg workflow for each (part, row) of `jobs`, its
+/// steps as written; returns the legs' job names as GitHub lists them (the
+/// sweep's calling job, then the leg job).
 fn run_gpu_legs(
     runner: &Runner,
     wf: &Value,
     policy_outputs: &serde_json::Map<String, Value>,
-    needs: &Value,
-    jobs: &[(&str, Value)],
+    jobs: &[(Value, Value)],
     work: &Path,
     results: &Path,
 ) -> Vec<String> {
+    let legs_wf = common::legs_workflow();
     let launch = r#"cp "$E2E_RAW/${EXP_NAME}_tp${TP}_conc${CONC}.json" "$RESULT_FILENAME.json"
 printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" "${REQUIRE_POWER-}" >leg_seen"#;
     let nodes = ["h200-cw_00", "h200-cw_01"];
     let mut job_names = Vec::new();
-    for (i, (job_id, row)) in jobs.iter().enumerate() {
-        let job = &wf["jobs"][*job_id];
+    for (i, (part, row)) in jobs.iter().enumerate() {
+        let job_id = part["nodes"].as_str().unwrap();
+        let job = &legs_wf["jobs"][job_id];
         let node = nodes[i % nodes.len()];
-        let mut ctx = json!({
-            "matrix": {"family": job["strategy"]["matrix"]["family"][0], "config": row},
-            "needs": needs,
+        let mut ctx = common::leg_ctx(&json!({
+            "matrix": {"family": part["kind"], "config": row},
+            "needs": {"policy": {"result": "success", "outputs": policy_outputs}},
             "secrets": {"hf-token": "hf-e2e-secret"},
             "inputs": {
                 "launch-command": launch, "timeout-minutes": 500, "duration": "3600",
@@ -821,8 +823,17 @@ printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" 
             },
             "runner": {"name": node},
             "github": {"token": "e2e-token"},
-        });
-        ctx["needs"]["policy"] = json!({"result": "success", "outputs": policy_outputs});
+        }));
+        ctx["inputs"]["part"] = json!(part.to_string());
+        // The sweep's calling job is named for the part (the canary or a
+        // fan-out job; every fan-out job has the same name).
+        let caller = if part["family"] == "canary" {
+            "canary"
+        } else {
+            "benchmark-legs"
+        };
+        let part_name =
+            common::eval_template(&s(&wf["jobs"][caller]["name"]), &json!({"matrix": part}));
         let mut env: Vec<(String, String)> = job["env"]
             .as_object()
             .unwrap()
@@ -830,7 +841,10 @@ printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" 
             .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
             .collect();
         ctx["env"] = Value::Object(env.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
-        let job_name = common::eval_template(&s(&job["name"]), &ctx);
+        let job_name = format!(
+            "{part_name} / {}",
+            common::eval_template(&s(&job["name"]), &ctx)
+        );
         let job_dir = work.join(format!("job{i}"));
         std::fs::create_dir_all(&job_dir).unwrap();
 
@@ -933,11 +947,17 @@ printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" 
     job_names
 }
 
-/// setup's "Check and count the legs of every family" step, then the plan
-/// job of every family its `if:` selects, each step run as written on
-/// `config_file` (the search-space-config artifact). Returns the `needs`
-/// entries of `setup` and of every `plan-<family>` (skipped ones included).
-fn run_setup_and_plans(wf: &Value, config_file: &str, canary_mode: bool, work: &Path) -> Value {
+/// setup's "Check the budgets and list the parts" step, then the leg
+/// workflow's plan job for every part of its parts lists (the canary's
+/// first), each step run as written on `config_file` (the
+/// search-space-config artifact). Returns setup's `needs` entry and every
+/// (part, rows).
+fn run_setup_and_plans(
+    wf: &Value,
+    config_file: &str,
+    canary_mode: bool,
+    work: &Path,
+) -> (Value, Vec<(Value, Vec<Value>)>) {
     let run_step = |job: &Value, step: &str, ctx: &Value, dir: &Path| {
         std::fs::create_dir_all(dir).unwrap();
         let out_file = dir.join("github_output");
@@ -973,38 +993,38 @@ fn run_setup_and_plans(wf: &Value, config_file: &str, canary_mode: bool, work: &
         },
     });
     let dir = work.join("setup-split");
-    let mut setup_outputs = run_step(
-        setup,
-        "Check and count the legs of every family",
-        &ctx,
-        &dir,
-    );
+    let mut setup_outputs = run_step(setup, "Check the budgets and list the parts", &ctx, &dir);
     setup_outputs.insert("reuse-enabled".into(), json!("false"));
     show_file("setup: split (job summary)", &dir.join("summary.md"));
-    let mut needs = json!({"setup": {"result": "success", "outputs": setup_outputs}});
-    // The plan jobs download the artifact to search-space/.
-    for (f, p) in sweep_matrix::legs::FAMILIES
-        .iter()
-        .flat_map(|f| (1..=f.plans).map(move |p| (f, p)))
-    {
-        let id = f.plan_id(p);
-        let job = &wf["jobs"][&id];
-        let ctx = json!({"needs": {"setup": needs["setup"].clone()}});
-        if !common::eval_if(job["if"].as_str().unwrap(), &ctx, true) {
-            needs[&id] = json!({"result": "skipped", "outputs": {}});
-            continue;
+    let setup_needs = json!({"result": "success", "outputs": setup_outputs});
+    // Each part: one call of the leg workflow; its plan job downloads the
+    // artifact to search-space/.
+    let plan = &common::legs_workflow()["jobs"]["plan"];
+    let mut parts = Vec::new();
+    for list in [
+        "canary-parts",
+        "benchmark-parts",
+        "agentic-parts",
+        "eval-parts",
+    ] {
+        let listed: Vec<Value> = serde_json::from_str(&s(&setup_outputs[list])).unwrap();
+        for part in listed {
+            let id = format!("{}-{}", s(&part["family"]), part["part"]);
+            let ctx = json!({"inputs": {"part": part.to_string(),
+                "without-canary": setup_outputs["without-canary"] == "true"}});
+            let dir = work.join(format!("plan-{id}"));
+            std::fs::create_dir_all(dir.join("search-space")).unwrap();
+            std::fs::copy(
+                config_file,
+                dir.join("search-space/search-space-config.json"),
+            )
+            .unwrap();
+            let outs = run_step(plan, "Cut out the part's legs", &ctx, &dir);
+            let rows: Vec<Value> = serde_json::from_str(&s(&outs["rows"])).unwrap();
+            parts.push((part, rows));
         }
-        let dir = work.join(&id);
-        std::fs::create_dir_all(dir.join("search-space")).unwrap();
-        std::fs::copy(
-            config_file,
-            dir.join("search-space/search-space-config.json"),
-        )
-        .unwrap();
-        let outs = run_step(job, "Cut the family into its part jobs", &ctx, &dir);
-        needs[&id] = json!({"result": "success", "outputs": outs});
     }
-    needs
+    (setup_needs, parts)
 }
 
 /// The manual entry (the e2e-tests.yml equivalent): a `workflow_dispatch`
@@ -1132,13 +1152,10 @@ fn manual_entry_runs_a_test_config_command_through_the_same_legs() {
     );
     let ssc: Value = serde_json::from_str(&std::fs::read_to_string(&config_file).unwrap()).unwrap();
     assert_eq!(ssc["changelog_metadata"]["generate_command"], command);
-    let needs = run_setup_and_plans(&wf, &config_file, false, &work);
-    assert_eq!(
-        needs["plan-sn-8k1k"]["result"], "skipped",
-        "--seq-lens 1k1k: no 8k1k legs, no 8k1k plan"
-    );
-    let rows: Vec<Value> =
-        serde_json::from_str(&s(&needs["plan-sn-1k1k"]["outputs"]["part-1"])).unwrap();
+    let (setup_needs, parts) = run_setup_and_plans(&wf, &config_file, false, &work);
+    assert_eq!(parts.len(), 1, "--seq-lens 1k1k: one part, no 8k1k legs");
+    assert_eq!(parts[0].0["family"], "sn-1k1k");
+    let rows = parts[0].1.clone();
     let concs: Vec<u64> = rows.iter().filter_map(|r| r["conc"].as_u64()).collect();
     assert_eq!(concs, [4, 8], "--conc 4 8 of the one config key");
     assert!(
@@ -1147,42 +1164,30 @@ fn manual_entry_runs_a_test_config_command_through_the_same_legs() {
     );
 
     // The legs, as in the changelog chain (no canary: the policy has none).
-    for (k, v) in needs.as_object().unwrap() {
-        ctx["needs"][k] = v.clone();
+    ctx["needs"]["setup"] = setup_needs;
+    ctx["needs"]["canary"] = json!({"result": "skipped", "outputs": {}});
+    for (id, runs) in [
+        ("benchmark-legs", true),
+        ("agentic-legs", false),
+        ("eval-legs", false),
+    ] {
+        assert_eq!(
+            common::eval_if(jobs[id]["if"].as_str().unwrap(), &ctx, true),
+            runs,
+            "{id}"
+        );
     }
-    ctx["needs"]["canary-select"] = json!({"result": "skipped", "outputs": {}});
-    ctx["needs"]["canary-sweep"] = json!({"result": "skipped", "outputs": {}});
-    assert!(common::eval_if(
-        jobs["sweep-single-node-1k1k"]["if"].as_str().unwrap(),
-        &ctx,
-        true
-    ));
     assert!(!common::eval_if(
-        jobs["sweep-single-node-1k1k-part-2"]["if"]
-            .as_str()
-            .unwrap(),
+        jobs["canary"]["if"].as_str().unwrap(),
         &ctx,
         true
     ));
-    assert!(!common::eval_if(
-        jobs["sweep-single-node-8k1k"]["if"].as_str().unwrap(),
-        &ctx,
-        true
-    ));
-    let legs: Vec<(&str, Value)> = rows
+    let legs: Vec<(Value, Value)> = rows
         .iter()
-        .map(|r| ("sweep-single-node-1k1k", r.clone()))
+        .map(|r| (parts[0].0.clone(), r.clone()))
         .collect();
     let results = work.join("results");
-    let names = run_gpu_legs(
-        &runner,
-        &wf,
-        &policy_outputs,
-        &needs,
-        &legs,
-        &work,
-        &results,
-    );
+    let names = run_gpu_legs(&runner, &wf, &policy_outputs, &legs, &work, &results);
     assert_eq!(names.len(), 2);
     assert!(
         names[0].starts_with("sweep / single-node 1k1k / "),
@@ -1205,18 +1210,7 @@ fn manual_entry_runs_a_test_config_command_through_the_same_legs() {
         serde_json::from_str(&std::fs::read_to_string(work.join(s(&run.outputs["file"]))).unwrap())
             .unwrap();
     assert_eq!(agg.as_array().unwrap().len(), 2);
-    for id in [
-        "sweep-single-node-1k1k",
-        "sweep-single-node-1k1k-part-2",
-        "canary-sweep",
-    ] {
-        let r = if id == "sweep-single-node-1k1k" {
-            "success"
-        } else {
-            "skipped"
-        };
-        ctx["needs"][id] = json!({"result": r, "outputs": {}});
-    }
+    ctx["needs"]["benchmark-legs"] = json!({"result": "success", "outputs": {}});
     for (id, _) in jobs.as_object().unwrap() {
         if ctx["needs"].get(id).is_none() {
             ctx["needs"][id] = json!({"result": "skipped", "outputs": {}});
@@ -1441,16 +1435,13 @@ fn run_job_step(
     out
 }
 
-/// A multi-node job of run-sweep.yml: worker settings exported only as
+/// The multi-node leg job of the leg workflow: worker settings exported only as
 /// plain KEY=VALUE, one result per concurrency processed with the GPU split
 /// read from the file name, and an injection attempt refused.
 #[test]
 fn multi_node_job_from_the_workflow() {
-    let wf =
-        sweep_model::yaml::load_file(&workspace_root().join(".github/workflows/run-sweep.yml"))
-            .unwrap()
-            .into_value();
-    let job = &wf["jobs"]["sweep-multi-node-1k1k"];
+    let wf = common::legs_workflow();
+    let job = &wf["jobs"]["multi-node"];
     let worker = |n: u64, settings: Value| {
         json!({"num-worker": n, "tp": 4, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 4,
                "dp-attn": true, "additional-settings": settings})
@@ -1475,15 +1466,12 @@ for c in $CONC_LIST; do
   cp "$E2E_RAW/tiny_1k1k_tp8_conc4.json" "${RESULT_FILENAME}_conc${c}_gpus_16_ctx_8_gen_8.json"
 done"#;
     let ctx_for = |r: &Value, node: &str| {
-        json!({
+        common::leg_ctx(&json!({
             "matrix": {"family": "fixed", "config": r},
-            "needs": {
-                "policy": {"outputs": {"agentx-fast": "false", "fail-fast": "false"}},
-                "plan-mn-1k1k": {"outputs": {"parts": "1"}},
-            },
+            "needs": {"policy": {"outputs": {"agentx-fast": "false", "fail-fast": "false"}}},
             "secrets": {}, "inputs": {"launch-command": launch},
             "runner": {"name": node}, "github": {"token": "t"},
-        })
+        }))
     };
     let render_env = |ctx: &Value| -> Vec<(String, String)> {
         let mut env: Vec<(String, String)> = job["env"]

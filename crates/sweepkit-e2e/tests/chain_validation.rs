@@ -23,12 +23,9 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
+/// The leg workflow (the leg jobs' steps and env).
 fn workflow() -> Value {
-    sweep_model::yaml::load_file(
-        &sweepkit_e2e::workspace_root().join(".github/workflows/run-sweep.yml"),
-    )
-    .unwrap()
-    .into_value()
+    common::legs_workflow()
 }
 
 fn s(v: &Value) -> String {
@@ -149,8 +146,8 @@ printf '{"request_count": {"avg": %d}, "error_request_count": {"avg": %d}, "comp
 #[test]
 fn an_agentic_leg_whose_result_fails_validation_fails_with_the_cause() {
     let wf = workflow();
-    let job = &wf["jobs"]["sweep-agentic"];
-    let ctx = json!({
+    let job = &wf["jobs"]["single-node"];
+    let ctx = common::leg_ctx(&json!({
         "matrix": {"family": "agentic", "config": agentic_row()},
         "needs": {"policy": {"outputs": {"agentx-fast": "false", "fail-fast": "false"}},
                   "plan-sn-agentic": {"outputs": {"parts": "1"}}},
@@ -158,7 +155,7 @@ fn an_agentic_leg_whose_result_fails_validation_fails_with_the_cause() {
         "inputs": {"launch-command": AGENTIC_LAUNCH, "leg-env": "", "duration": "3600",
                    "require-power": false},
         "runner": {"name": "h200-nb_03"}, "github": {"token": "t"},
-    });
+    }));
     for (errors, passes) in [("12", false), ("5", true)] {
         let tmp = test_kit::temp_dir();
         let mut env = job_env(job, &ctx);
@@ -206,7 +203,7 @@ fn an_agentic_leg_whose_result_fails_validation_fails_with_the_cause() {
 #[test]
 fn a_multi_node_agentic_leg_without_successful_requests_fails_naming_the_file() {
     let wf = workflow();
-    let job = &wf["jobs"]["sweep-multi-node-agentic"];
+    let job = &wf["jobs"]["multi-node"];
     let worker = json!({"num-worker": 1, "tp": 4, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 4,
                         "dp-attn": false, "additional-settings": []});
     let row = json!({
@@ -220,13 +217,13 @@ for c in $CONC_LIST; do
   n=4; [ "$c" = 32 ] && n=0
   printf '{"num_requests_successful": %d}' "$n" >"${RESULT_FILENAME}_conc${c}.json"
 done"#;
-    let ctx = json!({
+    let ctx = common::leg_ctx(&json!({
         "matrix": {"family": "agentic", "config": row},
         "needs": {"policy": {"outputs": {"agentx-fast": "false", "fail-fast": "false"}},
                   "plan-mn-agentic": {"outputs": {"parts": "1"}}},
         "secrets": {}, "inputs": {"launch-command": launch, "leg-env": ""},
         "runner": {"name": "gb200-nv_1"}, "github": {"token": "t"},
-    });
+    }));
     let tmp = test_kit::temp_dir();
     let mut env = job_env(job, &ctx);
     for name in ["Set the leg environment", "Launch the multi-node benchmark"] {
@@ -350,7 +347,7 @@ fn write_power_package(dir: &Path) {
 #[test]
 fn a_multi_node_leg_with_a_power_package_publishes_validated_energy() {
     let wf = workflow();
-    let job = &wf["jobs"]["sweep-multi-node-1k1k"];
+    let job = &wf["jobs"]["multi-node"];
     let worker = json!({"num-worker": 1, "tp": 2, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 2,
                         "dp-attn": false, "additional-settings": []});
     let row = json!({
@@ -368,7 +365,7 @@ cp LOGS/result_c16.json "${{RESULT_FILENAME}}_conc16_gpus_4_ctx_2_gen_2.json"
 printf '%s' {SHA} >power-producer-sha.txt"#
     );
     let ctx_for = |require_power: bool| {
-        json!({
+        common::leg_ctx(&json!({
             "matrix": {"family": "fixed", "config": row},
             "needs": {"policy": {"outputs": {"agentx-fast": "false", "fail-fast": "false"}},
                       "plan-mn-1k1k": {"outputs": {"parts": "1"}}},
@@ -376,7 +373,7 @@ printf '%s' {SHA} >power-producer-sha.txt"#
             "inputs": {"launch-command": launch, "leg-env": "", "require-power": require_power,
                        "power-producer-sha": ""},
             "runner": {"name": "gb200-nv_4"}, "github": {"token": "t"},
-        })
+        }))
     };
     let leg = |dir: &Path, require_power: bool| -> (Output, String) {
         let ctx = ctx_for(require_power);
@@ -502,7 +499,7 @@ printf '%s' {SHA} >power-producer-sha.txt"#
 #[test]
 fn multi_node_eval_legs_verify_their_scores() {
     let wf = workflow();
-    let job = &wf["jobs"]["sweep-multi-node-evals"];
+    let job = &wf["jobs"]["multi-node"];
     let step = job["steps"]
         .as_array()
         .unwrap()

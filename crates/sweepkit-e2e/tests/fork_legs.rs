@@ -31,10 +31,9 @@ const APART: &str = "Set the fork leg apart (trusted dispatch)";
 const REMOVE: &str = "Remove the images the leg pulled (trusted dispatch)";
 const NOTE: &str = "sweepkit-images-before";
 
+/// The leg workflow: the GPU legs' steps.
 fn workflow() -> Value {
-    sweep_model::yaml::load_file(&root().join(".github/workflows/run-sweep.yml"))
-        .unwrap()
-        .into_value()
+    common::legs_workflow()
 }
 
 fn s(v: &Value) -> String {
@@ -68,7 +67,8 @@ fn step<'a>(job: &'a Value, name: &str) -> &'a Value {
 /// The names of the job's steps whose `if:` holds (every step before succeeded).
 fn running_steps(job: &Value, head_ref: &str) -> Vec<String> {
     let ctx = json!({
-        "inputs": {"changelog-head-ref": head_ref, "fork-cache-dir": "", "fork-runner-label": ""},
+        "inputs": {"sweep": json!({"changelog-head-ref": head_ref, "fork-cache-dir": "",
+            "fork-runner-label": ""}).to_string()},
         "env": {"EVAL_ONLY": "false", "SCENARIO_TYPE": "fixed-seq-len", "RESULT_FILENAME": "x"},
     });
     job["steps"]
@@ -87,7 +87,7 @@ fn running_steps(job: &Value, head_ref: &str) -> Vec<String> {
 fn only_a_trusted_dispatch_runs_the_steps_that_set_the_fork_leg_apart() {
     let wf = workflow();
     let gpu = gpu_jobs(&wf);
-    assert_eq!(gpu.len(), 25);
+    assert_eq!(gpu.len(), 2, "the single-node and multi-node leg jobs");
     let mut scripts = BTreeSet::new();
     for (id, job) in &gpu {
         let names: Vec<String> = job["steps"]
@@ -114,7 +114,7 @@ fn only_a_trusted_dispatch_runs_the_steps_that_set_the_fork_leg_apart() {
         assert_eq!(at("Clean up after the leg"), names.len() - 2, "{id}");
         assert_eq!(
             s(&step(job, REMOVE)["if"]),
-            "always() && inputs.changelog-head-ref != ''"
+            "always() && fromJSON(inputs.sweep).changelog-head-ref != ''"
         );
 
         let other = running_steps(job, "");
@@ -132,7 +132,7 @@ fn only_a_trusted_dispatch_runs_the_steps_that_set_the_fork_leg_apart() {
         let apart = step(job, APART);
         assert_eq!(
             apart["env"],
-            json!({"FORK_CACHE_DIR": "${{ inputs.fork-cache-dir }}"}),
+            json!({"FORK_CACHE_DIR": "${{ fromJSON(inputs.sweep).fork-cache-dir }}"}),
             "{id}"
         );
         for st in [apart, step(job, REMOVE)] {
@@ -179,7 +179,7 @@ fn text(out: &Output) -> String {
 /// Where the fork leg's cache goes for this environment, or the refusal.
 fn fork_cache(env: &[(&str, &str)]) -> Result<String, String> {
     let wf = workflow();
-    let script = s(&step(&wf["jobs"]["sweep-single-node-1k1k"], APART)["run"]);
+    let script = s(&step(&wf["jobs"]["single-node"], APART)["run"]);
     let dir = test_kit::temp_dir();
     let mut env = env.to_vec();
     if !env.iter().any(|(k, _)| *k == "FORK_CACHE_DIR") {
@@ -278,7 +278,7 @@ esac
 #[test]
 fn only_the_images_the_leg_pulled_are_removed_and_no_docker_is_no_error() {
     let wf = workflow();
-    let job = &wf["jobs"]["sweep-multi-node-1k1k"];
+    let job = &wf["jobs"]["multi-node"];
     let note = s(&step(job, APART)["run"]);
     let remove = s(&step(job, REMOVE)["run"]);
     let env = [
@@ -388,7 +388,9 @@ fn the_example_takes_the_fork_label_and_cache_from_repository_variables_only() {
         inputs.keys()
     );
     // run-sweep.yml: both strings, empty by default (main's labels, the derived cache).
-    let wf = workflow();
+    let wf = sweep_model::yaml::load_file(&root().join(".github/workflows/run-sweep.yml"))
+        .unwrap()
+        .into_value();
     let on = wf.get("on").or_else(|| wf.get("true")).unwrap();
     for k in ["fork-runner-label", "fork-cache-dir"] {
         let i = &on["workflow_call"]["inputs"][k];

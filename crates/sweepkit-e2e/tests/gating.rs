@@ -1,6 +1,6 @@
 //! The gating of the real `run-sweep.yml`, evaluated: a small GitHub Actions
 //! expression engine runs the workflow's own `if:` strings for
-//! `check-changelog` → `reuse-sweep-gate` → `setup` (and `canary-select`,
+//! `check-changelog` → `reuse-sweep-gate` → `setup` (and the canary,
 //! the comment job, the fail-fast strategy) with the outputs
 //! `generate-matrix sweep-policy` computes for each event, over the
 //! reference gating test's whole cross product (17 666 scenarios), and
@@ -301,14 +301,28 @@ fn real_workflow_canary_fail_fast_and_comment_follow_the_labels() {
                         );
                         skipped_upstream
                     };
-                    let canary = decide_if("canary-select", &ctx);
+                    // setup leaves the canary out of the families (and lists
+                    // it as a part of its own) when this is true.
+                    let split = jobs["setup"]["steps"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|st| st["id"] == "split")
+                        .unwrap();
+                    let canary_of = |ctx: &Value| {
+                        let want = split["env"]["INPUT_WITHOUT_CANARY"].as_str().unwrap();
+                        eval_value(want, ctx) == json!(true)
+                    };
+                    let mut ctx = ctx;
+                    ctx["steps"] = json!({"reuse": {"outputs": {"reuse-enabled": "false"}}});
+                    let canary = canary_of(&ctx);
                     assert_eq!(
                         canary,
                         has("full-sweep-enabled") || has("full-sweep-fail-fast"),
                         "canary {sc:?}"
                     );
                     let ff = eval_value(
-                        jobs["sweep-single-node-8k1k"]["strategy"]["fail-fast"]
+                        jobs["benchmark-legs"]["strategy"]["fail-fast"]
                             .as_str()
                             .unwrap(),
                         &ctx,
@@ -336,8 +350,11 @@ fn real_workflow_canary_fail_fast_and_comment_follow_the_labels() {
                     );
                     // Reuse enabled: no canary.
                     let mut reused = ctx.clone();
+                    reused["steps"]["reuse"]["outputs"]["reuse-enabled"] = json!("true");
+                    assert!(!canary_of(&reused));
                     reused["needs"]["setup"]["outputs"]["reuse-enabled"] = json!("true");
-                    assert!(!decide_if("canary-select", &reused));
+                    reused["needs"]["setup"]["outputs"]["canary-parts"] = json!("[{}]");
+                    assert!(!decide_if("canary", &reused));
                     n += 1;
                 }
             }

@@ -1,5 +1,6 @@
-//! The GPU legs of `run-sweep.yml` against GitHub's and Linux's limits,
-//! read from the workflow itself (YAML anchors resolved):
+//! The GPU legs (the leg workflow `sweepkit-sweep-legs.yml`, called by
+//! `run-sweep.yml`) against GitHub's and Linux's limits, read from the
+//! workflow files themselves (YAML anchors resolved):
 //!
 //! - no secret in a GPU job's `env:`, secrets only in the launch step (and
 //!   the checkout token); no `env:` value or action input fed from a
@@ -7,10 +8,12 @@
 //!   every leg (a trusted dispatch removes its images after that);
 //!   nothing but bash, coreutils and sweepkit binaries in a GPU job's
 //!   scripts;
-//! - `generate-matrix split` (setup's count, then each family's plan job)
-//!   on a synthetic 2,000-leg sweep and on the biggest recorded real case
-//!   (286 rows): every part ≤ 256 legs, every job's outputs < 1 MB as GitHub
-//!   counts them (UTF-16), and no environment string of any leg > 128 KiB.
+//! - `generate-matrix split` (setup's parts lists, then each part's plan
+//!   job) on a synthetic 2,000-leg sweep, on the 10× scale catalogue and on
+//!   the biggest recorded real case (286 rows): every part ≤ 256 legs, every
+//!   group ≤ 256 parts, every job's outputs < 1 MB and the run's < 50 MB as
+//!   GitHub counts them (UTF-16), and no environment string of any leg >
+//!   128 KiB (docs/limits.md).
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
@@ -21,17 +24,25 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
-use sweep_matrix::legs::{FAMILIES, MAX_LEGS_PER_JOB, TEMPLATE_VARS};
+use sweep_matrix::legs::{GROUPS, MAX_LEGS_PER_JOB, MAX_PARTS_PER_GROUP, TEMPLATE_VARS};
 
 /// GitHub: the outputs of one job at most 1 MB in all, sized as UTF-16.
 const GITHUB_OUTPUT_LIMIT: usize = 1024 * 1024;
 /// Linux: one `KEY=VALUE` environment string at most 128 KiB (MAX_ARG_STRLEN).
 const LINUX_ENV_STRING_LIMIT: usize = 128 * 1024;
+/// GitHub: the outputs of a whole run at most 50 MB, sized as UTF-16.
+const GITHUB_RUN_OUTPUT_LIMIT: usize = 50 * 1024 * 1024;
 
 use sweepkit_e2e::workspace_root as root;
 
 fn workflow() -> Value {
     sweep_model::yaml::load_file(&root().join(".github/workflows/run-sweep.yml"))
+        .unwrap()
+        .into_value()
+}
+
+fn legs_workflow() -> Value {
+    sweep_model::yaml::load_file(&root().join(".github/workflows/sweepkit-sweep-legs.yml"))
         .unwrap()
         .into_value()
 }
@@ -55,33 +66,29 @@ fn gpu_jobs(wf: &Value) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// The setup/canary outputs that carry matrix rows: the part outputs and
-/// the canary config.
+/// The outputs that carry matrix rows: the plan job's part.
 fn matrix_outputs() -> Vec<String> {
-    let mut v: Vec<String> = FAMILIES
-        .iter()
-        .flat_map(|f| (1..=f.parts).map(move |k| format!("needs.plan-{}.outputs.part-{k}", f.stem)))
-        .collect();
-    v.push("needs.canary-select.outputs.canary-config".into());
-    v.push("search-space-config".into());
-    v.push("remaining".into());
-    v
+    vec![
+        "needs.plan.outputs.rows".into(),
+        "search-space-config".into(),
+        "remaining".into(),
+    ]
 }
 
 #[test]
 fn gpu_jobs_keep_secrets_in_the_launch_step_matrices_out_of_env_and_clean_up_around_every_leg() {
-    let wf = workflow();
+    let wf = legs_workflow();
     let gpu = gpu_jobs(&wf);
     let ids: BTreeSet<String> = gpu.iter().map(|(k, _)| k.clone()).collect();
-    // Every family's part jobs, and the canary.
-    let mut want: BTreeSet<String> = FAMILIES
-        .iter()
-        .flat_map(|f| (1..=f.parts).map(move |k| f.job_id(k)))
-        .collect();
-    want.insert("canary-sweep".into());
+    // One leg job per leg template; the sweep itself has no GPU job.
     assert_eq!(
-        ids, want,
-        "GPU jobs of run-sweep.yml vs generate-matrix's FAMILIES"
+        ids,
+        BTreeSet::from(["single-node".to_string(), "multi-node".to_string()]),
+        "GPU jobs of the leg workflow"
+    );
+    assert!(
+        gpu_jobs(&workflow()).is_empty(),
+        "run-sweep.yml runs no leg itself"
     );
 
     let forbidden = matrix_outputs();
@@ -147,7 +154,7 @@ fn gpu_jobs_keep_secrets_in_the_launch_step_matrices_out_of_env_and_clean_up_aro
             assert_eq!(s(&st["name"]), name, "{id}");
             assert_eq!(
                 s(&st["env"]["CLEANUP_COMMAND"]),
-                "${{ inputs.cleanup-command }}"
+                "${{ fromJSON(inputs.sweep).cleanup-command }}"
             );
             assert!(
                 s(&st["run"]).contains(r#"bash -c "$CLEANUP_COMMAND""#),
@@ -202,7 +209,12 @@ fn gpu_jobs_keep_secrets_in_the_launch_step_matrices_out_of_env_and_clean_up_aro
 /// job declares (a missing one reads as empty, and a gate silently fails).
 #[test]
 fn every_job_output_read_is_declared() {
-    let wf = workflow();
+    for wf in [workflow(), legs_workflow()] {
+        outputs_read_are_declared(&wf);
+    }
+}
+
+fn outputs_read_are_declared(wf: &Value) {
     let jobs = wf["jobs"].as_object().unwrap();
     let text = serde_json::to_string(&wf["jobs"]).unwrap();
     let mut read = 0;
@@ -224,7 +236,7 @@ fn every_job_output_read_is_declared() {
         );
         read += 1;
     }
-    assert!(read > 100, "only {read} reads found");
+    assert!(read > 20, "only {read} reads found");
 }
 
 /// The leg's environment as the runner builds it: job `env:` plus the
@@ -252,6 +264,8 @@ struct Measured {
     largest_output: (String, usize),
     largest_job: (String, usize),
     largest_env: (String, usize),
+    run_output: usize,
+    most_parts: usize,
     legs: usize,
 }
 
@@ -259,8 +273,8 @@ fn utf16(s: &str) -> usize {
     s.encode_utf16().count() * 2
 }
 
-/// `generate-matrix split --input FILE [--family STEM]` → its outputs.
-fn run_split(input: &Path, family: Option<(&str, usize)>) -> Map<String, Value> {
+/// `generate-matrix split --input FILE [--family STEM --part K]` → its outputs.
+fn run_split(input: &Path, family: Option<(&str, u64)>) -> Map<String, Value> {
     let tag = family.map_or("setup".to_string(), |(f, p)| format!("{f}-{p}"));
     let out_file = input.with_extension(format!("{tag}.out"));
     let mut c = test_kit::tool_command("generate-matrix");
@@ -269,7 +283,7 @@ fn run_split(input: &Path, family: Option<(&str, usize)>) -> Map<String, Value> 
         .arg("--github-output")
         .arg(&out_file);
     if let Some((f, p)) = family {
-        c.args(["--family", f, "--plan", &p.to_string()]);
+        c.args(["--family", f, "--part", &p.to_string()]);
     }
     let out = c.output().unwrap();
     assert!(
@@ -285,11 +299,15 @@ fn run_split(input: &Path, family: Option<(&str, usize)>) -> Map<String, Value> 
     outputs
 }
 
-/// Runs setup's `split` and every family's plan-job `split` on `ssc`,
-/// checks every job's outputs against GitHub's limit, renders every leg's
-/// environment from the workflow, and returns the needs context and the
-/// measurements.
-fn split_and_measure(name: &str, ssc: &Value) -> (Value, Measured) {
+/// Runs setup's `split` and every listed part's plan-job `split` on `ssc`
+/// (as the leg workflow would, once per row of a parts list), checks every
+/// job's outputs and the run's against GitHub's limits, renders every leg's
+/// environment from the leg workflow, and returns setup's outputs, the
+/// rows per part (`<family>-<part>`) and the measurements.
+fn split_and_measure(
+    name: &str,
+    ssc: &Value,
+) -> (Map<String, Value>, Map<String, Value>, Measured) {
     let tmp = test_kit::temp_dir();
     let input = tmp.path().join("search-space-config.json");
     std::fs::write(&input, ssc.to_string()).unwrap();
@@ -297,6 +315,8 @@ fn split_and_measure(name: &str, ssc: &Value) -> (Value, Measured) {
         largest_output: (String::new(), 0),
         largest_job: (String::new(), 0),
         largest_env: (String::new(), 0),
+        run_output: 0,
+        most_parts: 0,
         legs: 0,
     };
     let measure = |m: &mut Measured, job: &str, outputs: &Map<String, Value>| {
@@ -312,52 +332,52 @@ fn split_and_measure(name: &str, ssc: &Value) -> (Value, Measured) {
             total < GITHUB_OUTPUT_LIMIT,
             "{name}: {job}'s outputs are {total} bytes"
         );
+        m.run_output += total;
         if total > m.largest_job.1 {
             m.largest_job = (job.to_string(), total);
         }
     };
     let setup = run_split(&input, None);
     measure(&mut m, "setup", &setup);
-    let mut needs = json!({
-        "policy": {"result": "success", "outputs": {"agentx-fast": "false"}},
-        "setup": {"result": "success", "outputs": setup},
-    });
-    let wf = workflow();
-    for f in FAMILIES {
-        for p in 1..=f.plans {
-            let plan_id = f.plan_id(p);
-            let ctx = json!({"needs": needs});
-            if !common::eval_if(s(&wf["jobs"][&plan_id]["if"]).as_str(), &ctx, true) {
-                continue;
-            }
-            let plan = run_split(&input, Some((f.stem, p)));
-            measure(&mut m, &plan_id, &plan);
-            assert_eq!(
-                s(&plan["parts"]),
-                s(&needs["setup"]["outputs"][format!("{}-parts", f.stem)])
+    let wf = legs_workflow();
+    let mut parts_rows = Map::new();
+    for g in GROUPS {
+        let parts: Vec<Value> = serde_json::from_str(&s(&setup[&format!("{g}-parts")])).unwrap();
+        assert!(parts.len() <= MAX_PARTS_PER_GROUP, "{name}: {g}");
+        m.most_parts = m.most_parts.max(parts.len());
+        for part in &parts {
+            let kind = part["kind"].as_str().unwrap();
+            assert!(
+                matches!(
+                    (g, kind),
+                    ("benchmark", "fixed")
+                        | ("agentic", "agentic")
+                        | ("eval", "eval" | "agentic-eval")
+                ),
+                "{name}: {g}: {part}"
             );
-            needs[&plan_id] = json!({"result": "success", "outputs": plan});
-        }
-    }
-    for f in FAMILIES {
-        let mut rows_in_family = 0;
-        for k in 1..=f.parts {
-            let plan_id = f.plan_id(f.plan_of(k));
-            let Some(plan) = needs.get(&plan_id).map(|p| p["outputs"].clone()) else {
-                continue;
-            };
-            let rows: Vec<Value> = serde_json::from_str(&s(&plan[format!("part-{k}")]))
-                .unwrap_or_else(|e| panic!("{name}: {plan_id} part-{k}: {e}"));
-            assert!(rows.len() <= MAX_LEGS_PER_JOB, "{name}: {plan_id} part-{k}");
-            rows_in_family += rows.len();
-            let job = &wf["jobs"][f.job_id(k)];
+            let family = part["family"].as_str().unwrap();
+            let k = part["part"].as_u64().unwrap();
+            let tag = format!("{family}-{k}");
+            let plan = run_split(&input, Some((family, k)));
+            measure(&mut m, &format!("plan {tag}"), &plan);
+            let rows: Vec<Value> = serde_json::from_str(&s(&plan["rows"]))
+                .unwrap_or_else(|e| panic!("{name}: plan {tag}: {e}"));
+            assert!(
+                !rows.is_empty() && rows.len() <= MAX_LEGS_PER_JOB,
+                "{name}: plan {tag}"
+            );
+            let job = &wf["jobs"][part["nodes"].as_str().unwrap()];
+            let sweep = json!({"launch-command": "bash ./runners/launch_${RUNNER_NAME%%_*}.sh",
+                "duration": "3600", "require-power": false, "eval-limit": "",
+                "leg-env": "", "cleanup-command": "", "ref": ""});
             for row in &rows {
                 let ctx = json!({
-                    "matrix": {"family": job["strategy"]["matrix"]["family"][0], "config": row},
-                    "needs": needs,
+                    "matrix": {"config": row},
+                    "inputs": {"part": part.to_string(), "sweep": sweep.to_string(),
+                               "agentx-fast": false},
+                    "needs": {"plan": {"result": "success", "outputs": plan}},
                     "secrets": {"hf-token": "x".repeat(64)},
-                    "inputs": {"launch-command": "bash ./runners/launch_${RUNNER_NAME%%_*}.sh",
-                               "duration": "3600", "require-power": false, "eval-limit": ""},
                     "runner": {"name": "b200-nb_00"},
                     "github": {"token": "t"},
                 });
@@ -368,25 +388,8 @@ fn split_and_measure(name: &str, ssc: &Value) -> (Value, Measured) {
                 }
                 m.legs += 1;
             }
-            // The part's job name says which part it is.
-            if let Some(row) = rows.first() {
-                let ctx = json!({"matrix": {"config": row}, "needs": needs});
-                let job_name = common::eval_template(&s(&job["name"]), &ctx);
-                let parts = s(&plan["parts"]);
-                if parts != "1" {
-                    assert!(
-                        job_name.contains(&format!(" ({k}/{parts}) / ")),
-                        "{name}: {job_name}"
-                    );
-                } else {
-                    assert!(!job_name.contains(" (1/"), "{name}: {job_name}");
-                }
-            }
+            parts_rows.insert(tag, json!(rows.len()));
         }
-        assert_eq!(
-            s(&needs["setup"]["outputs"][format!("{}-legs", f.stem)]),
-            rows_in_family.to_string()
-        );
     }
     assert!(
         m.largest_env.1 < LINUX_ENV_STRING_LIMIT,
@@ -394,19 +397,26 @@ fn split_and_measure(name: &str, ssc: &Value) -> (Value, Measured) {
         m.largest_env.0,
         m.largest_env.1
     );
+    assert!(
+        m.run_output < GITHUB_RUN_OUTPUT_LIMIT,
+        "{name}: run outputs {}",
+        m.run_output
+    );
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
         err,
-        "{name}: {} legs; largest job outputs {} = {} bytes (UTF-16, as GitHub counts); largest single output {} = {} bytes; largest env string {} = {} bytes",
+        "{name}: {} legs; largest job outputs {} = {} bytes (UTF-16, as GitHub counts; limit 1 MB); largest single output {} = {} bytes; outputs of the run {} bytes (limit 50 MB); largest env string {} = {} bytes (limit 128 KiB); most parts of a group {} (limit 256)",
         m.legs,
         m.largest_job.0,
         m.largest_job.1,
         m.largest_output.0,
         m.largest_output.1,
+        m.run_output,
         m.largest_env.0,
-        m.largest_env.1
+        m.largest_env.1,
+        m.most_parts
     );
-    (needs, m)
+    (setup, parts_rows, m)
 }
 
 /// Rows shaped like the generator's (the bundled demo configs), cloned
@@ -462,34 +472,32 @@ fn a_synthetic_2000_leg_sweep_splits_within_githubs_and_linuxs_limits() {
         "multinode_evals": synthetic(50, &multi, "g"),
         "changelog_metadata": {"base_ref": "", "head_ref": "", "entries": []},
     });
-    let (needs, m) = split_and_measure("synthetic 2000-leg sweep", &ssc);
+    let (setup, parts, m) = split_and_measure("synthetic 2000-leg sweep", &ssc);
     assert_eq!(m.legs, 2000);
-    let setup = &needs["setup"]["outputs"];
     assert_eq!(s(&setup["legs"]), "2000");
     // 900 legs: four parts of 225; 600: three of 200; the rest one part.
-    for (stem, parts) in [
-        ("sn-1k1k", "4"),
-        ("sn-8k1k", "3"),
-        ("sn-agentic", "1"),
-        ("mn-1k1k", "1"),
+    for (tag, legs) in [
+        ("sn-1k1k-4", 225),
+        ("sn-8k1k-3", 200),
+        ("sn-agentic-1", 200),
+        ("mn-1k1k-1", 100),
+        ("evals-1", 100),
     ] {
-        assert_eq!(s(&setup[format!("{stem}-parts")]), parts, "{stem}");
+        assert_eq!(parts[tag], json!(legs), "{tag}: {parts:?}");
     }
-    let part: Vec<Value> =
-        serde_json::from_str(&s(&needs["plan-sn-1k1k-2"]["outputs"]["part-4"])).unwrap();
-    assert_eq!(part.len(), 225);
-    assert_eq!(s(&needs["plan-sn-8k1k-2"]["outputs"]["part-4"]), "[]");
+    assert_eq!(parts.len(), 4 + 3 + 1 + 1 + 1 + 1 + 1, "{parts:?}");
     assert_eq!(s(&setup["has-agentic"]), "true");
-    assert!(
-        needs.get("plan-mn-agentic").is_none(),
-        "no legs, no plan job"
-    );
-    // The setup job's own outputs are counts only.
-    assert!(utf16(&setup.to_string()) < 4096, "{setup}");
+    assert_eq!(s(&setup["canary-parts"]), "[]");
+    // The parts lists are small: a row per part, never a leg.
+    assert!(m.largest_job.0.starts_with("plan "), "{:?}", m.largest_job);
 
-    // One leg more than a family's part jobs hold: refused, naming the family.
+    // 1,025 legs in one family fit (five parts); more parts in a group
+    // than one matrix runs are refused, naming the limit, writing nothing.
+    let big = json!({"single_node": {"1k1k": synthetic(4 * MAX_LEGS_PER_JOB + 1, &single, "h")}});
+    let (_, parts, _) = split_and_measure("1,025 legs in one family", &big);
+    assert_eq!(parts.len(), 5);
     let too_big =
-        json!({"single_node": {"1k1k": synthetic(4 * MAX_LEGS_PER_JOB + 1, &single, "h")}});
+        json!({"evals": vec![json!({"tp": 1}); MAX_PARTS_PER_GROUP * MAX_LEGS_PER_JOB + 1]});
     let tmp = test_kit::temp_dir();
     let input = tmp.path().join("big.json");
     std::fs::write(&input, too_big.to_string()).unwrap();
@@ -503,8 +511,64 @@ fn a_synthetic_2000_leg_sweep_splits_within_githubs_and_linuxs_limits() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("single_node[\"1k1k\"] has 1025 legs"), "{err}");
+    assert!(
+        err.contains("257 parts") && err.contains("256 jobs"),
+        "{err}"
+    );
     assert!(!out_file.exists(), "no partial outputs");
+}
+
+/// The 10× scale catalogue (`scripts/make-scale-catalogue`: every config
+/// key of the real master configs ten times) through `full-sweep` and the
+/// manual entry's bucketing, then `split`: every budget holds.
+#[test]
+fn the_ten_times_catalogue_splits_within_the_limits() {
+    let tmp = test_kit::temp_dir();
+    let cat = tmp.path().join("cat");
+    let made = std::process::Command::new("python3")
+        .arg(root().join("scripts/make-scale-catalogue"))
+        .arg(&cat)
+        .output();
+    let made = match made {
+        Ok(o) if o.status.success() => o,
+        other => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "make-scale-catalogue: {other:?}"
+            );
+            eprintln!("!!! SKIPPED: make-scale-catalogue did not run: {other:?}");
+            return;
+        }
+    };
+    let _ = made;
+    let mut configs: Vec<PathBuf> = std::fs::read_dir(&cat)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml") && !p.ends_with("runners.yaml"))
+        .collect();
+    configs.sort();
+    let mut line = String::from("full-sweep --config-files");
+    for c in &configs {
+        line.push(' ');
+        line.push_str(&c.display().to_string());
+    }
+    line.push_str(&format!(
+        " --runner-config {}",
+        cat.join("runners.yaml").display()
+    ));
+    let out = test_kit::tool_command("generate-matrix")
+        .args(["from-command", "--command-line", &line])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ssc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (setup, _, m) = split_and_measure("10x scale catalogue", &ssc);
+    assert!(m.legs > 10_000, "{} legs", m.legs);
+    assert_eq!(s(&setup["legs"]), m.legs.to_string());
 }
 
 /// The biggest recorded real sweep (the conformance case
@@ -527,10 +591,10 @@ fn the_biggest_real_sweep_splits_within_the_limits() {
         return;
     }
     let ssc: Value = serde_json::from_str(&std::fs::read_to_string(&case).unwrap()).unwrap();
-    let (needs, m) = split_and_measure("real case pr2508-range20", &ssc);
+    let (setup, parts, m) = split_and_measure("real case pr2508-range20", &ssc);
     assert_eq!(m.legs, 286);
-    assert_eq!(s(&needs["setup"]["outputs"]["legs"]), "286");
-    assert_eq!(s(&needs["setup"]["outputs"]["sn-agentic-parts"]), "1");
+    assert_eq!(s(&setup["legs"]), "286");
+    assert!(parts.contains_key("sn-agentic-1"), "{parts:?}");
     assert!(
         m.largest_job.1 < GITHUB_OUTPUT_LIMIT / 2,
         "{:?}",

@@ -21,6 +21,7 @@ impl Repo {
             "actions/pin.sh",
             "actions/setup/checksums.txt",
             ".github/workflows/run-sweep.yml",
+            ".github/workflows/sweepkit-sweep-legs.yml",
             "Cargo.toml",
             "Cargo.lock",
             "templates/compare.md.j2",

@@ -31,26 +31,8 @@ const WAITED_FOR: &[(&str, &str, &str, &str)] = &[
     (
         "run-sweep.yml",
         "collect-results",
-        "sweep-agentic",
-        "agentic families are waited for but do not decide (workflow.md §2, job 16)",
-    ),
-    (
-        "run-sweep.yml",
-        "collect-results",
-        "sweep-agentic-part-2",
-        "agentic families are waited for but do not decide",
-    ),
-    (
-        "run-sweep.yml",
-        "collect-results",
-        "sweep-multi-node-agentic",
-        "agentic families are waited for but do not decide",
-    ),
-    (
-        "run-sweep.yml",
-        "collect-results",
-        "sweep-multi-node-agentic-part-2",
-        "agentic families are waited for but do not decide",
+        "agentic-legs",
+        "agentic legs are waited for but do not decide (workflow.md §2, job 16)",
     ),
     (
         "run-sweep.yml",
@@ -276,36 +258,41 @@ fn the_rule_flags_a_bare_if_after_a_skippable_job() {
 #[test]
 fn every_leg_matrix_from_a_need_output_falls_back_to_empty_only_where_the_if_excludes_it() {
     let wfs = workflows();
-    let wf = &wfs[".github/workflows/run-sweep.yml"];
     let mut n = 0;
-    for (id, j) in wf["jobs"].as_object().unwrap() {
-        let Some(config) = j["strategy"]["matrix"]["config"].as_str() else {
-            continue;
-        };
-        let inner = config
-            .trim()
-            .strip_prefix("${{ fromJSON(")
-            .and_then(|x| x.strip_suffix(" || '[]') }}"))
-            .unwrap_or_else(|| panic!("{id}: matrix config {config:?} has no `|| '[]'` guard"));
-        let (result, output) = inner
-            .split_once(" && ")
-            .unwrap_or_else(|| panic!("{id}: {inner} does not test the need's result"));
-        let need = result
-            .strip_prefix("needs.")
-            .and_then(|x| x.strip_suffix(".result == 'success'"))
-            .unwrap_or_else(|| panic!("{id}: {result}"));
-        assert!(
-            output.starts_with(&format!("needs.{need}.outputs.")) && !output.contains(' '),
-            "{id}: {output}"
-        );
-        let cond = if_text(j).unwrap();
-        for want in [result.to_string(), format!("{output} != ''")] {
+    for file in ["run-sweep.yml", "sweepkit-sweep-legs.yml"] {
+        let wf = &wfs[&format!(".github/workflows/{file}")];
+        for (id, j) in wf["jobs"].as_object().unwrap() {
+            let m = &j["strategy"]["matrix"];
+            let Some(config) = m["config"].as_str().or(m["include"].as_str()) else {
+                continue;
+            };
+            let inner = config
+                .trim()
+                .strip_prefix("${{ fromJSON(")
+                .and_then(|x| x.strip_suffix(" || '[]') }}"))
+                .unwrap_or_else(|| panic!("{id}: matrix {config:?} has no `|| '[]'` guard"));
+            let (result, output) = inner
+                .split_once(" && ")
+                .unwrap_or_else(|| panic!("{id}: {inner} does not test the need's result"));
+            let need = result
+                .strip_prefix("needs.")
+                .and_then(|x| x.strip_suffix(".result == 'success'"))
+                .unwrap_or_else(|| panic!("{id}: {result}"));
             assert!(
-                cond.contains(&want),
-                "{id}: the if: does not require {want}, so the guard could change what GitHub runs"
+                output.starts_with(&format!("needs.{need}.outputs.")) && !output.contains(' '),
+                "{id}: {output}"
             );
+            let cond = if_text(j).unwrap();
+            assert!(
+                cond.contains(result),
+                "{id}: the if: does not require {result}, so the guard could change what GitHub runs"
+            );
+            assert!(
+                cond.contains(&format!("{output} != '[]'")),
+                "{id}: the if: does not exclude an empty {output}"
+            );
+            n += 1;
         }
-        n += 1;
     }
-    assert_eq!(n, 25, "the canary and 24 part jobs");
+    assert_eq!(n, 6, "the canary, three fan-out jobs and two leg jobs");
 }

@@ -138,18 +138,10 @@ fn run_sweep_has_the_job_graph_of_workflow_md_section_2() {
         "check-changelog",
         "reuse-sweep-gate",
         "setup",
-        "canary-select",
-        "canary-sweep",
-        "sweep-multi-node-1k1k",
-        "sweep-multi-node-8k1k",
-        "sweep-single-node-1k1k",
-        "sweep-single-node-8k1k",
-        "sweep-agentic",
-        "sweep-multi-node-agentic",
-        "sweep-evals",
-        "sweep-agentic-evals",
-        "sweep-multi-node-evals",
-        "sweep-multi-node-agentic-evals",
+        "canary",
+        "benchmark-legs",
+        "agentic-legs",
+        "eval-legs",
         "collect-results",
         "collect-evals",
         "upload-changelog-metadata",
@@ -197,15 +189,36 @@ fn run_sweep_has_the_job_graph_of_workflow_md_section_2() {
             );
         }
     }
-    // Fan-out runs on the row's runner with the caller's launch command.
-    let fan = &jobs["sweep-single-node-8k1k"];
-    // (or, with `priority-scheduler`, the scheduler's labels: tests/runner_labels.rs)
-    let runs_on = fan["runs-on"].as_str().unwrap();
-    assert!(
-        runs_on.trim_end().ends_with("|| matrix.config.runner }}"),
-        "{runs_on}"
-    );
-    assert!(fan.to_string().contains("LAUNCH_COMMAND"));
+    // The fan-out calls the vendored leg workflow, which has the same name
+    // in this repository, with the secrets by name.
+    for id in ["canary", "benchmark-legs", "agentic-legs", "eval-legs"] {
+        assert_eq!(
+            s(&jobs[id]["uses"]),
+            "./.github/workflows/sweepkit-sweep-legs.yml",
+            "{id}"
+        );
+        assert!(jobs[id]["secrets"].is_object(), "{id}: secrets by name");
+        assert!(
+            s(&jobs[id]["strategy"]["matrix"]["include"]).contains("needs.setup.outputs."),
+            "{id}: a matrix over setup's parts list"
+        );
+    }
+    // The legs run on the row's runner with the caller's launch command.
+    let legs = load(".github/workflows/sweepkit-sweep-legs.yml");
+    for id in ["single-node", "multi-node"] {
+        let fan = &legs["jobs"][id];
+        // (or, with `priority-scheduler`, the scheduler's labels: tests/runner_labels.rs)
+        let runs_on = fan["runs-on"].as_str().unwrap();
+        assert!(
+            runs_on.trim_end().ends_with("|| matrix.config.runner }}"),
+            "{runs_on}"
+        );
+        assert!(fan.to_string().contains("LAUNCH_COMMAND"));
+    }
+}
+
+fn s(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
 }
 
 /// The policy decisions a trusted dispatch (`changelog-head-ref`) takes

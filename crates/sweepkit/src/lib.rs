@@ -1,15 +1,18 @@
 //! The adoption path: `sweepkit workflow write` vendors sweepkit's reusable
-//! sweep workflow into a benchmark repository's `.github/workflows/`, and
-//! `sweepkit workflow check` proves that file unchanged since it was written.
+//! workflows (the sweep and the leg workflow it calls) into a benchmark
+//! repository's `.github/workflows/`, and `sweepkit workflow check` proves
+//! those files unchanged since they were written, with a unified diff of
+//! any edit.
 //!
 //! GitHub lets a called workflow use the caller's self-hosted runners only
 //! when the called workflow belongs to the caller's user, organisation or
 //! enterprise. The sweep's GPU jobs run on those runners, so the workflow
 //! that fans them out must live in the caller's repository; its steps still
-//! use sweepkit's actions, pinned by commit. The file written here is
-//! `.github/workflows/run-sweep.yml` of this sweepkit commit (embedded at
-//! build time, with its action pins), under a header that names the sweepkit
-//! version, the action commit and a SHA-256 of everything else in the file.
+//! use sweepkit's actions, pinned by commit. The files written here are
+//! `.github/workflows/run-sweep.yml` and `sweepkit-sweep-legs.yml` of this
+//! sweepkit commit (embedded at build time, with their action pins), each
+//! under a header that names the sweepkit version, the action commit and a
+//! SHA-256 of everything else in the file.
 
 use std::fmt::Write as _;
 use std::io::{Read as _, Write as _};
@@ -17,12 +20,20 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-/// The file name `write` creates in the caller's workflow directory.
+/// The sweep workflow `write` creates in the caller's workflow directory
+/// (the caller's `uses:` names it).
 pub const WORKFLOW_FILE: &str = "sweepkit-run-sweep.yml";
+/// The leg workflow the sweep calls as `./.github/workflows/<this>`; it has
+/// that name in sweepkit's own repository too, so the `uses:` is the same.
+pub const LEGS_FILE: &str = "sweepkit-sweep-legs.yml";
 /// The version of this sweepkit build (the workspace version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// sweepkit's reusable workflow as it is at build time, pins included.
 const SOURCE: &str = include_str!("../../../.github/workflows/run-sweep.yml");
+/// The leg workflow as it is at build time.
+const LEGS_SOURCE: &str = include_str!("../../../.github/workflows/sweepkit-sweep-legs.yml");
+/// Every file `write` creates, with its embedded source.
+pub const FILES: [(&str, &str); 2] = [(WORKFLOW_FILE, SOURCE), (LEGS_FILE, LEGS_SOURCE)];
 /// `actions/setup/checksums.txt` as it is at build time. `actions/pin.sh
 /// check` fails when it differs from the file at the pinned commit, so these
 /// are the checksums the setup action at [`embedded_pin`] verifies against.
@@ -32,8 +43,8 @@ const CHECKSUMS: &str = include_str!("../../../actions/setup/checksums.txt");
 pub const RELEASE_TARGETS: [&str; 2] = ["x86_64-unknown-linux-musl", "aarch64-unknown-linux-musl"];
 /// How the workflow references sweepkit's own actions.
 const ACTION_PREFIX: &str = "sweepkit/sweepkit/actions/";
-/// Largest file `check` reads. The generated workflow is about 55 KB; a file
-/// twenty times that is not one this tool wrote, and reading stops there.
+/// Largest file `check` reads. The generated workflows are about 40 KB; a
+/// file twenty times that is not one this tool wrote, and reading stops there.
 const MAX_FILE_BYTES: u64 = 1 << 20;
 
 const VERSION_KEY: &str = "# sweepkit-version: ";
@@ -60,7 +71,7 @@ pub enum Error {
     #[error("--ref {0:?} is not a full 40-hex commit SHA")]
     BadRef(String),
     #[error(
-        "the embedded run-sweep.yml names {0} different commits of sweepkit's actions; this build is broken"
+        "the embedded workflows name {0} different commits of sweepkit's actions; this build is broken"
     )]
     EmbeddedPins(usize),
 }
@@ -76,6 +87,8 @@ pub enum Verdict {
     OtherVersion { written_by: String },
     /// The hash matches, but this version would write different content.
     NotGenerated,
+    /// Not a file `write` creates.
+    Unknown,
 }
 
 /// Every `sweepkit/sweepkit/actions/<tool>@<sha>` of `text`: (offset of the
@@ -98,9 +111,13 @@ fn action_pins(text: &str) -> Vec<(usize, &str)> {
     out
 }
 
-/// The one commit the embedded workflow pins sweepkit's actions to.
+/// The one commit the embedded workflows pin sweepkit's actions to.
 pub fn embedded_pin() -> Result<String, Error> {
-    let mut shas: Vec<&str> = action_pins(SOURCE).into_iter().map(|(_, s)| s).collect();
+    let mut shas: Vec<&str> = FILES
+        .iter()
+        .flat_map(|(_, src)| action_pins(src))
+        .map(|(_, s)| s)
+        .collect();
     shas.sort_unstable();
     shas.dedup();
     match shas.as_slice() {
@@ -202,6 +219,11 @@ fn header_lines(pin: &str) -> String {
 /// The file `write` creates: the embedded workflow with sweepkit's actions
 /// pinned at `pin` (default: the embedded pin), under the header.
 pub fn render(pin: Option<&str>) -> Result<String, Error> {
+    render_file(SOURCE, pin)
+}
+
+/// [`render`] of one embedded source (one of [`FILES`]).
+fn render_file(source: &str, pin: Option<&str>) -> Result<String, Error> {
     let pin = match pin {
         Some(p) => {
             valid_ref(p)?;
@@ -209,8 +231,8 @@ pub fn render(pin: Option<&str>) -> Result<String, Error> {
         }
         None => embedded_pin()?,
     };
-    let mut body = SOURCE.to_string();
-    for (at, _) in action_pins(SOURCE) {
+    let mut body = source.to_string();
+    for (at, _) in action_pins(source) {
         body.replace_range(at..at + 40, &pin);
     }
     let head = header_lines(&pin);
@@ -218,21 +240,33 @@ pub fn render(pin: Option<&str>) -> Result<String, Error> {
     Ok(format!("{head}{SHA_KEY}{sha}\n{body}"))
 }
 
-/// Writes `dir/sweepkit-run-sweep.yml` atomically (temp file + rename);
-/// creates `dir` when missing. Also the upgrade: it replaces an older file.
-pub fn write(dir: &Path, pin: Option<&str>) -> Result<PathBuf, Error> {
-    let text = render(pin)?;
-    let path = dir.join(WORKFLOW_FILE);
-    let werr = |source| Error::Write {
-        path: path.clone(),
-        source,
-    };
-    std::fs::create_dir_all(dir).map_err(werr)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(werr)?;
-    tmp.write_all(text.as_bytes()).map_err(werr)?;
-    tmp.as_file().sync_all().map_err(werr)?;
-    tmp.persist(&path).map_err(|e| werr(e.error))?;
-    Ok(path)
+/// The embedded source of the file named `name` (one of [`FILES`]).
+fn source_of(name: &str) -> Option<&'static str> {
+    FILES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+}
+
+/// Writes every file of [`FILES`] into `dir` (created when missing), each
+/// atomically (temp file + rename), after all of them rendered. Also the
+/// upgrade: it replaces older files.
+pub fn write(dir: &Path, pin: Option<&str>) -> Result<Vec<PathBuf>, Error> {
+    let mut texts = Vec::with_capacity(FILES.len());
+    for (name, source) in FILES {
+        texts.push((dir.join(name), render_file(source, pin)?));
+    }
+    let mut written = Vec::with_capacity(texts.len());
+    for (path, text) in texts {
+        let werr = |source| Error::Write {
+            path: path.clone(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(werr)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(werr)?;
+        tmp.write_all(text.as_bytes()).map_err(werr)?;
+        tmp.as_file().sync_all().map_err(werr)?;
+        tmp.persist(&path).map_err(|e| werr(e.error))?;
+        written.push(path);
+    }
+    Ok(written)
 }
 
 fn read_limited(path: &Path) -> Result<String, Error> {
@@ -255,14 +289,54 @@ fn read_limited(path: &Path) -> Result<String, Error> {
     })
 }
 
-/// Checks the file at `path` (see [`Verdict`]).
-pub fn check(path: &Path) -> Result<Verdict, Error> {
+/// Checks the file at `path`, one of [`FILES`] by its name (see
+/// [`Verdict`]); with the verdict, the unified diff from what `write` would
+/// write to the file's text (empty when they agree).
+pub fn check(path: &Path) -> Result<(Verdict, String), Error> {
     let text = read_limited(path)?;
-    Ok(verdict(&text))
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let Some(source) = source_of(name) else {
+        return Ok((Verdict::Unknown, String::new()));
+    };
+    let verdict = verdict_of(source, &text);
+    let diff = match verdict {
+        Verdict::Unchanged { .. } => String::new(),
+        _ => diff(source, &text, name),
+    };
+    Ok((verdict, diff))
 }
 
-/// The verdict on a file's text.
+/// Lines of context around each change in [`check`]'s diff.
+const DIFF_CONTEXT: usize = 3;
+
+/// The unified diff from the rendering of `source` (at the pin the text's
+/// header names when it is a valid one, else the embedded pin) to `text`.
+fn diff(source: &str, text: &str, name: &str) -> String {
+    let pin = text
+        .lines()
+        .take(8)
+        .find_map(|l| l.strip_prefix(PIN_KEY))
+        .filter(|p| valid_ref(p).is_ok());
+    let Ok(expected) = render_file(source, pin).or_else(|_| render_file(source, None)) else {
+        return String::new();
+    };
+    similar::TextDiff::from_lines(expected.as_str(), text)
+        .unified_diff()
+        .context_radius(DIFF_CONTEXT)
+        .header(
+            &format!("{name} (as written)"),
+            &format!("{name} (as found)"),
+        )
+        .to_string()
+}
+
+/// The verdict on the text of the sweep workflow file.
 pub fn verdict(text: &str) -> Verdict {
+    verdict_of(SOURCE, text)
+}
+
+/// The verdict on a file's text, against its embedded `source`.
+fn verdict_of(source: &str, text: &str) -> Verdict {
     let edited = |reason: &str| Verdict::Edited {
         reason: reason.to_string(),
     };
@@ -298,7 +372,7 @@ pub fn verdict(text: &str) -> Verdict {
     if written_by != VERSION {
         return Verdict::OtherVersion { written_by };
     }
-    match render(Some(&pin)) {
+    match render_file(source, Some(&pin)) {
         Ok(expected) if expected == text => Verdict::Unchanged { pin },
         _ => Verdict::NotGenerated,
     }
@@ -395,6 +469,56 @@ mod tests {
             release(Some(&embedded)).unwrap(),
             Release::Unknown { .. }
         ));
+    }
+
+    #[test]
+    fn write_writes_every_shipped_workflow_and_check_passes_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = write(dir.path(), None).unwrap();
+        let names: Vec<String> = paths
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, [WORKFLOW_FILE, LEGS_FILE]);
+        for p in &paths {
+            let (v, diff) = check(p).unwrap();
+            assert!(
+                matches!(v, Verdict::Unchanged { .. }),
+                "{}: {v:?}",
+                p.display()
+            );
+            assert!(diff.is_empty());
+        }
+        // The sweep calls the leg workflow by the name it is written under.
+        let sweep = std::fs::read_to_string(&paths[0]).unwrap();
+        assert!(sweep.contains(&format!("uses: ./.github/workflows/{LEGS_FILE}")));
+    }
+
+    #[test]
+    fn an_edit_of_the_leg_workflow_fails_the_check_with_a_unified_diff() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), None).unwrap();
+        let legs = dir.path().join(LEGS_FILE);
+        let text = std::fs::read_to_string(&legs).unwrap();
+        let edited = text.replacen("runs-on: ubuntu-latest", "runs-on: my-runner", 1);
+        assert_ne!(edited, text);
+        std::fs::write(&legs, &edited).unwrap();
+        let (v, diff) = check(&legs).unwrap();
+        assert!(matches!(v, Verdict::Edited { .. }), "{v:?}");
+        assert!(
+            diff.contains(&format!("--- {LEGS_FILE} (as written)")),
+            "{diff}"
+        );
+        assert!(
+            diff.contains(&format!("+++ {LEGS_FILE} (as found)")),
+            "{diff}"
+        );
+        assert!(diff.contains("\n-    runs-on: ubuntu-latest\n"), "{diff}");
+        assert!(diff.contains("\n+    runs-on: my-runner\n"), "{diff}");
+        assert!(diff.contains("@@ "), "{diff}");
+        // The sweep file is still as written.
+        let (v, _) = check(&dir.path().join(WORKFLOW_FILE)).unwrap();
+        assert!(matches!(v, Verdict::Unchanged { .. }), "{v:?}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
-//! `sweepkit`: vendors the sweep workflow into a benchmark repository
-//! (`sweepkit workflow write`) and checks that it is unchanged
-//! (`sweepkit workflow check`). Exit status: 0 ok, 1 the check failed (or
+//! `sweepkit`: vendors the sweep workflows into a benchmark repository
+//! (`sweepkit workflow write`) and checks that they are unchanged
+//! (`sweepkit workflow check`, with a unified diff of any edit). Exit status: 0 ok, 1 the check failed (or
 //! `write` refused a pin whose setup action cannot install this version),
 //! 2 the file could not be written or read (or a usage error).
 use std::path::{Path, PathBuf};
@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use sweep_model::exit;
 
 use clap::{Parser, Subcommand};
-use sweepkit::{Release, Verdict, WORKFLOW_FILE};
+use sweepkit::{FILES, Release, Verdict, WORKFLOW_FILE};
 
 /// sweepkit's adoption command.
 #[derive(Parser, Debug)]
@@ -28,7 +28,8 @@ enum Cmd {
 
 #[derive(Subcommand, Debug)]
 enum WorkflowCmd {
-    /// Write (or upgrade) `<dir>/sweepkit-run-sweep.yml`. Refused (exit 1)
+    /// Write (or upgrade) `<dir>/sweepkit-run-sweep.yml` and the leg
+    /// workflow it calls, `<dir>/sweepkit-sweep-legs.yml`. Refused (exit 1)
     /// when the pinned commit's `actions/setup/checksums.txt` lists no
     /// release archive of this version for a release target.
     Write {
@@ -45,8 +46,9 @@ enum WorkflowCmd {
         #[arg(long)]
         allow_unreleased: bool,
     },
-    /// Fail (exit 1) when `<dir>/sweepkit-run-sweep.yml` changed since it
-    /// was written, or was written by another sweepkit version.
+    /// Fail (exit 1) when a file `write` writes changed since it was
+    /// written (printing the unified diff), or was written by another
+    /// sweepkit version.
     Check {
         /// The repository's workflow directory.
         #[arg(long, default_value = ".github/workflows")]
@@ -118,11 +120,12 @@ fn judge_release(dir: &Path, pin: Option<&str>, allow: bool) -> Result<(), ExitC
 
 fn write(dir: &Path, pin: Option<&str>) -> ExitCode {
     match sweepkit::write(dir, pin) {
-        Ok(path) => {
+        Ok(paths) => {
+            for path in &paths {
+                eprintln!("wrote {} (sweepkit {})", path.display(), sweepkit::VERSION);
+            }
             eprintln!(
-                "wrote {} (sweepkit {}); call it from your run-sweep.yml with `uses: ./{}`",
-                path.display(),
-                sweepkit::VERSION,
+                "call the sweep from your run-sweep.yml with `uses: ./{}`",
                 Path::new(".github/workflows").join(WORKFLOW_FILE).display()
             );
             ExitCode::SUCCESS
@@ -135,40 +138,82 @@ fn write(dir: &Path, pin: Option<&str>) -> ExitCode {
     }
 }
 
+/// Checks every file of [`FILES`]: exit 1 when any is not as written (its
+/// diff printed), 2 when one cannot be read.
 fn check(dir: &Path) -> ExitCode {
-    let path = dir.join(WORKFLOW_FILE);
-    let fail = |msg: String| {
+    let mut worst = ExitCode::SUCCESS;
+    let mut failed = false;
+    for (name, _) in FILES {
+        let path = dir.join(name);
+        match check_one(&path) {
+            Ok(true) => {}
+            Ok(false) => {
+                if !failed {
+                    worst = exit::rejected();
+                }
+            }
+            Err(code) => {
+                failed = true;
+                worst = code;
+            }
+        }
+    }
+    worst
+}
+
+/// One file: Ok(true) unchanged, Ok(false) the check said no, Err on I/O.
+fn check_one(path: &Path) -> Result<bool, ExitCode> {
+    let fail = |msg: String, diff: &str| {
         eprintln!("error: {msg}");
-        annotate(&path, &msg);
-        exit::rejected()
+        annotate(path, &msg);
+        if !diff.is_empty() {
+            println!("{diff}");
+        }
+        Ok(false)
     };
-    match sweepkit::check(&path) {
-        Ok(Verdict::Unchanged { pin }) => {
+    match sweepkit::check(path) {
+        Ok((Verdict::Unchanged { pin }, _)) => {
             eprintln!(
                 "{}: unchanged since `sweepkit workflow write` (sweepkit {}, actions at {pin})",
                 path.display(),
                 sweepkit::VERSION
             );
-            ExitCode::SUCCESS
+            Ok(true)
         }
-        Ok(Verdict::Edited { reason }) => fail(format!(
-            "{}: {reason}; undo the edit or run `sweepkit workflow write`",
-            path.display()
-        )),
-        Ok(Verdict::OtherVersion { written_by }) => fail(format!(
-            "{}: written by sweepkit {written_by}, this is sweepkit {}; run `sweepkit workflow write` to upgrade it (or check with sweepkit {written_by})",
-            path.display(),
-            sweepkit::VERSION
-        )),
-        Ok(Verdict::NotGenerated) => fail(format!(
-            "{}: its hash matches, but sweepkit {} would write different content; run `sweepkit workflow write`",
-            path.display(),
-            sweepkit::VERSION
-        )),
+        Ok((Verdict::Edited { reason }, diff)) => fail(
+            format!(
+                "{}: {reason}; undo the edit or run `sweepkit workflow write` (the diff from what it wrote follows)",
+                path.display()
+            ),
+            &diff,
+        ),
+        Ok((Verdict::OtherVersion { written_by }, diff)) => fail(
+            format!(
+                "{}: written by sweepkit {written_by}, this is sweepkit {}; run `sweepkit workflow write` to upgrade it (or check with sweepkit {written_by})",
+                path.display(),
+                sweepkit::VERSION
+            ),
+            &diff,
+        ),
+        Ok((Verdict::NotGenerated, diff)) => fail(
+            format!(
+                "{}: its hash matches, but sweepkit {} would write different content; run `sweepkit workflow write`",
+                path.display(),
+                sweepkit::VERSION
+            ),
+            &diff,
+        ),
+        Ok((Verdict::Unknown, _)) => fail(
+            format!(
+                "{}: not a file `sweepkit workflow write` writes",
+                path.display()
+            ),
+            "",
+        ),
         Err(e) => {
             eprintln!("error: {e}");
-            annotate(&path, &e.to_string());
-            exit::failed()
+            annotate(path, &e.to_string());
+            Err(exit::failed())
         }
     }
 }

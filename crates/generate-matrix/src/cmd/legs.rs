@@ -27,13 +27,14 @@ pub(crate) struct SplitArgs {
     /// The search-space config file (the setup job's `search-space-config` artifact).
     #[arg(long, value_name = "FILE")]
     pub(crate) input: PathBuf,
-    /// Cut only this family (a plan job: `sn-1k1k`, `mn-evals`, …) into its
-    /// `part-<k>` outputs; without it, check and count every family.
+    /// Write one part of this family (`sn-1k1k`, `mn-evals`, …) as the
+    /// output `rows` (the leg workflow's plan job); without it, check every
+    /// budget and write the parts lists (`<group>-parts`, setup).
     #[arg(long, env = "INPUT_FAMILY", value_name = "STEM")]
     pub(crate) family: Option<String>,
-    /// With --family: which of the family's plan jobs (1-based).
-    #[arg(long, env = "INPUT_PLAN", default_value_t = 1)]
-    pub(crate) plan: usize,
+    /// With --family: which part (1-based), as the parts list names it.
+    #[arg(long, env = "INPUT_PART", default_value_t = 1)]
+    pub(crate) part: usize,
     /// Leave the canary row out (the canary job runs it first): `true` or `false`.
     #[arg(long, env = "INPUT_WITHOUT_CANARY", default_value = "false", value_parser = clap::builder::BoolishValueParser::new())]
     pub(crate) without_canary: bool,
@@ -48,7 +49,7 @@ pub(crate) fn run_split(a: &SplitArgs) -> ExitCode {
         Ok(v) => v,
         Err(e) => return fail_with(e.exit_code(), Some(&a.input), &e.to_string()),
     };
-    let s = match split(&ssc, a.without_canary, a.family.as_deref(), a.plan) {
+    let s = match split(&ssc, a.without_canary, a.family.as_deref(), a.part) {
         Ok(s) => s,
         Err(e) => return fail(Some(&a.input), &format!("{}: {e}", a.input.display())),
     };

@@ -406,6 +406,53 @@ pub(crate) enum Outcome {
 }
 
 /// `[<workflow>/<job name>] 🏁  Job succeeded` / `Job failed` lines.
+/// The `name:` of the leg workflow (`sweepkit-sweep-legs.yml`).
+const LEGS_WORKFLOW_NAME: &str = "Sweep legs (sweepkit)";
+
+/// act prefixes the log lines of a job of the leg workflow, which the sweep
+/// calls, with `[<calling job>/<workflow name>/<job>]`, without the sweep's
+/// own `<caller job>/<sweep name>/`; GitHub lists that job as `<calling
+/// job> / <job>` inside the sweep. Rewrites those prefixes to
+/// `[<caller job>/<sweep name>/<calling job> / <job>]`, the sweep's prefix
+/// taken from its first job's lines, so that a leg reads as before the
+/// split: `[sweep/Run Sweep (sweepkit)/single-node 8k1k / p3 | …]`.
+fn nest_names(log: &str) -> String {
+    let sweep = log.lines().find_map(|l| {
+        let rest = l.strip_prefix('[')?;
+        let (job, _) = rest.split_once("] ")?;
+        let i = job.find("/Run Sweep (sweepkit)/")?;
+        Some(job[..i + "/Run Sweep (sweepkit)/".len()].to_string())
+    });
+    let Some(sweep) = sweep else {
+        return log.to_string();
+    };
+    let marker = format!("/{LEGS_WORKFLOW_NAME}/");
+    let mut out = String::with_capacity(log.len() + 4096);
+    for line in log.lines() {
+        let nested = line.strip_prefix('[').and_then(|rest| {
+            let (job, msg) = rest.split_once(']')?;
+            let (caller, leg) = job.split_once(&marker)?;
+            Some(format!("[{sweep}{caller} / {leg}]{msg}"))
+        });
+        out.push_str(nested.as_deref().unwrap_or(line));
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether `job` (a name from [`job_outcomes`], the sweep's prefix taken
+/// off) is a GPU leg: a job of the leg workflow that is not its plan job.
+pub(crate) fn is_leg(job: &str) -> bool {
+    job.split_once(" / ")
+        .is_some_and(|(_, j)| !j.starts_with("plan "))
+}
+
+/// Whether `job` is a plan job of the leg workflow (`<part> / plan …`).
+pub(crate) fn is_plan(job: &str) -> bool {
+    job.split_once(" / ")
+        .is_some_and(|(_, j)| j.starts_with("plan "))
+}
+
 pub(crate) fn job_outcomes(log: &str) -> BTreeMap<String, Outcome> {
     let mut out = BTreeMap::new();
     for line in log.lines() {
@@ -578,6 +625,9 @@ pub(crate) fn harness_full(
         scratch
             .work
             .join(".github/workflows/sweepkit-run-sweep.yml"),
+        scratch
+            .work
+            .join(".github/workflows/sweepkit-sweep-legs.yml"),
     ];
     let stand_ins = workspace_root().join("tests/act/stand-ins");
     let mut mappings = Vec::new();
@@ -696,6 +746,7 @@ impl Harness {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        let log = nest_names(&log);
         std::fs::write(self.dir.join("act.log"), &log).unwrap();
         if !out.status.success() {
             // Keep act's whole log for the report (the temp dir goes).

@@ -134,6 +134,8 @@ pub(crate) fn truthy(v: &Value) -> bool {
 fn loose_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::String(x), Value::String(y)) => x.eq_ignore_ascii_case(y),
+        // Numbers compare by value (`1 == 1.0`), as GitHub's do.
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
         (Value::Number(x), Value::String(y)) | (Value::String(y), Value::Number(x)) => {
             y.trim().parse::<f64>().ok() == x.as_f64()
         }
@@ -368,4 +370,31 @@ pub(crate) fn eval_template(text: &str, ctx: &Value) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The context of a leg job of the leg workflow (`sweepkit-sweep-legs.yml`)
+/// from the one a leg job of the sweep had before the split: `matrix.family`
+/// becomes the part's `kind`, the sweep's `inputs` its `inputs.sweep` JSON,
+/// the policy's `agentx-fast` the boolean input.
+pub(crate) fn leg_ctx(old: &Value) -> Value {
+    let mut c = old.clone();
+    let nodes = if old["matrix"]["config"].get("prefill").is_some() {
+        "multi-node"
+    } else {
+        "single-node"
+    };
+    let part = json!({"family": "f", "part": 1, "parts": 1, "nodes": nodes,
+        "kind": old["matrix"]["family"], "title": "t"});
+    let agentx = old["needs"]["policy"]["outputs"]["agentx-fast"] == "true";
+    c["inputs"] = json!({"part": part.to_string(), "sweep": old["inputs"].to_string(),
+        "agentx-fast": agentx, "fail-fast": false, "without-canary": false});
+    c["matrix"] = json!({"config": old["matrix"]["config"]});
+    c
+}
+
+/// The leg workflow, YAML anchors resolved.
+pub(crate) fn legs_workflow() -> Value {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../.github/workflows/sweepkit-sweep-legs.yml");
+    sweep_model::yaml::load_file(&p).unwrap().into_value()
 }
