@@ -374,6 +374,7 @@ pub fn markdown(input: &ReportInput<'_>) -> Result<String, CompareError> {
     ctx.insert("regressions".into(), regressions.into());
     let repeats = c.has_repeats();
     ctx.insert("repeats".into(), repeats.into());
+    ctx.insert("chart_legend".into(), chart::MERMAID_LEGEND.into());
 
     // One chart per topology (never one line across topologies).
     // (charts, labels of the topologies with one point, which get none).
