@@ -271,11 +271,22 @@ pub const PANEL_H: u32 = 540;
 /// Smallest text in a picture, in px at [`PANEL_W`]: readable at comment
 /// width (GitHub's own body text is 14 px).
 pub const MIN_TEXT_PX: u32 = 14;
-/// Captions, axis names, tick and legend labels, and the per-point labels.
-const CAPTION_PX: u32 = 20;
-const AXIS_PX: u32 = 16;
-const LABEL_PX: u32 = 15;
-const POINT_PX: u32 = MIN_TEXT_PX;
+/// Captions, axis names, tick and legend labels, and the per-point labels,
+/// in px as drawn.
+const CAPTION_PX: f64 = 20.0;
+const AXIS_PX: f64 = 16.0;
+const LABEL_PX: f64 = 15.0;
+const POINT_PX: f64 = MIN_TEXT_PX as f64 + 0.5;
+
+/// plotters' SVG backend writes a font of size `s` as `font-size="s / 1.24"`
+/// (its em-box convention): asked for this much more, the text is drawn
+/// at the size named above (the text size test reads the SVG).
+const PLOTTERS_SVG_SHRINK: f64 = 1.24;
+
+/// A font of `px` px as drawn in the SVG.
+fn font(px: f64) -> FontDesc<'static> {
+    ("sans-serif", px * PLOTTERS_SVG_SHRINK).into_font()
+}
 /// The ring around a regressed point (a red that no topology pair uses).
 pub const REGRESSED: RGBColor = RGBColor(214, 0, 0);
 
@@ -456,7 +467,7 @@ fn draw_empty<DB: DrawingBackend>(
     area.draw(&Text::new(
         format!("{}: {why}", group.title()),
         (20, 30),
-        ("sans-serif", AXIS_PX).into_font(),
+        font(AXIS_PX),
     ))
     .map_err(|e| e.to_string())
 }
@@ -477,7 +488,7 @@ fn draw_frontier_panel<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(area)
         .caption(
             format!("{}: tput/GPU vs interactivity", g.group.title()),
-            ("sans-serif", CAPTION_PX),
+            font(CAPTION_PX),
         )
         .margin(12)
         .x_label_area_size(50)
@@ -490,8 +501,8 @@ fn draw_frontier_panel<DB: DrawingBackend>(
         .y_desc("tput/GPU (tok/s)")
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y:.0}"))
-        .label_style(("sans-serif", LABEL_PX))
-        .axis_desc_style(("sans-serif", AXIS_PX))
+        .label_style(font(LABEL_PX))
+        .axis_desc_style(font(AXIS_PX))
         .light_line_style(RGBColor(240, 240, 240))
         .draw()
         .map_err(|e| e.to_string())?;
@@ -538,7 +549,7 @@ fn draw_frontier_panel<DB: DrawingBackend>(
                             + Text::new(
                                 format!("c{}", s.conc),
                                 (7, -20),
-                                ("sans-serif", POINT_PX).into_font().color(&new_colour),
+                                font(POINT_PX).color(&new_colour),
                             )
                     }))
                     .map_err(|e| e.to_string())?;
@@ -554,7 +565,7 @@ fn draw_frontier_panel<DB: DrawingBackend>(
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)
-        .label_font(("sans-serif", LABEL_PX))
+        .label_font(font(LABEL_PX))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()
@@ -585,7 +596,7 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(area)
         .caption(
             format!("{}: tput/GPU vs concurrency", g.group.title()),
-            ("sans-serif", CAPTION_PX),
+            font(CAPTION_PX),
         )
         .margin(12)
         .x_label_area_size(50)
@@ -598,8 +609,8 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
         .y_desc("tput/GPU (tok/s)")
         .x_label_formatter(&|x| format!("{}", x.round()))
         .y_label_formatter(&|y| format!("{y:.0}"))
-        .label_style(("sans-serif", LABEL_PX))
-        .axis_desc_style(("sans-serif", AXIS_PX))
+        .label_style(font(LABEL_PX))
+        .axis_desc_style(font(AXIS_PX))
         .light_line_style(RGBColor(240, 240, 240))
         .draw()
         .map_err(|e| e.to_string())?;
@@ -639,7 +650,7 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", LABEL_PX))
+        .label_font(font(LABEL_PX))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()

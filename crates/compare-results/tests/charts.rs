@@ -4,7 +4,6 @@
 //! text size rule, every label at least 14 px at 880 px width.
 
 use std::path::Path;
-use std::process::Command;
 
 use compare_results::chart::{MIN_TEXT_PX, PANEL_H, PANEL_W};
 use resvg::tiny_skia::Pixmap;
