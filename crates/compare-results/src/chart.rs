@@ -209,6 +209,16 @@ pub fn mermaid(s: &GroupSeries<'_>) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The mermaid lines' colours, baseline then new: a blue and an orange
+/// that contrast with each other and with both GitHub themes (mermaid's
+/// default palette starts with a near-white that hid the baseline).
+pub const MERMAID_BASELINE: &str = "#1f77b4";
+pub const MERMAID_NEW: &str = "#ff7f0e";
+
+/// The legend printed under the mermaid charts (xychart-beta draws none;
+/// the title no longer carries it).
+pub const MERMAID_LEGEND: &str = "Lines: 🟦 baseline · 🟧 new (tput/GPU in tok/s over concurrency)";
+
 fn mermaid_topology(label: &str, pts: &[&(&Topology, i64, f64, f64)]) -> String {
     let concs: Vec<String> = pts.iter().map(|p| quote(&p.1.to_string())).collect();
     let fmt = |v: f64| format!("{v:.1}");
@@ -216,10 +226,8 @@ fn mermaid_topology(label: &str, pts: &[&(&Topology, i64, f64, f64)]) -> String 
     let new: Vec<String> = pts.iter().map(|p| fmt(p.3)).collect();
     let max = pts.iter().map(|p| p.2.max(p.3)).fold(0.0_f64, f64::max);
     format!(
-        "xychart-beta\n    title {}\n    x-axis {} [{}]\n    y-axis \"tput/GPU (tok/s)\" 0 --> {}\n    line \"baseline\" [{}]\n    line \"new\" [{}]",
-        quote(&format!(
-            "{label}: tput/GPU, baseline (first line) vs new (second line)"
-        )),
+        "%%{{init: {{\"themeVariables\": {{\"xyChart\": {{\"plotColorPalette\": \"{MERMAID_BASELINE}, {MERMAID_NEW}\"}}}}}}}}%%\nxychart-beta\n    title {}\n    x-axis {} [{}]\n    y-axis \"tput/GPU (tok/s)\" 0 --> {}\n    line \"baseline\" [{}]\n    line \"new\" [{}]",
+        quote(&format!("{label}: tput/GPU")),
         quote("concurrency"),
         concs.join(", "),
         nice_ceiling(max),
@@ -252,15 +260,55 @@ pub const PAIRS: &[(RGBColor, RGBColor)] = &[
     (RGBColor(189, 189, 189), RGBColor(82, 82, 82)),
 ];
 
-/// One panel; a group's row holds two side by side.
-pub const PANEL_W: u32 = 720;
-pub const PANEL_H: u32 = 440;
+/// Width of a configuration's picture, in px: about the width GitHub gives
+/// an image in a PR comment, so a PNG is shown at its own size and its text
+/// at the size it was drawn (the old two-panel row, 1440 px wide, shrank to
+/// 61 % and its 11 px labels to under 7 px).
+pub const PANEL_W: u32 = 880;
+/// Height of one panel; a configuration's picture holds two, one above the
+/// other (interactivity, then concurrency).
+pub const PANEL_H: u32 = 540;
+/// Smallest text in a picture, in px at [`PANEL_W`]: readable at comment
+/// width (GitHub's own body text is 14 px).
+pub const MIN_TEXT_PX: u32 = 14;
+/// Captions, axis names, tick and legend labels, and the per-point labels,
+/// in px as drawn.
+const CAPTION_PX: f64 = 20.0;
+const AXIS_PX: f64 = 16.0;
+const LABEL_PX: f64 = 15.0;
+const POINT_PX: f64 = MIN_TEXT_PX as f64 + 0.5;
 
-/// The SVG document for all groups (`None` when nothing can be charted).
-/// `new` and `baseline` are the rows the comparison was made from.
-pub fn svg(c: &Comparison, new: &[Row], baseline: &[Row]) -> Result<Option<String>, String> {
-    let conc_groups = series(c);
-    let frontier = frontier_groups(new, baseline);
+/// plotters' SVG backend writes a font of size `s` as `font-size="s / 1.24"`
+/// (its em-box convention): asked for this much more, the text is drawn
+/// at the size named above (the text size test reads the SVG).
+const PLOTTERS_SVG_SHRINK: f64 = 1.24;
+
+/// A font of `px` px as drawn in the SVG.
+fn font(px: f64) -> FontDesc<'static> {
+    ("sans-serif", px * PLOTTERS_SVG_SHRINK).into_font()
+}
+/// The ring around a regressed point (a red that no topology pair uses).
+pub const REGRESSED: RGBColor = RGBColor(214, 0, 0);
+
+/// The points of a group that regressed: (topology, concurrency).
+type RegressedSet<'a> = std::collections::BTreeSet<(&'a Topology, i64)>;
+
+/// One configuration's picture in the making: what both panels draw.
+struct GroupParts<'c, 'r> {
+    key: &'c GroupKey,
+    conc: Option<&'c GroupSeries<'c>>,
+    frontier: Option<&'r FrontierGroup<'r>>,
+    regressed: RegressedSet<'c>,
+}
+
+fn group_parts<'c, 'r>(
+    c: &'c Comparison,
+    conc_groups: &'c [GroupSeries<'c>],
+    frontier: &'r [FrontierGroup<'r>],
+) -> Vec<GroupParts<'c, 'r>>
+where
+    'r: 'c,
+{
     let mut keys: Vec<&GroupKey> = conc_groups
         .iter()
         .map(|g| g.group)
@@ -268,34 +316,126 @@ pub fn svg(c: &Comparison, new: &[Row], baseline: &[Row]) -> Result<Option<Strin
         .collect();
     keys.sort();
     keys.dedup();
-    if keys.is_empty() {
+    keys.into_iter()
+        .map(|key| GroupParts {
+            key,
+            conc: conc_groups.iter().find(|g| g.group == key),
+            frontier: frontier.iter().find(|g| g.group == key),
+            regressed: c
+                .points
+                .iter()
+                .filter(|p| p.regressed && &p.key.group == key)
+                .map(|p| (&p.key.topology, p.key.conc))
+                .collect(),
+        })
+        .collect()
+}
+
+/// Draws one configuration (two panels, one above the other) on `area`.
+fn draw_group<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    g: &GroupParts<'_, '_>,
+) -> Result<(), String> {
+    let (top, bottom) = area.split_vertically(PANEL_H);
+    let topos = topology_order(g.conc, g.frontier);
+    match g.frontier {
+        Some(f) => draw_frontier_panel(&top, f, &topos, &g.regressed)?,
+        None => draw_empty(&top, g.key, "no interactivity values")?,
+    }
+    match g.conc {
+        Some(s) => draw_concurrency_panel(&bottom, s, &topos, &g.regressed)?,
+        None => draw_empty(&bottom, g.key, "no matched points")?,
+    }
+    Ok(())
+}
+
+/// The SVG document for all groups, one picture per group stacked (`None`
+/// when nothing can be charted). `new` and `baseline` are the rows the
+/// comparison was made from.
+pub fn svg(c: &Comparison, new: &[Row], baseline: &[Row]) -> Result<Option<String>, String> {
+    let conc_groups = series(c);
+    let frontier = frontier_groups(new, baseline);
+    let parts = group_parts(c, &conc_groups, &frontier);
+    if parts.is_empty() {
         return Ok(None);
     }
     let mut out = String::new();
     {
-        let n = keys.len() as u32;
+        let n = parts.len() as u32;
         let root =
-            SVGBackend::with_string(&mut out, (2 * PANEL_W, PANEL_H * n)).into_drawing_area();
+            SVGBackend::with_string(&mut out, (PANEL_W, 2 * PANEL_H * n)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let rows = root.split_evenly((keys.len(), 1));
-        for (row, key) in rows.iter().zip(&keys) {
-            let (left, right) = row.split_horizontally(PANEL_W);
-            let topos = topology_order(
-                conc_groups.iter().find(|g| g.group == *key),
-                frontier.iter().find(|g| g.group == *key),
-            );
-            match frontier.iter().find(|g| g.group == *key) {
-                Some(f) => draw_frontier_panel(&left, f, &topos)?,
-                None => draw_empty(&left, key, "no interactivity values")?,
-            }
-            match conc_groups.iter().find(|g| g.group == *key) {
-                Some(g) => draw_concurrency_panel(&right, g, &topos)?,
-                None => draw_empty(&right, key, "no matched points")?,
-            }
+        for (row, g) in root.split_evenly((parts.len(), 1)).iter().zip(&parts) {
+            draw_group(row, g)?;
         }
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(Some(out))
+}
+
+/// One configuration's own picture: its title, a file name for it and its
+/// SVG ([`PANEL_W`] × 2 [`PANEL_H`]), which [`crate::png`] rasterises.
+pub struct GroupChart {
+    pub title: String,
+    /// `NN-<slug>`, unique in the run, safe in a file name and a URL.
+    pub stem: String,
+    /// Points of the group that regressed (ringed in red).
+    pub regressed: usize,
+    pub svg: String,
+}
+
+/// One picture per group, in report order.
+pub fn group_svgs(
+    c: &Comparison,
+    new: &[Row],
+    baseline: &[Row],
+) -> Result<Vec<GroupChart>, String> {
+    let conc_groups = series(c);
+    let frontier = frontier_groups(new, baseline);
+    let parts = group_parts(c, &conc_groups, &frontier);
+    let mut charts = Vec::with_capacity(parts.len());
+    for (i, g) in parts.iter().enumerate() {
+        let mut out = String::new();
+        {
+            let root =
+                SVGBackend::with_string(&mut out, (PANEL_W, 2 * PANEL_H)).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| e.to_string())?;
+            draw_group(&root, g)?;
+            root.present().map_err(|e| e.to_string())?;
+        }
+        let title = g.key.title();
+        charts.push(GroupChart {
+            stem: format!("{:02}-{}", i + 1, slug(&title)),
+            title,
+            regressed: g.regressed.len(),
+            svg: out,
+        });
+    }
+    Ok(charts)
+}
+
+/// Longest slug of a title in a chart's file name (the index before it
+/// keeps names unique; a path on the charts branch stays short).
+const MAX_SLUG: usize = 60;
+
+/// `qwen3.5 fp4 b200 sglang, 1k/1k (spec: none)` → `qwen3.5-fp4-b200-sglang-1k-1k-spec-none`:
+/// lower-case ASCII letters, digits, dots and single dashes.
+fn slug(title: &str) -> String {
+    let mut s = String::new();
+    for ch in title.chars().flat_map(char::to_lowercase) {
+        if ch.is_ascii_alphanumeric() || ch == '.' {
+            s.push(ch);
+        } else if !s.is_empty() && !s.ends_with('-') {
+            s.push('-');
+        }
+    }
+    let s: String = s.chars().take(MAX_SLUG).collect();
+    let s = s.trim_end_matches(['-', '.']).trim_start_matches('.');
+    if s.is_empty() {
+        "chart".into()
+    } else {
+        s.to_string()
+    }
 }
 
 /// One colour pair per topology of the group, the same in both panels.
@@ -327,7 +467,7 @@ fn draw_empty<DB: DrawingBackend>(
     area.draw(&Text::new(
         format!("{}: {why}", group.title()),
         (20, 30),
-        ("sans-serif", 16).into_font(),
+        font(AXIS_PX),
     ))
     .map_err(|e| e.to_string())
 }
@@ -336,6 +476,7 @@ fn draw_frontier_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     g: &FrontierGroup<'_>,
     topos: &[&Topology],
+    regressed: &RegressedSet<'_>,
 ) -> Result<(), String> {
     let all = g
         .topologies
@@ -347,11 +488,11 @@ fn draw_frontier_panel<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(area)
         .caption(
             format!("{}: tput/GPU vs interactivity", g.group.title()),
-            ("sans-serif", 16),
+            font(CAPTION_PX),
         )
         .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
+        .x_label_area_size(50)
+        .y_label_area_size(80)
         .build_cartesian_2d(0.0..(xmax * 1.1).max(1.0), 0.0..nice_ceiling(ymax))
         .map_err(|e| e.to_string())?;
     chart
@@ -360,9 +501,12 @@ fn draw_frontier_panel<DB: DrawingBackend>(
         .y_desc("tput/GPU (tok/s)")
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y:.0}"))
+        .label_style(font(LABEL_PX))
+        .axis_desc_style(font(AXIS_PX))
         .light_line_style(RGBColor(240, 240, 240))
         .draw()
         .map_err(|e| e.to_string())?;
+    let mut ring_legend = false;
     for t in &g.topologies {
         let (base_colour, new_colour) = colours(topos, t.topology);
         let label = t.topology.label();
@@ -404,17 +548,24 @@ fn draw_frontier_panel<DB: DrawingBackend>(
                         EmptyElement::at((s.interactivity, s.tput))
                             + Text::new(
                                 format!("c{}", s.conc),
-                                (7, -16),
-                                ("sans-serif", 11).into_font().color(&new_colour),
+                                (7, -20),
+                                font(POINT_PX).color(&new_colour),
                             )
                     }))
                     .map_err(|e| e.to_string())?;
+                let rings: Vec<(f64, f64)> = samples
+                    .iter()
+                    .filter(|s| regressed.contains(&(t.topology, s.conc)))
+                    .map(|s| (s.interactivity, s.tput))
+                    .collect();
+                draw_rings(&mut chart, &rings, &mut ring_legend)?;
             }
         }
     }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)
+        .label_font(font(LABEL_PX))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()
@@ -426,6 +577,7 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     g: &GroupSeries<'_>,
     topos: &[&Topology],
+    regressed: &RegressedSet<'_>,
 ) -> Result<(), String> {
     let concs = g.points.iter().map(|p| p.1 as f64);
     let (lo, hi) = concs.fold((f64::MAX, f64::MIN), |(lo, hi), c| (lo.min(c), hi.max(c)));
@@ -444,11 +596,11 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(area)
         .caption(
             format!("{}: tput/GPU vs concurrency", g.group.title()),
-            ("sans-serif", 16),
+            font(CAPTION_PX),
         )
         .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
+        .x_label_area_size(50)
+        .y_label_area_size(80)
         .build_cartesian_2d((lo..hi).log_scale().base(2.0), 0.0..ymax)
         .map_err(|e| e.to_string())?;
     chart
@@ -457,10 +609,13 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
         .y_desc("tput/GPU (tok/s)")
         .x_label_formatter(&|x| format!("{}", x.round()))
         .y_label_formatter(&|y| format!("{y:.0}"))
+        .label_style(font(LABEL_PX))
+        .axis_desc_style(font(AXIS_PX))
         .light_line_style(RGBColor(240, 240, 240))
         .draw()
         .map_err(|e| e.to_string())?;
 
+    let mut ring_legend = false;
     for topo in g.topologies() {
         let pts: Vec<_> = g.points.iter().filter(|p| p.0 == topo).collect();
         let base: Vec<(f64, f64)> = pts.iter().map(|p| (p.1 as f64, p.2)).collect();
@@ -485,14 +640,51 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
         chart
             .draw_series(new.iter().map(|&p| Circle::new(p, 4, new_style.filled())))
             .map_err(|e| e.to_string())?;
+        let rings: Vec<(f64, f64)> = pts
+            .iter()
+            .filter(|p| regressed.contains(&(topo, p.1)))
+            .map(|p| (p.1 as f64, p.3))
+            .collect();
+        draw_rings(&mut chart, &rings, &mut ring_legend)?;
     }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
+        .label_font(font(LABEL_PX))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()
         .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// A red ring around each regressed new point, and the legend entry
+/// "regressed" once per panel.
+fn draw_rings<'a, DB, X, Y>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    points: &[(X::ValueType, Y::ValueType)],
+    legend_drawn: &mut bool,
+) -> Result<(), String>
+where
+    DB: DrawingBackend + 'a,
+    X: Ranged,
+    Y: Ranged,
+    X::ValueType: Clone + 'static,
+    Y::ValueType: Clone + 'static,
+{
+    if points.is_empty() {
+        return Ok(());
+    }
+    let ring = REGRESSED.stroke_width(3);
+    let series = chart
+        .draw_series(points.iter().map(|p| Circle::new(p.clone(), 10, ring)))
+        .map_err(|e| e.to_string())?;
+    if !*legend_drawn {
+        series
+            .label("regressed point")
+            .legend(move |(x, y)| Circle::new((x + 10, y), 6, ring));
+        *legend_drawn = true;
+    }
     Ok(())
 }
 

@@ -154,6 +154,13 @@ pub struct Args {
     #[arg(long, env = "INPUT_SVG")]
     pub svg: Option<String>,
 
+    /// Write one PNG chart per configuration into this directory (created
+    /// when missing), with `charts.json` listing them: configuration,
+    /// file, regressed points. 880 px wide, text at least 14 px, the font
+    /// bundled (the pictures do not depend on the machine).
+    #[arg(long, env = "INPUT_CHARTS_DIR")]
+    pub charts_dir: Option<String>,
+
     /// Leave the mermaid charts out of the markdown.
     #[arg(long, env = "INPUT_NO_CHART")]
     pub no_chart: bool,
@@ -629,6 +636,42 @@ pub fn report_json(
     Value::Object(m)
 }
 
+/// The manifest of `--charts-dir`, read by visualizer-comment and the
+/// publish-charts action.
+pub const CHARTS_MANIFEST: &str = "charts.json";
+
+/// One PNG per configuration and the manifest; returns how many PNGs.
+/// Each file is written whole (temp file, then rename); the manifest last,
+/// so a manifest never names a missing picture.
+fn write_charts(
+    dir: &Path,
+    comparison: &Comparison,
+    new_rows: &[Row],
+    baseline_rows: &[Row],
+) -> anyhow::Result<usize> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let charts = chart::group_svgs(comparison, new_rows, baseline_rows)
+        .map_err(|e| anyhow::anyhow!("drawing the charts: {e}"))?;
+    let mut listed = Vec::with_capacity(charts.len());
+    for c in &charts {
+        let file = format!("{}.png", c.stem);
+        let bytes = crate::png::render(&c.svg)
+            .with_context(|| format!("rendering the chart of {}", c.title))?;
+        let path = dir.join(&file);
+        sweep_model::fsio::write_atomic(&path, &bytes)
+            .with_context(|| format!("writing {}", path.display()))?;
+        listed
+            .push(json!({"configuration": c.title, "file": file, "regressed_points": c.regressed}));
+    }
+    let doc = json!({"schema_version": 1, "charts": listed});
+    let mut bytes = serde_json::to_vec_pretty(&doc).context("serialising charts.json")?;
+    bytes.push(b'\n');
+    let path = dir.join(CHARTS_MANIFEST);
+    sweep_model::fsio::write_atomic(&path, &bytes)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(charts.len())
+}
+
 /// Runs one comparison.
 pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let (new_arg, results_arg) = (given(&args.new), given(&args.results));
@@ -735,6 +778,13 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
                 .with_context(|| format!("writing {}", p.display()))?,
             None => eprintln!("compare-results: no matched tput/GPU points, no SVG written"),
         }
+    }
+    if let Some(dir) = given(&args.charts_dir) {
+        let n = write_charts(&dir, &comparison, &new_rows, &baseline.rows)?;
+        eprintln!(
+            "compare-results: {n} PNG chart(s) and charts.json written to {}",
+            dir.display()
+        );
     }
     sweep_model::stdout::print(&full_markdown);
     if let Err(e) = sweep_model::gha::append_step_summary(&full_markdown) {

@@ -8,7 +8,8 @@
 //! compared), [`compare`] (matching and verdict), [`load`] (input files),
 //! [`evals`] (eval rows and thresholds), [`http`] / [`db`] (remote
 //! baselines), [`report`] (markdown via minijinja), [`chart`] (mermaid and
-//! SVG), [`cli`] (arguments and the run).
+//! SVG), [`png`] (the SVG rasterised, one PNG per configuration), [`cli`]
+//! (arguments and the run).
 
 pub mod chart;
 pub mod cli;
@@ -19,6 +20,7 @@ pub mod http;
 pub mod key;
 pub mod load;
 pub mod metrics;
+pub mod png;
 pub mod report;
 
 /// Everything that can stop a comparison. Messages name the file (and row

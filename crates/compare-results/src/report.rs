@@ -656,6 +656,7 @@ fn render_report_trimmed(
     ctx.insert("repeats".into(), repeats.into());
     let counts = c.counts();
     ctx.insert("other_hardware".into(), counts.other_hardware.into());
+    ctx.insert("chart_legend".into(), chart::MERMAID_LEGEND.into());
 
     // One chart per topology (never one line across topologies).
     // (charts, labels of the topologies with one point, which get none).

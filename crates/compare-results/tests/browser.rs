@@ -116,7 +116,7 @@ if (!svg) {{
 
 /// Runs Chromium on `page` and returns the text of `<pre id="report">`.
 fn render(browser: &Path, page: &Path, profile: &Path) -> String {
-    let width = 2 * PANEL_W;
+    let width = PANEL_W;
     let mut child = Command::new(browser)
         .args([
             "--headless",
@@ -131,7 +131,7 @@ fn render(browser: &Path, page: &Path, profile: &Path) -> String {
             "--virtual-time-budget=10000",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--window-size={width},{}", PANEL_H + 200))
+        .arg(format!("--window-size={width},{}", 2 * PANEL_H + 200))
         .arg("--dump-dom")
         .arg(format!("file://{}", page.display()))
         .stdin(Stdio::null())
@@ -233,8 +233,12 @@ fn seed_compare_svg_renders_frontiers_in_chromium() {
     );
     assert!(report.get("error").is_none(), "{report}");
 
-    assert_eq!(report["width"], 2 * PANEL_W, "{report}");
-    assert_eq!(report["height"], PANEL_H, "one group: one row of panels");
+    assert_eq!(report["width"], PANEL_W, "{report}");
+    assert_eq!(
+        report["height"],
+        2 * PANEL_H,
+        "one group: two panels, one above the other"
+    );
     let pixels = report["pixels"].as_f64().expect("pixels");
     let non_white = report["non_white"].as_f64().expect("non_white");
     assert!(

@@ -5,7 +5,9 @@
 //! 15 % less throughput for two of those points. The comment says 2 points
 //! regressed; with `fail-on-regression: true` in the caller the run fails
 //! at compare-results (issue #26 item 5), without it the run is green with
-//! the same comment.
+//! the same comment. Either way the `compare-report` artifact holds the
+//! pictures (the SVG and one PNG per configuration, the regressed points
+//! counted in its charts.json) and the comment links it (issue #26 item 3).
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
@@ -52,6 +54,54 @@ fn api_row(r: &Value) -> Value {
             "input_tput_per_gpu": (total - out) / tp, "mean_tpot": 0.0095, "mean_ttft": 0.15
         }
     })
+}
+
+/// Width and height of a PNG, from its IHDR chunk.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert!(
+        bytes.len() > 24 && bytes.starts_with(b"\x89PNG\r\n\x1a\n") && &bytes[12..16] == b"IHDR",
+        "not a PNG"
+    );
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    (be(&bytes[16..20]), be(&bytes[20..24]))
+}
+
+/// The pictures in the run's `compare-report` artifact: its files, and
+/// the regressed points its charts.json counts. Checks each PNG listed is
+/// there, 880 px wide.
+fn compare_report_pictures(h: &Harness) -> (Vec<String>, u64) {
+    let store = h
+        .artifacts
+        .join(ACT_RUN_ID.to_string())
+        .join("compare-report");
+    let mut files: Vec<String> = Vec::new();
+    let mut stack = vec![store.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p.strip_prefix(&store).unwrap().display().to_string());
+            }
+        }
+    }
+    files.sort();
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(store.join("charts/charts.json")).unwrap_or_else(|e| {
+            panic!("compare-report has no charts/charts.json ({e}): {files:?}")
+        }),
+    )
+    .unwrap();
+    let mut regressed = 0;
+    for c in manifest["charts"].as_array().unwrap() {
+        let file = c["file"].as_str().unwrap();
+        let bytes = std::fs::read(store.join("charts").join(file))
+            .unwrap_or_else(|e| panic!("{file} listed but not uploaded ({e}): {files:?}"));
+        assert_eq!(png_size(&bytes).0, 880, "{file}");
+        regressed += c["regressed_points"].as_u64().unwrap();
+    }
+    (files, regressed)
 }
 
 /// One run of scenario c: (act ok, the jobs' outcomes, act's log, the
@@ -127,6 +177,41 @@ fn run_scenario(gate: bool) -> (bool, BTreeMap<String, Outcome>, String, String,
     let comments = h.fake.comments(REPO, PR);
     assert_eq!(comments.len(), 1);
     let body = comments[0]["body"].as_str().unwrap().to_string();
+    // The pictures: the SVG and one PNG per configuration (per sequence
+    // length of the seed config), the two slower points counted as
+    // regressed, and the comment links the artifact.
+    let configurations: std::collections::BTreeSet<(u64, u64)> = legs
+        .iter()
+        .map(|l| (l["isl"].as_u64().unwrap(), l["osl"].as_u64().unwrap()))
+        .collect();
+    let (files, regressed) = compare_report_pictures(&h);
+    for f in [
+        "compare.md",
+        "compare.json",
+        "compare.svg",
+        "charts/charts.json",
+    ] {
+        assert!(
+            files.iter().any(|x| x == f),
+            "compare-report lacks {f}: {files:?}"
+        );
+    }
+    let pngs = files.iter().filter(|f| f.ends_with(".png")).count();
+    assert_eq!(
+        pngs,
+        configurations.len(),
+        "one PNG per configuration {configurations:?}: {files:?}"
+    );
+    assert_eq!(
+        regressed, 2,
+        "regressed points in charts.json (gate {gate})"
+    );
+    assert!(
+        body.contains(&format!(
+            "[compare-report](https://github.com/{REPO}/actions/runs/{ACT_RUN_ID}/artifacts/"
+        )),
+        "the comment does not link the compare-report artifact (gate {gate}):\n{body}"
+    );
     (ok, ran, log, body, secs)
 }
 

@@ -58,6 +58,8 @@ pub struct BodyInput {
     pub run_stats_by_runner: Option<Value>,
     /// Extra markdown sections, in order.
     pub sections: Vec<String>,
+    /// The compare-report link and the embedded PNGs ([`crate::charts`]).
+    pub charts: crate::charts::Charts,
     /// The footer's version; [`BodyInput::new`] sets this crate's.
     pub version: String,
 }
@@ -505,6 +507,9 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
                 );
             }
         }
+    }
+    if let Some(charts) = crate::charts::context(&input.charts)? {
+        ctx.insert("charts".into(), charts);
     }
     ctx.insert(
         "footer".into(),

@@ -25,6 +25,7 @@ use github_client::{Client, Error, encode};
 use serde_json::{Value, json};
 
 pub mod body;
+pub mod charts;
 
 /// GitHub's limit on a comment body, in characters.
 pub const BODY_LIMIT: usize = 65_536;

@@ -59,6 +59,19 @@ struct Cli {
     /// URL of the run whose results this run reused (`/reuse-sweep-run`).
     #[arg(long, env = "INPUT_REUSED_RUN_URL")]
     reused_run_url: Option<String>,
+    /// The compare-report artifact's URL, linked as the charts and the
+    /// full report.
+    #[arg(long, env = "INPUT_REPORT_URL")]
+    report_url: Option<String>,
+    /// compare-results' `charts.json` (`--charts-dir`); with
+    /// --charts-base-url each configuration's PNG is embedded. A missing
+    /// file is skipped with a warning.
+    #[arg(long, env = "INPUT_CHARTS")]
+    charts: Option<PathBuf>,
+    /// URL of the folder the PNGs were pushed to (publish-charts'
+    /// `base-url`).
+    #[arg(long, env = "INPUT_CHARTS_BASE_URL")]
+    charts_base_url: Option<String>,
     /// Hidden marker naming this comment (one per tool and purpose).
     #[arg(long, env = "INPUT_MARKER", default_value = DEFAULT_MARKER)]
     marker: String,
@@ -168,6 +181,11 @@ fn run(cli: &Cli) -> Result<()> {
         .filter(|p| !p.as_os_str().is_empty())
     {
         input.run_stats_by_runner = json_input("run stats by runner", p)?;
+    }
+    input.charts.report_url = cli.report_url.clone();
+    input.charts.base_url = cli.charts_base_url.clone();
+    if let Some(p) = cli.charts.as_deref().filter(|p| !p.as_os_str().is_empty()) {
+        input.charts.manifest = json_input("charts manifest", p)?;
     }
     let notice = format!(
         "This comment was cut to fit GitHub's 65,536-character limit; the full report is in the job summary of [run {}]({run_url}).",
