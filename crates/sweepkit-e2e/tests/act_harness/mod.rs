@@ -432,6 +432,12 @@ fn nest_names(log: &str) -> String {
         let nested = line.strip_prefix('[').and_then(|rest| {
             let (job, msg) = rest.split_once(']')?;
             let (caller, leg) = job.split_once(&marker)?;
+            // act numbers the calls of a matrix whose entries share a name
+            // (`agentic eval-1`, `agentic eval-2`); GitHub shows the name.
+            let caller = match caller.rsplit_once('-') {
+                Some((name, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => name,
+                _ => caller,
+            };
             Some(format!("[{sweep}{caller} / {leg}]{msg}"))
         });
         out.push_str(nested.as_deref().unwrap_or(line));
