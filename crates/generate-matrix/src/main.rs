@@ -58,7 +58,7 @@ pub(crate) enum Command {
     )]
     #[command(name = "from-command")]
     FromLine(cmd::from_command::FromCommandArgs),
-    /// Cut a search-space config file into the fixed part jobs of run-sweep.yml (step outputs).
+    /// Cut a search-space config file into parts of at most 256 legs: the parts lists (setup) or one part's rows (the leg workflow's plan job).
     Split(cmd::legs::SplitArgs),
     /// Validate the caller's extra leg environment and append it to $GITHUB_ENV.
     LegEnv(cmd::legs::LegEnvArgs),

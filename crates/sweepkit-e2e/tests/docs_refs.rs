@@ -26,15 +26,6 @@ const SKIPPED_DIRS: [&str; 4] = ["target", ".git", "node_modules", "corpus"];
 /// The README is the front page, not the manual (issue #27: at most 300 lines).
 const README_MAX_LINES: usize = 300;
 
-/// Pages other branches of this session add; a link to one of them is
-/// accepted while the page is absent here (and reported), never otherwise.
-const PAGES_OF_OTHER_BRANCHES: [&str; 4] = [
-    "docs/limits.md",
-    "docs/charts.md",
-    "docs/exit-codes.md",
-    "docs/dependencies.md",
-];
-
 /// The section sign, written as an escape so this file holds no reference.
 const SECTION: char = '\u{a7}';
 
@@ -334,9 +325,8 @@ fn relative_links(page: &str) -> Vec<(usize, String)> {
 }
 
 /// Checks every relative link of README.md and docs/**/*.md under `root`;
-/// returns the dangling links (file:line: target) and the accepted links to
-/// pages of other branches that are absent.
-fn check_links(root: &Path) -> (Vec<String>, BTreeSet<String>) {
+/// returns the dangling links (file:line: target).
+fn check_links(root: &Path) -> Vec<String> {
     let mut pages = vec!["README.md".to_string()];
     let mut files = Vec::new();
     if root.join("docs").is_dir() {
@@ -344,7 +334,6 @@ fn check_links(root: &Path) -> (Vec<String>, BTreeSet<String>) {
     }
     pages.extend(files.into_iter().filter(|f| f.ends_with(".md")));
     let mut dangling = Vec::new();
-    let mut pending = BTreeSet::new();
     for rel in pages {
         let Ok(text) = std::fs::read_to_string(root.join(&rel)) else {
             continue;
@@ -365,14 +354,10 @@ fn check_links(root: &Path) -> (Vec<String>, BTreeSet<String>) {
                 }
                 continue;
             }
-            if PAGES_OF_OTHER_BRANCHES.contains(&joined.as_str()) {
-                pending.insert(joined);
-            } else {
-                dangling.push(format!("{rel}:{line}: {target}"));
-            }
+            dangling.push(format!("{rel}:{line}: {target}"));
         }
     }
-    (dangling, pending)
+    dangling
 }
 
 /// The anchors GitHub gives a page's headings: lower case, spaces to `-`,
@@ -421,10 +406,7 @@ fn normalise(path: &Path) -> String {
 
 #[test]
 fn every_relative_link_of_the_readme_and_docs_resolves() {
-    let (dangling, pending) = check_links(&root());
-    if !pending.is_empty() {
-        eprintln!("links to pages other branches add, absent here: {pending:?}");
-    }
+    let dangling = check_links(&root());
     assert!(
         dangling.is_empty(),
         "dangling links:\n{}",
@@ -433,7 +415,7 @@ fn every_relative_link_of_the_readme_and_docs_resolves() {
 }
 
 #[test]
-fn a_dangling_link_is_reported_and_only_the_named_pages_may_be_absent() {
+fn a_dangling_link_is_reported_with_its_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::create_dir_all(root.join("docs/tools")).unwrap();
@@ -452,16 +434,16 @@ fn a_dangling_link_is_reported_and_only_the_named_pages_may_be_absent() {
         "see [adopt](../adopt.md), [x](../missing.md), `[run](url)`\n",
     )
     .unwrap();
-    let (dangling, pending) = check_links(root);
+    let dangling = check_links(root);
     assert_eq!(
         dangling,
         vec![
             "README.md:1: docs/adopt.md#why (no such heading)",
             "README.md:1: docs/gone.md",
+            "README.md:1: docs/limits.md",
             "docs/tools/t.md:1: ../missing.md"
         ]
     );
-    assert_eq!(pending, BTreeSet::from(["docs/limits.md".to_string()]));
 }
 
 #[test]
