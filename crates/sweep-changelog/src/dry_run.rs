@@ -66,7 +66,7 @@ pub struct Leg {
     pub concurrencies: Vec<i64>,
     pub gpus: u64,
     pub minutes: u32,
-    /// The leg `canary-select` would pick (run first when the PR carries a
+    /// The leg the `canary` job would pick (run first when the PR carries a
     /// canary label).
     pub canary: bool,
     /// The row exactly as `generate-matrix changelog` emits it.
@@ -203,7 +203,7 @@ pub fn plan(
     for (family, rows) in families(matrix)? {
         for (i, row) in rows.iter().enumerate() {
             let at = format!("{family}[{i}]");
-            // canary-select removes the first row equal to its pick from
+            // the canary job (split --without-canary) removes the first row equal to its pick from
             // single_node 1k1k and from 8k1k; the pick is the first of them.
             let canary = canary_left
                 && (family == "single_node.1k1k" || family == "single_node.8k1k")

@@ -36,7 +36,7 @@ pub struct CanarySplit {
 
 const BUCKETS: [&str; 2] = ["1k1k", "8k1k"];
 
-/// Splits a search-space config as the `canary-select` job does.
+/// Splits a search-space config as the canary part of `split` does.
 pub fn select(ssc: &Value) -> Result<CanarySplit, CanaryError> {
     let Value::Object(top) = ssc else {
         return Err(CanaryError::NotObject(json_type_name(ssc)));

@@ -212,8 +212,9 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
 /// from what the API exposes of it (the setup job's `reuse-enabled` output
 /// is not exposed), `Err` saying why not. The workflow marks a reuse run
 /// this way:
-/// * every planning job (`canary-select` and the `plan …` jobs, each gated
-///   by `needs.setup.outputs.reuse-enabled != 'true'`) was skipped, so no
+/// * every planning job (the leg workflow's `plan …` jobs, whose calls are
+///   gated by `needs.setup.outputs.reuse-enabled != 'true'`; `canary-select`
+///   in runs of sweepkit before the leg workflow) was skipped, so no
 ///   benchmark leg ran: in a run that swept by itself at least one ran;
 /// * the ingest job of the event type (`trigger-agentic-ingest` or
 ///   `trigger-ingest`) ran anyway: without a reuse it runs only after a leg
