@@ -583,27 +583,49 @@ fn build_from_source_reaches_every_setup_step_and_every_tool_action() {
     let doc = load(".github/workflows/run-sweep.yml");
     let input = &on(&doc)["workflow_call"]["inputs"]["build-from-source"];
     assert_eq!(input["type"], "boolean", "{input}");
-    assert_eq!(input["default"], false, "{input}");
-    let pass = "${{ inputs.build-from-source }}";
-    let mut setups = 0;
-    for step in steps(&doc) {
-        let uses = step.get("uses").and_then(Value::as_str).unwrap_or("");
-        if uses.starts_with("sweepkit/sweepkit/actions/setup@") {
-            setups += 1;
-            assert_eq!(
-                step.pointer("/with/build-from-source"),
-                Some(&Value::from(pass)),
-                "a setup step does not pass build-from-source: {step}"
-            );
-        }
-    }
-    assert!(setups > 10, "only {setups} setup steps");
-    // The tool actions install their binary with `install.sh ensure`, which
-    // reads SWEEPKIT_BUILD_FROM_SOURCE: the workflow sets it for every job.
-    assert_eq!(
-        doc.pointer("/env/SWEEPKIT_BUILD_FROM_SOURCE"),
-        Some(&Value::from(pass))
+    // No `default:` is GitHub's `false` for a boolean input.
+    assert!(
+        input
+            .get("default")
+            .is_none_or(|d| *d == Value::from(false)),
+        "{input}"
     );
+    // The sweep passes its input on; the leg workflow reads it from the
+    // `sweep` input (the sweep's inputs as JSON).
+    let mut setups = 0;
+    for (file, pass) in [
+        (
+            ".github/workflows/run-sweep.yml",
+            "${{ inputs.build-from-source }}",
+        ),
+        (
+            ".github/workflows/sweepkit-sweep-legs.yml",
+            "${{ fromJSON(inputs.sweep).build-from-source }}",
+        ),
+    ] {
+        let doc = load(file);
+        for step in steps(&doc) {
+            let uses = step.get("uses").and_then(Value::as_str).unwrap_or("");
+            if uses.starts_with("sweepkit/sweepkit/actions/setup@") {
+                setups += 1;
+                assert_eq!(
+                    step.pointer("/with/build-from-source"),
+                    Some(&Value::from(pass)),
+                    "{file}: a setup step does not pass build-from-source: {step}"
+                );
+            }
+        }
+        // The tool actions install their binary with `install.sh ensure`,
+        // which reads SWEEPKIT_BUILD_FROM_SOURCE: each file sets it for
+        // every job.
+        assert_eq!(
+            doc.pointer("/env/SWEEPKIT_BUILD_FROM_SOURCE"),
+            Some(&Value::from(pass)),
+            "{file}"
+        );
+    }
+    // setup's, and the two leg jobs' (single- and multi-node).
+    assert!(setups >= 3, "only {setups} setup steps");
     let setup = load("actions/setup/action.yml");
     assert!(setup.pointer("/inputs/build-from-source").is_some());
 }
