@@ -210,11 +210,24 @@ fn run_action(
         {
             c.env(k, common::eval_template(&s(v), &ctx));
         }
-        let out = c.output().unwrap();
+        let mut out = c.output().unwrap();
         if let Some(id) = st.get("id").and_then(Value::as_str) {
             ctx["steps"][id] = json!({"outputs": outputs(&out_file)});
         }
         let failed = !out.status.success();
+        // The run's text is every step's, as the job log shows it; the
+        // status is the last step's.
+        if let Some(prev) = last.take() {
+            let std::process::Output {
+                mut stdout,
+                mut stderr,
+                ..
+            } = prev;
+            stdout.append(&mut out.stdout);
+            stderr.append(&mut out.stderr);
+            out.stdout = stdout;
+            out.stderr = stderr;
+        }
         last = Some(out);
         if failed {
             break;
@@ -417,9 +430,11 @@ fn compare_job_downloads_the_eval_aggregate_only_after_collect_evals_and_reads_t
         job["permissions"],
         json!({"contents": "read", "actions": "read"})
     );
-    // The legs check against the same file of the repository.
-    for leg in ["sweep-evals", "sweep-multi-node-evals"] {
-        let script = s(&step(&wf["jobs"][leg], "Verify eval scores")["run"]);
+    // The legs (jobs of the leg workflow) check against the same file of
+    // the repository.
+    let legs = load(".github/workflows/sweepkit-sweep-legs.yml");
+    for leg in ["single-node", "multi-node"] {
+        let script = s(&step(&legs["jobs"][leg], "Verify eval scores")["run"]);
         assert!(
             script.contains(&format!("thresholds={sparse}\n")),
             "{leg}: {script}"
@@ -448,13 +463,10 @@ fn eval_leg_dir(score: f64) -> test_kit::TempDir {
 
 #[test]
 fn eval_legs_verify_against_the_repository_thresholds_when_present() {
-    let wf = load(".github/workflows/run-sweep.yml");
+    let wf = load(".github/workflows/sweepkit-sweep-legs.yml");
     for (leg, env) in [
-        ("sweep-evals", vec![]),
-        (
-            "sweep-multi-node-evals",
-            vec![("EVAL_CONC", ""), ("CONC_LIST", "8 32")],
-        ),
+        ("single-node", vec![]),
+        ("multi-node", vec![("EVAL_CONC", ""), ("CONC_LIST", "8 32")]),
     ] {
         let job = &wf["jobs"][leg];
         // 0.92 passes the 0.85 fallback of a repository without the file …
