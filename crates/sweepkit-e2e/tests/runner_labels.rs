@@ -147,7 +147,9 @@ fn the_scheduler_turns_on_the_priority_annotation() {
     // No `default:` is GitHub's `false` for a boolean input.
     assert_eq!(input["type"], json!("boolean"));
     assert!(
-        input.get("default").is_none_or(|d| *d == json!(false)),
+        input
+            .get("default")
+            .is_none_or(|d| d.as_bool() == Some(false)),
         "{input}"
     );
 }

@@ -587,7 +587,7 @@ fn build_from_source_reaches_every_setup_step_and_every_tool_action() {
     assert!(
         input
             .get("default")
-            .is_none_or(|d| *d == Value::from(false)),
+            .is_none_or(|d| d.as_bool() == Some(false)),
         "{input}"
     );
     // The sweep passes its input on; the leg workflow reads it from the
