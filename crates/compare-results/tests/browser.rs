@@ -25,27 +25,6 @@ use serde_json::Value;
 /// gives up (a hung browser must not hang the suite).
 const BROWSER_DEADLINE: Duration = Duration::from_secs(120);
 
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("SWEEPKIT_CHROMIUM").filter(|p| !p.is_empty()) {
-        let p = PathBuf::from(p);
-        assert!(
-            p.is_file(),
-            "SWEEPKIT_CHROMIUM={} is not a file",
-            p.display()
-        );
-        return Some(p);
-    }
-    let default = Path::new("/usr/bin/chromium");
-    if default.is_file() {
-        return Some(default.to_path_buf());
-    }
-    std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|d| d.join("chromium"))
-            .find(|p| p.is_file())
-    })
-}
-
 fn seed_fixture() -> Option<PathBuf> {
     let dir = match std::env::var_os("SWEEPKIT_SHARED") {
         Some(p) => PathBuf::from(p).join("conformance/fixtures/seed-compare"),
@@ -53,10 +32,6 @@ fn seed_fixture() -> Option<PathBuf> {
             .join("../../tests/conformance/fixtures/seed-compare"),
     };
     dir.join("expected.json").is_file().then_some(dir)
-}
-
-fn require_browser() -> bool {
-    std::env::var("SWEEPKIT_REQUIRE_BROWSER").is_ok_and(|v| v == "1")
 }
 
 /// The page: the SVG inline, then a script that rasterises it and writes a
@@ -168,9 +143,9 @@ fn render(browser: &Path, page: &Path, profile: &Path) -> String {
 
 #[test]
 fn seed_compare_svg_renders_frontiers_in_chromium() {
-    let Some(browser) = chromium() else {
+    let Some(browser) = test_kit::chromium() else {
         assert!(
-            !require_browser(),
+            !test_kit::require_browser(),
             "SWEEPKIT_REQUIRE_BROWSER=1 but no chromium found (set SWEEPKIT_CHROMIUM or install chromium)"
         );
         eprintln!("!!! SKIPPED: chromium not found; the SVG was not checked in a browser");
@@ -178,7 +153,7 @@ fn seed_compare_svg_renders_frontiers_in_chromium() {
     };
     let Some(fixture) = seed_fixture() else {
         assert!(
-            std::env::var_os("CI").is_none() && !require_browser(),
+            std::env::var_os("CI").is_none() && !test_kit::require_browser(),
             "seed-compare fixture not found (set SWEEPKIT_SHARED)"
         );
         eprintln!("!!! SKIPPED: seed-compare fixture not found");

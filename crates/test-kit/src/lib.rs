@@ -293,6 +293,35 @@ fn build_tools() -> PathBuf {
     profile_dir
 }
 
+/// Whether a missing browser fails the browser tests instead of skipping
+/// them (`SWEEPKIT_REQUIRE_BROWSER=1`, set by scripts/check).
+pub fn require_browser() -> bool {
+    std::env::var("SWEEPKIT_REQUIRE_BROWSER").is_ok_and(|v| v == "1")
+}
+
+/// The Chromium of the browser tests: `SWEEPKIT_CHROMIUM`, else
+/// `/usr/bin/chromium`, else `chromium` on PATH; `None` when there is none.
+pub fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SWEEPKIT_CHROMIUM").filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(p);
+        assert!(
+            p.is_file(),
+            "SWEEPKIT_CHROMIUM={} is not a file",
+            p.display()
+        );
+        return Some(p);
+    }
+    let default = Path::new("/usr/bin/chromium");
+    if default.is_file() {
+        return Some(default.to_path_buf());
+    }
+    std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|d| d.join("chromium"))
+            .find(|p| p.is_file())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,40 +32,15 @@ const BROWSER_DEADLINE: Duration = Duration::from_secs(180);
 /// The page's width: GitHub's comment column is about 880 px.
 const PAGE_WIDTH: u32 = 912;
 
-fn require_browser() -> bool {
-    std::env::var("SWEEPKIT_REQUIRE_BROWSER").is_ok_and(|v| v == "1")
-}
-
 /// Skips (returns `None`) with a message, or fails under
 /// `SWEEPKIT_REQUIRE_BROWSER=1`.
 fn missing(what: &str) -> Option<PathBuf> {
     assert!(
-        !require_browser(),
+        !test_kit::require_browser(),
         "SWEEPKIT_REQUIRE_BROWSER=1 but {what} (scripts/setup installs it)"
     );
     eprintln!("!!! SKIPPED: {what}; the comment was not rendered in a browser");
     None
-}
-
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("SWEEPKIT_CHROMIUM").filter(|p| !p.is_empty()) {
-        let p = PathBuf::from(p);
-        assert!(
-            p.is_file(),
-            "SWEEPKIT_CHROMIUM={} is not a file",
-            p.display()
-        );
-        return Some(p);
-    }
-    let default = Path::new("/usr/bin/chromium");
-    if default.is_file() {
-        return Some(default.to_path_buf());
-    }
-    std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|d| d.join("chromium"))
-            .find(|p| p.is_file())
-    })
 }
 
 fn browser_dir() -> PathBuf {
@@ -140,7 +115,7 @@ fn report_of(dom: &str) -> Value {
 
 #[test]
 fn the_regression_comment_renders_as_on_github() {
-    let Some(browser) = chromium().or_else(|| missing("chromium not found")) else {
+    let Some(browser) = test_kit::chromium().or_else(|| missing("chromium not found")) else {
         return;
     };
     let dir = browser_dir();
