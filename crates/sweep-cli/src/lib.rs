@@ -85,6 +85,9 @@ pub struct Failure {
     /// `None` when the command already reported the failure itself (a gate
     /// that printed its own report); then [`main`] only exits.
     error: Option<anyhow::Error>,
+    /// The file (and line) the failure is about, for the annotation.
+    file: Option<String>,
+    line: Option<usize>,
 }
 
 impl Failure {
@@ -93,6 +96,8 @@ impl Failure {
         Failure {
             kind,
             error: Some(error.into()),
+            file: None,
+            line: None,
         }
     }
 
@@ -120,7 +125,12 @@ impl Failure {
     /// format); [`main`] prints nothing more and exits with `kind`'s code.
     #[must_use]
     pub fn reported(kind: Kind) -> Self {
-        Failure { kind, error: None }
+        Failure {
+            kind,
+            error: None,
+            file: None,
+            line: None,
+        }
     }
 
     /// The kind of this failure.
@@ -146,8 +156,19 @@ impl Failure {
     #[must_use]
     pub fn context(self, context: impl fmt::Display + Send + Sync + 'static) -> Self {
         Failure {
-            kind: self.kind,
             error: self.error.map(|e| e.context(context)),
+            ..self
+        }
+    }
+
+    /// The file (and line) the failure is about: the `::error file=…,line=…::`
+    /// annotation points there.
+    #[must_use]
+    pub fn at(self, (file, line): (Option<&str>, Option<usize>)) -> Self {
+        Failure {
+            file: file.map(str::to_owned),
+            line,
+            ..self
         }
     }
 }
@@ -206,7 +227,7 @@ pub fn error_prefix(tool: &str) -> String {
 /// inside GitHub Actions, then `<tool>: error: <message>` on stderr.
 pub fn report(tool: &str, failure: &Failure) {
     if let Some(msg) = failure.message() {
-        annotate(Level::Error, None, None, &msg);
+        annotate(Level::Error, failure.file.as_deref(), failure.line, &msg);
         eprintln!("{}{msg}", error_prefix(tool));
     }
 }
