@@ -149,7 +149,7 @@ impl Failure {
     /// already reported).
     #[must_use]
     pub fn message(&self) -> Option<String> {
-        self.error.as_ref().map(|e| format!("{e:#}"))
+        self.error.as_ref().map(|e| chain(e))
     }
 
     /// Adds context in front of the message (as [`anyhow::Context`] does).
@@ -171,6 +171,24 @@ impl Failure {
             ..self
         }
     }
+}
+
+/// The cause chain as `a: b: c`, leaving out a cause whose text the message
+/// already holds: many errors print their source in their own message too,
+/// and a missing file is then said once, not twice (#26 item 8).
+fn chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 impl fmt::Debug for Failure {
@@ -291,6 +309,29 @@ mod tests {
         let f = Failure::failed_msg("No such file").context("reading a.json");
         assert_eq!(f.message().as_deref(), Some("reading a.json: No such file"));
         assert_eq!(f.kind(), Kind::Failed);
+    }
+
+    #[derive(Debug)]
+    struct Wrapped(std::io::Error);
+    impl fmt::Display for Wrapped {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "a.yaml: cannot read file: {}", self.0)
+        }
+    }
+    impl std::error::Error for Wrapped {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_cause_already_in_the_message_is_said_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file");
+        let f = Failure::failed(Wrapped(io)).context("loading runners");
+        assert_eq!(
+            f.message().as_deref(),
+            Some("loading runners: a.yaml: cannot read file: No such file")
+        );
     }
 
     #[test]

@@ -760,6 +760,14 @@ fn every_failure_is_reported_once_after_the_tool_prefix() {
         let err = String::from_utf8_lossy(&out.stderr);
         let prefix = format!("{tool}: error: ");
         let lines: Vec<&str> = err.lines().filter(|l| l.contains("error")).collect();
+        // Said once: no cause repeated inside the line either.
+        let first = err.lines().next().unwrap_or_default();
+        let tail = first.rsplit(": ").next().unwrap_or_default();
+        assert_eq!(
+            first.matches(tail).count(),
+            1,
+            "{tool}: cause repeated\n{err}"
+        );
         assert_eq!(
             lines.len(),
             1,
