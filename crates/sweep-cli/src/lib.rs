@@ -149,7 +149,7 @@ impl Failure {
     /// already reported).
     #[must_use]
     pub fn message(&self) -> Option<String> {
-        self.error.as_ref().map(|e| chain(e))
+        self.error.as_ref().map(chain)
     }
 
     /// Adds context in front of the message (as [`anyhow::Context`] does).
