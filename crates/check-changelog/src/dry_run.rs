@@ -4,14 +4,12 @@
 //! codes (0 planned, 1 the gate rejected, 2 the plan could not be written).
 
 use clap::Args;
-use std::io::Write as _;
-use std::process::ExitCode;
 use sweep_changelog::dry_run::{self, DryRunError, MAX_LEG_MINUTES};
 use sweep_changelog::gate::GateOptions;
 use sweep_changelog::git::Repo;
 use sweep_changelog::report::{AnnotationStream, report};
 use sweep_changelog::strict;
-use sweep_model::exit;
+use sweep_cli::{Classify, Failure, Outcome, stdout};
 
 use crate::estimate::{self, Estimate, Source};
 
@@ -112,7 +110,7 @@ fn history_estimate(args: &DryRunArgs, plan: &dry_run::Plan) -> Option<Estimate>
 }
 
 /// Runs the dry run in the current directory.
-pub(crate) fn run(args: &DryRunArgs) -> ExitCode {
+pub(crate) fn run(args: &DryRunArgs) -> Outcome {
     let repo = Repo::new(".");
     let plan = match dry_run::run(
         &repo,
@@ -123,21 +121,19 @@ pub(crate) fn run(args: &DryRunArgs) -> ExitCode {
         Ok(plan) => plan,
         Err(DryRunError::Rejected(r)) => {
             // stdout is the plan: the gate's messages go to stderr.
+            let prefix = sweep_cli::error_prefix(crate::TOOL);
             report(
                 &repo,
                 &args.changelog_file,
-                "ERROR: check-changelog: ",
+                &prefix,
                 &r,
                 AnnotationStream::Stderr,
             );
             // As the gate: 1 the change is rejected, 2 a ref or file could
             // not be read.
-            return ExitCode::from(r.exit_code());
+            return Err(Failure::reported(r.kind()));
         }
-        Err(e @ DryRunError::Matrix(_)) => {
-            eprintln!("ERROR: check-changelog dry-run: {e}");
-            return exit::failed();
-        }
+        Err(e @ DryRunError::Matrix(_)) => return Err(Failure::failed(e).context("dry-run")),
     };
     let estimate = history_estimate(args, &plan);
     let text = if args.json {
@@ -145,13 +141,9 @@ pub(crate) fn run(args: &DryRunArgs) -> ExitCode {
         if let (Some(e), Some(map)) = (&estimate, json.as_object_mut()) {
             map.insert("estimate".into(), e.to_json(&plan));
         }
-        match serde_json::to_string_pretty(&json) {
-            Ok(s) => s + "\n",
-            Err(e) => {
-                eprintln!("ERROR: check-changelog dry-run: cannot encode the plan as JSON: {e}");
-                return exit::failed();
-            }
-        }
+        serde_json::to_string_pretty(&json)
+            .map_err(|e| Failure::failed(e).context("dry-run: cannot encode the plan as JSON"))?
+            + "\n"
     } else {
         let mut text = plan.render();
         if let Some(e) = &estimate {
@@ -159,12 +151,6 @@ pub(crate) fn run(args: &DryRunArgs) -> ExitCode {
         }
         text
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("ERROR: check-changelog dry-run: cannot write the plan to stdout: {e}");
-            exit::failed()
-        }
-    }
+    stdout::print(&text);
+    Ok(())
 }

@@ -768,12 +768,13 @@ fn a_dry_run_on_an_uncommitted_changelog_edit_says_commit_first() {
 #[test]
 fn errors_name_check_changelog() {
     let f = Fixture::new();
-    // No conflict to resolve.
+    // No conflict to resolve: an index stage that cannot be read is "could
+    // not do the job" (exit 2, #27 item 1), with the one prefix (#26 item 8).
     let out = f.check(&["prepare-merge", "resolve-conflict"], &[]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(
-        err.starts_with("ERROR: check-changelog prepare-merge: could not read stage 1"),
+        err.starts_with("check-changelog: error: prepare-merge: could not read stage 1"),
         "{err}"
     );
     assert!(err.contains("`git merge`"), "{err}");
@@ -782,7 +783,7 @@ fn errors_name_check_changelog() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
-        err.starts_with("ERROR: check-changelog: the matrix generation (as `generate-matrix changelog`) rejected the diff:"),
+        err.starts_with("check-changelog: error: the matrix generation (as `generate-matrix changelog`) rejected the diff:"),
         "{err}"
     );
 }

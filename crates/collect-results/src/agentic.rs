@@ -75,6 +75,17 @@ impl AgenticError {
     }
 }
 
+/// Unreadable is "could not do the job" (2); invalid is a "no" (1).
+impl sweep_cli::Classify for AgenticError {
+    fn kind(&self) -> sweep_cli::Kind {
+        if self.is_unreadable() {
+            sweep_cli::Kind::Failed
+        } else {
+            sweep_cli::Kind::Rejected
+        }
+    }
+}
+
 /// Python's `format(x, 'g')`: six significant digits, trailing zeros
 /// dropped, scientific notation below 1e-4 and from 1e6 on.
 fn py_g(x: f64) -> String {

@@ -88,6 +88,19 @@ impl AggregateError {
     }
 }
 
+/// A result file that is invalid JSON or over the limits is the check
+/// saying no (1); a directory or file that cannot be listed, read or
+/// written means the job could not be done (2).
+impl sweep_cli::Classify for AggregateError {
+    fn kind(&self) -> sweep_cli::Kind {
+        use AggregateError as E;
+        match self {
+            E::Tree(_) | E::Read { .. } | E::Write { .. } => sweep_cli::Kind::Failed,
+            E::TooLarge { .. } | E::TooDeep { .. } | E::Json { .. } => sweep_cli::Kind::Rejected,
+        }
+    }
+}
+
 /// What one aggregation read and wrote.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct AggregateReport {

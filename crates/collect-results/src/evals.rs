@@ -39,6 +39,14 @@ pub enum EvalsError {
     },
 }
 
+/// Either way the job could not be done (exit 2): there were results but
+/// none readable, or the table could not be written.
+impl sweep_cli::Classify for EvalsError {
+    fn kind(&self) -> sweep_cli::Kind {
+        sweep_cli::Kind::Failed
+    }
+}
+
 /// Files looked at and left out, by reason (for the one-line summary).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct SkipCounts {

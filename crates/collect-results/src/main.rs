@@ -1,7 +1,7 @@
 //! `collect-results`: normalise, aggregate and check benchmark and eval
 //! results. Thin CLI over the `collect_results` library.
 //!
-//! Exit codes (the contract of `sweep_model::exit`): 0 ok; 1 an input
+//! Exit codes (the contract of `sweep_cli`, docs/exit-codes.md): 0 ok; 1 an input
 //! rejected or a check failed (`validate-scores`, `REQUIRE_POWER` without
 //! valid power, an invalid result file); 2 could not do the job (usage
 //! error, missing variable, unreadable input, failed write).
@@ -10,8 +10,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use sweep_model::exit;
-use sweep_model::gha::{self, Level};
 
 mod cmd;
 
@@ -79,38 +77,9 @@ enum Command {
     },
 }
 
-/// Prints an error (and its annotation inside Actions) and returns `code`
-/// (`sweep_model::exit`).
-fn fail(context: &str, err: &dyn std::fmt::Display, code: u8) -> ExitCode {
-    fail_at(context, err, (None, None), code)
-}
-
-/// [`fail`] with the file (and line) the error is about, for the annotation.
-fn fail_at(
-    context: &str,
-    err: &dyn std::fmt::Display,
-    (file, line): (Option<&str>, Option<usize>),
-    code: u8,
-) -> ExitCode {
-    let msg = format!("{context}: {err:#}");
-    eprintln!("error: {msg}");
-    gha::annotate(Level::Error, file, line, &msg);
-    ExitCode::from(code)
-}
-
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() {
-                exit::FAILED
-            } else {
-                exit::OK
-            });
-        }
-    };
-    match cli.command {
+    let cli = Cli::parse();
+    sweep_cli::main("collect-results", || match cli.command {
         Command::Process { .. } => cmd::process::run_process(),
         Command::Aggregate {
             results_dir,
@@ -132,5 +101,5 @@ fn main() -> ExitCode {
             result_filename,
             conc_list,
         } => cmd::agentic::run_validate_agentic_results(&result_filename, &conc_list),
-    }
+    })
 }

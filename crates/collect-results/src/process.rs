@@ -81,6 +81,20 @@ impl ProcessError {
     }
 }
 
+/// A result file or run description that is invalid is the check saying
+/// no (1); a missing variable, an unreadable result or a failed write means
+/// the job could not be done (2).
+impl sweep_cli::Classify for ProcessError {
+    fn kind(&self) -> sweep_cli::Kind {
+        match self {
+            ProcessError::MissingVars(_)
+            | ProcessError::Read { .. }
+            | ProcessError::Write { .. } => sweep_cli::Kind::Failed,
+            _ => sweep_cli::Kind::Rejected,
+        }
+    }
+}
+
 /// What `process` produced.
 #[derive(Debug)]
 pub struct ProcessOutput {

@@ -35,16 +35,24 @@ pub enum Stream {
     Err,
 }
 
-/// Everything `validate-scores` says, and its exit code (0 or 1).
+/// Everything `validate-scores` says, and how it failed (`None`: passed).
 #[derive(Debug, Clone, Default)]
 pub struct ValidateOutcome {
     pub lines: Vec<(Stream, String)>,
-    pub exit: u8,
+    /// `Rejected` a score below its threshold or nothing checked; `Failed`
+    /// a thresholds file that does not parse.
+    pub failure: Option<sweep_cli::Kind>,
     pub checked: usize,
     pub failed: bool,
 }
 
 impl ValidateOutcome {
+    /// The exit status this outcome stands for (0, 1 or 2).
+    #[must_use]
+    pub fn code(&self) -> u8 {
+        self.failure.map_or(sweep_cli::OK, sweep_cli::Kind::code)
+    }
+
     fn out(&mut self, s: String) {
         self.lines.push((Stream::Out, s));
     }
@@ -415,7 +423,7 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
             let unique: BTreeSet<i64> = parsed.iter().copied().collect();
             if parsed.is_empty() || parsed.iter().any(|&v| v <= 0) || unique.len() != parsed.len() {
                 o.err("FAIL: expected concurrencies must be unique positive integers".to_owned());
-                o.exit = 1;
+                o.failure = Some(sweep_cli::Kind::Rejected);
                 o.failed = true;
                 return o;
             }
@@ -438,7 +446,7 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
                 // Could not do the job: checking against the defaults
                 // instead would hide a broken thresholds file.
                 o.err(format!("ERROR: {e}"));
-                o.exit = 2;
+                o.failure = Some(sweep_cli::Kind::Failed);
                 o.failed = true;
                 return o;
             }
@@ -559,7 +567,9 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
             opts.metric_prefix
         ));
     }
-    o.exit = u8::from(o.failed || o.checked == 0);
+    if o.failed || o.checked == 0 {
+        o.failure = Some(sweep_cli::Kind::Rejected);
+    }
     o
 }
 
@@ -639,12 +649,12 @@ mod tests {
         let mut op = opts();
         op.thresholds = Some("t.yaml".into());
         let o = run(&op, d.path());
-        assert_eq!(o.exit, 2, "{}", text(&o));
+        assert_eq!(o.code(), 2, "{}", text(&o));
         assert!(text(&o).contains("ERROR: t.yaml:"), "{}", text(&o));
         assert!(!text(&o).contains("PASS"), "nothing checked: {}", text(&o));
         op.thresholds = Some("list.yaml".into());
         let o = run(&op, d.path());
-        assert_eq!(o.exit, 2);
+        assert_eq!(o.code(), 2);
         assert!(
             text(&o).contains("ERROR: list.yaml:1:1: thresholds config must be a mapping"),
             "{}",
@@ -653,7 +663,7 @@ mod tests {
         // A missing file keeps the reference's warning and defaults.
         op.thresholds = Some("missing.yaml".into());
         let o = run(&op, d.path());
-        assert_ne!(o.exit, 2, "{}", text(&o));
+        assert_ne!(o.code(), 2, "{}", text(&o));
         assert!(text(&o).contains("WARN: could not load thresholds from missing.yaml"));
     }
 
@@ -675,7 +685,7 @@ mod tests {
         op.thresholds = Some("t.yaml".into());
         op.model_prefix = Some("glm5".into());
         let o = run(&op, d.path());
-        assert_eq!(o.exit, 1);
+        assert_eq!(o.code(), 1);
         assert!(
             text(&o).contains(
                 "FAIL: gsm8k exact_match,strict-match = 0.9300 (< 0.94 from models.glm5)"
@@ -684,7 +694,7 @@ mod tests {
         assert_eq!(o.checked, 1);
         op.thresholds = Some("flat.yaml".into());
         let o = run(&op, d.path());
-        assert_eq!(o.exit, 0, "{}", text(&o));
+        assert_eq!(o.code(), 0, "{}", text(&o));
         assert!(text(&o).contains("(>= 0.5 from default)"));
     }
 
@@ -715,7 +725,7 @@ mod tests {
             t.contains("PASS: [conc=4] gsm8k exact_match,x = 0.9900 (>= 0.85 from min-score)"),
             "{t}"
         );
-        assert_eq!(o.exit, 1);
+        assert_eq!(o.code(), 1);
     }
 
     #[test]
@@ -725,7 +735,7 @@ mod tests {
             let mut op = opts();
             op.expected_concs = Some(bad.into());
             let o = run(&op, d.path());
-            assert_eq!(o.exit, 1);
+            assert_eq!(o.code(), 1);
             assert!(text(&o).contains("unique positive integers"));
         }
     }

@@ -88,6 +88,16 @@ pub enum FindError {
     GitHub(#[from] github_client::Error),
 }
 
+/// Refused is a "no" (exit 1); GitHub failing is exit 2.
+impl sweep_cli::Classify for FindError {
+    fn kind(&self) -> sweep_cli::Kind {
+        match self {
+            FindError::Refused(_) => sweep_cli::Kind::Rejected,
+            FindError::GitHub(_) => sweep_cli::Kind::Failed,
+        }
+    }
+}
+
 fn refused<T>(msg: impl Into<String>) -> Result<T, FindError> {
     Err(FindError::Refused(msg.into()))
 }

@@ -9,12 +9,11 @@
 //!   `validate_reusable_sweep_artifacts.py`: exit 0 valid, 1 invalid, 2 the
 //!   artifact folder cannot be read or written.
 //!
-//! The codes are those of `sweep_model::exit` (README, "Tools").
+//! The codes are those of `sweep_cli` (docs/exit-codes.md).
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use sweep_model::gha::{self, Level};
 
 mod cmd;
 
@@ -49,18 +48,12 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().cmd {
+    let cli = Cli::parse();
+    sweep_cli::main("reuse-sweep", || match cli.cmd {
         Cmd::Find(f) => cmd::find::find(*f),
         Cmd::ValidateArtifacts { artifacts_dir } => cmd::validate::validate(&artifacts_dir),
         Cmd::StageResults(c) => cmd::stage::stage_results(c),
         Cmd::StageDispatch(c) => cmd::stage::stage_dispatch(c),
         Cmd::StageCallback(c) => cmd::stage::stage_callback(c),
-    }
-}
-
-/// Prints the error (and its annotation) and returns `code`.
-pub(crate) fn fail(msg: &str, code: u8) -> ExitCode {
-    gha::annotate(Level::Error, None, None, msg);
-    eprintln!("error: {msg}");
-    ExitCode::from(code)
+    })
 }

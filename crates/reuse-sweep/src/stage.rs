@@ -74,6 +74,16 @@ pub enum StageError {
     Failed(String),
 }
 
+/// Refused is a "no" (exit 1); the rest could not do the job (exit 2).
+impl sweep_cli::Classify for StageError {
+    fn kind(&self) -> sweep_cli::Kind {
+        match self {
+            StageError::Refused(_) => sweep_cli::Kind::Rejected,
+            _ => sweep_cli::Kind::Failed,
+        }
+    }
+}
+
 type Result<T, E = StageError> = std::result::Result<T, E>;
 
 fn refused<T>(msg: impl Into<String>) -> Result<T> {

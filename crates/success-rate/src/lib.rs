@@ -25,10 +25,31 @@ pub(crate) const CLUSTER_PREFIX: &str = "cluster:";
 pub enum Error {
     #[error("{0}")]
     Yaml(#[from] sweep_model::yaml::YamlError),
-    #[error("{file}: {message}")]
-    Runners { file: String, message: String },
+    #[error("{file}: {source}")]
+    Runners {
+        file: String,
+        #[source]
+        source: ShapeError,
+    },
     #[error(transparent)]
     GitHub(#[from] github_client::Error),
+}
+
+/// The runner file is not shaped as a runner file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    #[error("the document is not a mapping")]
+    NotMapping,
+    #[error("'labels' is not a mapping")]
+    LabelsNotMapping,
+}
+
+/// Every error means the counts could not be made (exit 2): the runner file
+/// is an input this tool needs, not one it judges.
+impl sweep_cli::Classify for Error {
+    fn kind(&self) -> sweep_cli::Kind {
+        sweep_cli::Kind::Failed
+    }
 }
 
 /// Success counts of one bucket.
@@ -44,14 +65,14 @@ pub type RunStats = Vec<(String, Stats)>;
 /// Hardware buckets from the runner configuration file.
 pub fn load_buckets(path: &Path) -> Result<Vec<String>, Error> {
     let doc = sweep_model::yaml::load_file(path)?;
-    buckets_from(doc.value()).map_err(|message| Error::Runners {
+    buckets_from(doc.value()).map_err(|source| Error::Runners {
         file: path.display().to_string(),
-        message,
+        source,
     })
 }
 
 /// Hardware buckets from a parsed runner configuration.
-pub fn buckets_from(runners: &Value) -> Result<Vec<String>, String> {
+pub fn buckets_from(runners: &Value) -> Result<Vec<String>, ShapeError> {
     let (top, labels) = label_map(runners)?;
     let mut out: Vec<String> = labels
         .keys()
@@ -75,13 +96,11 @@ type JsonMap = serde_json::Map<String, Value>;
 /// The runner file's top-level mapping and its label mapping: the
 /// `labels:` key of the newer layout, or the top level itself in the older
 /// one (every key a label).
-pub(crate) fn label_map(runners: &Value) -> Result<(&JsonMap, &JsonMap), String> {
-    let top = runners
-        .as_object()
-        .ok_or_else(|| "the document is not a mapping".to_string())?;
+pub(crate) fn label_map(runners: &Value) -> Result<(&JsonMap, &JsonMap), ShapeError> {
+    let top = runners.as_object().ok_or(ShapeError::NotMapping)?;
     let labels = match top.get("labels") {
         Some(Value::Object(m)) => m,
-        Some(_) => return Err("'labels' is not a mapping".into()),
+        Some(_) => return Err(ShapeError::LabelsNotMapping),
         None => top,
     };
     Ok((top, labels))

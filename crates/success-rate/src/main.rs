@@ -1,146 +1,44 @@
 //! `success-rate`: per-hardware job success counts of a workflow run,
 //! written to `<stats_name>.json` (see the crate library for the rules).
-use std::path::{Path, PathBuf};
+//! Exit codes (docs/exit-codes.md): 0 written (also `null` when the token
+//! cannot authenticate, as the reference does), 2 could not count (an
+//! unreadable runner file, a missing token, GitHub failures).
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use sweep_model::exit;
-
-use anyhow::{Context, Result, anyhow};
 use clap::Parser;
-use github_client::{Client, Config};
-use success_rate::placed::{self, load_runners};
-use success_rate::{count, fetch_jobs, repo_path, to_json, to_markdown, to_table};
-use sweep_model::gha::{self, Level};
+
+mod cmd;
 
 /// Per-hardware success counts of every job attempt of a workflow run.
 #[derive(Parser, Debug)]
 #[command(version, about)]
-struct Cli {
+pub(crate) struct Cli {
     /// Output base name: `run_stats` writes `run_stats.json`.
-    stats_name: String,
+    pub(crate) stats_name: String,
     /// Runner configuration whose `cluster:` labels are the hardware buckets.
     #[arg(
         long,
         env = "INPUT_RUNNER_CONFIG",
         default_value = "configs/runners.yaml"
     )]
-    runner_config: PathBuf,
+    pub(crate) runner_config: PathBuf,
     /// Repository (`owner/name`).
     #[arg(long, env = "GITHUB_REPOSITORY")]
-    repo: String,
+    pub(crate) repo: String,
     /// Workflow run id.
     #[arg(long, env = "GITHUB_RUN_ID")]
-    run_id: String,
+    pub(crate) run_id: String,
     /// Also write the counts placed by the runner that ran each job (its
     /// `runner_name` in a `cluster:` member list, else its name), with the
     /// jobs that could not be placed, to this file; the job summary then
     /// shows those counts. `<stats_name>.json` is unchanged.
     #[arg(long, env = "INPUT_BY_RUNNER")]
-    by_runner: Option<PathBuf>,
+    pub(crate) by_runner: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(&cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            let msg = format!("{e:#}");
-            gha::annotate(Level::Error, None, None, &msg);
-            eprintln!("error: {msg}");
-            exit::failed()
-        }
-    }
-}
-
-fn run(cli: &Cli) -> Result<()> {
-    let runners = load_runners(&cli.runner_config)?;
-    let buckets = &runners.buckets;
-    let by_runner = cli
-        .by_runner
-        .as_deref()
-        .filter(|p| !p.as_os_str().is_empty());
-    let run_id: u64 = cli.run_id.trim().parse().map_err(|_| {
-        anyhow!(
-            "GITHUB_RUN_ID / --run-id '{}' is not a run id (a positive integer)",
-            cli.run_id
-        )
-    })?;
-    let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
-    if config.token.is_none() {
-        return Err(anyhow!(
-            "GITHUB_TOKEN (or GH_TOKEN) is required: a token that can read the repository's Actions runs"
-        ));
-    }
-    let client = Client::new(config)?;
-    let out = PathBuf::from(format!("{}.json", cli.stats_name));
-
-    // Reference contract (fixture auth-failure-writes-null): a token that
-    // cannot even read /user gives a `null` file and exit 0, so the
-    // artifact step still finds its file; the warning says why.
-    match client.get("/user", &[]) {
-        Ok(user) => eprintln!(
-            "Authenticated as user: {}",
-            user.get("login").and_then(|v| v.as_str()).unwrap_or("?")
-        ),
-        // An Actions job token (GitHub App installation) may not read
-        // /user at all, yet can list the run's jobs: go on.
-        Err(e)
-            if e.status() == Some(403)
-                && e.to_string()
-                    .contains("Resource not accessible by integration") =>
-        {
-            eprintln!("Token is an integration token (GET /user: 403); continuing");
-        }
-        Err(e) => {
-            let msg = format!(
-                "Authentication failed: {e}; writing null to {}",
-                out.display()
-            );
-            gha::annotate(Level::Warning, None, None, &msg);
-            eprintln!("warning: {msg}");
-            sweep_model::stdout::println("No data to display");
-            write(&out, "null")?;
-            if let Some(p) = by_runner {
-                write(p, "null")?;
-            }
-            return Ok(());
-        }
-    }
-    let jobs = fetch_jobs(&client, &cli.repo, run_id).with_context(|| {
-        format!(
-            "listing the jobs of run {run_id} in {}",
-            repo_path(&cli.repo)
-        )
-    })?;
-    let stats = count(&jobs, buckets);
-    sweep_model::stdout::println(&to_table(&stats).to_string());
-    write(&out, &to_json(&stats))?;
-    let summary = match by_runner {
-        Some(p) => {
-            let placed = placed::place(&jobs, &runners);
-            write(p, &placed::to_json(&placed))?;
-            eprintln!(
-                "wrote {}: {} attempts placed by runner, {} by name, {} could not be placed",
-                p.display(),
-                placed.by_runner,
-                placed.by_name,
-                placed.unplaced.total
-            );
-            placed::to_markdown(&placed, &run_id.to_string())
-        }
-        None => to_markdown(&stats, &run_id.to_string()),
-    };
-    gha::append_step_summary(&summary).context("appending to GITHUB_STEP_SUMMARY")?;
-    eprintln!(
-        "wrote {} ({} jobs, {} buckets)",
-        out.display(),
-        jobs.len(),
-        buckets.len()
-    );
-    Ok(())
-}
-
-fn write(path: &Path, text: &str) -> Result<()> {
-    sweep_model::fsio::write_atomic(path, text.as_bytes())
-        .with_context(|| format!("writing {}", path.display()))
+    // An `anyhow` error here is "could not do the job" (exit 2).
+    sweep_cli::main("success-rate", || Ok(cmd::run(&cli)?))
 }

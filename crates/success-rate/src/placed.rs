@@ -53,7 +53,7 @@ pub struct Runners {
 impl Runners {
     /// Reads a parsed runner file. Lenient like [`crate::buckets_from`]: a
     /// member list that is not a list of strings names no machines.
-    pub fn from_value(runners: &Value) -> Result<Self, String> {
+    pub fn from_value(runners: &Value) -> Result<Self, crate::ShapeError> {
         let buckets = buckets_from(runners)?;
         let (_, labels) = crate::label_map(runners)?;
         let members = |v: &Value| -> Vec<String> {
@@ -105,9 +105,9 @@ impl Runners {
 /// Reads the runner file for placement.
 pub fn load_runners(path: &Path) -> Result<Runners, Error> {
     let doc = sweep_model::yaml::load_file(path)?;
-    Runners::from_value(doc.value()).map_err(|message| Error::Runners {
+    Runners::from_value(doc.value()).map_err(|source| Error::Runners {
         file: path.display().to_string(),
-        message,
+        source,
     })
 }
 

@@ -128,12 +128,34 @@ pub fn check_matrix(
     ))
 }
 
-fn read_stage(repo: &Repo, stage: u8, path: &str) -> Result<Vec<u8>, String> {
+/// Why `prepare-merge` stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    /// The changelog, a ref or an index stage could not be read or written
+    /// (could not do the job, exit 2).
+    #[error("{0}")]
+    Unreadable(String),
+    /// The flags or the entries do not allow the rewrite (the check said
+    /// no, exit 1).
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl sweep_cli::Classify for PrepareError {
+    fn kind(&self) -> sweep_cli::Kind {
+        match self {
+            PrepareError::Unreadable(_) => sweep_cli::Kind::Failed,
+            PrepareError::Refused(_) => sweep_cli::Kind::Rejected,
+        }
+    }
+}
+
+fn read_stage(repo: &Repo, stage: u8, path: &str) -> Result<Vec<u8>, PrepareError> {
     repo.show_stage(stage, path).map_err(|e| {
-        format!(
+        PrepareError::Unreadable(format!(
             "could not read stage {stage} of {path} ({e}); `resolve-conflict` runs while a \
              `git merge` (or `git rebase`) of the base branch stops on a conflict in {path}"
-        )
+        ))
     })
 }
 
@@ -143,22 +165,26 @@ pub fn prepare_merge(
     repo: &Repo,
     mode: &MergeMode,
     common: &MergeOptions,
-) -> Result<String, String> {
+) -> Result<String, PrepareError> {
+    use PrepareError::{Refused, Unreadable};
     let path = &common.changelog_file;
     let file = repo.dir().join(path);
     let links = Links {
         repo: common.repo.clone(),
     };
     let pr = common.pr_number;
-    let original = std::fs::read(&file).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let original =
+        std::fs::read(&file).map_err(|e| Unreadable(format!("cannot read {path}: {e}")))?;
     // What to run after a conflict's rewrite.
     let mut next = None;
     let prepared = match mode {
         MergeMode::Canonicalize { base_ref } => {
-            let pr = pr.ok_or("canonicalize needs the PR number (--pr-number N)")?;
+            let pr = pr.ok_or_else(|| {
+                Refused("canonicalize needs the PR number (--pr-number N)".to_string())
+            })?;
             let base = repo
                 .show(base_ref, path)
-                .map_err(|e| format!("could not read {path} at {base_ref}: {e}"))?;
+                .map_err(|e| Unreadable(format!("could not read {path} at {base_ref}: {e}")))?;
             merge::canonicalize(&base, &original, pr, &links)
         }
         MergeMode::ResolveConflict => {
@@ -181,20 +207,20 @@ pub fn prepare_merge(
         }
         MergeMode::CatchUp { base_ref } => {
             let mb = repo.merge_base(base_ref, "HEAD").ok_or_else(|| {
-                format!(
+                Unreadable(format!(
                     "HEAD and {base_ref} have no merge base; fetch full history (fetch-depth: 0)"
-                )
+                ))
             })?;
             let merge_base = repo
                 .show(&mb, path)
-                .map_err(|e| format!("could not read {path} at {mb}: {e}"))?;
+                .map_err(|e| Unreadable(format!("could not read {path} at {mb}: {e}")))?;
             let main = repo
                 .show(base_ref, path)
-                .map_err(|e| format!("could not read {path} at {base_ref}: {e}"))?;
+                .map_err(|e| Unreadable(format!("could not read {path} at {base_ref}: {e}")))?;
             merge::resolve(&merge_base, &original, &main, pr, &links)
         }
     }
-    .map_err(|v| v.message)?;
+    .map_err(|v| Refused(v.message))?;
     let whose = match pr {
         Some(n) => format!(" for PR #{n}"),
         None => String::new(),
@@ -203,7 +229,7 @@ pub fn prepare_merge(
         format!("{path} already prepared{whose}")
     } else {
         sweep_model::fsio::write_atomic(&file, &prepared)
-            .map_err(|e| format!("cannot write {path}: {e}"))?;
+            .map_err(|e| Unreadable(format!("cannot write {path}: {e}")))?;
         let mut m = format!("Prepared {path}{whose}");
         if let Some(next) = next {
             m.push_str(&format!("\nNext, {next}."));

@@ -24,7 +24,7 @@ use sweep_model::yaml::{self, PathSeg};
 
 /// Why the changelog step stopped: the change was judged and refused, or an
 /// input it needs could not be read (exit 1 and exit 2 of the contract,
-/// `sweep_model::exit`).
+/// `sweep_cli::Kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RejectionKind {
     /// The change is invalid: the check said no (exit 1).
@@ -78,13 +78,14 @@ impl Rejection {
             ..self
         }
     }
+}
 
-    /// The exit code of the contract: 1 invalid, 2 unreadable.
-    #[must_use]
-    pub fn exit_code(&self) -> u8 {
+/// Invalid is a "no" (exit 1), unreadable could not do the job (exit 2).
+impl sweep_cli::Classify for Rejection {
+    fn kind(&self) -> sweep_cli::Kind {
         match self.kind {
-            RejectionKind::Invalid => sweep_model::exit::REJECTED,
-            RejectionKind::Unreadable => sweep_model::exit::FAILED,
+            RejectionKind::Invalid => sweep_cli::Kind::Rejected,
+            RejectionKind::Unreadable => sweep_cli::Kind::Failed,
         }
     }
 }

@@ -59,12 +59,12 @@ pub enum OpsError {
     Failed(String),
 }
 
-impl OpsError {
-    /// The exit code of `sweep_model::exit` for this error.
-    pub fn exit_code(&self) -> u8 {
+/// Refused is a "no" (exit 1); the rest could not do the job (exit 2).
+impl sweep_cli::Classify for OpsError {
+    fn kind(&self) -> sweep_cli::Kind {
         match self {
-            OpsError::Refused(_) => sweep_model::exit::REJECTED,
-            _ => sweep_model::exit::FAILED,
+            OpsError::Refused(_) => sweep_cli::Kind::Rejected,
+            _ => sweep_cli::Kind::Failed,
         }
     }
 }
@@ -89,13 +89,20 @@ impl Poll {
     /// The first `Some` of `probe`; `OpsError::Failed` naming `what` on timeout.
     pub fn until<T>(&self, what: &str, mut probe: impl FnMut() -> Result<Option<T>>) -> Result<T> {
         let start = Instant::now();
-        for _ in 0..MAX_POLLS {
+        for n in 1..=MAX_POLLS {
             if let Some(v) = probe()? {
                 return Ok(v);
             }
             if start.elapsed() >= self.timeout {
                 break;
             }
+            // One line per poll, so a long wait is never silent (#26 item 8).
+            eprintln!(
+                "waiting for {what}: poll {n}, {} s of {} s; next in {} s",
+                start.elapsed().as_secs(),
+                self.timeout.as_secs(),
+                self.interval.as_secs()
+            );
             std::thread::sleep(self.interval);
         }
         Err(OpsError::Failed(format!(

@@ -1,16 +1,13 @@
 //! `sweep-ops`: the benchmark repository's GitHub entry points other than
 //! the PR/push sweep (`authorize-fork`, `dispatch-ingest`, `merge`, `recover-ingest`,
 //! `runner-digest`; see the crate's library). Exit codes are those of
-//! `sweep_model::exit`: 0 done, 1 the rules refused (message on stderr and
+//! `sweep_cli` (docs/exit-codes.md): 0 done, 1 the rules refused (message on stderr and
 //! as an `::error::` annotation), 2 the command could not work (usage, an
 //! unreadable event file, GitHub failures after retries, a wait that timed
 //! out).
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use sweep_model::exit;
-use sweep_model::gha::{self, Level};
-use sweep_ops::OpsError;
 
 mod cmd;
 
@@ -40,45 +37,13 @@ enum Cmd {
     RunnerDigest(cmd::digest::DigestCli),
 }
 
-/// An error of this binary with its exit code.
-struct Failure {
-    code: u8,
-    error: anyhow::Error,
-}
-
-impl From<OpsError> for Failure {
-    fn from(e: OpsError) -> Self {
-        Failure {
-            code: e.exit_code(),
-            error: e.into(),
-        }
-    }
-}
-
-impl From<anyhow::Error> for Failure {
-    fn from(error: anyhow::Error) -> Self {
-        Failure {
-            code: exit::FAILED,
-            error,
-        }
-    }
-}
-
 fn main() -> ExitCode {
-    let result = match Cli::parse().cmd {
+    let cli = Cli::parse();
+    sweep_cli::main("sweep-ops", || match cli.cmd {
         Cmd::AuthorizeFork(c) => cmd::fork::authorize_fork(c),
         Cmd::DispatchIngest(c) => cmd::ingest::dispatch_ingest(c),
         Cmd::Merge(c) => cmd::merge::run_merge(c),
         Cmd::RecoverIngest(c) => cmd::recover::recover_ingest(c),
         Cmd::RunnerDigest(c) => cmd::digest::runner_digest(c),
-    };
-    match result {
-        Ok(code) => ExitCode::from(code),
-        Err(f) => {
-            let msg = format!("{:#}", f.error);
-            gha::annotate(Level::Error, None, None, &msg);
-            eprintln!("error: {msg}");
-            ExitCode::from(f.code)
-        }
-    }
+    })
 }

@@ -1,14 +1,10 @@
 //! `evals`: glue over `collect_results::evals`.
-use std::process::ExitCode;
-
 use collect_results::{evals, summary};
-use sweep_model::exit;
-use sweep_model::gha::{self, Level};
+use sweep_cli::{Failure, Level, Outcome, annotate, stdout};
 
 use super::{cwd, step_summary};
-use crate::fail;
 
-pub(crate) fn run_evals(root: &str, exp_name: &str, sort_by: Option<&str>) -> ExitCode {
+pub(crate) fn run_evals(root: &str, exp_name: &str, sort_by: Option<&str>) -> Outcome {
     let dir = cwd();
     match evals::run(root, exp_name, &dir, &dir) {
         Ok(report) => {
@@ -17,19 +13,19 @@ pub(crate) fn run_evals(root: &str, exp_name: &str, sort_by: Option<&str>) -> Ex
             for p in &report.skipped.unparseable_files {
                 let shown = p.strip_prefix(&dir).unwrap_or(p).display().to_string();
                 let msg = format!("{shown}: not a valid JSON object; left out of the eval table");
-                gha::annotate(Level::Warning, Some(&shown), None, &msg);
+                annotate(Level::Warning, Some(&shown), None, &msg);
                 eprintln!("warning: {msg}");
             }
-            sweep_model::stdout::print(&evals::render_markdown(
+            stdout::print(&evals::render_markdown(
                 &report.rows,
                 sort_by.unwrap_or("model_prefix"),
             ));
             eprintln!("{}", summary::evals_line(&report));
             step_summary(&summary::evals_markdown(&report, root));
-            ExitCode::SUCCESS
+            Ok(())
         }
         // Could not do the job: there were results but none readable, or
         // the table could not be written.
-        Err(e) => fail("evals", &e, exit::FAILED),
+        Err(e) => Err(Failure::from(e).context("evals")),
     }
 }

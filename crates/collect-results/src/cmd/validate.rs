@@ -1,8 +1,8 @@
 //! `validate-scores`: flags and glue over `collect_results::validate`.
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use collect_results::validate;
+use sweep_cli::{Failure, Outcome, stdout};
 
 use super::{cwd, env_lookup};
 
@@ -36,20 +36,23 @@ fn parse_float_like_python(s: &str) -> Result<f64, String> {
     sweep_model::python::python_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
 }
 
-fn run_validate(opts: validate::ValidateOptions, dir: &Path) -> ExitCode {
+fn run_validate(opts: validate::ValidateOptions, dir: &Path) -> Outcome {
     let outcome = validate::run(&opts, dir);
     for (stream, line) in &outcome.lines {
         match stream {
             validate::Stream::Out => {
-                sweep_model::stdout::println(line);
+                stdout::println(line);
             }
             validate::Stream::Err => eprintln!("{line}"),
         }
     }
-    ExitCode::from(outcome.exit)
+    // The lines above said why.
+    outcome
+        .failure
+        .map_or(Ok(()), |kind| Err(Failure::reported(kind)))
 }
 
-pub(crate) fn run_validate_scores(args: ValidateScoresArgs) -> ExitCode {
+pub(crate) fn run_validate_scores(args: ValidateScoresArgs) -> Outcome {
     let ValidateScoresArgs {
         min_score,
         thresholds,

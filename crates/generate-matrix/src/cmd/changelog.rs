@@ -78,7 +78,7 @@ pub(crate) fn run(args: &ChangelogArgs) -> ExitCode {
                 AnnotationStream::Stderr,
             );
             // 1 the change is rejected, 2 a ref or file could not be read.
-            ExitCode::from(r.exit_code())
+            ExitCode::from(sweep_cli::Classify::kind(&r).code())
         }
     }
 }

@@ -1,13 +1,9 @@
 //! `find`: flags and glue over `reuse_sweep::find`.
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use github_client::{Client, Config};
-use reuse_sweep::find::{FindArgs, FindError, Finder};
-use sweep_model::exit;
-use sweep_model::gha;
-
-use crate::fail;
+use reuse_sweep::find::{FindArgs, Finder};
+use sweep_cli::{Failure, Outcome, ResultExt as _, stdout};
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct FindCli {
@@ -69,25 +65,20 @@ pub(crate) struct FindCli {
     github_output: Option<PathBuf>,
 }
 
-pub(crate) fn find(cli: FindCli) -> ExitCode {
+pub(crate) fn find(cli: FindCli) -> Outcome {
     // Checked before anything else, in every mode (reference behaviour).
     let config = Config::from_env(&["GH_TOKEN", "GITHUB_TOKEN"]);
     if config.token.is_none() {
-        return fail("GH_TOKEN or GITHUB_TOKEN is required", exit::FAILED);
+        return Err(Failure::failed_msg("GH_TOKEN or GITHUB_TOKEN is required"));
     }
-    let client = match Client::new(config) {
-        Ok(c) => c,
-        Err(e) => return fail(&e.to_string(), exit::FAILED),
-    };
+    let client = Client::new(config).or_failed()?;
     let pr_number = match cli.pr_number.as_deref().map(str::trim) {
         None | Some("") => None,
-        Some(v) => match v.parse::<i64>() {
-            Ok(n) => Some(n),
-            Err(_) => {
-                eprintln!("error: --pr-number / INPUT_PR_NUMBER '{v}' is not an integer");
-                return exit::failed();
-            }
-        },
+        Some(v) => Some(v.parse::<i64>().map_err(|_| {
+            Failure::failed_msg(format!(
+                "--pr-number / INPUT_PR_NUMBER '{v}' is not an integer"
+            ))
+        })?),
     };
     let _ignored = cli.allowed_author_associations;
     let args = FindArgs {
@@ -102,24 +93,20 @@ pub(crate) fn find(cli: FindCli) -> ExitCode {
         reuse_incompatible_labels: cli.reuse_incompatible_label,
         pinned_run_command: cli.pinned_run_command,
     };
-    let outcome = match Finder::new(&client, &args).run() {
-        Ok(o) => o,
-        Err(e @ FindError::Refused(_)) => return fail(&e.to_string(), exit::REJECTED),
-        Err(e @ FindError::GitHub(_)) => return fail(&e.to_string(), exit::FAILED),
-    };
+    let outcome = Finder::new(&client, &args).run()?;
     if let Some(path) = cli
         .github_output
         .as_ref()
         .filter(|p| !p.as_os_str().is_empty())
     {
         for (k, v) in outcome.pairs() {
-            if let Err(e) = gha::write_output(path, k, &v) {
-                return fail(&format!("writing {}: {e}", path.display()), exit::FAILED);
-            }
+            sweep_cli::write_output(path, k, &v)
+                .or_failed()
+                .map_err(|f| f.context(format!("writing {}", path.display())))?;
         }
     }
     // stdout is the JSON object only (the action pipes it to jq for the
     // job summary).
-    sweep_model::stdout::println(&outcome.to_json().to_string());
-    ExitCode::SUCCESS
+    stdout::println(&outcome.to_json().to_string());
+    Ok(())
 }

@@ -1,13 +1,9 @@
 //! `stage-results`, `stage-dispatch` and `stage-callback`: flags and glue
 //! over `reuse_sweep::stage`.
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use github_client::{Client, Config};
-use sweep_model::exit;
-use sweep_model::gha;
-
-use crate::fail;
+use sweep_cli::{Failure, Outcome, ResultExt as _, stdout};
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct StageCli {
@@ -84,43 +80,32 @@ pub(crate) struct StageCallbackCli {
 }
 
 /// A client with the first token of `vars`, or the exit-2 failure.
-fn stage_client(vars: &[&str]) -> Result<Client, ExitCode> {
+fn stage_client(vars: &[&str]) -> Result<Client, Failure> {
     let config = Config::from_env(vars);
     if config.token.is_none() {
-        return Err(fail(
-            &format!("{} is required", vars.join(" or ")),
-            exit::FAILED,
-        ));
+        return Err(Failure::failed_msg(format!(
+            "{} is required",
+            vars.join(" or ")
+        )));
     }
-    Client::new(config).map_err(|e| fail(&e.to_string(), exit::FAILED))
+    Client::new(config).or_failed()
 }
 
-fn stage_fail(e: reuse_sweep::stage::StageError) -> ExitCode {
-    use reuse_sweep::stage::StageError;
-    let code = match e {
-        StageError::Refused(_) => exit::REJECTED,
-        _ => exit::FAILED,
-    };
-    fail(&e.to_string(), code)
-}
-
-fn write_pairs(path: Option<&std::path::Path>, pairs: &[(&str, String)]) -> Result<(), ExitCode> {
+fn write_pairs(path: Option<&std::path::Path>, pairs: &[(&str, String)]) -> Outcome {
     let Some(path) = path.filter(|p| !p.as_os_str().is_empty()) else {
         return Ok(());
     };
     for (k, v) in pairs {
-        gha::write_output(path, k, v)
-            .map_err(|e| fail(&format!("writing {}: {e}", path.display()), exit::FAILED))?;
+        sweep_cli::write_output(path, k, v)
+            .or_failed()
+            .map_err(|f| f.context(format!("writing {}", path.display())))?;
     }
     Ok(())
 }
 
-pub(crate) fn stage_results(c: StageCli) -> ExitCode {
+pub(crate) fn stage_results(c: StageCli) -> Outcome {
     use reuse_sweep::stage;
-    let event = match stage::read_event(&c.event_path) {
-        Ok(v) => v,
-        Err(e) => return stage_fail(e),
-    };
+    let event = stage::read_event(&c.event_path)?;
     let (Some(pr), Some(body), Some(actor)) = (
         event
             .pointer("/issue/number")
@@ -132,18 +117,12 @@ pub(crate) fn stage_results(c: StageCli) -> ExitCode {
             .pointer("/comment/user/login")
             .and_then(serde_json::Value::as_str),
     ) else {
-        return fail(
-            &format!(
-                "{}: not an issue_comment payload (issue.number, comment.body, comment.user.login)",
-                c.event_path.display()
-            ),
-            exit::FAILED,
-        );
+        return Err(Failure::failed_msg(format!(
+            "{}: not an issue_comment payload (issue.number, comment.body, comment.user.login)",
+            c.event_path.display()
+        )));
     };
-    let client = match stage_client(&["GH_TOKEN", "GITHUB_TOKEN"]) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+    let client = stage_client(&["GH_TOKEN", "GITHUB_TOKEN"])?;
     let args = stage::RequestArgs {
         repo: c.repo,
         pr,
@@ -151,31 +130,21 @@ pub(crate) fn stage_results(c: StageCli) -> ExitCode {
         actor: actor.to_string(),
         workflow: c.workflow_id,
     };
-    let source = match stage::request(&client, &args) {
-        Ok(s) => s,
-        Err(e) => return stage_fail(e),
-    };
-    if let Err(code) = write_pairs(c.github_output.as_deref(), &source.pairs()) {
-        return code;
-    }
+    let source = stage::request(&client, &args)?;
+    write_pairs(c.github_output.as_deref(), &source.pairs())?;
     let json: serde_json::Map<String, serde_json::Value> = source
         .pairs()
         .into_iter()
         .map(|(k, v)| (k.to_string(), serde_json::Value::String(v)))
         .collect();
-    sweep_model::stdout::println(&serde_json::Value::Object(json).to_string());
-    ExitCode::SUCCESS
+    stdout::println(&serde_json::Value::Object(json).to_string());
+    Ok(())
 }
 
-pub(crate) fn stage_dispatch(c: StageDispatchCli) -> ExitCode {
+pub(crate) fn stage_dispatch(c: StageDispatchCli) -> Outcome {
     use reuse_sweep::stage;
-    let (client, frontend) = match (
-        stage_client(&["GH_TOKEN", "GITHUB_TOKEN"]),
-        stage_client(&["STAGE_TOKEN"]),
-    ) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(code), _) | (_, Err(code)) => return code,
-    };
+    let client = stage_client(&["GH_TOKEN", "GITHUB_TOKEN"])?;
+    let frontend = stage_client(&["STAGE_TOKEN"])?;
     let args = stage::DispatchArgs {
         repo: c.repo,
         pr: c.pr_number,
@@ -191,29 +160,21 @@ pub(crate) fn stage_dispatch(c: StageDispatchCli) -> ExitCode {
     };
     match stage::dispatch(&client, &frontend, &args) {
         Ok(id) => {
-            if let Err(code) = write_pairs(
+            write_pairs(
                 c.github_output.as_deref(),
                 &[("comment-id", id.to_string())],
-            ) {
-                return code;
-            }
-            sweep_model::stdout::println(&id.to_string());
-            ExitCode::SUCCESS
+            )?;
+            stdout::println(&id.to_string());
+            Ok(())
         }
-        Err(e) => stage_fail(e),
+        Err(e) => Err(e.into()),
     }
 }
 
-pub(crate) fn stage_callback(c: StageCallbackCli) -> ExitCode {
+pub(crate) fn stage_callback(c: StageCallbackCli) -> Outcome {
     use reuse_sweep::stage;
-    let event = match stage::read_event(&c.event_path) {
-        Ok(v) => v,
-        Err(e) => return stage_fail(e),
-    };
-    let client = match stage_client(&["GH_TOKEN", "GITHUB_TOKEN"]) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+    let event = stage::read_event(&c.event_path)?;
+    let client = stage_client(&["GH_TOKEN", "GITHUB_TOKEN"])?;
     let args = stage::CallbackArgs {
         repo: c.repo,
         event,
@@ -224,9 +185,9 @@ pub(crate) fn stage_callback(c: StageCallbackCli) -> ExitCode {
     };
     match stage::callback(&client, &args) {
         Ok(r) => {
-            sweep_model::stdout::println(&r.body);
-            ExitCode::SUCCESS
+            stdout::println(&r.body);
+            Ok(())
         }
-        Err(e) => stage_fail(e),
+        Err(e) => Err(e.into()),
     }
 }

@@ -1,27 +1,18 @@
 //! `validate-artifacts`: glue over `reuse_sweep::validate`.
-use std::process::ExitCode;
+use sweep_cli::{Failure, Kind, Level, Outcome, annotate, stdout};
 
-use sweep_model::exit;
-use sweep_model::gha::{self, Level};
-
-use crate::fail;
-
-pub(crate) fn validate(dir: &std::path::Path) -> ExitCode {
+pub(crate) fn validate(dir: &std::path::Path) -> Outcome {
     use reuse_sweep::validate;
-    let report = match validate::validate(dir) {
-        Ok(r) => r,
-        Err(e) => return fail(&e, exit::FAILED),
-    };
+    // `Err` is a failure to read or write the folder (exit 2).
+    let report = validate::validate(dir).map_err(Failure::failed_msg)?;
     if !report.collapsed.is_empty() {
-        sweep_model::stdout::println(
-            "Collapsed reran eval duplicates (kept latest result per identity):",
-        );
+        stdout::println("Collapsed reran eval duplicates (kept latest result per identity):");
         for m in &report.collapsed {
-            sweep_model::stdout::println(&format!("  {m}"));
+            stdout::println(&format!("  {m}"));
         }
     }
     if !report.errors.is_empty() {
-        gha::annotate(
+        annotate(
             Level::Error,
             None,
             None,
@@ -34,8 +25,9 @@ pub(crate) fn validate(dir: &std::path::Path) -> ExitCode {
         for e in &report.errors {
             eprintln!("{e}");
         }
-        return exit::rejected();
+        // The lines above said why.
+        return Err(Failure::reported(Kind::Rejected));
     }
-    sweep_model::stdout::println(&validate::summary(&report).to_string());
-    ExitCode::SUCCESS
+    stdout::println(&validate::summary(&report).to_string());
+    Ok(())
 }

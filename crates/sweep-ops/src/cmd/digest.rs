@@ -2,12 +2,11 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sweep_model::exit;
-use sweep_model::gha;
+use sweep_cli as gha;
 use sweep_ops::digest;
 
 use super::{client, outputs};
-use crate::Failure;
+use sweep_cli::Failure;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct DigestCli {
@@ -41,7 +40,7 @@ pub(crate) struct DigestCli {
     github_output: Option<PathBuf>,
 }
 
-pub(crate) fn runner_digest(c: DigestCli) -> Result<u8, Failure> {
+pub(crate) fn runner_digest(c: DigestCli) -> Result<(), Failure> {
     let scope = match (&c.repo, &c.org) {
         (Some(r), _) => digest::Scope::Repo(r.clone()),
         (None, Some(o)) => digest::Scope::Org(o.clone()),
@@ -73,10 +72,12 @@ pub(crate) fn runner_digest(c: DigestCli) -> Result<u8, Failure> {
             .ok_or_else(|| anyhow::anyhow!("--comment-issue needs --repo or --comment-repo"))?;
         sweep_ops::comment(&client, &repo, issue, &md)?;
     }
-    sweep_model::stdout::print(&md);
-    Ok(if c.fail_on_offline && !d.offline.is_empty() {
-        exit::REJECTED
-    } else {
-        exit::OK
-    })
+    sweep_cli::stdout::print(&md);
+    if c.fail_on_offline && !d.offline.is_empty() {
+        return Err(Failure::rejected_msg(format!(
+            "{} runner(s) offline (--fail-on-offline)",
+            d.offline.len()
+        )));
+    }
+    Ok(())
 }

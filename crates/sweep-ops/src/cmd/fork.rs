@@ -3,11 +3,10 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use serde_json::Value;
-use sweep_model::exit;
 use sweep_ops::fork;
 
 use super::{client, outputs, poll};
-use crate::Failure;
+use sweep_cli::Failure;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct ForkCli {
@@ -35,7 +34,7 @@ pub(crate) struct ForkCli {
     github_output: Option<PathBuf>,
 }
 
-pub(crate) fn authorize_fork(c: ForkCli) -> Result<u8, Failure> {
+pub(crate) fn authorize_fork(c: ForkCli) -> Result<(), Failure> {
     let text = std::fs::read_to_string(&c.event_path)
         .with_context(|| format!("reading the event payload {}", c.event_path.display()))?;
     let event: Value = serde_json::from_str(&text)
@@ -64,6 +63,6 @@ pub(crate) fn authorize_fork(c: ForkCli) -> Result<u8, Failure> {
         "label": d.label, "run-url": run, "commented": d.commented,
     });
     summary["inputs"] = d.inputs;
-    sweep_model::stdout::println(&summary.to_string());
-    Ok(exit::OK)
+    sweep_cli::stdout::println(&summary.to_string());
+    Ok(())
 }

@@ -1,10 +1,9 @@
 //! `dispatch-ingest`: flags and glue over `sweep_ops::ingest`.
-use sweep_model::exit;
 use sweep_model::gha::{self, Level};
 use sweep_ops::ingest;
 
 use super::client;
-use crate::Failure;
+use sweep_cli::Failure;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct IngestCli {
@@ -26,7 +25,7 @@ pub(crate) struct IngestCli {
     reuse_source_run_id: String,
 }
 
-pub(crate) fn dispatch_ingest(c: IngestCli) -> Result<u8, Failure> {
+pub(crate) fn dispatch_ingest(c: IngestCli) -> Result<(), Failure> {
     let args = ingest::IngestArgs {
         ingest_repository: c.ingest_repository,
         event_type: c.event_type,
@@ -61,6 +60,6 @@ pub(crate) fn dispatch_ingest(c: IngestCli) -> Result<u8, Failure> {
         "event_type": args.event_type, "repository": args.ingest_repository,
         "client_payload": payload,
     });
-    sweep_model::stdout::println(&line.to_string());
-    Ok(exit::OK)
+    sweep_cli::stdout::println(&line.to_string());
+    Ok(())
 }

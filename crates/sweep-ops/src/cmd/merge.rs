@@ -1,16 +1,15 @@
 //! `merge`: flags and glue over `sweep_ops::merge`.
-use sweep_model::exit;
 use sweep_ops::merge;
 
 use super::{client, poll};
-use crate::Failure;
+use sweep_cli::Failure;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct MergeCli {
     #[arg(long, env = "GITHUB_REPOSITORY")]
     repo: String,
-    /// Pull request number.
-    #[arg(long)]
+    /// Pull request number (`--pr` is the older spelling, kept hidden).
+    #[arg(long = "pr-number", alias = "pr")]
     pr: u64,
     /// The prepared head you pushed (after `check-changelog prepare-merge`).
     /// Without it: phase 1, the checks and the `/reuse-sweep-run` comment.
@@ -35,7 +34,7 @@ pub(crate) struct MergeCli {
     poll_interval: u64,
 }
 
-pub(crate) fn run_merge(c: MergeCli) -> Result<u8, Failure> {
+pub(crate) fn run_merge(c: MergeCli) -> Result<(), Failure> {
     let client = client(&["GH_TOKEN", "GITHUB_TOKEN"])?;
     let args = merge::MergeArgs {
         repo: c.repo,
@@ -57,7 +56,7 @@ pub(crate) fn run_merge(c: MergeCli) -> Result<u8, Failure> {
                  check-changelog prepare-merge resolve-conflict --pr-number {n}, then git add and commit)\n\
                  2. check-changelog prepare-merge canonicalize --base-ref origin/main --pr-number {n}\n\
                  3. commit (git commit --allow-empty when nothing changed: the PR run must see a new head) and push\n\
-                 4. sweep-ops merge --pr {n} --head-sha <pushed head>",
+                 4. sweep-ops merge --pr-number {n} --head-sha <pushed head>",
                 m.source_run_id
             );
         }
@@ -71,8 +70,8 @@ pub(crate) fn run_merge(c: MergeCli) -> Result<u8, Failure> {
                     .map(|u| format!(" (push run succeeded: {u})"))
                     .unwrap_or_default()
             );
-            sweep_model::stdout::println(sha);
+            sweep_cli::stdout::println(sha);
         }
     }
-    Ok(exit::OK)
+    Ok(())
 }

@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use github_client::{Client, Config};
-use sweep_model::gha;
+use sweep_cli as gha;
 use sweep_ops::{OpsError, Poll};
 
-use crate::Failure;
+use sweep_cli::Failure;
 
 pub(crate) mod digest;
 pub(crate) mod fork;

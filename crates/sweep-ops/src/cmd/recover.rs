@@ -1,10 +1,9 @@
 //! `recover-ingest`: flags and glue over `sweep_ops::recover`.
-use sweep_model::exit;
-use sweep_model::gha;
+use sweep_cli as gha;
 use sweep_ops::recover;
 
 use super::client;
-use crate::Failure;
+use sweep_cli::Failure;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct RecoverCli {
@@ -35,7 +34,7 @@ pub(crate) struct RecoverCli {
     dry_run: bool,
 }
 
-pub(crate) fn recover_ingest(c: RecoverCli) -> Result<u8, Failure> {
+pub(crate) fn recover_ingest(c: RecoverCli) -> Result<(), Failure> {
     let args = recover::RecoverArgs {
         repo: c.repo,
         source_run_id: c.source_run_id,
@@ -60,6 +59,6 @@ pub(crate) fn recover_ingest(c: RecoverCli) -> Result<u8, Failure> {
             args.event_type, args.ingest_repository, plan.pr_number, plan.payload
         ));
     }
-    sweep_model::stdout::println(&line.to_string());
-    Ok(exit::OK)
+    sweep_cli::stdout::println(&line.to_string());
+    Ok(())
 }

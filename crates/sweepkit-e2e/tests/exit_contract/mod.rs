@@ -704,3 +704,101 @@ fn sweepkit_workflow() {
     std::fs::write(&file, format!("{text}# edited\n")).expect("write");
     expect(REJECTED, "sweepkit", &check, d, &[]);
 }
+
+/// #26 item 8, #27 item 1: every tool that goes through `sweep_cli::main`
+/// says what went wrong once, after the one prefix `<tool>: error: `, both
+/// for a "no" (1) and for "could not do the job" (2).
+#[test]
+fn every_failure_is_reported_once_after_the_tool_prefix() {
+    let tmp = test_kit::temp_dir();
+    let d = tmp.path();
+    write(d, "bad/a/x.json", "{ not json");
+    std::fs::create_dir_all(d.join("empty")).expect("mkdir");
+    write(d, "bad.json", "{ not json");
+    let viz = ["--repo", "acme/bench", "--pr-number", "5", "--run-id", "77"];
+    let mut viz_bad = viz.to_vec();
+    viz_bad.extend(["--dry-run", "--compare-json", "bad.json"]);
+    let success = ["--repo", "acme/bench", "--run-id", "77", "run_stats"];
+    let cases: &[(i32, &str, &[&str])] = &[
+        (REJECTED, "collect-results", &["aggregate", "bad", "x"]),
+        (
+            FAILED,
+            "collect-results",
+            &[
+                "validate-agentic",
+                "nowhere",
+                "--failed-request-threshold",
+                "0.1",
+            ],
+        ),
+        (
+            REJECTED,
+            "reuse-sweep",
+            &["validate-artifacts", "--artifacts-dir", "empty"],
+        ),
+        (
+            FAILED,
+            "reuse-sweep",
+            &["validate-artifacts", "--artifacts-dir", "missing"],
+        ),
+        (FAILED, "success-rate", &success),
+        (FAILED, "visualizer-comment", &viz_bad),
+        (
+            FAILED,
+            "sweep-ops",
+            &["runner-digest", "--repo", "acme/bench"],
+        ),
+        (FAILED, "sweepkit", &["workflow", "check", "--dir", "wf"]),
+        (
+            FAILED,
+            "check-changelog",
+            &["prepare-merge", "resolve-conflict"],
+        ),
+    ];
+    for &(code, tool, args) in cases {
+        let out = expect(code, tool, args, d, &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        let prefix = format!("{tool}: error: ");
+        let lines: Vec<&str> = err.lines().filter(|l| l.contains("error")).collect();
+        // Said once: no cause repeated inside the line either.
+        let first = err.lines().next().unwrap_or_default();
+        let tail = first.rsplit(": ").next().unwrap_or_default();
+        assert_eq!(
+            first.matches(tail).count(),
+            1,
+            "{tool}: cause repeated\n{err}"
+        );
+        assert_eq!(
+            lines.len(),
+            1,
+            "{tool} {args:?}: one error line expected\n{err}"
+        );
+        assert!(
+            lines[0].starts_with(&prefix),
+            "{tool} {args:?}: the error line starts with {prefix:?}\n{err}"
+        );
+    }
+}
+
+/// #26 item 8: `sweep-ops merge` takes `--pr-number` as every other tool
+/// does, and still accepts its older `--pr` (hidden).
+#[test]
+fn sweep_ops_merge_takes_pr_number_and_the_old_pr_spelling() {
+    let tmp = test_kit::temp_dir();
+    let d = tmp.path();
+    for flag in ["--pr-number", "--pr"] {
+        // Past parsing: the missing token is the failure, not the flag.
+        let out = expect(
+            FAILED,
+            "sweep-ops",
+            &["merge", "--repo", "acme/bench", flag, "7"],
+            d,
+            &[],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("GH_TOKEN or GITHUB_TOKEN is required"),
+            "{flag}: {err}"
+        );
+    }
+}

@@ -1,0 +1,162 @@
+//! The command: read the inputs, render the body, post or update the sticky
+//! comment (or fall back to the job summary on a read-only token).
+use anyhow::{Context, Result, anyhow};
+use github_client::{Client, Config};
+use serde_json::Value;
+use visualizer_comment::body::{self, BodyInput};
+use visualizer_comment::{Outcome, Post, publish};
+
+use crate::Cli;
+
+/// A JSON input file: `None` (with a warning) when it is not there, an
+/// error when it is there but cannot be read or parsed.
+fn json_input(what: &str, path: &std::path::Path) -> Result<Option<Value>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let msg = format!(
+                "{what} {} not found; left out of the comment",
+                path.display()
+            );
+            sweep_cli::annotate(sweep_cli::Level::Warning, None, None, &msg);
+            eprintln!("warning: {msg}");
+            return Ok(None);
+        }
+        Err(e) => return Err(anyhow!("{what} {}: {e}", path.display())),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| anyhow!("{what} {}: invalid JSON: {e}", path.display()))
+}
+
+pub(crate) fn run(cli: &Cli) -> Result<()> {
+    let mut sections = Vec::new();
+    for path in cli.sections.iter().filter(|p| !p.as_os_str().is_empty()) {
+        match std::fs::read_to_string(path) {
+            Ok(text) if !text.trim().is_empty() => sections.push(text),
+            Ok(_) => eprintln!("warning: section {} is empty; skipped", path.display()),
+            Err(e) => {
+                let msg = format!("section {} cannot be read ({e}); skipped", path.display());
+                sweep_cli::annotate(
+                    sweep_cli::Level::Warning,
+                    Some(&path.display().to_string()),
+                    None,
+                    &msg,
+                );
+                eprintln!("warning: {msg}");
+            }
+        }
+    }
+    let server = std::env::var("GITHUB_SERVER_URL")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "https://github.com".into());
+    let run_url = cli.run_url.clone().unwrap_or_else(|| {
+        format!(
+            "{}/{}/actions/runs/{}",
+            server.trim_end_matches('/'),
+            cli.repo,
+            cli.run_id
+        )
+    });
+    let mut input = BodyInput::new(&cli.marker, &cli.visualizer_url, &cli.run_id.to_string());
+    input.run_url = Some(run_url.clone());
+    input.reused_run_url = cli.reused_run_url.clone().filter(|u| !u.is_empty());
+    input.sections = sections;
+    if let Some(p) = cli
+        .compare_json
+        .as_deref()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        input.compare = json_input("compare JSON", p)?;
+    }
+    if let Some(p) = cli
+        .run_stats
+        .as_deref()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        input.run_stats = json_input("run stats", p)?;
+    }
+    if let Some(p) = cli
+        .run_stats_by_runner
+        .as_deref()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        input.run_stats_by_runner = json_input("run stats by runner", p)?;
+    }
+    input.charts.report_url = cli.report_url.clone();
+    input.charts.base_url = cli.charts_base_url.clone();
+    if let Some(p) = cli.charts.as_deref().filter(|p| !p.as_os_str().is_empty()) {
+        input.charts.manifest = json_input("charts manifest", p)?;
+    }
+    let notice = format!(
+        "This comment was cut to fit GitHub's 65,536-character limit; the full report is in the job summary of [run {}]({run_url}).",
+        cli.run_id
+    );
+    let body = body::render(&input, &notice).context("building the comment")?;
+    if cli.dry_run {
+        sweep_cli::stdout::println(&body.text);
+        return Ok(());
+    }
+    let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
+    if config.token.is_none() {
+        return Err(anyhow!(
+            "GITHUB_TOKEN (or GH_TOKEN) is required: a token with `pull-requests: write` on {}",
+            cli.repo
+        ));
+    }
+    let client = Client::new(config)?;
+    let author = match visualizer_comment::token_login(&client)
+        .context("reading the token's identity (GET /user)")?
+    {
+        Some(login) => login,
+        None => cli.comment_author.clone(),
+    };
+    let post = Post {
+        repo: cli.repo.clone(),
+        pr_number: cli.pr_number,
+        marker: cli.marker.clone(),
+        author,
+    };
+    let full_report = || -> Result<()> {
+        let full = body::render_full(&input).context("building the job summary")?;
+        sweep_cli::append_step_summary(&full).context("writing the job summary")?;
+        Ok(())
+    };
+    let outcome = publish(&client, &post, &body.text)
+        .with_context(|| format!("commenting on PR #{}", cli.pr_number))?;
+    let url = match outcome {
+        Outcome::Created { url, .. } => {
+            sweep_cli::stdout::println(&format!("created comment {url}"));
+            url
+        }
+        Outcome::Updated { url, .. } => {
+            sweep_cli::stdout::println(&format!("updated comment {url}"));
+            url
+        }
+        Outcome::Unchanged { url, .. } => {
+            sweep_cli::stdout::println(&format!("comment {url} is already up to date"));
+            url
+        }
+        Outcome::ReadOnly { reason } => {
+            let msg = format!(
+                "cannot comment on PR #{}: {reason}. Fork pull requests get a read-only token; the comment is in the job summary instead.",
+                cli.pr_number
+            );
+            sweep_cli::annotate(sweep_cli::Level::Warning, None, None, &msg);
+            eprintln!("warning: {msg}");
+            let summary = body::render_read_only(&input, cli.pr_number, &reason)
+                .context("building the job summary")?;
+            sweep_cli::append_step_summary(&summary).context("writing the job summary")?;
+            return Ok(());
+        }
+    };
+    if let Some(out) = std::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()) {
+        sweep_cli::write_output(std::path::Path::new(&out), "comment-url", &url)
+            .context("writing the comment-url output")?;
+    }
+    if body.truncated {
+        full_report()?;
+    }
+    Ok(())
+}
