@@ -16,6 +16,7 @@
 
 use serde_json::{Value, json};
 use sweep_changelog::dry_run::{Leg, Plan, gpu_hours};
+use sweep_matrix::legs::{FAMILIES, Kind};
 use sweep_model::rows::RowKind;
 
 /// Newest completed runs of the workflow whose jobs are read: one runs
@@ -204,22 +205,16 @@ pub(crate) fn leg_key(leg: &Leg) -> Option<(String, String)> {
     let kind = RowKind::of(row);
     let multi = matches!(kind, RowKind::MultiNodeFixed | RowKind::MultiNodeAgentic);
     let agentic = matches!(kind, RowKind::SingleNodeAgentic | RowKind::MultiNodeAgentic);
-    let eval_only = leg.family.contains("eval");
+    // The family's title is the start of its jobs' names (FAMILIES).
+    let family = FAMILIES.iter().find(|f| f.dotted() == leg.family)?;
+    let eval_only = matches!(family.kind, Kind::Eval | Kind::AgenticEval);
     let text = |k: &str| row.get(k).and_then(Value::as_str);
     let scalar = |v: &Value| match v {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     };
-    let label = match (multi, agentic, eval_only) {
-        (false, false, false) => leg.group.bucket.clone(),
-        (false, true, false) => "agentic".to_string(),
-        (true, _, false) => leg.group.bucket.clone(),
-        (false, false, true) => "eval".to_string(),
-        (false, true, true) => "agentic eval".to_string(),
-        (true, false, true) => "multi-node eval".to_string(),
-        (true, true, true) => "multi-node agentic eval".to_string(),
-    };
+    let label = family.title.to_string();
     let mut identity = format!(
         "{} {} {} {}",
         text("model-prefix")?,

@@ -10,6 +10,7 @@ pub mod config;
 pub mod exit;
 pub mod fsio;
 pub mod gha;
+pub mod jobs;
 pub mod json_type;
 pub mod markdown;
 pub mod python;

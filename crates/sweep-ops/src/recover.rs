@@ -30,6 +30,7 @@ use std::collections::BTreeSet;
 
 use github_client::{Client, trust};
 use serde_json::Value;
+use sweep_model::jobs;
 
 use crate::{OpsError, Result, artifact_names, refused, state_of, str_at};
 
@@ -250,7 +251,7 @@ pub fn reuse_evidence(
         .iter()
         .filter(|j| {
             let n = short(j);
-            n == "canary-select" || n.starts_with("plan ")
+            n == jobs::LEGACY_CANARY_SELECT || n.starts_with(jobs::PLAN_PREFIX)
         })
         .filter(|j| ran(j))
         .map(short)
@@ -262,9 +263,9 @@ pub fn reuse_evidence(
         ));
     }
     let trigger = if agentic {
-        "trigger-agentic-ingest"
+        jobs::AGENTIC_INGEST
     } else {
-        "trigger-ingest"
+        jobs::INGEST
     };
     if !jobs.iter().any(|j| short(j) == trigger && ran(j)) {
         return Err(format!("its {trigger} job did not run"));

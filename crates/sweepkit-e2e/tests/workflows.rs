@@ -629,3 +629,41 @@ fn build_from_source_reaches_every_setup_step_and_every_tool_action() {
     let setup = load("actions/setup/action.yml");
     assert!(setup.pointer("/inputs/build-from-source").is_some());
 }
+
+/// The job names the libraries read from GitHub's jobs API
+/// (`sweep_model::jobs`) name jobs of the shipped workflow files: renaming a
+/// job there without the constant fails here, not in a user's recovery.
+#[test]
+fn job_names_the_tools_read_are_the_workflows() {
+    use sweep_model::jobs;
+    let names = |rel: &str| -> Vec<String> {
+        let doc = load(rel);
+        doc["jobs"]
+            .as_object()
+            .expect("jobs")
+            .iter()
+            .map(|(id, job)| job["name"].as_str().unwrap_or(id).to_string())
+            .collect()
+    };
+    let sweep = names(".github/workflows/run-sweep.yml");
+    let legs = names(".github/workflows/sweepkit-sweep-legs.yml");
+    for name in [jobs::INGEST, jobs::AGENTIC_INGEST] {
+        assert!(
+            sweep.iter().any(|n| n == name),
+            "run-sweep.yml has no job named {name}: {sweep:?}"
+        );
+    }
+    assert!(
+        legs.iter().any(|n| n.starts_with(jobs::PLAN_PREFIX)),
+        "no job of sweepkit-sweep-legs.yml is named `{}…`: {legs:?}",
+        jobs::PLAN_PREFIX
+    );
+    assert!(
+        !sweep
+            .iter()
+            .chain(&legs)
+            .any(|n| n == jobs::LEGACY_CANARY_SELECT),
+        "{} is a job again: it is no longer legacy",
+        jobs::LEGACY_CANARY_SELECT
+    );
+}
