@@ -622,13 +622,21 @@ struct Job {
     dir: PathBuf,
 }
 
+/// Cases between two progress lines: a run of the corpus on a busy 2-core
+/// machine takes minutes, and a check that says nothing for that long looks
+/// hung (scripts/check promises a line at least every minute).
+const PROGRESS_EVERY: usize = 32;
+
 /// Runs every job on a few worker threads (the machine's parallelism);
-/// results come back in job order.
+/// results come back in job order. Prints `<title>: N of M cases run`
+/// every [`PROGRESS_EVERY`] cases.
 fn run_jobs(
+    title: &str,
     jobs: &[Job],
     run: impl Fn(&Job) -> Result<(), String> + Sync,
 ) -> Vec<Result<(), String>> {
     let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
     let results = Mutex::new(vec![None; jobs.len()]);
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -642,6 +650,10 @@ fn run_jobs(
                     let Some(job) = jobs.get(i) else { break };
                     let result = run(job);
                     results.lock().unwrap()[i] = Some(result);
+                    let n = done.fetch_add(1, Ordering::SeqCst) + 1;
+                    if n % PROGRESS_EVERY == 0 && n < jobs.len() {
+                        report(&[format!("{title}: {n} of {} cases run", jobs.len())]);
+                    }
                 }
             });
         }
@@ -714,7 +726,9 @@ fn recorded_cases() {
         }
     }
     sweepkit_e2e::tool_dir(); // build (or check) the tools before the clock of any case starts
-    let results = run_jobs(&jobs, |job| run_case(&job.tool, &job.dir, &root));
+    let results = run_jobs("conformance", &jobs, |job| {
+        run_case(&job.tool, &job.dir, &root)
+    });
     tally("conformance", &jobs, &results);
 }
 
@@ -735,6 +749,8 @@ fn github_scenarios() {
         }
     }
     sweepkit_e2e::tool_dir();
-    let results = run_jobs(&jobs, |job| run_scenario(&job.tool, &job.dir));
+    let results = run_jobs("github-conformance", &jobs, |job| {
+        run_scenario(&job.tool, &job.dir)
+    });
     tally("github-conformance", &jobs, &results);
 }
