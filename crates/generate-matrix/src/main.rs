@@ -3,17 +3,20 @@
 //! `utils/ci_priority.py`). Thin CLI over the `sweep_matrix` library;
 //! the subcommands' flags and file handling are in [`cmd`].
 //!
-//! Exit codes (the contract of `sweep_model::exit`): 0 success, 1 invalid
-//! input (config, runner file, policy, generation), 2 could not do the job
-//! (usage error, unreadable file, bad flag value, I/O). Nothing is written to
-//! stdout on failure.
+//! Exit codes (the contract of `sweep_cli`, docs/exit-codes.md): 0 success,
+//! 1 invalid input (config, runner file, policy, generation), 2 could not do
+//! the job (usage error, unreadable file, bad flag value, I/O). Nothing is
+//! written to stdout on failure.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use sweep_model::exit;
+use sweep_cli::Outcome;
 
 mod cmd;
+
+/// The tool's name in `generate-matrix: error: …` messages.
+pub(crate) const TOOL: &str = "generate-matrix";
 
 #[derive(Parser)]
 #[command(
@@ -68,14 +71,7 @@ pub(crate) enum Command {
     ChangelogMetadata(cmd::legs::MetadataArgs),
 }
 
-fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(exit::FAILED));
-        }
-    };
+fn run(cli: &Cli) -> Outcome {
     match &cli.command {
         Command::FullSweep(a) => cmd::generate::full_sweep(a),
         Command::TestConfig(a) => cmd::generate::test_config(a),
@@ -89,4 +85,9 @@ fn main() -> ExitCode {
         Command::WorkerSettings(a) => cmd::legs::run_worker_settings(a),
         Command::ChangelogMetadata(a) => cmd::legs::run_metadata(a),
     }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    sweep_cli::main(TOOL, || run(&cli))
 }

@@ -22,7 +22,7 @@ use crate::pipeline::{self, Rejection};
 use serde_json::{Map, Value, json};
 use sweep_matrix::assemble::seq_len_name;
 use sweep_matrix::canary;
-use sweep_matrix::legs::{FAMILIES, Kind};
+use sweep_matrix::legs::{FAMILIES, Kind, SplitError};
 use sweep_model::config::ConfigEntry;
 use sweep_model::rows::RowKind;
 
@@ -49,7 +49,27 @@ pub enum DryRunError {
     /// The matrix is not shaped as the changelog matrix (a leg without a
     /// topology, a family that is not a list).
     #[error("the changelog matrix cannot be summarised: {0}")]
-    Matrix(String),
+    Matrix(#[source] PlanError),
+}
+
+/// Why a changelog matrix cannot be planned: its shape (the message names
+/// the leg, as `single_node.1k1k[3]`, and the field).
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error("the matrix is not an object")]
+    NotObject,
+    #[error(transparent)]
+    Canary(#[from] canary::CanaryError),
+    #[error(transparent)]
+    Family(#[from] SplitError),
+    #[error("{at}: a matrix row is not an object")]
+    RowNotObject { at: String },
+    #[error("{at}: no {side} workers")]
+    NoWorkers { at: String, side: &'static str },
+    #[error("{at}: no integer {field}")]
+    NoInteger { at: String, field: &'static str },
+    #[error("{at}: {field} is not an integer")]
+    NotInteger { at: String, field: &'static str },
 }
 
 /// One leg: where it sits in the matrix, its cost and the row itself.
@@ -192,12 +212,8 @@ pub fn plan(
     matrix: &Value,
     configs: &[&ConfigEntry],
     leg_minutes: Option<u32>,
-) -> Result<Plan, String> {
-    let canary_row = canary::select(matrix)
-        .map_err(|e| e.to_string())?
-        .canary
-        .into_iter()
-        .next();
+) -> Result<Plan, PlanError> {
+    let canary_row = canary::select(matrix)?.canary.into_iter().next();
     let mut canary_left = canary_row.is_some();
     let mut legs = Vec::new();
     for (family, rows) in families(matrix)? {
@@ -225,9 +241,9 @@ pub fn plan(
 
 /// The lists of legs with their family names, in output order: the
 /// workflow's own family table, so the dry run shows the legs it runs.
-fn families(matrix: &Value) -> Result<Vec<(String, &[Value])>, String> {
+fn families(matrix: &Value) -> Result<Vec<(String, &[Value])>, PlanError> {
     let Value::Object(top) = matrix else {
-        return Err("the matrix is not an object".into());
+        return Err(PlanError::NotObject);
     };
     FAMILIES
         .iter()
@@ -251,14 +267,20 @@ fn int(v: Option<&Value>) -> Option<u64> {
 
 /// `tp × pp × pcp-size` of a row or a multi-node worker side; `tp` is
 /// required, the others default to 1.
-fn side_gpus(side: &Value, at: &str) -> Result<u64, String> {
+fn side_gpus(side: &Value, at: &str) -> Result<u64, PlanError> {
     let tp = side
         .get("tp")
         .and_then(Value::as_u64)
-        .ok_or_else(|| format!("{at}: no integer tp"))?;
-    let pp = int(side.get("pp")).ok_or_else(|| format!("{at}: pp is not an integer"))?;
-    let pcp =
-        int(side.get("pcp-size")).ok_or_else(|| format!("{at}: pcp-size is not an integer"))?;
+        .ok_or_else(|| PlanError::NoInteger {
+            at: at.to_string(),
+            field: "tp",
+        })?;
+    let not_integer = |field| PlanError::NotInteger {
+        at: at.to_string(),
+        field,
+    };
+    let pp = int(side.get("pp")).ok_or_else(|| not_integer("pp"))?;
+    let pcp = int(side.get("pcp-size")).ok_or_else(|| not_integer("pcp-size"))?;
     Ok(tp * pp * pcp)
 }
 
@@ -293,10 +315,10 @@ fn leg(
     configs: &[&ConfigEntry],
     leg_minutes: Option<u32>,
     at: &str,
-) -> Result<Leg, String> {
+) -> Result<Leg, PlanError> {
     let kind = RowKind::of(
         row.as_object()
-            .ok_or_else(|| format!("{at}: a matrix row is not an object"))?,
+            .ok_or_else(|| PlanError::RowNotObject { at: at.to_string() })?,
     );
     let multi = matches!(kind, RowKind::MultiNodeFixed | RowKind::MultiNodeAgentic);
     let agentic = matches!(kind, RowKind::SingleNodeAgentic | RowKind::MultiNodeAgentic);
@@ -304,15 +326,21 @@ fn leg(
         let mut gpus = 0;
         let mut parts = Vec::new();
         for (side, letter) in [("prefill", "P"), ("decode", "D")] {
-            let worker = row
-                .get(side)
-                .filter(|w| w.is_object())
-                .ok_or_else(|| format!("{at}: no {side} workers"))?;
+            let worker =
+                row.get(side)
+                    .filter(|w| w.is_object())
+                    .ok_or_else(|| PlanError::NoWorkers {
+                        at: at.to_string(),
+                        side,
+                    })?;
             let at = format!("{at}.{side}");
             let n = worker
                 .get("num-worker")
                 .and_then(Value::as_u64)
-                .ok_or_else(|| format!("{at}: no integer num-worker"))?;
+                .ok_or_else(|| PlanError::NoInteger {
+                    at: at.clone(),
+                    field: "num-worker",
+                })?;
             gpus += n * side_gpus(worker, &at)?;
             parts.push(format!("{n}{letter}({})", side_topology(worker)));
         }
@@ -748,10 +776,13 @@ mod tests {
     fn a_leg_without_a_topology_is_an_error_naming_it() {
         let mut m = matrix();
         m["evals"][0].as_object_mut().unwrap().remove("tp");
-        assert_eq!(plan(&m, &[], None).unwrap_err(), "evals[0]: no integer tp");
+        assert_eq!(
+            plan(&m, &[], None).unwrap_err().to_string(),
+            "evals[0]: no integer tp"
+        );
         m["multi_node"]["8k1k"][0]["decode"] = Value::Null;
         assert_eq!(
-            plan(&m, &[], None).unwrap_err(),
+            plan(&m, &[], None).unwrap_err().to_string(),
             "multi_node.8k1k[0]: no decode workers"
         );
     }

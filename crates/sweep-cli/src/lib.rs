@@ -73,6 +73,18 @@ impl Classify for sweep_model::fsio::ReadError {
     }
 }
 
+/// A YAML file that cannot be read is a missing input; one that is not
+/// valid YAML is the input refused.
+impl Classify for sweep_model::yaml::YamlError {
+    fn kind(&self) -> Kind {
+        if self.unreadable {
+            Kind::Failed
+        } else {
+            Kind::Rejected
+        }
+    }
+}
+
 impl Classify for std::io::Error {
     fn kind(&self) -> Kind {
         Kind::Failed
@@ -241,21 +253,48 @@ pub fn error_prefix(tool: &str) -> String {
     format!("{tool}: error: ")
 }
 
+/// Where a tool's `::error::` annotation goes. GitHub reads workflow
+/// commands from both streams; a tool whose stdout is data that its caller
+/// captures or discards (a report, a matrix) annotates on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Annotations {
+    /// With the tool's other output (the default).
+    Stdout,
+    /// Next to the error line.
+    Stderr,
+}
+
 /// Prints `failure` (once) for `tool`: an `::error::` annotation on stdout
 /// inside GitHub Actions, then `<tool>: error: <message>` on stderr.
 pub fn report(tool: &str, failure: &Failure) {
+    report_to(tool, Annotations::Stdout, failure);
+}
+
+/// [`report`] with the annotation on the stream `annotations` names.
+pub fn report_to(tool: &str, annotations: Annotations, failure: &Failure) {
     if let Some(msg) = failure.message() {
-        annotate(Level::Error, failure.file.as_deref(), failure.line, &msg);
+        let (file, line) = (failure.file.as_deref(), failure.line);
+        match annotations {
+            Annotations::Stdout => annotate(Level::Error, file, line, &msg),
+            Annotations::Stderr if in_actions() => {
+                eprintln!("{}", annotation(Level::Error, file, line, &msg));
+            }
+            Annotations::Stderr => {}
+        }
         eprintln!("{}{msg}", error_prefix(tool));
     }
 }
 
 /// Maps an outcome onto the exit contract, printing a failure once.
 pub fn finish(tool: &str, outcome: Outcome) -> ExitCode {
+    finish_to(tool, Annotations::Stdout, outcome)
+}
+
+fn finish_to(tool: &str, annotations: Annotations, outcome: Outcome) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::from(OK),
         Err(f) => {
-            report(tool, &f);
+            report_to(tool, annotations, &f);
             ExitCode::from(f.code())
         }
     }
@@ -265,6 +304,16 @@ pub fn finish(tool: &str, outcome: Outcome) -> ExitCode {
 /// contract (see the crate docs). Usage errors are clap's own (exit 2).
 pub fn main(tool: &str, command: impl FnOnce() -> Outcome) -> ExitCode {
     finish(tool, command())
+}
+
+/// [`main`] for a tool whose failure annotation goes to stderr (see
+/// [`Annotations`]).
+pub fn main_with(
+    tool: &str,
+    annotations: Annotations,
+    command: impl FnOnce() -> Outcome,
+) -> ExitCode {
+    finish_to(tool, annotations, command())
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@
 //! The families are one table, [`FAMILIES`]: the workflow files name none
 //! (docs/limits.md has the budgets and GitHub's numbers behind them).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 use sweep_model::json_type::json_type_name;
@@ -239,7 +239,7 @@ impl Family {
     ///
     /// # Errors
     /// The path holds something else than a list (or its top is no object).
-    pub fn rows<'a>(&self, ssc: &'a Map<String, Value>) -> Result<&'a [Value], String> {
+    pub fn rows<'a>(&self, ssc: &'a Map<String, Value>) -> Result<&'a [Value], SplitError> {
         let absent = |v: Option<&Value>| matches!(v, None | Some(Value::Null));
         let (top, bucket) = self.path;
         let v = match bucket {
@@ -247,17 +247,16 @@ impl Family {
             Some(b) => match ssc.get(top) {
                 v if absent(v) => None,
                 Some(Value::Object(m)) => m.get(b),
-                Some(_) => return Err(format!("search-space config: {top} is not an object")),
+                Some(_) => return Err(SplitError::TopNotObject { top }),
                 None => None,
             },
         };
         match v {
             v if absent(v) => Ok(&[]),
             Some(Value::Array(a)) => Ok(a),
-            Some(_) => Err(format!(
-                "search-space config: {} is not a list",
-                self.label()
-            )),
+            Some(_) => Err(SplitError::NotList {
+                family: self.label(),
+            }),
             None => Ok(&[]),
         }
     }
@@ -313,7 +312,11 @@ fn part_row(
 /// One family's legs dealt evenly over as few parts as hold them (300 legs
 /// become 150 + 150, not 256 + 44), each part as JSON, checked against the
 /// job-output and environment-string budgets.
-fn family_parts(f: &Family, rows: &[Value], budget: &mut Budget) -> Result<Vec<String>, String> {
+fn family_parts(
+    f: &Family,
+    rows: &[Value],
+    budget: &mut Budget,
+) -> Result<Vec<String>, SplitError> {
     let parts = rows.len().div_ceil(MAX_LEGS_PER_JOB);
     let per = if parts == 0 {
         0
@@ -322,25 +325,26 @@ fn family_parts(f: &Family, rows: &[Value], budget: &mut Budget) -> Result<Vec<S
     };
     let mut out = Vec::with_capacity(parts);
     for (i, row) in rows.iter().enumerate() {
-        let len = serde_json::to_string(row).map_err(|e| e.to_string())?.len();
+        let len = serde_json::to_string(row)?.len();
         if len > MAX_ENV_STRING_BYTES {
-            return Err(format!(
-                "{}[{i}]: the row is {len} bytes of JSON, above the {MAX_ENV_STRING_BYTES} one environment string may hold (Linux's 128 KiB); a field of it would not reach the leg",
-                f.label()
-            ));
+            return Err(SplitError::RowTooLarge {
+                family: f.label(),
+                index: i,
+                bytes: len,
+            });
         }
         budget.largest_row = budget.largest_row.max(len);
     }
     for chunk in rows.chunks(per.max(1)).take(parts) {
-        let text = serde_json::to_string(chunk).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string(chunk)?;
         let size = utf16_bytes(&text);
         if size > MAX_JOB_OUTPUT_UTF16_BYTES {
-            return Err(format!(
-                "{}: {} legs; a part of {} legs is {size} bytes of job output as GitHub counts them (UTF-16), above the {MAX_JOB_OUTPUT_UTF16_BYTES} allowed (GitHub's limit: 1 MB per job); narrow the sweep or split it over runs",
-                f.label(),
-                rows.len(),
-                chunk.len()
-            ));
+            return Err(SplitError::PartTooLarge {
+                family: f.label(),
+                legs: rows.len(),
+                part_legs: chunk.len(),
+                bytes: size,
+            });
         }
         budget.largest_job_output = budget.largest_job_output.max(size);
         budget.run_output += size;
@@ -364,13 +368,13 @@ pub fn split(
     without_canary: bool,
     family: Option<&str>,
     part: usize,
-) -> Result<Split, String> {
+) -> Result<Split, SplitError> {
     // The canary is the one leg the fan-out runs first ([`canary::select`]).
-    let picked = canary::select(ssc).map_err(|e| e.to_string())?;
+    let picked = canary::select(ssc)?;
     let mut budget = Budget::default();
     if family == Some(CANARY) {
         if part != 1 || picked.canary.is_empty() {
-            return Err(format!("the canary is one part of one leg, no part {part}"));
+            return Err(SplitError::NoCanaryPart { part });
         }
         let text = Value::Array(picked.canary).to_string();
         budget.largest_job_output = utf16_bytes(&text);
@@ -391,25 +395,25 @@ pub fn split(
         ssc
     };
     let Value::Object(top) = ssc else {
-        return Err("search-space config must be a JSON object".into());
+        return Err(SplitError::NotObject);
     };
     if let Some(stem) = family {
         let Some(f) = FAMILIES.iter().find(|f| f.stem == stem) else {
             let known: Vec<&str> = FAMILIES.iter().map(|f| f.stem).collect();
-            return Err(format!(
-                "unknown family {stem:?} (one of {})",
-                known.join(", ")
-            ));
+            return Err(SplitError::UnknownFamily {
+                stem: stem.to_string(),
+                known: known.join(", "),
+            });
         };
         let rows = f.rows(top)?;
         let parts = family_parts(f, rows, &mut budget)?;
         if part == 0 || part > parts.len() {
-            return Err(format!(
-                "{} has {} legs in {} part(s), no part {part}",
-                f.label(),
-                rows.len(),
-                parts.len()
-            ));
+            return Err(SplitError::NoSuchPart {
+                family: f.label(),
+                legs: rows.len(),
+                parts: parts.len(),
+                part,
+            });
         }
         let text = parts[part - 1].clone();
         let summary = format!(
@@ -465,10 +469,10 @@ pub fn split(
     let mut outputs = vec![("canary-parts".to_string(), canary_parts.to_string())];
     for (g, parts) in GROUPS.iter().zip(&groups) {
         if parts.len() > MAX_PARTS_PER_GROUP {
-            return Err(format!(
-                "the {g} legs need {} parts of at most {MAX_LEGS_PER_JOB} legs: more than the {MAX_PARTS_PER_GROUP} jobs GitHub runs from one matrix; narrow the sweep or split it over runs",
-                parts.len()
-            ));
+            return Err(SplitError::TooManyParts {
+                group: g,
+                parts: parts.len(),
+            });
         }
         budget.most_parts = budget.most_parts.max(parts.len());
         let text = Value::Array(parts.clone()).to_string();
@@ -476,17 +480,16 @@ pub fn split(
         outputs.push((format!("{g}-parts"), text));
     }
     if setup_output > MAX_JOB_OUTPUT_UTF16_BYTES {
-        return Err(format!(
-            "the parts lists are {setup_output} bytes of job output (UTF-16), above the {MAX_JOB_OUTPUT_UTF16_BYTES} allowed (GitHub's limit: 1 MB per job)"
-        ));
+        return Err(SplitError::SetupOutputTooLarge {
+            bytes: setup_output,
+        });
     }
     budget.largest_job_output = budget.largest_job_output.max(setup_output);
     budget.run_output += setup_output;
     if budget.run_output > MAX_RUN_OUTPUT_UTF16_BYTES {
-        return Err(format!(
-            "the sweep's plan jobs would output {} bytes (UTF-16), above the {MAX_RUN_OUTPUT_UTF16_BYTES} allowed (GitHub's limit: 50 MB of outputs per run); narrow the sweep or split it over runs",
-            budget.run_output
-        ));
+        return Err(SplitError::RunOutputTooLarge {
+            bytes: budget.run_output,
+        });
     }
     if total == 0 {
         summary
@@ -506,24 +509,100 @@ pub fn split(
 }
 
 /// Why a search-space config could not be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum ReadConfigError {
-    /// The file is missing or cannot be read: the job cannot be done (exit 2).
-    #[error("{0}")]
-    Unreadable(String),
-    /// The file is too large or not JSON: the input is rejected (exit 1).
-    #[error("{0}")]
-    Invalid(String),
+    /// The file is missing or cannot be read: the job cannot be done.
+    #[error("{}: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is larger than [`MAX_CONFIG_BYTES`]: the input is refused.
+    #[error("{}: {bytes} bytes, above the {MAX_CONFIG_BYTES} bytes accepted", path.display())]
+    TooLarge { path: PathBuf, bytes: u64 },
+    /// The file is not JSON: the input is refused.
+    #[error("{}:{}: search-space config is not valid JSON: {source}", path.display(), source.line())]
+    NotJson {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
-impl ReadConfigError {
-    /// The exit code of the contract (`sweep_model::exit`).
-    #[must_use]
-    pub fn exit_code(&self) -> u8 {
+/// An unreadable file is "could not do the job"; a file too large or not
+/// JSON is the input refused.
+impl sweep_cli::Classify for ReadConfigError {
+    fn kind(&self) -> sweep_cli::Kind {
         match self {
-            ReadConfigError::Unreadable(_) => sweep_model::exit::FAILED,
-            ReadConfigError::Invalid(_) => sweep_model::exit::REJECTED,
+            ReadConfigError::Unreadable { .. } => sweep_cli::Kind::Failed,
+            ReadConfigError::TooLarge { .. } | ReadConfigError::NotJson { .. } => {
+                sweep_cli::Kind::Rejected
+            }
         }
+    }
+}
+
+/// Why a search-space config cannot be split into legs: the config is
+/// refused (its shape, an unknown family or part, or a GitHub budget it
+/// passes; the message names which).
+#[derive(Debug, thiserror::Error)]
+pub enum SplitError {
+    #[error("search-space config: {top} is not an object")]
+    TopNotObject { top: &'static str },
+    #[error("search-space config: {family} is not a list")]
+    NotList { family: String },
+    #[error("search-space config must be a JSON object")]
+    NotObject,
+    #[error(transparent)]
+    Canary(#[from] canary::CanaryError),
+    #[error("cannot serialise a row: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error(
+        "{family}[{index}]: the row is {bytes} bytes of JSON, above the {MAX_ENV_STRING_BYTES} one environment string may hold (Linux's 128 KiB); a field of it would not reach the leg"
+    )]
+    RowTooLarge {
+        family: String,
+        index: usize,
+        bytes: usize,
+    },
+    #[error(
+        "{family}: {legs} legs; a part of {part_legs} legs is {bytes} bytes of job output as GitHub counts them (UTF-16), above the {MAX_JOB_OUTPUT_UTF16_BYTES} allowed (GitHub's limit: 1 MB per job); narrow the sweep or split it over runs"
+    )]
+    PartTooLarge {
+        family: String,
+        legs: usize,
+        part_legs: usize,
+        bytes: usize,
+    },
+    #[error("the canary is one part of one leg, no part {part}")]
+    NoCanaryPart { part: usize },
+    #[error("unknown family {stem:?} (one of {known})")]
+    UnknownFamily { stem: String, known: String },
+    #[error("{family} has {legs} legs in {parts} part(s), no part {part}")]
+    NoSuchPart {
+        family: String,
+        legs: usize,
+        parts: usize,
+        part: usize,
+    },
+    #[error(
+        "the {group} legs need {parts} parts of at most {MAX_LEGS_PER_JOB} legs: more than the {MAX_PARTS_PER_GROUP} jobs GitHub runs from one matrix; narrow the sweep or split it over runs"
+    )]
+    TooManyParts { group: &'static str, parts: usize },
+    #[error(
+        "the parts lists are {bytes} bytes of job output (UTF-16), above the {MAX_JOB_OUTPUT_UTF16_BYTES} allowed (GitHub's limit: 1 MB per job)"
+    )]
+    SetupOutputTooLarge { bytes: usize },
+    #[error(
+        "the sweep's plan jobs would output {bytes} bytes (UTF-16), above the {MAX_RUN_OUTPUT_UTF16_BYTES} allowed (GitHub's limit: 50 MB of outputs per run); narrow the sweep or split it over runs"
+    )]
+    RunOutputTooLarge { bytes: usize },
+}
+
+impl sweep_cli::Classify for SplitError {
+    fn kind(&self) -> sweep_cli::Kind {
+        sweep_cli::Kind::Rejected
     }
 }
 
@@ -532,29 +611,42 @@ impl ReadConfigError {
 /// # Errors
 /// The file cannot be read, is larger than the limit or is not JSON.
 pub fn read_config(path: &Path) -> Result<Value, ReadConfigError> {
-    let unreadable =
-        |e: std::io::Error| ReadConfigError::Unreadable(format!("{}: {e}", path.display()));
+    let unreadable = |source| ReadConfigError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    };
     let meta = std::fs::metadata(path).map_err(unreadable)?;
     if meta.len() > MAX_CONFIG_BYTES {
-        return Err(ReadConfigError::Invalid(format!(
-            "{}: {} bytes, above the {MAX_CONFIG_BYTES} bytes accepted",
-            path.display(),
-            meta.len()
-        )));
+        return Err(ReadConfigError::TooLarge {
+            path: path.to_path_buf(),
+            bytes: meta.len(),
+        });
     }
     let text = std::fs::read_to_string(path).map_err(unreadable)?;
-    serde_json::from_str(&text).map_err(|e| {
-        ReadConfigError::Invalid(format!(
-            "{}:{}: search-space config is not valid JSON: {e}",
-            path.display(),
-            e.line()
-        ))
+    serde_json::from_str(&text).map_err(|source| ReadConfigError::NotJson {
+        path: path.to_path_buf(),
+        source,
     })
 }
 
 /// The shapes `generate-matrix changelog-metadata` reads, for messages.
 pub const METADATA_INPUT_SHAPE: &str = "a search-space config (a JSON object) \
 or a matrix list (an array of job objects with 'runner' and 'framework')";
+
+/// The input of [`changelog_metadata`] is neither a search-space config nor
+/// a matrix list (`got` says what it is): the input is refused.
+#[derive(Debug, thiserror::Error)]
+#[error("expected {METADATA_INPUT_SHAPE}; {got}")]
+pub struct MetadataError {
+    /// What the input is instead ("got null", "its 'changelog_metadata' is …").
+    pub got: String,
+}
+
+impl sweep_cli::Classify for MetadataError {
+    fn kind(&self) -> sweep_cli::Kind {
+        sweep_cli::Kind::Rejected
+    }
+}
 
 /// The changelog metadata of a search-space config, as `generate-matrix
 /// changelog-metadata` writes it: the config's `changelog_metadata` object,
@@ -565,8 +657,8 @@ or a matrix list (an array of job objects with 'runner' and 'framework')";
 /// # Errors
 /// Any other input (`null`, a number, `[1, 2]`, a `changelog_metadata` that
 /// is not an object): "expected … ; got …", without the file name.
-pub fn changelog_metadata(config: &Value) -> Result<Value, String> {
-    let refuse = |got: String| Err(format!("expected {METADATA_INPUT_SHAPE}; {got}"));
+pub fn changelog_metadata(config: &Value) -> Result<Value, MetadataError> {
+    let refuse = |got: String| Err(MetadataError { got });
     match config {
         Value::Object(m) => match m.get("changelog_metadata") {
             None => Ok(Value::Object(Map::new())),
@@ -701,22 +793,69 @@ fn denied(k: &str) -> bool {
     DENIED.contains(&k) || DENIED_PREFIXES.iter().any(|p| k.starts_with(p))
 }
 
+/// Why one `KEY=VALUE` setting is refused (see [`parse_setting`]).
+#[derive(Debug, thiserror::Error)]
+pub enum SettingError {
+    #[error("{0:?} is not KEY=VALUE")]
+    NotKeyValue(String),
+    #[error("{0:?} is not a plain variable name (letters, digits, _)")]
+    NotAName(String),
+    #[error("{0}: the value has a line break or NUL")]
+    LineBreak(String),
+    #[error("{0} may not be set")]
+    Denied(String),
+}
+
+/// Why a leg environment or a worker's settings are refused: the input is
+/// refused (exit 1); the message names the line or the entry.
+#[derive(Debug, thiserror::Error)]
+pub enum LegEnvError {
+    #[error("leg-env: {bytes} bytes, above the {MAX_LEG_ENV_BYTES} bytes accepted")]
+    TooLarge { bytes: usize },
+    #[error("--default: {0}")]
+    Default(#[source] SettingError),
+    #[error("leg-env line {line}: {source}")]
+    Line {
+        line: usize,
+        #[source]
+        source: SettingError,
+    },
+    #[error(
+        "leg-env line {line}: {key} is a benchmark template variable, set from the matrix row or an input"
+    )]
+    TemplateVar { line: usize, key: String },
+    #[error("additional-settings #{index}: not JSON: {source}")]
+    SettingsNotJson {
+        index: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("additional-settings #{index}: expected a list, found {found}")]
+    SettingsNotList { index: usize, found: Value },
+    #[error("additional-settings entry: {0}")]
+    SettingsEntry(#[source] SettingError),
+}
+
+impl sweep_cli::Classify for LegEnvError {
+    fn kind(&self) -> sweep_cli::Kind {
+        sweep_cli::Kind::Rejected
+    }
+}
+
 /// Parses one `KEY=VALUE` setting: a plain variable name, a value without
 /// newlines (taken verbatim, never evaluated), and not a denied name.
-pub fn parse_setting(kv: &str) -> Result<(String, String), String> {
+pub fn parse_setting(kv: &str) -> Result<(String, String), SettingError> {
     let Some((k, v)) = kv.split_once('=') else {
-        return Err(format!("{kv:?} is not KEY=VALUE"));
+        return Err(SettingError::NotKeyValue(kv.to_string()));
     };
     if !is_name(k) {
-        return Err(format!(
-            "{k:?} is not a plain variable name (letters, digits, _)"
-        ));
+        return Err(SettingError::NotAName(k.to_string()));
     }
     if v.contains(['\n', '\r', '\0']) {
-        return Err(format!("{k}: the value has a line break or NUL"));
+        return Err(SettingError::LineBreak(k.to_string()));
     }
     if denied(k) {
-        return Err(format!("{k} may not be set"));
+        return Err(SettingError::Denied(k.to_string()));
     }
     Ok((k.to_string(), v.to_string()))
 }
@@ -724,12 +863,12 @@ pub fn parse_setting(kv: &str) -> Result<(String, String), String> {
 /// Parses the caller's `leg-env` (one `KEY=VALUE` a line; blank lines and
 /// lines starting with `#` skipped) over `defaults`; the template's own
 /// variables are refused. Later lines win.
-pub fn parse_leg_env(text: &str, defaults: &[String]) -> Result<Vec<(String, String)>, String> {
+pub fn parse_leg_env(
+    text: &str,
+    defaults: &[String],
+) -> Result<Vec<(String, String)>, LegEnvError> {
     if text.len() > MAX_LEG_ENV_BYTES {
-        return Err(format!(
-            "leg-env: {} bytes, above the {MAX_LEG_ENV_BYTES} bytes accepted",
-            text.len()
-        ));
+        return Err(LegEnvError::TooLarge { bytes: text.len() });
     }
     let mut out: Vec<(String, String)> = Vec::new();
     let mut put = |k: String, v: String| {
@@ -737,7 +876,7 @@ pub fn parse_leg_env(text: &str, defaults: &[String]) -> Result<Vec<(String, Str
         out.push((k, v));
     };
     for d in defaults {
-        let (k, v) = parse_setting(d).map_err(|e| format!("--default: {e}"))?;
+        let (k, v) = parse_setting(d).map_err(LegEnvError::Default)?;
         put(k, v);
     }
     for (n, line) in text.lines().enumerate() {
@@ -745,12 +884,15 @@ pub fn parse_leg_env(text: &str, defaults: &[String]) -> Result<Vec<(String, Str
         if t.trim().is_empty() || t.trim_start().starts_with('#') {
             continue;
         }
-        let (k, v) = parse_setting(t).map_err(|e| format!("leg-env line {}: {e}", n + 1))?;
+        let (k, v) = parse_setting(t).map_err(|source| LegEnvError::Line {
+            line: n + 1,
+            source,
+        })?;
         if TEMPLATE_VARS.contains(&k.as_str()) {
-            return Err(format!(
-                "leg-env line {}: {k} is a benchmark template variable, set from the matrix row or an input",
-                n + 1
-            ));
+            return Err(LegEnvError::TemplateVar {
+                line: n + 1,
+                key: k,
+            });
         }
         put(k, v);
     }
@@ -758,19 +900,22 @@ pub fn parse_leg_env(text: &str, defaults: &[String]) -> Result<Vec<(String, Str
 }
 
 /// The settings of each JSON list, in order, checked by [`parse_setting`].
-pub fn worker_settings(lists: &[String]) -> Result<Vec<(String, String)>, String> {
+pub fn worker_settings(lists: &[String]) -> Result<Vec<(String, String)>, LegEnvError> {
     let mut out = Vec::new();
     for (i, text) in lists.iter().enumerate() {
         let v: Value = serde_json::from_str(if text.trim().is_empty() { "null" } else { text })
-            .map_err(|e| format!("additional-settings #{}: not JSON: {e}", i + 1))?;
+            .map_err(|source| LegEnvError::SettingsNotJson {
+                index: i + 1,
+                source,
+            })?;
         let items = match v {
             Value::Null => Vec::new(),
             Value::Array(a) => a,
-            other => {
-                return Err(format!(
-                    "additional-settings #{}: expected a list, found {other}",
-                    i + 1
-                ));
+            found => {
+                return Err(LegEnvError::SettingsNotList {
+                    index: i + 1,
+                    found,
+                });
             }
         };
         for item in items {
@@ -778,7 +923,7 @@ pub fn worker_settings(lists: &[String]) -> Result<Vec<(String, String)>, String
                 Value::String(s) => s,
                 other => other.to_string(),
             };
-            out.push(parse_setting(&s).map_err(|e| format!("additional-settings entry: {e}"))?);
+            out.push(parse_setting(&s).map_err(LegEnvError::SettingsEntry)?);
         }
     }
     Ok(out)
@@ -814,15 +959,31 @@ pub fn bucket_rows(rows: Vec<Value>, command_line: &str) -> Result<Value, String
 
 /// Splits a manual-entry command line into arguments (POSIX shell quoting
 /// rules, nothing evaluated) and checks its subcommand.
-pub fn command_words(line: &str) -> Result<Vec<String>, String> {
-    let words = shlex::split(line)
-        .ok_or_else(|| format!("command line {line:?} has an unterminated quote or escape"))?;
+pub fn command_words(line: &str) -> Result<Vec<String>, CommandLineError> {
+    let words =
+        shlex::split(line).ok_or_else(|| CommandLineError::Unterminated(line.to_string()))?;
     match words.first().map(String::as_str) {
         Some("full-sweep" | "test-config") => Ok(words),
-        Some(other) => Err(format!(
-            "command line starts with {other:?}: only `full-sweep …` and `test-config …` are accepted"
-        )),
-        None => Err("command line is empty: give `full-sweep …` or `test-config …`".into()),
+        Some(other) => Err(CommandLineError::Subcommand(other.to_string())),
+        None => Err(CommandLineError::Empty),
+    }
+}
+
+/// Why a manual-entry command line is refused before it is parsed: a
+/// usage error of the manual entry (exit 2, as clap's own).
+#[derive(Debug, thiserror::Error)]
+pub enum CommandLineError {
+    #[error("command line {0:?} has an unterminated quote or escape")]
+    Unterminated(String),
+    #[error("command line starts with {0:?}: only `full-sweep …` and `test-config …` are accepted")]
+    Subcommand(String),
+    #[error("command line is empty: give `full-sweep …` or `test-config …`")]
+    Empty,
+}
+
+impl sweep_cli::Classify for CommandLineError {
+    fn kind(&self) -> sweep_cli::Kind {
+        sweep_cli::Kind::Failed
     }
 }
 
@@ -879,7 +1040,9 @@ mod tests {
             let v: Vec<Value> = serde_json::from_str(out(&s, "rows")).unwrap();
             assert_eq!(v.len(), 200, "part {k}");
         }
-        let e = split(&ssc, false, Some("sn-1k1k"), 4).unwrap_err();
+        let e = split(&ssc, false, Some("sn-1k1k"), 4)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("3 part(s), no part 4"), "{e}");
         assert!(split(&ssc, false, Some("mn-agentic"), 1).is_err());
         // Without the canary: one row fewer in the single-node buckets.
@@ -893,7 +1056,9 @@ mod tests {
         let s = split(&json!({"evals": rows(513, 1024)}), false, None, 1).unwrap();
         assert_eq!(parts(&s, "eval").len(), 3);
         let big = rows(MAX_PARTS_PER_GROUP * MAX_LEGS_PER_JOB + 1, 1024);
-        let e = split(&json!({"evals": big}), false, None, 1).unwrap_err();
+        let e = split(&json!({"evals": big}), false, None, 1)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("257 parts") && e.contains("256 jobs"), "{e}");
     }
 
@@ -903,14 +1068,18 @@ mod tests {
         let fat: Vec<Value> = (0..256)
             .map(|i| json!({"conc": i, "isl": 1024, "pad": "x".repeat(2000)}))
             .collect();
-        let e = split(&json!({"evals": fat}), false, None, 1).unwrap_err();
+        let e = split(&json!({"evals": fat}), false, None, 1)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("UTF-16") && e.contains("evals"), "{e}");
     }
 
     #[test]
     fn a_row_larger_than_one_environment_string_is_refused() {
         let row = json!({"conc": 1, "pad": "x".repeat(MAX_ENV_STRING_BYTES)});
-        let e = split(&json!({"evals": [row]}), false, None, 1).unwrap_err();
+        let e = split(&json!({"evals": [row]}), false, None, 1)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("evals[0]") && e.contains("environment string"),
             "{e}"
@@ -947,7 +1116,7 @@ mod tests {
             ("A B=1", "plain variable name"),
             ("novalue", "KEY=VALUE"),
         ] {
-            let e = parse_leg_env(bad, &[]).unwrap_err();
+            let e = parse_leg_env(bad, &[]).unwrap_err().to_string();
             assert!(e.contains("line 1") && e.contains(why), "{bad}: {e}");
         }
     }

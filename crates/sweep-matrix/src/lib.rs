@@ -20,3 +20,19 @@ pub mod row;
 pub const MASTER_CONFIGS: [&str; 2] = ["configs/amd-master.yaml", "configs/nvidia-master.yaml"];
 /// Fixed runner-config path.
 pub const RUNNER_CONFIG: &str = "configs/runners.yaml";
+
+/// An invalid config or runner file, or rows that cannot be generated from
+/// valid ones, is the check saying no; a file that cannot be read is a
+/// missing input.
+impl sweep_cli::Classify for row::GenError {
+    fn kind(&self) -> sweep_cli::Kind {
+        match self {
+            row::GenError::Config(c)
+                if c.kind == sweep_model::config::ConfigErrorKind::Unreadable =>
+            {
+                sweep_cli::Kind::Failed
+            }
+            row::GenError::Config(_) | row::GenError::Generate(_) => sweep_cli::Kind::Rejected,
+        }
+    }
+}

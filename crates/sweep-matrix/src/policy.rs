@@ -210,18 +210,44 @@ pub fn decide(input: &PolicyInput) -> Decisions {
 /// The error text for conflicting primary labels (the reference's wording).
 pub const CONFLICT_MESSAGE: &str = "PR has multiple conflicting sweep labels. Pick exactly one.";
 
+/// Why the label list or the event payload is refused (exit 1: the input
+/// the policy decides from is invalid).
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyInputError {
+    #[error("labels are not valid JSON: {0}")]
+    LabelsNotJson(#[source] serde_json::Error),
+    #[error("labels must be a JSON array of label names")]
+    LabelsNotArray,
+    #[error("labels[{index}] has no string 'name'")]
+    LabelWithoutName { index: usize },
+    #[error("labels[{index}] is not a string: {found}")]
+    LabelNotString {
+        index: usize,
+        found: serde_json::Value,
+    },
+    #[error(
+        "the event payload is {found}; expected a JSON object (the webhook payload of the event)"
+    )]
+    EventNotObject { found: &'static str },
+}
+
+impl sweep_cli::Classify for PolicyInputError {
+    fn kind(&self) -> sweep_cli::Kind {
+        sweep_cli::Kind::Rejected
+    }
+}
+
 /// Parses the PR label list as the workflow passes it: a JSON array of
 /// strings (`toJson(github.event.pull_request.labels.*.name)`); empty,
 /// `null` and `[]` mean no labels.
-pub fn parse_labels(text: &str) -> Result<Vec<String>, String> {
+pub fn parse_labels(text: &str) -> Result<Vec<String>, PolicyInputError> {
     let t = text.trim();
     if t.is_empty() || t == "null" {
         return Ok(Vec::new());
     }
-    let v: serde_json::Value =
-        serde_json::from_str(t).map_err(|e| format!("labels are not valid JSON: {e}"))?;
+    let v: serde_json::Value = serde_json::from_str(t).map_err(PolicyInputError::LabelsNotJson)?;
     let serde_json::Value::Array(items) = v else {
-        return Err("labels must be a JSON array of label names".into());
+        return Err(PolicyInputError::LabelsNotArray);
     };
     items
         .into_iter()
@@ -231,9 +257,9 @@ pub fn parse_labels(text: &str) -> Result<Vec<String>, String> {
             // The event payload form: [{"name": "…"}, …].
             serde_json::Value::Object(mut o) => match o.remove("name") {
                 Some(serde_json::Value::String(s)) => Ok(s),
-                _ => Err(format!("labels[{i}] has no string 'name'")),
+                _ => Err(PolicyInputError::LabelWithoutName { index: i }),
             },
-            other => Err(format!("labels[{i}] is not a string: {other}")),
+            found => Err(PolicyInputError::LabelNotString { index: i, found }),
         })
         .collect()
 }
@@ -245,14 +271,13 @@ pub fn parse_labels(text: &str) -> Result<Vec<String>, String> {
 ///
 /// # Errors
 /// The payload is not an object: "the event payload is …; expected …".
-pub fn check_event(event: &serde_json::Value) -> Result<(), String> {
+pub fn check_event(event: &serde_json::Value) -> Result<(), PolicyInputError> {
     if event.is_object() {
         return Ok(());
     }
-    Err(format!(
-        "the event payload is {}; expected a JSON object (the webhook payload of the event)",
-        sweep_model::json_type::json_type_name(event)
-    ))
+    Err(PolicyInputError::EventNotObject {
+        found: sweep_model::json_type::json_type_name(event),
+    })
 }
 
 /// Fills the fields of `input` that were not given explicitly from a GitHub

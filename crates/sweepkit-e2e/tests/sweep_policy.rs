@@ -342,9 +342,19 @@ fn parse_labels_accepts_names_payload_objects_and_empty() {
     assert_eq!(parse_labels("null").unwrap(), Vec::<String>::new());
     assert_eq!(parse_labels(r#"["a","b"]"#).unwrap(), vec!["a", "b"]);
     assert_eq!(parse_labels(r#"[{"name":"a"}]"#).unwrap(), vec!["a"]);
-    assert!(parse_labels("{}").unwrap_err().contains("array"));
-    assert!(parse_labels("[1]").unwrap_err().contains("labels[0]"));
-    assert!(parse_labels("[").unwrap_err().contains("JSON"));
+    assert!(
+        parse_labels("{}")
+            .unwrap_err()
+            .to_string()
+            .contains("array")
+    );
+    assert!(
+        parse_labels("[1]")
+            .unwrap_err()
+            .to_string()
+            .contains("labels[0]")
+    );
+    assert!(parse_labels("[").unwrap_err().to_string().contains("JSON"));
 }
 
 #[test]

@@ -2,9 +2,8 @@
 //! step outputs.
 
 use serde_json::Value;
-use std::process::ExitCode;
+use sweep_cli::{Failure, Outcome, ResultExt as _};
 use sweep_matrix::canary::select_str;
-use sweep_model::gha::{self, Level};
 
 /// `generate-matrix canary`: reads the search-space config from
 /// `--search-space-config` (env `SEARCH_SPACE`, the reference's name) or a file.
@@ -29,46 +28,37 @@ pub(crate) struct CanaryArgs {
 /// Runs `canary`: prints `{"canary-config": [...], "remaining-search-space-config": {...}}`
 /// and writes both as compact single-line step outputs. Exit 1 on an invalid
 /// config, 2 when the input file cannot be read.
-pub(crate) fn run(args: &CanaryArgs) -> ExitCode {
+pub(crate) fn run(args: &CanaryArgs) -> Outcome {
     let (origin, text) = match (&args.input, &args.search_space_config) {
-        (Some(p), _) => match std::fs::read_to_string(p) {
-            Ok(t) => (p.display().to_string(), t),
-            Err(e) => {
-                // A missing or unreadable input: the job cannot be done.
-                eprintln!("error: {}: cannot read: {e}", p.display());
-                return ExitCode::from(2);
-            }
-        },
+        // A missing or unreadable input: the job cannot be done.
+        (Some(p), _) => (
+            p.display().to_string(),
+            std::fs::read_to_string(p)
+                .or_failed()
+                .map_err(|f| f.context(format!("{}: cannot read", p.display())))?,
+        ),
         (None, Some(t)) => ("SEARCH_SPACE".to_string(), t.clone()),
         (None, None) => {
-            eprintln!("error: give --search-space-config (env SEARCH_SPACE) or --input FILE");
-            return ExitCode::from(2);
+            return Err(Failure::failed_msg(
+                "give --search-space-config (env SEARCH_SPACE) or --input FILE",
+            ));
         }
     };
-    let split = match select_str(&text) {
-        Ok(s) => s,
-        Err(e) => {
-            let msg = format!("{origin}: {e}");
-            gha::annotate(Level::Error, None, None, &msg);
-            eprintln!("error: {msg}");
-            return ExitCode::from(1);
-        }
-    };
+    let split = select_str(&text).map_err(|e| Failure::rejected(e).context(origin))?;
     let canary = Value::Array(split.canary.clone());
     let doc = serde_json::json!({
         "canary-config": canary,
         "remaining-search-space-config": split.remaining,
     });
-    sweep_model::stdout::println(&doc.to_string());
+    sweep_cli::stdout::println(&doc.to_string());
     let remaining_file = args
         .remaining_file
         .as_ref()
         .filter(|p| !p.as_os_str().is_empty());
-    if let Some(p) = remaining_file
-        && let Err(e) = sweep_model::fsio::write_atomic(p, split.remaining.to_string().as_bytes())
-    {
-        eprintln!("error: {}: cannot write: {e}", p.display());
-        return ExitCode::from(2);
+    if let Some(p) = remaining_file {
+        sweep_cli::write_atomic(p, split.remaining.to_string().as_bytes())
+            .or_failed()
+            .map_err(|f| f.context(format!("{}: cannot write", p.display())))?;
     }
     if let Some(path) = args
         .github_output
@@ -80,10 +70,9 @@ pub(crate) fn run(args: &CanaryArgs) -> ExitCode {
             outputs.push(("remaining-search-space-config", &split.remaining));
         }
         for (k, v) in outputs {
-            if let Err(e) = gha::write_output(path, k, &v.to_string()) {
-                eprintln!("error: {}: cannot write step outputs: {e}", path.display());
-                return ExitCode::from(2);
-            }
+            sweep_cli::write_output(path, k, &v.to_string())
+                .or_failed()
+                .map_err(|f| f.context(format!("{}: cannot write step outputs", path.display())))?;
         }
     }
     let summary = match split.canary.first() {
@@ -95,8 +84,8 @@ pub(crate) fn run(args: &CanaryArgs) -> ExitCode {
         ),
         None => "### Canary\n\nno single-node fixed-sequence candidate: no canary\n".to_string(),
     };
-    if let Err(e) = gha::append_step_summary(&summary) {
-        eprintln!("warning: cannot write the step summary: {e}");
+    if let Err(e) = sweep_cli::append_step_summary(&summary) {
+        eprintln!("generate-matrix: warning: cannot write the step summary: {e}");
     }
-    ExitCode::SUCCESS
+    Ok(())
 }

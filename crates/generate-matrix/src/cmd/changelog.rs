@@ -2,12 +2,10 @@
 //! the pipeline (`sweep_changelog::pipeline`) returns written out.
 
 use clap::Args;
-use std::io::Write as _;
-use std::process::ExitCode;
 use sweep_changelog::git::Repo;
 use sweep_changelog::pipeline::{self, Options};
 use sweep_changelog::report::{AnnotationStream, report};
-use sweep_model::exit;
+use sweep_cli::{Classify as _, Failure, Outcome};
 
 /// Flags of `generate-matrix changelog`.
 #[derive(Debug, Clone, Args)]
@@ -48,37 +46,29 @@ impl ChangelogArgs {
 
 /// `generate-matrix changelog`: 0 with the matrix on stdout, 1 on rejection,
 /// 2 when a git ref, the changelog or a config cannot be read.
-pub(crate) fn run(args: &ChangelogArgs) -> ExitCode {
+pub(crate) fn run(args: &ChangelogArgs) -> Outcome {
     let repo = Repo::new(".");
     match pipeline::run(&repo, &args.options()) {
         Ok(v) => {
-            // Written by hand (not println!) so a closed stdout is an error
-            // message, not a panic.
-            let written = serde_json::to_string(&v)
-                .map_err(std::io::Error::other)
-                .and_then(|s| {
-                    let mut out = std::io::stdout().lock();
-                    writeln!(out, "{s}").and_then(|()| out.flush())
-                });
-            match written {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: cannot write the matrix to stdout: {e}");
-                    ExitCode::from(exit::FAILED)
-                }
-            }
+            let s = serde_json::to_string(&v)
+                .map_err(|e| Failure::failed(e).context("cannot serialise the matrix"))?;
+            sweep_cli::stdout::println(&s);
+            Ok(())
         }
         Err(r) => {
-            // stdout is the matrix (the action captures it): annotate on stderr.
+            // The rejection's own report, annotated on the changelog line
+            // it is about; stdout is the matrix (the action captures it),
+            // so the annotation goes to stderr.
+            let prefix = sweep_cli::error_prefix(crate::TOOL);
             report(
                 &repo,
                 &args.changelog_file,
-                "error: ",
+                &prefix,
                 &r,
                 AnnotationStream::Stderr,
             );
             // 1 the change is rejected, 2 a ref or file could not be read.
-            ExitCode::from(sweep_cli::Classify::kind(&r).code())
+            Err(Failure::reported(r.kind()))
         }
     }
 }

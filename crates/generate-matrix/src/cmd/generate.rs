@@ -1,19 +1,15 @@
 //! `generate-matrix full-sweep` and `test-config`: their flags, the options
-//! they stand for, and generation errors mapped to exit codes.
+//! they stand for, and generation errors reported at the file and line.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{ArgAction, Args, ValueEnum};
+use sweep_cli::{Failure, Outcome};
 use sweep_matrix::generate::{
     CommonOptions, FullSweepOptions, LoadedConfigs, ScenarioType, TestConfigOptions,
     generate_full_sweep, generate_test_config,
 };
 use sweep_matrix::row::{EvalMode, GenError, Row};
-use sweep_model::config::ConfigErrorKind;
-use sweep_model::{exit, gha};
-
-use super::usage_error;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub(crate) enum SeqLen {
@@ -145,27 +141,24 @@ pub(crate) struct TestConfigArgs {
     conc: Option<Vec<i64>>,
 }
 
-/// The exit code of a generation error: an invalid config or runner file is
-/// the check saying no (1); one that cannot be read is a missing input (2).
-pub(crate) fn gen_exit_code(e: &GenError) -> ExitCode {
-    match e {
-        GenError::Config(c) if c.kind == ConfigErrorKind::Unreadable => exit::failed(),
-        GenError::Config(_) | GenError::Generate(_) => exit::rejected(),
+/// A generation error as a failure (its kind from `sweep_cli::Classify`:
+/// an invalid config or runner file is 1, one that cannot be read is 2),
+/// annotated on the config file and line it names.
+pub(crate) fn failure(e: GenError) -> Failure {
+    let at = match &e {
+        GenError::Config(c) => Some((c.file.display().to_string(), c.line)),
+        GenError::Generate(_) => None,
+    };
+    let f = Failure::from(e);
+    match &at {
+        Some((file, line)) => f.at((Some(file), *line)),
+        None => f,
     }
 }
 
-pub(crate) fn report(e: &GenError) -> ExitCode {
-    eprintln!("generate-matrix: error: {e}");
-    if let GenError::Config(c) = e {
-        let file = c.file.display().to_string();
-        gha::annotate(gha::Level::Error, Some(&file), c.line, &e.to_string());
-    }
-    gen_exit_code(e)
-}
-
-pub(crate) fn rows_out(rows: &[Row]) -> ExitCode {
-    sweep_model::stdout::println_json(rows);
-    ExitCode::SUCCESS
+fn rows_out(rows: &[Row]) -> Outcome {
+    sweep_cli::stdout::println_json(rows);
+    Ok(())
 }
 
 pub(crate) fn load(common: &CommonArgs) -> Result<LoadedConfigs, GenError> {
@@ -178,16 +171,14 @@ pub(crate) fn load(common: &CommonArgs) -> Result<LoadedConfigs, GenError> {
     Ok(loaded)
 }
 
-pub(crate) fn full_sweep(a: &FullSweepArgs) -> ExitCode {
-    match full_sweep_rows(a) {
-        Ok(rows) => rows_out(&rows),
-        Err(code) => code,
-    }
+pub(crate) fn full_sweep(a: &FullSweepArgs) -> Outcome {
+    rows_out(&full_sweep_rows(a)?)
 }
 
-pub(crate) fn full_sweep_rows(a: &FullSweepArgs) -> Result<Vec<Row>, ExitCode> {
+/// Usage errors (a bad flag value) are exit 2, as clap's own.
+pub(crate) fn full_sweep_rows(a: &FullSweepArgs) -> Result<Vec<Row>, Failure> {
     if a.step_size <= 1 {
-        return Err(usage_error(&format!(
+        return Err(Failure::failed_msg(format!(
             "--step-size must be greater than 1, got {}",
             a.step_size
         )));
@@ -195,7 +186,7 @@ pub(crate) fn full_sweep_rows(a: &FullSweepArgs) -> Result<Vec<Row>, ExitCode> {
     if let (Some(min), Some(max)) = (a.min_conc, a.max_conc)
         && min > max
     {
-        return Err(usage_error(&format!(
+        return Err(Failure::failed_msg(format!(
             "--min-conc ({min}) must be <= --max-conc ({max})"
         )));
     }
@@ -216,17 +207,14 @@ pub(crate) fn full_sweep_rows(a: &FullSweepArgs) -> Result<Vec<Row>, ExitCode> {
     };
     load(&a.common)
         .and_then(|l| generate_full_sweep(&l, &opts))
-        .map_err(|e| report(&e))
+        .map_err(failure)
 }
 
-pub(crate) fn test_config(a: &TestConfigArgs) -> ExitCode {
-    match test_config_rows(a) {
-        Ok(rows) => rows_out(&rows),
-        Err(code) => code,
-    }
+pub(crate) fn test_config(a: &TestConfigArgs) -> Outcome {
+    rows_out(&test_config_rows(a)?)
 }
 
-pub(crate) fn test_config_rows(a: &TestConfigArgs) -> Result<Vec<Row>, ExitCode> {
+pub(crate) fn test_config_rows(a: &TestConfigArgs) -> Result<Vec<Row>, Failure> {
     let opts = TestConfigOptions {
         common: a.common.options(),
         config_keys: a.config_keys.clone(),
@@ -234,5 +222,5 @@ pub(crate) fn test_config_rows(a: &TestConfigArgs) -> Result<Vec<Row>, ExitCode>
     };
     load(&a.common)
         .and_then(|l| generate_test_config(&l, &opts))
-        .map_err(|e| report(&e))
+        .map_err(failure)
 }

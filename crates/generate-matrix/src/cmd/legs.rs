@@ -3,22 +3,25 @@
 
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use sweep_cli::{Failure, Outcome, ResultExt as _};
 use sweep_matrix::legs::{changelog_metadata, parse_leg_env, read_config, split, worker_settings};
-use sweep_model::exit;
-use sweep_model::gha::{self, Level};
 
-/// Reports `msg` (annotated on `path` when given) and exits with `code`.
-fn fail_with(code: u8, path: Option<&Path>, msg: &str) -> ExitCode {
-    let file = path.map(|p| p.display().to_string());
-    gha::annotate(Level::Error, file.as_deref(), None, msg);
-    eprintln!("generate-matrix: error: {msg}");
-    ExitCode::from(code)
+/// Reads the search-space config at `input` and applies `f` to it; a
+/// failure of either is annotated on the file (the kind from the library
+/// error: unreadable 2, refused 1), `f`'s message prefixed with the path.
+fn on_config<T, E>(input: &Path, f: impl FnOnce(&Value) -> Result<T, E>) -> Result<T, Failure>
+where
+    Failure: From<E>,
+{
+    let file = input.display().to_string();
+    let at = |f: Failure| f.at((Some(&file), None));
+    let ssc = read_config(input).map_err(|e| at(e.into()))?;
+    f(&ssc).map_err(|e| at(Failure::from(e).context(file.clone())))
 }
 
-/// A rejected input (exit 1).
-fn fail(path: Option<&Path>, msg: &str) -> ExitCode {
-    fail_with(exit::REJECTED, path, msg)
+/// `path: cannot …` as an exit-2 failure.
+fn io_failure(path: &Path) -> impl FnOnce(Failure) -> Failure + '_ {
+    move |f| f.context(path.display().to_string())
 }
 
 /// `generate-matrix split`.
@@ -44,15 +47,10 @@ pub(crate) struct SplitArgs {
     pub(crate) github_output: Option<PathBuf>,
 }
 
-pub(crate) fn run_split(a: &SplitArgs) -> ExitCode {
-    let ssc = match read_config(&a.input) {
-        Ok(v) => v,
-        Err(e) => return fail_with(e.exit_code(), Some(&a.input), &e.to_string()),
-    };
-    let s = match split(&ssc, a.without_canary, a.family.as_deref(), a.part) {
-        Ok(s) => s,
-        Err(e) => return fail(Some(&a.input), &format!("{}: {e}", a.input.display())),
-    };
+pub(crate) fn run_split(a: &SplitArgs) -> Outcome {
+    let s = on_config(&a.input, |ssc| {
+        split(ssc, a.without_canary, a.family.as_deref(), a.part)
+    })?;
     match a
         .github_output
         .as_ref()
@@ -61,10 +59,9 @@ pub(crate) fn run_split(a: &SplitArgs) -> ExitCode {
         Some(out) => {
             // All outputs in one append after they are all computed: a
             // failure above leaves the file as it was.
-            if let Err(e) = append_lines(out, &s.outputs) {
-                eprintln!("generate-matrix: error: {}: {e}", out.display());
-                return ExitCode::from(2);
-            }
+            append_lines(out, &s.outputs)
+                .or_failed()
+                .map_err(io_failure(out))?;
         }
         None => {
             let doc: Map<String, Value> = s
@@ -72,14 +69,14 @@ pub(crate) fn run_split(a: &SplitArgs) -> ExitCode {
                 .iter()
                 .map(|(k, v)| (k.clone(), Value::String(v.clone())))
                 .collect();
-            sweep_model::stdout::println(&Value::Object(doc).to_string());
+            sweep_cli::stdout::println(&Value::Object(doc).to_string());
         }
     }
     eprint!("{}", s.summary);
-    if let Err(e) = gha::append_step_summary(&s.summary) {
+    if let Err(e) = sweep_cli::append_step_summary(&s.summary) {
         eprintln!("generate-matrix: warning: cannot write the step summary: {e}");
     }
-    ExitCode::SUCCESS
+    Ok(())
 }
 
 /// `generate-matrix changelog-metadata`: the config's `changelog_metadata`
@@ -96,22 +93,15 @@ pub(crate) struct MetadataArgs {
     pub(crate) output: PathBuf,
 }
 
-pub(crate) fn run_metadata(a: &MetadataArgs) -> ExitCode {
-    let ssc = match read_config(&a.input) {
-        Ok(v) => v,
-        Err(e) => return fail_with(e.exit_code(), Some(&a.input), &e.to_string()),
-    };
-    let meta = match changelog_metadata(&ssc) {
-        Ok(m) => m,
-        Err(e) => return fail(Some(&a.input), &format!("{}: {e}", a.input.display())),
-    };
-    let mut text = serde_json::to_string_pretty(&meta).unwrap_or_default();
+pub(crate) fn run_metadata(a: &MetadataArgs) -> Outcome {
+    let meta = on_config(&a.input, changelog_metadata)?;
+    let mut text = serde_json::to_string_pretty(&meta)
+        .or_failed()
+        .map_err(|f| f.context("cannot serialise the metadata"))?;
     text.push('\n');
-    if let Err(e) = sweep_model::fsio::write_atomic(&a.output, text.as_bytes()) {
-        eprintln!("generate-matrix: error: {}: {e}", a.output.display());
-        return ExitCode::from(2);
-    }
-    ExitCode::SUCCESS
+    sweep_cli::write_atomic(&a.output, text.as_bytes())
+        .or_failed()
+        .map_err(io_failure(&a.output))
 }
 
 /// `generate-matrix leg-env`.
@@ -141,22 +131,19 @@ fn append_lines(path: &Path, vars: &[(String, String)]) -> std::io::Result<()> {
     f.write_all(text.as_bytes())
 }
 
-pub(crate) fn run_leg_env(a: &LegEnvArgs) -> ExitCode {
-    let vars = match parse_leg_env(&a.leg_env, &a.defaults) {
-        Ok(v) => v,
-        Err(e) => return fail(None, &e),
-    };
+pub(crate) fn run_leg_env(a: &LegEnvArgs) -> Outcome {
+    let vars = parse_leg_env(&a.leg_env, &a.defaults)?;
     let Some(path) = a.github_env.as_ref().filter(|p| !p.as_os_str().is_empty()) else {
-        eprintln!("generate-matrix: error: no --github-env file (GITHUB_ENV is not set)");
-        return ExitCode::from(2);
+        return Err(Failure::failed_msg(
+            "no --github-env file (GITHUB_ENV is not set)",
+        ));
     };
-    if let Err(e) = append_lines(path, &vars) {
-        eprintln!("generate-matrix: error: {}: {e}", path.display());
-        return ExitCode::from(2);
-    }
+    append_lines(path, &vars)
+        .or_failed()
+        .map_err(io_failure(path))?;
     let names: Vec<&str> = vars.iter().map(|(k, _)| k.as_str()).collect();
     eprintln!("leg environment: {}", names.join(" "));
-    ExitCode::SUCCESS
+    Ok(())
 }
 
 /// `generate-matrix worker-settings`: a multi-node row's `additional-settings`.
@@ -171,18 +158,13 @@ pub(crate) struct WorkerSettingsArgs {
     pub(crate) output: PathBuf,
 }
 
-pub(crate) fn run_worker_settings(a: &WorkerSettingsArgs) -> ExitCode {
-    let vars = match worker_settings(&a.settings) {
-        Ok(v) => v,
-        Err(e) => return fail(None, &e),
-    };
+pub(crate) fn run_worker_settings(a: &WorkerSettingsArgs) -> Outcome {
+    let vars = worker_settings(&a.settings)?;
     let mut text = String::new();
     for (k, v) in &vars {
         text.push_str(&format!("{k}={v}\n"));
     }
-    if let Err(e) = sweep_model::fsio::write_atomic(&a.output, text.as_bytes()) {
-        eprintln!("generate-matrix: error: {}: {e}", a.output.display());
-        return ExitCode::from(2);
-    }
-    ExitCode::SUCCESS
+    sweep_cli::write_atomic(&a.output, text.as_bytes())
+        .or_failed()
+        .map_err(io_failure(&a.output))
 }

@@ -1,7 +1,7 @@
-//! Each subcommand's flags, files and exit codes (`main.rs` only parses and
+//! Each subcommand's flags and files (`main.rs` only parses and
 //! dispatches); the logic they call is in the `sweep_matrix` and
-//! `sweep_changelog` libraries. Shared here: the usage-error and JSON-output
-//! helpers.
+//! `sweep_changelog` libraries, whose typed errors say which failure they
+//! are (`sweep_cli::Classify`). Shared here: the JSON-output helper.
 
 pub(crate) mod canary;
 pub(crate) mod changelog;
@@ -12,25 +12,12 @@ pub(crate) mod policy;
 pub(crate) mod priority;
 
 use serde_json::Value;
-use std::process::ExitCode;
-use sweep_model::exit;
+use sweep_cli::{Failure, Outcome};
 
-/// A usage error (a bad flag value or command line): the message, exit 2.
-pub(crate) fn usage_error(msg: &str) -> ExitCode {
-    eprintln!("generate-matrix: error: {msg}");
-    exit::failed()
-}
-
-/// Prints `v` as one line of compact JSON; 2 when it cannot be serialised.
-pub(crate) fn print_json(v: &Value) -> ExitCode {
-    match serde_json::to_string(v) {
-        Ok(s) => {
-            sweep_model::stdout::println(&s);
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("generate-matrix: error: cannot serialise output: {e}");
-            exit::failed()
-        }
-    }
+/// Prints `v` as one line of compact JSON; exit 2 when it cannot be serialised.
+pub(crate) fn print_json(v: &Value) -> Outcome {
+    let s = serde_json::to_string(v)
+        .map_err(|e| Failure::failed(e).context("cannot serialise output"))?;
+    sweep_cli::stdout::println(&s);
+    Ok(())
 }

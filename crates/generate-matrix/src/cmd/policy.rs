@@ -1,12 +1,11 @@
 //! `generate-matrix sweep-policy`: flags, environment and event payload in,
 //! decisions out (stdout, step outputs, step summary).
 
-use std::process::ExitCode;
+use sweep_cli::{Failure, Outcome, ResultExt as _};
 use sweep_matrix::policy::{
     CONFLICT_MESSAGE, ExplicitInputs, PolicyInput, check_event, decide, fill_from_event,
     parse_labels, summary_markdown,
 };
-use sweep_model::gha::{self, Level};
 
 /// `generate-matrix sweep-policy`: every flag also reads the variable the
 /// composite action sets (or the runner's own `GITHUB_*` variable), and
@@ -56,22 +55,10 @@ fn non_empty(v: &Option<String>) -> Option<&str> {
     v.as_deref().filter(|s| !s.is_empty())
 }
 
-/// Builds the input from flags, environment and the event payload.
-/// Why the policy input could not be built.
-pub(crate) enum InputError {
-    /// A flag or the event payload is invalid (exit 1).
-    Invalid(String),
-    /// The event payload file cannot be read (exit 2).
-    Unreadable(String),
-}
-
-impl From<String> for InputError {
-    fn from(message: String) -> Self {
-        InputError::Invalid(message)
-    }
-}
-
-pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, InputError> {
+/// Builds the input from flags, environment and the event payload: exit 1
+/// when a flag or the event payload is invalid, 2 when the payload file
+/// cannot be read.
+pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, Failure> {
     let mut input = PolicyInput {
         event_name: args.event_name.clone(),
         action: non_empty(&args.event_action)
@@ -79,7 +66,8 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, InputErr
             .to_string(),
         label: non_empty(&args.event_label).map(str::to_string),
         labels: match non_empty(&args.labels_json) {
-            Some(t) => parse_labels(t).map_err(|e| format!("--labels-json (PR_LABELS): {e}"))?,
+            Some(t) => parse_labels(t)
+                .map_err(|e| Failure::from(e).context("--labels-json (PR_LABELS)"))?,
             None => Vec::new(),
         },
         draft: match non_empty(&args.draft) {
@@ -87,7 +75,7 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, InputErr
             Some(d) if d.eq_ignore_ascii_case("true") => true,
             Some(d) if d.eq_ignore_ascii_case("false") => false,
             Some(d) => {
-                return Err(InputError::Invalid(format!(
+                return Err(Failure::rejected_msg(format!(
                     "--draft (SWEEP_PR_DRAFT) must be true or false, got {d:?}"
                 )));
             }
@@ -110,19 +98,16 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, InputErr
         .as_ref()
         .filter(|p| !p.as_os_str().is_empty())
     {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            InputError::Unreadable(format!(
-                "{}: cannot read the event payload: {e}",
+        let text = std::fs::read_to_string(path)
+            .or_failed()
+            .map_err(|f| f.context(format!("{}: cannot read the event payload", path.display())))?;
+        let event: serde_json::Value = serde_json::from_str(&text).or_rejected().map_err(|f| {
+            f.context(format!(
+                "{}: the event payload is not valid JSON",
                 path.display()
             ))
         })?;
-        let event: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-            format!(
-                "{}: the event payload is not valid JSON: {e}",
-                path.display()
-            )
-        })?;
-        check_event(&event).map_err(|e| format!("{}: {e}", path.display()))?;
+        check_event(&event).map_err(|e| Failure::from(e).context(path.display().to_string()))?;
         fill_from_event(&mut input, &event, &given);
     }
     Ok(input)
@@ -132,46 +117,29 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, InputErr
 /// Exit 0; 1 when the input is rejected or the PR has conflicting primary
 /// labels (unless `--allow-conflict`); 2 when the event payload file cannot
 /// be read.
-pub(crate) fn run(args: &PolicyArgs) -> ExitCode {
-    let input = match input_from_args(args) {
-        Ok(i) => i,
-        Err(e) => {
-            let (code, e) = match e {
-                InputError::Invalid(m) => (1, m),
-                InputError::Unreadable(m) => (2, m),
-            };
-            gha::annotate(Level::Error, None, None, &e);
-            eprintln!("error: {e}");
-            return ExitCode::from(code);
-        }
-    };
+pub(crate) fn run(args: &PolicyArgs) -> Outcome {
+    let input = input_from_args(args)?;
     let d = decide(&input);
-    match serde_json::to_string_pretty(&d) {
-        Ok(s) => sweep_model::stdout::println(&s),
-        Err(e) => {
-            eprintln!("error: cannot render the decisions: {e}");
-            return ExitCode::from(2);
-        }
-    }
+    let s = serde_json::to_string_pretty(&d)
+        .or_failed()
+        .map_err(|f| f.context("cannot render the decisions"))?;
+    sweep_cli::stdout::println(&s);
     if let Some(path) = args
         .github_output
         .as_ref()
         .filter(|p| !p.as_os_str().is_empty())
     {
         for (k, v) in d.outputs() {
-            if let Err(e) = gha::write_output(path, k, &v) {
-                eprintln!("error: {}: cannot write step outputs: {e}", path.display());
-                return ExitCode::from(2);
-            }
+            sweep_cli::write_output(path, k, &v)
+                .or_failed()
+                .map_err(|f| f.context(format!("{}: cannot write step outputs", path.display())))?;
         }
     }
-    if let Err(e) = gha::append_step_summary(&summary_markdown(&d)) {
-        eprintln!("warning: cannot write the step summary: {e}");
+    if let Err(e) = sweep_cli::append_step_summary(&summary_markdown(&d)) {
+        eprintln!("generate-matrix: warning: cannot write the step summary: {e}");
     }
     if d.conflicting_labels && d.run_check_changelog && !args.allow_conflict {
-        gha::annotate(Level::Error, None, None, CONFLICT_MESSAGE);
-        eprintln!("error: {CONFLICT_MESSAGE}");
-        return ExitCode::from(1);
+        return Err(Failure::rejected_msg(CONFLICT_MESSAGE));
     }
-    ExitCode::SUCCESS
+    Ok(())
 }
