@@ -22,6 +22,19 @@ use plotters::prelude::*;
 use crate::compare::{Comparison, PointResult, Row};
 use crate::key::{GroupKey, PointKey, Topology, metric_value};
 
+/// A chart could not be drawn: plotters' error (a backend's I/O or a
+/// layout it refuses), by its message, as plotters' error types are generic
+/// over the backend.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ChartError(String);
+
+impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for ChartError {
+    fn from(e: DrawingAreaErrorKind<E>) -> Self {
+        ChartError(e.to_string())
+    }
+}
+
 /// The metric charted on the y axis.
 pub const CHART_METRIC: &str = "tput_per_gpu";
 
@@ -335,7 +348,7 @@ where
 fn draw_group<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     g: &GroupParts<'_, '_>,
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let (top, bottom) = area.split_vertically(PANEL_H);
     let topos = topology_order(g.conc, g.frontier);
     match g.frontier {
@@ -352,7 +365,7 @@ fn draw_group<DB: DrawingBackend>(
 /// The SVG document for all groups, one picture per group stacked (`None`
 /// when nothing can be charted). `new` and `baseline` are the rows the
 /// comparison was made from.
-pub fn svg(c: &Comparison, new: &[Row], baseline: &[Row]) -> Result<Option<String>, String> {
+pub fn svg(c: &Comparison, new: &[Row], baseline: &[Row]) -> Result<Option<String>, ChartError> {
     let conc_groups = series(c);
     let frontier = frontier_groups(new, baseline);
     let parts = group_parts(c, &conc_groups, &frontier);
@@ -364,11 +377,11 @@ pub fn svg(c: &Comparison, new: &[Row], baseline: &[Row]) -> Result<Option<Strin
         let n = parts.len() as u32;
         let root =
             SVGBackend::with_string(&mut out, (PANEL_W, 2 * PANEL_H * n)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        root.fill(&WHITE)?;
         for (row, g) in root.split_evenly((parts.len(), 1)).iter().zip(&parts) {
             draw_group(row, g)?;
         }
-        root.present().map_err(|e| e.to_string())?;
+        root.present()?;
     }
     Ok(Some(out))
 }
@@ -389,7 +402,7 @@ pub fn group_svgs(
     c: &Comparison,
     new: &[Row],
     baseline: &[Row],
-) -> Result<Vec<GroupChart>, String> {
+) -> Result<Vec<GroupChart>, ChartError> {
     let conc_groups = series(c);
     let frontier = frontier_groups(new, baseline);
     let parts = group_parts(c, &conc_groups, &frontier);
@@ -399,9 +412,9 @@ pub fn group_svgs(
         {
             let root =
                 SVGBackend::with_string(&mut out, (PANEL_W, 2 * PANEL_H)).into_drawing_area();
-            root.fill(&WHITE).map_err(|e| e.to_string())?;
+            root.fill(&WHITE)?;
             draw_group(&root, g)?;
-            root.present().map_err(|e| e.to_string())?;
+            root.present()?;
         }
         let title = g.key.title();
         charts.push(GroupChart {
@@ -463,13 +476,13 @@ fn draw_empty<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     group: &GroupKey,
     why: &str,
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     area.draw(&Text::new(
         format!("{}: {why}", group.title()),
         (20, 30),
         font(AXIS_PX),
-    ))
-    .map_err(|e| e.to_string())
+    ))?;
+    Ok(())
 }
 
 fn draw_frontier_panel<DB: DrawingBackend>(
@@ -477,7 +490,7 @@ fn draw_frontier_panel<DB: DrawingBackend>(
     g: &FrontierGroup<'_>,
     topos: &[&Topology],
     regressed: &RegressedSet<'_>,
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let all = g
         .topologies
         .iter()
@@ -493,8 +506,7 @@ fn draw_frontier_panel<DB: DrawingBackend>(
         .margin(12)
         .x_label_area_size(50)
         .y_label_area_size(80)
-        .build_cartesian_2d(0.0..(xmax * 1.1).max(1.0), 0.0..nice_ceiling(ymax))
-        .map_err(|e| e.to_string())?;
+        .build_cartesian_2d(0.0..(xmax * 1.1).max(1.0), 0.0..nice_ceiling(ymax))?;
     chart
         .configure_mesh()
         .x_desc("interactivity (tok/s/user, 1 / median TPOT)")
@@ -504,8 +516,7 @@ fn draw_frontier_panel<DB: DrawingBackend>(
         .label_style(font(LABEL_PX))
         .axis_desc_style(font(AXIS_PX))
         .light_line_style(RGBColor(240, 240, 240))
-        .draw()
-        .map_err(|e| e.to_string())?;
+        .draw()?;
     let mut ring_legend = false;
     for t in &g.topologies {
         let (base_colour, new_colour) = colours(topos, t.topology);
@@ -524,35 +535,28 @@ fn draw_frontier_panel<DB: DrawingBackend>(
                 .collect();
             let style = colour.stroke_width(width);
             chart
-                .draw_series(LineSeries::new(line.clone(), style))
-                .map_err(|e| e.to_string())?
+                .draw_series(LineSeries::new(line.clone(), style))?
                 .label(format!("{name} {label} frontier"))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
             // Frontier points filled, dominated points hollow.
-            chart
-                .draw_series(line.iter().map(|&p| Circle::new(p, radius, style.filled())))
-                .map_err(|e| e.to_string())?;
+            chart.draw_series(line.iter().map(|&p| Circle::new(p, radius, style.filled())))?;
             let dominated: Vec<(f64, f64)> = (0..samples.len())
                 .filter(|i| !front.contains(i))
                 .map(|i| (samples[i].interactivity, samples[i].tput))
                 .collect();
-            chart
-                .draw_series(dominated.iter().map(|&p| Circle::new(p, radius, style)))
-                .map_err(|e| e.to_string())?;
+            chart.draw_series(dominated.iter().map(|&p| Circle::new(p, radius, style)))?;
             // The concurrency of each new point, so a reader can find it in
             // the table and in the other panel.
             if name == "new" {
-                chart
-                    .draw_series(samples.iter().map(|s| {
-                        // Up and to the right of the marker, clear of it.
-                        EmptyElement::at((s.interactivity, s.tput))
-                            + Text::new(
-                                format!("c{}", s.conc),
-                                (7, -20),
-                                font(POINT_PX).color(&new_colour),
-                            )
-                    }))
-                    .map_err(|e| e.to_string())?;
+                chart.draw_series(samples.iter().map(|s| {
+                    // Up and to the right of the marker, clear of it.
+                    EmptyElement::at((s.interactivity, s.tput))
+                        + Text::new(
+                            format!("c{}", s.conc),
+                            (7, -20),
+                            font(POINT_PX).color(&new_colour),
+                        )
+                }))?;
                 let rings: Vec<(f64, f64)> = samples
                     .iter()
                     .filter(|s| regressed.contains(&(t.topology, s.conc)))
@@ -568,8 +572,7 @@ fn draw_frontier_panel<DB: DrawingBackend>(
         .label_font(font(LABEL_PX))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
-        .draw()
-        .map_err(|e| e.to_string())?;
+        .draw()?;
     Ok(())
 }
 
@@ -578,7 +581,7 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
     g: &GroupSeries<'_>,
     topos: &[&Topology],
     regressed: &RegressedSet<'_>,
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let concs = g.points.iter().map(|p| p.1 as f64);
     let (lo, hi) = concs.fold((f64::MAX, f64::MIN), |(lo, hi), c| (lo.min(c), hi.max(c)));
     let (lo, hi) = if lo == hi {
@@ -601,8 +604,7 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
         .margin(12)
         .x_label_area_size(50)
         .y_label_area_size(80)
-        .build_cartesian_2d((lo..hi).log_scale().base(2.0), 0.0..ymax)
-        .map_err(|e| e.to_string())?;
+        .build_cartesian_2d((lo..hi).log_scale().base(2.0), 0.0..ymax)?;
     chart
         .configure_mesh()
         .x_desc("concurrency")
@@ -612,8 +614,7 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
         .label_style(font(LABEL_PX))
         .axis_desc_style(font(AXIS_PX))
         .light_line_style(RGBColor(240, 240, 240))
-        .draw()
-        .map_err(|e| e.to_string())?;
+        .draw()?;
 
     let mut ring_legend = false;
     for topo in g.topologies() {
@@ -625,21 +626,15 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
         let new_style = new_colour.stroke_width(3);
         let label = topo.label();
         chart
-            .draw_series(LineSeries::new(base.clone(), base_style))
-            .map_err(|e| e.to_string())?
+            .draw_series(LineSeries::new(base.clone(), base_style))?
             .label(format!("baseline {label}"))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], base_style));
+        chart.draw_series(base.iter().map(|&p| Circle::new(p, 3, base_style.filled())))?;
         chart
-            .draw_series(base.iter().map(|&p| Circle::new(p, 3, base_style.filled())))
-            .map_err(|e| e.to_string())?;
-        chart
-            .draw_series(LineSeries::new(new.clone(), new_style))
-            .map_err(|e| e.to_string())?
+            .draw_series(LineSeries::new(new.clone(), new_style))?
             .label(format!("new {label}"))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], new_style));
-        chart
-            .draw_series(new.iter().map(|&p| Circle::new(p, 4, new_style.filled())))
-            .map_err(|e| e.to_string())?;
+        chart.draw_series(new.iter().map(|&p| Circle::new(p, 4, new_style.filled())))?;
         let rings: Vec<(f64, f64)> = pts
             .iter()
             .filter(|p| regressed.contains(&(topo, p.1)))
@@ -653,8 +648,7 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
         .label_font(font(LABEL_PX))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
-        .draw()
-        .map_err(|e| e.to_string())?;
+        .draw()?;
     Ok(())
 }
 
@@ -664,7 +658,7 @@ fn draw_rings<'a, DB, X, Y>(
     chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
     points: &[(X::ValueType, Y::ValueType)],
     legend_drawn: &mut bool,
-) -> Result<(), String>
+) -> Result<(), ChartError>
 where
     DB: DrawingBackend + 'a,
     X: Ranged,
@@ -676,9 +670,7 @@ where
         return Ok(());
     }
     let ring = REGRESSED.stroke_width(3);
-    let series = chart
-        .draw_series(points.iter().map(|p| Circle::new(p.clone(), 10, ring)))
-        .map_err(|e| e.to_string())?;
+    let series = chart.draw_series(points.iter().map(|p| Circle::new(p.clone(), 10, ring)))?;
     if !*legend_drawn {
         series
             .label("regressed point")

@@ -8,11 +8,10 @@
 //! compared), [`compare`] (matching and verdict), [`load`] (input files),
 //! [`evals`] (eval rows and thresholds), [`http`] / [`db`] (remote
 //! baselines), [`report`] (markdown via minijinja), [`chart`] (mermaid and
-//! SVG), [`png`] (the SVG rasterised, one PNG per configuration), [`cli`]
-//! (arguments and the run).
+//! SVG), [`png`] (the SVG rasterised, one PNG per configuration), [`run`]
+//! (the whole run over plain [`run::Options`]; the flags are the binary's).
 
 pub mod chart;
-pub mod cli;
 pub mod compare;
 pub mod db;
 pub mod evals;
@@ -22,6 +21,7 @@ pub mod load;
 pub mod metrics;
 pub mod png;
 pub mod report;
+pub mod run;
 
 /// Everything that can stop a comparison. Messages name the file (and row
 /// and key) and the cause.

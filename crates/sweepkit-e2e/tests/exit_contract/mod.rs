@@ -705,8 +705,9 @@ fn sweepkit_workflow() {
     expect(REJECTED, "sweepkit", &check, d, &[]);
 }
 
-/// #26 item 8, #27 item 1: every tool that goes through `sweep_cli::main`
-/// says what went wrong once, after the one prefix `<tool>: error: `, both
+/// #26 item 8, #27 item 1: every tool (generate-matrix's subcommands and
+/// compare-results too) goes through `sweep_cli::main` and says what went
+/// wrong once, after the one prefix `<tool>: error: `, both
 /// for a "no" (1) and for "could not do the job" (2).
 #[test]
 fn every_failure_is_reported_once_after_the_tool_prefix() {
@@ -754,6 +755,33 @@ fn every_failure_is_reported_once_after_the_tool_prefix() {
             "check-changelog",
             &["prepare-merge", "resolve-conflict"],
         ),
+        (
+            REJECTED,
+            "generate-matrix",
+            &["canary", "--search-space-config", "{ not json"],
+        ),
+        (
+            FAILED,
+            "generate-matrix",
+            &["split", "--input", "missing.json"],
+        ),
+        (
+            FAILED,
+            "generate-matrix",
+            &[
+                "sweep-policy",
+                "--event-name",
+                "push",
+                "--event-path",
+                "missing.json",
+            ],
+        ),
+        (
+            REJECTED,
+            "generate-matrix",
+            &["priority", "--policy", "bad.json", "--input", "bad.json"],
+        ),
+        (FAILED, "compare-results", &["--new", "missing.json"]),
     ];
     for &(code, tool, args) in cases {
         let out = expect(code, tool, args, d, &[]);

@@ -1,12 +1,12 @@
-//! Command-line interface and the whole run: load, pick the baseline
-//! source, compare, render, write outputs. The binary only parses
-//! arguments, calls [`run`] and maps the outcome to an exit code.
+//! The whole run: load, pick the baseline source, compare, render, write
+//! outputs. The binary parses its flags into [`Options`], calls [`run`] and
+//! maps the outcome to an exit code (the flags are the binary's, not the
+//! library's).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use clap::Parser;
 use serde_json::{Map, Value, json};
 
 use crate::compare::{Comparison, Policy, Repeats, Row, compare};
@@ -16,48 +16,34 @@ use crate::metrics::{self, MetricSet};
 use crate::report::{self, ReportInput};
 use crate::{chart, db, http};
 
-/// Compare a sweep with its baseline: per-point deltas, a regression
-/// verdict, an eval table and a chart.
-///
-/// Exit status: 0 done (also with regressions unless --fail-on-regression),
-/// 1 regressions with --fail-on-regression, 2 bad usage or unreadable input.
-#[derive(Debug, Parser)]
-#[command(name = "compare-results", version)]
-pub struct Args {
+/// What to compare and where to write it: the `compare-results` flags (and
+/// the action inputs they read), as plain values. Empty strings mean "not
+/// given" (an action input that is not set arrives empty).
+#[derive(Debug, Clone)]
+pub struct Options {
     /// New results: an agg_bmk.json or a directory of result JSON files
     /// (the reference's positional <results_dir>).
-    #[arg(value_name = "RESULTS")]
     pub results: Option<String>,
 
     /// New results (same as the positional argument).
-    #[arg(long, env = "INPUT_NEW")]
     pub new: Option<String>,
 
     /// New evals: agg_eval_all.json.
-    #[arg(long, env = "INPUT_NEW_EVALS")]
     pub new_evals: Option<String>,
 
     /// Baseline results: an earlier agg_bmk.json (file or directory) or a
     /// saved benchmarks-API response. Give it once per earlier run (or one
     /// path per line in INPUT_BASELINE): rows of one point across them are
     /// repeats, judged by the noise rule.
-    #[arg(long, env = "INPUT_BASELINE", action = clap::ArgAction::Append, value_delimiter = '\n')]
     pub baseline: Vec<String>,
 
     /// How to read --baseline / --baseline-url rows.
-    #[arg(
-        long,
-        env = "INPUT_BASELINE_FORMAT",
-        value_parser = parse_format,
-        default_value = "auto"
-    )]
     pub baseline_format: BaselineFormat,
 
     /// Fetch the baseline from the benchmarks API, e.g.
     /// .../api/v1/benchmarks?model=Qwen-3.5-397B-A17B&date=2026-08-01&exact=true
     /// Give it once per earlier run (say, one URL per date; one per line in
     /// INPUT_BASELINE_URL).
-    #[arg(long, env = "INPUT_BASELINE_URL", action = clap::ArgAction::Append, value_delimiter = '\n')]
     pub baseline_url: Vec<String>,
 
     /// Where else the baseline comes from: `last-main-run`, the
@@ -65,113 +51,129 @@ pub struct Args {
     /// --baseline-workflow on the default branch (Actions API; needs a
     /// token with `actions: read` in GH_TOKEN or GITHUB_TOKEN). No such run
     /// is "no baseline" (every point unmatched, exit 0).
-    #[arg(long, env = "INPUT_BASELINE_FROM", value_parser = parse_from)]
     pub baseline_from: Option<BaselineFrom>,
 
     /// With --baseline-from: the repository (`owner/name`).
-    #[arg(long, env = "GITHUB_REPOSITORY")]
     pub repo: Option<String>,
 
     /// With --baseline-from: the workflow file whose runs are looked up
     /// (the caller's file, as reuse-sweep looks runs up).
-    #[arg(long, env = "INPUT_BASELINE_WORKFLOW", default_value = "run-sweep.yml")]
     pub baseline_workflow: String,
 
     /// With --baseline-from: the branch (default: the repository's default
     /// branch, read from the API).
-    #[arg(long, env = "INPUT_BASELINE_BRANCH")]
     pub baseline_branch: Option<String>,
 
     /// With --baseline-from: this run's id, never its own baseline.
-    #[arg(long, env = "GITHUB_RUN_ID")]
     pub run_id: Option<String>,
 
     /// PostgreSQL database with the InferenceX schema; used when neither
     /// --baseline nor --baseline-url is given.
-    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
 
     /// With --database-url: the newest N error-free main-branch runs of
     /// each point form its baseline (default 1, at most 20).
-    #[arg(long, env = "INPUT_BASELINE_RUNS", value_parser = parse_runs)]
     pub baseline_runs: Option<u32>,
 
     /// Rows sharing a point key on one side: pool (repeats: means, spread
     /// and the noise rule) or first (the first row is used, the rest are
     /// listed as duplicates).
-    #[arg(long, env = "INPUT_REPEATS", value_parser = parse_repeats, default_value = "pool")]
     pub repeats: Repeats,
 
     /// Baseline evals (agg_eval_all.json) to flag significant score drops.
-    #[arg(long, env = "INPUT_BASELINE_EVALS")]
     pub baseline_evals: Option<String>,
 
     /// Eval thresholds (validate-scores format, JSON or YAML).
-    #[arg(long, env = "INPUT_THRESHOLDS")]
     pub thresholds: Option<String>,
 
     /// Label of the baseline in the report heading.
-    #[arg(long, env = "INPUT_BASELINE_LABEL")]
     pub baseline_label: Option<String>,
 
     /// Metric set: default (4), extended, or reference (the 13-metric
     /// compare_results.py table).
-    #[arg(long, env = "INPUT_METRICS", value_parser = parse_metrics, default_value = "default")]
     pub metrics: MetricSet,
 
     /// Per-metric tolerance, METRIC=FRACTION or METRIC=N% (repeatable or
     /// comma-separated), e.g. mean_ttft=0.15.
-    #[arg(long = "tolerance", env = "INPUT_TOLERANCES", value_delimiter = ',')]
     pub tolerances: Vec<String>,
 
     /// Policy file (JSON or YAML): {"tolerances": {metric: fraction},
     /// "strict": bool}; --tolerance and --strict override it.
-    #[arg(long, env = "INPUT_POLICY")]
     pub policy: Option<String>,
 
     /// A point regresses only on a throughput metric or on two latency
     /// metrics.
-    #[arg(long, env = "INPUT_STRICT")]
     pub strict: bool,
 
     /// Write the report laid out for a PR comment here: the largest
     /// regressions, one line per configuration, folded tables of the
     /// points beyond tolerance, within the comment's size.
-    #[arg(long, env = "INPUT_MARKDOWN")]
     pub markdown: Option<String>,
 
     /// Write the full report here (every point of every configuration; the
     /// same report goes to stdout and the job summary), e.g. for the
     /// `compare-report` artifact.
-    #[arg(long, env = "INPUT_FULL_MARKDOWN")]
     pub full_markdown: Option<String>,
 
     /// Write the JSON report here (an SVG chart is written next to it).
-    #[arg(long, env = "INPUT_JSON")]
     pub json: Option<String>,
 
     /// Write the SVG chart here (default: the --json path with .svg).
-    #[arg(long, env = "INPUT_SVG")]
     pub svg: Option<String>,
 
     /// Write one PNG chart per configuration into this directory (created
     /// when missing), with `charts.json` listing them: configuration,
     /// file, regressed points. 880 px wide, text at least 14 px, the font
     /// bundled (the pictures do not depend on the machine).
-    #[arg(long, env = "INPUT_CHARTS_DIR")]
     pub charts_dir: Option<String>,
 
     /// Leave the mermaid charts out of the markdown.
-    #[arg(long, env = "INPUT_NO_CHART")]
     pub no_chart: bool,
 
     /// Exit 1 when the verdict is "regressions".
-    #[arg(long, env = "INPUT_FAIL_ON_REGRESSION")]
     pub fail_on_regression: bool,
 
     /// Timeout in seconds for --baseline-url.
-    #[arg(long, env = "INPUT_TIMEOUT", default_value_t = 60)]
     pub timeout: u64,
+}
+
+impl Default for Options {
+    /// The flags' defaults: nothing given, `--baseline-format auto`,
+    /// `--repeats pool`, `--metrics default`, `--baseline-workflow
+    /// run-sweep.yml`, `--timeout 60`.
+    fn default() -> Self {
+        Options {
+            results: None,
+            new: None,
+            new_evals: None,
+            baseline: Vec::new(),
+            baseline_format: BaselineFormat::Auto,
+            baseline_url: Vec::new(),
+            baseline_from: None,
+            repo: None,
+            baseline_workflow: "run-sweep.yml".into(),
+            baseline_branch: None,
+            run_id: None,
+            database_url: None,
+            baseline_runs: None,
+            repeats: Repeats::Pool,
+            baseline_evals: None,
+            thresholds: None,
+            baseline_label: None,
+            metrics: MetricSet::Default,
+            tolerances: Vec::new(),
+            policy: None,
+            strict: false,
+            markdown: None,
+            full_markdown: None,
+            json: None,
+            svg: None,
+            charts_dir: None,
+            no_chart: false,
+            fail_on_regression: false,
+            timeout: 60,
+        }
+    }
 }
 
 /// Action inputs arrive as environment variables that are empty when not
@@ -198,60 +200,11 @@ fn given_all(v: &[String]) -> Vec<PathBuf> {
 /// min–max noise rule only widens with more of them, so more is not better.
 pub const MAX_BASELINE_RUNS: u32 = 20;
 
-/// An empty action input means the default, one run.
-fn parse_runs(s: &str) -> Result<u32, String> {
-    if s.trim().is_empty() {
-        return Ok(1);
-    }
-    match s.trim().parse::<u32>() {
-        Ok(n) if (1..=MAX_BASELINE_RUNS).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "'{s}': expected a number of runs from 1 to {MAX_BASELINE_RUNS} (MAX_BASELINE_RUNS)"
-        )),
-    }
-}
-
 /// A baseline found through the API (`--baseline-from`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BaselineFrom {
     /// The newest successful push run on the default branch.
     LastMainRun,
-}
-
-/// An empty action input means "not given".
-fn parse_from(s: &str) -> Result<BaselineFrom, String> {
-    match s.trim() {
-        "last-main-run" => Ok(BaselineFrom::LastMainRun),
-        other => Err(format!("'{other}': expected last-main-run")),
-    }
-}
-
-fn parse_repeats(s: &str) -> Result<Repeats, String> {
-    match s.trim() {
-        "" | "pool" => Ok(Repeats::Pool),
-        "first" => Ok(Repeats::First),
-        other => Err(format!("'{other}': expected pool or first")),
-    }
-}
-
-fn parse_format(s: &str) -> Result<BaselineFormat, String> {
-    match s.trim() {
-        "" | "auto" => Ok(BaselineFormat::Auto),
-        "agg" => Ok(BaselineFormat::Agg),
-        "api" => Ok(BaselineFormat::Api),
-        other => Err(format!("'{other}': expected auto, agg or api")),
-    }
-}
-
-fn parse_metrics(s: &str) -> Result<MetricSet, String> {
-    match s.trim() {
-        "" | "default" => Ok(MetricSet::Default),
-        "extended" => Ok(MetricSet::Extended),
-        "reference" => Ok(MetricSet::Reference),
-        other => Err(format!(
-            "'{other}': expected default, extended or reference"
-        )),
-    }
 }
 
 /// What the run found.
@@ -300,7 +253,7 @@ fn read_structured(path: &Path) -> anyhow::Result<Value> {
     Ok(doc.into_value())
 }
 
-fn policy(args: &Args) -> anyhow::Result<Policy> {
+fn policy(opts: &Options) -> anyhow::Result<Policy> {
     let known = metrics::known_keys();
     let mut policy = Policy::default();
     let mut set = |key: &str, v: Option<f64>, from: &str| -> anyhow::Result<()> {
@@ -319,7 +272,7 @@ fn policy(args: &Args) -> anyhow::Result<Policy> {
         Ok(())
     };
     let mut strict = false;
-    if let Some(path) = &given(&args.policy) {
+    if let Some(path) = &given(&opts.policy) {
         let name = path.display().to_string();
         let v = read_structured(path)?;
         let Value::Object(m) = v else {
@@ -348,23 +301,23 @@ fn policy(args: &Args) -> anyhow::Result<Policy> {
             set(k, f, &format!("{name}: key 'tolerances.{k}'"))?;
         }
     }
-    for t in args.tolerances.iter().filter(|t| !t.trim().is_empty()) {
+    for t in opts.tolerances.iter().filter(|t| !t.trim().is_empty()) {
         let Some((k, v)) = t.split_once('=') else {
             bail!("--tolerance '{t}': expected METRIC=FRACTION, e.g. mean_ttft=0.15");
         };
         set(k.trim(), parse_fraction(v), &format!("--tolerance '{t}'"))?;
     }
-    policy.strict = strict || args.strict;
-    policy.repeats = args.repeats;
+    policy.strict = strict || opts.strict;
+    policy.repeats = opts.repeats;
     Ok(policy)
 }
 
-fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
-    let (paths, urls) = (given_all(&args.baseline), given_all(&args.baseline_url));
+fn load_baseline(opts: &Options, new_rows: &[Row]) -> anyhow::Result<Baseline> {
+    let (paths, urls) = (given_all(&opts.baseline), given_all(&opts.baseline_url));
     let given_sources = [
         (!paths.is_empty()).then_some("--baseline"),
         (!urls.is_empty()).then_some("--baseline-url"),
-        args.baseline_from.map(|_| "--baseline-from"),
+        opts.baseline_from.map(|_| "--baseline-from"),
     ];
     let given_sources: Vec<&str> = given_sources.into_iter().flatten().collect();
     if given_sources.len() > 1 {
@@ -373,15 +326,15 @@ fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
             given_sources.join(" and ")
         );
     }
-    if let Some(n) = args.baseline_runs.filter(|n| *n > 1)
+    if let Some(n) = opts.baseline_runs.filter(|n| *n > 1)
         && !given_sources.is_empty()
     {
         bail!(
             "--baseline-runs {n} picks the newest runs from --database-url; with files or URLs give --baseline (or --baseline-url) once per run"
         );
     }
-    if let Some(BaselineFrom::LastMainRun) = args.baseline_from {
-        return last_main_run(args);
+    if let Some(BaselineFrom::LastMainRun) = opts.baseline_from {
+        return last_main_run(opts);
     }
     if !paths.is_empty() {
         let mut rows = Vec::new();
@@ -399,9 +352,9 @@ fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
                     path.display()
                 );
             }
-            let file_rows = load::baseline_rows(objects, args.baseline_format)?;
-            let api = matches!(args.baseline_format, BaselineFormat::Api)
-                || (matches!(args.baseline_format, BaselineFormat::Auto)
+            let file_rows = load::baseline_rows(objects, opts.baseline_format)?;
+            let api = matches!(opts.baseline_format, BaselineFormat::Api)
+                || (matches!(opts.baseline_format, BaselineFormat::Auto)
                     && file_rows
                         .first()
                         .is_some_and(|r| !r.metrics.contains_key("hw")));
@@ -416,7 +369,7 @@ fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
         // Named by the file's name: the directory it sits in is the
         // runner's (an absolute path means nothing to a reader), and no
         // markup (the report escapes the label as text).
-        let label = args.baseline_label.clone().unwrap_or_else(|| {
+        let label = opts.baseline_label.clone().unwrap_or_else(|| {
             paths
                 .iter()
                 .map(|p| {
@@ -441,14 +394,14 @@ fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
         let mut paths = Vec::new();
         for url in &urls {
             let url = url.display().to_string();
-            let body = http::fetch(&url, Duration::from_secs(args.timeout.max(1)))?;
+            let body = http::fetch(&url, Duration::from_secs(opts.timeout.max(1)))?;
             let objects = load::api_objects(&body, &url)?;
-            rows.extend(load::baseline_rows(objects, args.baseline_format)?);
+            rows.extend(load::baseline_rows(objects, opts.baseline_format)?);
             paths.push(url);
         }
         return Ok(Baseline {
             source: "api",
-            label: args
+            label: opts
                 .baseline_label
                 .clone()
                 .unwrap_or_else(|| "InferenceX published results".into()),
@@ -456,8 +409,8 @@ fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
             rows,
         });
     }
-    if let Some(url) = args.database_url.as_deref().filter(|u| !u.is_empty()) {
-        let runs = args.baseline_runs.unwrap_or(1);
+    if let Some(url) = opts.database_url.as_deref().filter(|u| !u.is_empty()) {
+        let runs = opts.baseline_runs.unwrap_or(1);
         let rows = db::baselines(url, new_rows, runs)?;
         let label = if runs > 1 {
             format!("the {runs} most recent main-branch results")
@@ -466,7 +419,7 @@ fn load_baseline(args: &Args, new_rows: &[Row]) -> anyhow::Result<Baseline> {
         };
         return Ok(Baseline {
             source: "database",
-            label: args.baseline_label.clone().unwrap_or(label),
+            label: opts.baseline_label.clone().unwrap_or(label),
             paths: Vec::new(),
             rows,
         });
@@ -485,9 +438,9 @@ const BASELINE_AGGREGATE: &str = "agg_bmk.json";
 /// this run. No such run: an empty baseline labelled "no baseline" (like
 /// an API or database without rows for these points). An API error is an
 /// error (exit 2).
-fn last_main_run(args: &Args) -> anyhow::Result<Baseline> {
+fn last_main_run(opts: &Options) -> anyhow::Result<Baseline> {
     use github_client::actions::{self, RunQuery};
-    let Some(repo) = args
+    let Some(repo) = opts
         .repo
         .as_deref()
         .map(str::trim)
@@ -501,7 +454,7 @@ fn last_main_run(args: &Args) -> anyhow::Result<Baseline> {
             "--baseline-from last-main-run needs a token with `actions: read` in GH_TOKEN or GITHUB_TOKEN"
         );
     }
-    let exclude_run = match args
+    let exclude_run = match opts
         .run_id
         .as_deref()
         .map(str::trim)
@@ -514,7 +467,7 @@ fn last_main_run(args: &Args) -> anyhow::Result<Baseline> {
         ),
     };
     let client = github_client::Client::new(config)?;
-    let branch = match args
+    let branch = match opts
         .baseline_branch
         .as_deref()
         .map(str::trim)
@@ -523,7 +476,7 @@ fn last_main_run(args: &Args) -> anyhow::Result<Baseline> {
         Some(b) => b.to_string(),
         None => client.default_branch(repo)?,
     };
-    let workflow = args.baseline_workflow.trim();
+    let workflow = opts.baseline_workflow.trim();
     let found = client.last_successful_run_with_artifact(&RunQuery {
         repo,
         workflow,
@@ -541,7 +494,7 @@ fn last_main_run(args: &Args) -> anyhow::Result<Baseline> {
         return Ok(Baseline {
             source: "last-main-run",
             paths: Vec::new(),
-            label: args
+            label: opts
                 .baseline_label
                 .clone()
                 .unwrap_or_else(|| format!("no baseline ({why})")),
@@ -570,7 +523,7 @@ fn last_main_run(args: &Args) -> anyhow::Result<Baseline> {
         BaselineFormat::Agg,
     )
     .with_context(|| origin.clone())?;
-    let label = args
+    let label = opts
         .baseline_label
         .clone()
         .unwrap_or_else(|| run_label(&branch, &run.head_sha, run.run_id, &run.created_at));
@@ -650,8 +603,8 @@ fn write_charts(
     baseline_rows: &[Row],
 ) -> anyhow::Result<usize> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let charts = chart::group_svgs(comparison, new_rows, baseline_rows)
-        .map_err(|e| anyhow::anyhow!("drawing the charts: {e}"))?;
+    let charts =
+        chart::group_svgs(comparison, new_rows, baseline_rows).context("drawing the charts")?;
     let mut listed = Vec::with_capacity(charts.len());
     for c in &charts {
         let file = format!("{}.png", c.stem);
@@ -673,15 +626,15 @@ fn write_charts(
 }
 
 /// Runs one comparison.
-pub fn run(args: &Args) -> anyhow::Result<Outcome> {
-    let (new_arg, results_arg) = (given(&args.new), given(&args.results));
+pub fn run(opts: &Options) -> anyhow::Result<Outcome> {
+    let (new_arg, results_arg) = (given(&opts.new), given(&opts.results));
     if new_arg.is_some() && results_arg.is_some() {
         bail!("give the new results once: --new or the positional path, not both");
     }
     let Some(new_path) = new_arg.or(results_arg) else {
         bail!("no new results: give --new <agg_bmk.json|dir> (or the path as the first argument)");
     };
-    let policy = policy(args)?;
+    let policy = policy(opts)?;
     let new_rows = load::agg_rows(load::load_objects(&new_path)?)?;
     eprintln!(
         "compare-results: loaded {} benchmark results from {}",
@@ -691,32 +644,32 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let baseline = if new_rows.is_empty() {
         Baseline {
             source: "none",
-            paths: given_all(&args.baseline)
+            paths: given_all(&opts.baseline)
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect(),
-            label: args
+            label: opts
                 .baseline_label
                 .clone()
                 .unwrap_or_else(|| "baseline".into()),
             rows: Vec::new(),
         }
     } else {
-        load_baseline(args, &new_rows)?
+        load_baseline(opts, &new_rows)?
     };
 
-    let thresholds = match &given(&args.thresholds) {
+    let thresholds = match &given(&opts.thresholds) {
         Some(p) => Some(Thresholds::from_value(
             &read_structured(p)?,
             &p.display().to_string(),
         )?),
         None => None,
     };
-    let mut eval_rows = match &given(&args.new_evals) {
+    let mut eval_rows = match &given(&opts.new_evals) {
         Some(p) => load_evals(p, thresholds.as_ref())?,
         None => Vec::new(),
     };
-    if let Some(p) = &given(&args.baseline_evals) {
+    if let Some(p) = &given(&opts.baseline_evals) {
         let base = load_evals(p, None)?;
         evals::attach_baseline(&mut eval_rows, &base);
     }
@@ -724,7 +677,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let comparison = compare(
         new_rows.clone(),
         baseline.rows.clone(),
-        args.metrics.defs(),
+        opts.metrics.defs(),
         &policy,
     );
     let input = ReportInput {
@@ -732,11 +685,11 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         comparison: &comparison,
         new_rows: &new_rows,
         evals: &eval_rows,
-        charts: !args.no_chart,
+        charts: !opts.no_chart,
     };
     // The comment's layout and the full one (the reference layout has
     // only one).
-    let (markdown, full_markdown) = match args.metrics {
+    let (markdown, full_markdown) = match opts.metrics {
         MetricSet::Reference => {
             let m = report::reference_markdown(&input)?;
             (m.clone(), m)
@@ -745,15 +698,15 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     };
 
     for (path, text) in [
-        (given(&args.markdown), &markdown),
-        (given(&args.full_markdown), &full_markdown),
+        (given(&opts.markdown), &markdown),
+        (given(&opts.full_markdown), &full_markdown),
     ] {
         if let Some(p) = path {
             sweep_model::fsio::write_atomic(&p, text.as_bytes())
                 .with_context(|| format!("writing {}", p.display()))?;
         }
     }
-    let json_path = given(&args.json);
+    let json_path = given(&opts.json);
     if let Some(p) = &json_path {
         let doc = report_json(
             &comparison,
@@ -769,17 +722,15 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         sweep_model::fsio::write_atomic(p, &bytes)
             .with_context(|| format!("writing {}", p.display()))?;
     }
-    let svg_path = given(&args.svg).or_else(|| json_path.as_ref().map(|p| p.with_extension("svg")));
+    let svg_path = given(&opts.svg).or_else(|| json_path.as_ref().map(|p| p.with_extension("svg")));
     if let Some(p) = svg_path {
-        match chart::svg(&comparison, &new_rows, &baseline.rows)
-            .map_err(|e| anyhow::anyhow!("drawing the chart: {e}"))?
-        {
+        match chart::svg(&comparison, &new_rows, &baseline.rows).context("drawing the chart")? {
             Some(svg) => sweep_model::fsio::write_atomic(&p, svg.as_bytes())
                 .with_context(|| format!("writing {}", p.display()))?,
             None => eprintln!("compare-results: no matched tput/GPU points, no SVG written"),
         }
     }
-    if let Some(dir) = given(&args.charts_dir) {
+    if let Some(dir) = given(&opts.charts_dir) {
         let n = write_charts(&dir, &comparison, &new_rows, &baseline.rows)?;
         eprintln!(
             "compare-results: {n} PNG chart(s) and charts.json written to {}",
@@ -798,7 +749,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let counts = comparison.counts();
     let verdict_line = format!("{} vs {}", counts.line(), baseline.label);
     if comparison.has_regressions() && sweep_model::gha::in_actions() {
-        let level = if args.fail_on_regression {
+        let level = if opts.fail_on_regression {
             sweep_model::gha::Level::Error
         } else {
             sweep_model::gha::Level::Warning
@@ -822,7 +773,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
             "compare-results: {noise} change(s) beyond tolerance but within the noise of the repeats (neutral)"
         );
     }
-    let nothing_compared = new_rows.is_empty() && args.fail_on_regression;
+    let nothing_compared = new_rows.is_empty() && opts.fail_on_regression;
     if nothing_compared {
         let msg = format!(
             "no new benchmark rows in {}: nothing was compared, so --fail-on-regression cannot pass",
@@ -839,7 +790,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     }
     Ok(Outcome {
         regressions: comparison.has_regressions() || nothing_compared,
-        fail_on_regression: args.fail_on_regression,
+        fail_on_regression: opts.fail_on_regression,
     })
 }
 
@@ -857,12 +808,13 @@ mod tests {
 
     #[test]
     fn unknown_tolerance_metric_is_rejected() {
-        let args = Args::parse_from(["compare-results", "--tolerance", "bogus=0.1", "x"]);
-        let e = policy(&args).expect_err("unknown");
+        let e = policy(&with_tolerance("bogus=0.1")).expect_err("unknown");
         assert!(e.to_string().contains("unknown metric 'bogus'"), "{e}");
-        let args = Args::parse_from(["compare-results", "--tolerance", "mean_ttft=15%", "x"]);
         assert_eq!(
-            policy(&args).expect("ok").tolerances.get("mean_ttft"),
+            policy(&with_tolerance("mean_ttft=15%"))
+                .expect("ok")
+                .tolerances
+                .get("mean_ttft"),
             Some(&0.15)
         );
     }
@@ -877,15 +829,11 @@ mod tests {
         )
         .expect("write");
         let path = p.display().to_string();
-        let args = Args::parse_from([
-            "compare-results",
-            "--policy",
-            &path,
-            "--tolerance",
-            "tput_per_gpu=0.03",
-            "x",
-        ]);
-        let policy = policy(&args).expect("policy");
+        let opts = Options {
+            policy: Some(path.clone()),
+            ..with_tolerance("tput_per_gpu=0.03")
+        };
+        let policy = policy(&opts).expect("policy");
         assert!(policy.strict, "YAML 1.1 'yes' is true");
         assert_eq!(policy.tolerances.get("mean_ttft"), Some(&0.15));
         assert_eq!(policy.tolerances.get("tput_per_gpu"), Some(&0.03));
@@ -901,22 +849,38 @@ mod tests {
         std::fs::write(&new, "[]").expect("write");
         let new = new.display().to_string();
         let md = dir.path().join("compare.md").display().to_string();
-        let run_with = |extra: &[&str]| {
-            let mut argv = vec!["compare-results", "--new", &new, "--markdown", &md];
-            argv.extend_from_slice(extra);
-            run(&Args::parse_from(argv)).expect("run")
+        let run_with = |fail_on_regression: bool| {
+            run(&Options {
+                new: Some(new.clone()),
+                markdown: Some(md.clone()),
+                fail_on_regression,
+                ..Options::default()
+            })
+            .expect("run")
         };
-        let strict = run_with(&["--fail-on-regression"]);
+        let strict = run_with(true);
         assert!(
             strict.regressions && strict.fail_on_regression,
             "{strict:?}"
         );
-        let lenient = run_with(&[]);
+        let lenient = run_with(false);
         assert!(!lenient.regressions, "{lenient:?}");
     }
 
+    fn with_tolerance(t: &str) -> Options {
+        Options {
+            tolerances: vec![t.to_string()],
+            results: Some("x".into()),
+            ..Options::default()
+        }
+    }
+
     fn policy_err(path: &str) -> String {
-        let args = Args::parse_from(["compare-results", "--policy", path, "x"]);
-        format!("{:#}", policy(&args).expect_err("bad policy"))
+        let opts = Options {
+            policy: Some(path.to_string()),
+            results: Some("x".into()),
+            ..Options::default()
+        };
+        format!("{:#}", policy(&opts).expect_err("bad policy"))
     }
 }
