@@ -72,6 +72,9 @@ pub enum StageError {
     /// Unreadable input or an answer without a needed field (exit 2).
     #[error("{0}")]
     Failed(String),
+    /// The downloaded artifacts could not be read or written (exit 2).
+    #[error(transparent)]
+    Artifacts(#[from] crate::validate::ValidateError),
 }
 
 /// Refused is a "no" (exit 1); the rest could not do the job (exit 2).
@@ -249,7 +252,7 @@ pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
     let run = match requested {
         Some(id) => {
             let run = client.get(&format!("/repos/{repo}/actions/runs/{id}"), &[])?;
-            if let Err(reason) = check.validate(&run, true)? {
+            if let Some(reason) = check.refusal(&run, true)? {
                 return refused(format!("run {id} cannot be staged because {reason}"));
             }
             run
@@ -270,7 +273,7 @@ pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
             )?;
             let mut found = None;
             for c in candidates {
-                if check.validate(&c, false)?.is_ok() {
+                if check.refusal(&c, false)?.is_none() {
                     found = Some(c);
                     break;
                 }
@@ -367,15 +370,15 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    /// `Ok(Err(reason))` when `run` cannot be staged. An explicitly named
+    /// Why `run` cannot be staged (`Ok(None)`: it can). An explicitly named
     /// run may also be one GitHub associates with the PR although its head
     /// is no longer in the commit list (a force-push).
-    fn validate(&self, run: &Value, historical: bool) -> Result<Result<(), String>> {
+    fn refusal(&self, run: &Value, historical: bool) -> Result<Option<String>> {
         if let Some(reason) = foreign_run(run, self.repo) {
-            return Ok(Err(reason));
+            return Ok(Some(reason));
         }
         if run_str(run, "/path") != self.workflow_path || run_str(run, "/event") != "pull_request" {
-            return Ok(Err(format!(
+            return Ok(Some(format!(
                 "it is not a pull-request run of {}",
                 self.workflow_path.trim_start_matches(".github/workflows/")
             )));
@@ -387,20 +390,20 @@ impl Checker<'_> {
             .any(|p| p["number"].as_u64() == Some(self.pr));
         let in_pr = self.commits.contains(run_str(run, "/head_sha"));
         if !(in_pr || (historical && associated)) {
-            return Ok(Err("its head commit is not in the PR commit list".into()));
+            return Ok(Some("its head commit is not in the PR commit list".into()));
         }
         if self
             .history
             .active_at(run_str(run, "/created_at"))
             .is_empty()
         {
-            return Ok(Err(
+            return Ok(Some(
                 "it was not created while a full-sweep label was applied".into(),
             ));
         }
         let conclusion = run_str(run, "/conclusion");
         if run_str(run, "/status") != "completed" || !STAGEABLE_CONCLUSIONS.contains(&conclusion) {
-            return Ok(Err(format!(
+            return Ok(Some(format!(
                 "it is {}/{}",
                 run["status"].as_str().unwrap_or("null"),
                 run["conclusion"].as_str().unwrap_or("null")
@@ -419,12 +422,16 @@ impl Checker<'_> {
             .filter_map(|a| a["name"].as_str().map(str::to_string))
             .collect();
         if !names.contains("changelog-metadata") {
-            return Ok(Err("it has no unexpired changelog-metadata artifact".into()));
+            return Ok(Some(
+                "it has no unexpired changelog-metadata artifact".into(),
+            ));
         }
         if !has_reusable_results(&names) {
-            return Ok(Err("it has no unexpired benchmark result artifacts".into()));
+            return Ok(Some(
+                "it has no unexpired benchmark result artifacts".into(),
+            ));
         }
-        Ok(Ok(()))
+        Ok(None)
     }
 }
 
@@ -458,7 +465,7 @@ pub fn dispatch(client: &Client, frontend: &Client, a: &DispatchArgs) -> Result<
             a.source.run_id
         ));
     }
-    let report = crate::validate::validate(&a.artifacts_dir).map_err(StageError::Failed)?;
+    let report = crate::validate::validate(&a.artifacts_dir)?;
     if !report.errors.is_empty() {
         post_comment(
             client,

@@ -301,32 +301,98 @@ pub fn eval_key(row: &Row) -> Identity {
 /// would take the runner's memory.
 const MAX_ARTIFACT_JSON_BYTES: u64 = 256 * 1024 * 1024;
 
+/// Why the artifacts could not be validated: a file or folder that cannot
+/// be read, written or removed, or a file that is not JSON (the message
+/// names the path). A problem of the rows themselves is not an error but a
+/// line of [`Report::errors`].
+#[derive(Debug, thiserror::Error)]
+pub enum ValidateError {
+    #[error("artifacts directory does not exist: {}", .0.display())]
+    NoDirectory(PathBuf),
+    /// Above [`MAX_ARTIFACT_JSON_BYTES`].
+    #[error("{}: {} (MAX_ARTIFACT_JSON_BYTES)", path.display(), error.cause())]
+    TooLarge {
+        path: PathBuf,
+        error: sweep_model::fsio::ReadError,
+    },
+    #[error("{}: cannot read: {}", path.display(), error.cause())]
+    Unreadable {
+        path: PathBuf,
+        error: sweep_model::fsio::ReadError,
+    },
+    #[error("{}: invalid JSON: {source}", path.display())]
+    Json {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error(transparent)]
+    Tree(#[from] sweep_model::tree::TreeError),
+    /// Above [`MAX_EVAL_REWRITE_BYTES`].
+    #[error(
+        "{}: {bytes} bytes; an eval aggregate to rewrite may hold at most {MAX_EVAL_REWRITE_BYTES}",
+        path.display()
+    )]
+    RewriteTooLarge { path: PathBuf, bytes: u64 },
+    #[error("{}: changed while read", path.display())]
+    Changed { path: PathBuf },
+    #[error("{}: cannot {action}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        action: &'static str,
+        source: std::io::Error,
+    },
+    #[error("cannot serialise {what}: {source}")]
+    Serialise {
+        what: &'static str,
+        source: serde_json::Error,
+    },
+}
+
+/// Every one is a failure to do the job (exit 2): the rows' own problems
+/// are the report's errors, not this.
+impl sweep_cli::Classify for ValidateError {
+    fn kind(&self) -> sweep_cli::Kind {
+        sweep_cli::Kind::Failed
+    }
+}
+
+fn io_error(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) -> ValidateError {
+    let path = path.to_path_buf();
+    move |source| ValidateError::Io {
+        path,
+        action,
+        source,
+    }
+}
+
+fn json_error(path: &Path) -> impl FnOnce(serde_json::Error) -> ValidateError {
+    let path = path.to_path_buf();
+    move |source| ValidateError::Json { path, source }
+}
+
 /// Reads one artifact JSON file: a regular file only (a FIFO named
 /// `x.json` is refused instead of blocking the run), within the limit.
-fn load_json(path: &Path) -> Result<Value, String> {
+fn load_json(path: &Path) -> Result<Value, ValidateError> {
     let bytes =
-        sweep_model::fsio::read_regular(path, MAX_ARTIFACT_JSON_BYTES).map_err(|e| match e {
-            sweep_model::fsio::ReadError::TooLarge { .. } => {
-                format!(
-                    "{}: {} (MAX_ARTIFACT_JSON_BYTES)",
-                    path.display(),
-                    e.cause()
-                )
+        sweep_model::fsio::read_regular(path, MAX_ARTIFACT_JSON_BYTES).map_err(|error| {
+            let path = path.to_path_buf();
+            match error {
+                sweep_model::fsio::ReadError::TooLarge { .. } => {
+                    ValidateError::TooLarge { path, error }
+                }
+                error => ValidateError::Unreadable { path, error },
             }
-            e => format!("{}: cannot read: {}", path.display(), e.cause()),
         })?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))
+    serde_json::from_slice(&bytes).map_err(json_error(path))
 }
 
 /// `dir.glob("*.json")`: the `*.json` entries directly in `dir`, as
 /// `sweep_model::tree` lists them (sorted); none when `dir` is absent.
-fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>, ValidateError> {
     if !dir.is_dir() {
         return Ok(Vec::new());
     }
-    tree::json_files_in(dir)
-        .map(|found| found.files)
-        .map_err(|e| e.to_string())
+    Ok(tree::json_files_in(dir)?.files)
 }
 
 /// Sub-directories of `root` (sorted by name). A symlinked directory is
@@ -409,16 +475,19 @@ impl<'de, F: FnMut(usize, Value)> Visitor<'de> for Rows<'_, F> {
 
 /// Streams the rows of the JSON file `path` into `each` ([`Rows`]).
 /// `Err` when it cannot be read or is not JSON.
-fn stream_rows(path: &Path, mut each: impl FnMut(usize, Value)) -> Result<Shape, String> {
+fn stream_rows(path: &Path, mut each: impl FnMut(usize, Value)) -> Result<Shape, ValidateError> {
     // The one reader's rules (a regular file only: a FIFO is refused, not
     // waited on); streamed, so no size cap is needed for memory's sake.
-    let (file, _) = sweep_model::fsio::open_regular(path)
-        .map_err(|e| format!("{}: cannot read: {}", path.display(), e.cause()))?;
+    let (file, _) =
+        sweep_model::fsio::open_regular(path).map_err(|error| ValidateError::Unreadable {
+            path: path.to_path_buf(),
+            error,
+        })?;
     let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(file));
     Rows(&mut each)
         .deserialize(&mut de)
         .and_then(|shape| de.end().map(|()| shape))
-        .map_err(|e| format!("{}: invalid JSON: {e}", path.display()))
+        .map_err(json_error(path))
 }
 
 /// Rows listed per file before the rest are only counted (as the identity
@@ -608,12 +677,12 @@ fn is_agentic(row: &Row) -> bool {
     row.get("scenario_type").and_then(Value::as_str) == Some("agentic-coding")
 }
 
-fn agentic_point_files(root: &Path) -> Result<Vec<PathBuf>, String> {
+fn agentic_point_files(root: &Path) -> Result<Vec<PathBuf>, ValidateError> {
     let mut out = Vec::new();
     for (name, dir) in subdirs(root) {
         if name.starts_with("bmk_agentic_") {
             // `artifact_dir.rglob("*.json")`
-            out.extend(tree::json_files(&dir).map_err(|e| e.to_string())?.files);
+            out.extend(tree::json_files(&dir)?.files);
         }
     }
     out.sort();
@@ -632,7 +701,7 @@ struct ResultsBmk {
     errors: Vec<String>,
 }
 
-fn read_results_bmk(root: &Path) -> Result<ResultsBmk, String> {
+fn read_results_bmk(root: &Path) -> Result<ResultsBmk, ValidateError> {
     let dir = root.join("results_bmk");
     let mut out = ResultsBmk {
         present: dir.is_dir(),
@@ -659,7 +728,10 @@ fn read_results_bmk(root: &Path) -> Result<ResultsBmk, String> {
 
 /// Agentic identities of the point files (other rows are not points), and
 /// the problems of agentic rows that lack a field.
-fn read_agentic_points(root: &Path, paths: &[PathBuf]) -> Result<(Vec<Key>, Vec<String>), String> {
+fn read_agentic_points(
+    root: &Path,
+    paths: &[PathBuf],
+) -> Result<(Vec<Key>, Vec<String>), ValidateError> {
     let mut ids = Vec::new();
     let mut errors = Vec::new();
     for path in paths {
@@ -836,7 +908,7 @@ fn validate_agentic(
     errors
 }
 
-fn validate_eval(root: &Path) -> Result<Vec<String>, String> {
+fn validate_eval(root: &Path) -> Result<Vec<String>, ValidateError> {
     let (raw, mut errors) = raw_eval_rows(root);
     errors.extend(duplicates("raw eval", &raw));
     let agg_dir = root.join("eval_results_all");
@@ -934,7 +1006,7 @@ fn result_conc(name: &str) -> Option<i64> {
     None
 }
 
-fn result_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+fn result_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, ValidateError> {
     Ok(json_files(dir)?
         .into_iter()
         .filter_map(|p| {
@@ -973,7 +1045,7 @@ fn raw_dirs_for_dedupe(root: &Path) -> Vec<RawDir> {
 }
 
 /// Collapses re-run eval duplicates in place; returns a change log.
-pub fn dedupe_reran_evals(root: &Path) -> Result<Vec<String>, String> {
+pub fn dedupe_reran_evals(root: &Path) -> Result<Vec<String>, ValidateError> {
     let raws = raw_dirs_for_dedupe(root);
     // identity → (timestamp, dir name) of the latest result
     let mut best: HashMap<String, (String, String)> = HashMap::new();
@@ -1016,7 +1088,7 @@ pub const MAX_EVAL_REWRITE_BYTES: u64 = 32 * 1024 * 1024;
 /// aggregate file (`None` for a row that is not an object), if it is a list.
 type EvalRowKeys = Vec<Option<(String, String)>>;
 
-fn eval_row_keys(path: &Path) -> Result<Option<EvalRowKeys>, String> {
+fn eval_row_keys(path: &Path) -> Result<Option<EvalRowKeys>, ValidateError> {
     let mut rows = Vec::new();
     let shape = stream_rows(path, |_, row| {
         rows.push(row.as_object().map(|obj| {
@@ -1032,7 +1104,10 @@ fn eval_row_keys(path: &Path) -> Result<Option<EvalRowKeys>, String> {
     Ok((shape == Shape::List).then_some(rows))
 }
 
-fn dedupe_aggregate(root: &Path, winners: &HashMap<String, String>) -> Result<Vec<String>, String> {
+fn dedupe_aggregate(
+    root: &Path,
+    winners: &HashMap<String, String>,
+) -> Result<Vec<String>, ValidateError> {
     let dir = root.join("eval_results_all");
     let mut messages = Vec::new();
     if !dir.is_dir() {
@@ -1084,16 +1159,13 @@ fn dedupe_aggregate(root: &Path, winners: &HashMap<String, String>) -> Result<Ve
         }
         if keep.len() != rows.len() {
             let size = std::fs::metadata(&path)
-                .map_err(|e| format!("{}: cannot read: {e}", path.display()))?
+                .map_err(io_error(&path, "read"))?
                 .len();
             if size > MAX_EVAL_REWRITE_BYTES {
-                return Err(format!(
-                    "{}: {size} bytes; an eval aggregate to rewrite may hold at most {MAX_EVAL_REWRITE_BYTES}",
-                    path.display()
-                ));
+                return Err(ValidateError::RewriteTooLarge { path, bytes: size });
             }
             let Value::Array(data) = load_json(&path)? else {
-                return Err(format!("{}: changed while read", path.display()));
+                return Err(ValidateError::Changed { path });
             };
             let kept: Vec<&Value> = data
                 .iter()
@@ -1101,9 +1173,13 @@ fn dedupe_aggregate(root: &Path, winners: &HashMap<String, String>) -> Result<Ve
                 .filter(|(i, _)| keep.contains(i))
                 .map(|(_, v)| v)
                 .collect();
-            let text = serde_json::to_string_pretty(&kept).map_err(|e| e.to_string())?;
+            let text =
+                serde_json::to_string_pretty(&kept).map_err(|source| ValidateError::Serialise {
+                    what: "the eval aggregate",
+                    source,
+                })?;
             sweep_model::fsio::write_atomic(&path, text.as_bytes())
-                .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+                .map_err(io_error(&path, "write"))?;
             let name = path
                 .file_name()
                 .and_then(|n| n.to_str())
@@ -1118,14 +1194,15 @@ fn dedupe_aggregate(root: &Path, winners: &HashMap<String, String>) -> Result<Ve
     Ok(messages)
 }
 
-fn prune_raw(r: &RawDir, winners: &HashMap<String, String>) -> Result<Option<String>, String> {
+fn prune_raw(
+    r: &RawDir,
+    winners: &HashMap<String, String>,
+) -> Result<Option<String>, ValidateError> {
     if r.ids.is_empty() {
         return Ok(None);
     }
     let superseded = |id: &Identity| winners.get(&key_of(id)).is_some_and(|w| *w != r.name);
-    let rm = |dir: &Path| {
-        std::fs::remove_dir_all(dir).map_err(|e| format!("{}: cannot remove: {e}", dir.display()))
-    };
+    let rm = |dir: &Path| std::fs::remove_dir_all(dir).map_err(io_error(dir, "remove"));
     let n = python_repr_str(&r.name);
     if !r.batched {
         if superseded(&r.ids[0].0) {
@@ -1145,8 +1222,7 @@ fn prune_raw(r: &RawDir, winners: &HashMap<String, String>) -> Result<Option<Str
     }
     for (fname, path) in result_files(&r.dir)? {
         if result_conc(&fname).is_some_and(|c| losing.contains(&c)) {
-            std::fs::remove_file(&path)
-                .map_err(|e| format!("{}: cannot remove: {e}", path.display()))?;
+            std::fs::remove_file(&path).map_err(io_error(&path, "remove"))?;
         }
     }
     let remaining: Vec<Value> = match r.meta.get("completed_eval_concs") {
@@ -1164,9 +1240,11 @@ fn prune_raw(r: &RawDir, winners: &HashMap<String, String>) -> Result<Option<Str
     let mut meta = r.meta.clone();
     meta.insert("completed_eval_concs".into(), Value::Array(remaining));
     let path = r.dir.join("meta_env.json");
-    let text = serde_json::to_string(&meta).map_err(|e| e.to_string())?;
-    sweep_model::fsio::write_atomic(&path, text.as_bytes())
-        .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    let text = serde_json::to_string(&meta).map_err(|source| ValidateError::Serialise {
+        what: "meta_env.json",
+        source,
+    })?;
+    sweep_model::fsio::write_atomic(&path, text.as_bytes()).map_err(io_error(&path, "write"))?;
     let dropped: Vec<String> = losing.iter().map(i64::to_string).collect();
     Ok(Some(format!(
         "pruned superseded conc(s) {} from batched raw eval dir {n}",
@@ -1190,12 +1268,9 @@ pub struct Report {
 
 /// De-duplicates re-run evals, then validates `root`. `Err` is a failure to
 /// read or write (not a validation error).
-pub fn validate(root: &Path) -> Result<Report, String> {
+pub fn validate(root: &Path) -> Result<Report, ValidateError> {
     if !root.is_dir() {
-        return Err(format!(
-            "artifacts directory does not exist: {}",
-            root.display()
-        ));
+        return Err(ValidateError::NoDirectory(root.to_path_buf()));
     }
     let collapsed = dedupe_reran_evals(root)?;
     let bmk = read_results_bmk(root)?;
@@ -1348,15 +1423,16 @@ mod tests {
             std::fs::write(&p, text).expect("write");
             let mut seen = Vec::new();
             assert_eq!(
-                stream_rows(&p, |i, v| seen.push((i, v))),
-                Ok(shape),
+                stream_rows(&p, |i, v| seen.push((i, v))).ok(),
+                Some(shape),
                 "{text}"
             );
             assert_eq!(seen.len(), n, "{text}");
         }
         std::fs::write(d.join("f.json"), "[1] [2]").expect("write");
         assert!(
-            stream_rows(&d.join("f.json"), |_, _| {}).is_err_and(|e| e.contains("invalid JSON"))
+            stream_rows(&d.join("f.json"), |_, _| {})
+                .is_err_and(|e| e.to_string().contains("invalid JSON"))
         );
     }
 

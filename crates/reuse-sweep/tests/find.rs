@@ -230,7 +230,7 @@ fn incompatible_label_refuses_before_any_run_lookup() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out).trim_end(),
-        "error: PR #7 has /reuse-sweep-run authorization but uses reuse-incompatible label(s): evals-only."
+        "reuse-sweep: error: PR #7 has /reuse-sweep-run authorization but uses reuse-incompatible label(s): evals-only."
     );
     assert!(pairs.is_empty());
     assert_eq!(s.count("GET", &format!("{R}/actions/runs/555")), 0);
@@ -285,7 +285,7 @@ fn missing_token_is_an_error_in_every_mode() {
     assert_github_failure(&out);
     assert_eq!(
         stderr(&out).trim_end(),
-        "error: GH_TOKEN or GITHUB_TOKEN is required"
+        "reuse-sweep: error: GH_TOKEN or GITHUB_TOKEN is required"
     );
 }
 

@@ -1,10 +1,10 @@
 //! `validate-artifacts`: glue over `reuse_sweep::validate`.
-use sweep_cli::{Failure, Kind, Level, Outcome, annotate, stdout};
+use sweep_cli::{Failure, Outcome, stdout};
 
 pub(crate) fn validate(dir: &std::path::Path) -> Outcome {
     use reuse_sweep::validate;
     // `Err` is a failure to read or write the folder (exit 2).
-    let report = validate::validate(dir).map_err(Failure::failed_msg)?;
+    let report = validate::validate(dir)?;
     if !report.collapsed.is_empty() {
         stdout::println("Collapsed reran eval duplicates (kept latest result per identity):");
         for m in &report.collapsed {
@@ -12,21 +12,15 @@ pub(crate) fn validate(dir: &std::path::Path) -> Outcome {
         }
     }
     if !report.errors.is_empty() {
-        annotate(
-            Level::Error,
-            None,
-            None,
-            &format!(
-                "reusable sweep artifact validation failed ({} problem line(s))",
-                report.errors.len()
-            ),
-        );
+        // The reference's report, then the one error line (and annotation).
         eprintln!("Reusable sweep artifact validation failed:");
         for e in &report.errors {
             eprintln!("{e}");
         }
-        // The lines above said why.
-        return Err(Failure::reported(Kind::Rejected));
+        return Err(Failure::rejected_msg(format!(
+            "reusable sweep artifact validation failed ({} problem line(s))",
+            report.errors.len()
+        )));
     }
     stdout::println(&validate::summary(&report).to_string());
     Ok(())
