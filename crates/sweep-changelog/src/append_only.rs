@@ -9,6 +9,52 @@ use sweep_matrix::assemble::curve_key;
 use sweep_model::python::dumps_like_python;
 use sweep_model::python::{python_repr_list, python_repr_str};
 
+/// Why an append-only entry is refused (§6.4 scope, §7.3 delta): config
+/// keys and scenarios are quoted as the reference quotes them (`'a'`).
+#[derive(Debug, thiserror::Error)]
+pub enum AppendOnlyError {
+    #[error(
+        "append-only PR changed configs not selected by its changelog entry: {}",
+        python_repr_list(.0.iter().map(|k| python_repr_str(k)))
+    )]
+    UnselectedConfigs(Vec<String>),
+    #[error("append-only added or removed a scenario in config {}", python_repr_str(.0))]
+    ScenarioSet(String),
+    #[error(
+        "append-only changed config-wide fields that can affect scenarios outside its \
+         changelog scope: {}",
+        python_repr_str(.0)
+    )]
+    ConfigWide(String),
+    #[error(
+        "append-only changed a scenario outside its changelog scope: {} / {}",
+        python_repr_str(config),
+        python_repr_str(scenario)
+    )]
+    OutsideScope { config: String, scenario: String },
+    #[error(
+        "append-only matrix entry has invalid concurrency value: {}",
+        sweep_model::python::python_repr(.0)
+    )]
+    BadConcurrency(Value),
+    #[error("append-only requires an existing curve in the base revision")]
+    NoBaseCurve,
+    #[error("append-only may not remove or modify existing generated recipes")]
+    RemovedRecipes,
+    #[error(
+        "append-only may not remove existing concurrency points: {}",
+        python_repr_list(.0.iter().map(i64::to_string))
+    )]
+    RemovedPoints(Vec<i64>),
+    #[error("append-only did not add any generated points")]
+    NothingAdded,
+    #[error(
+        "append-only additions must belong to an existing visual curve with \
+         one unchanged non-null image"
+    )]
+    NotOnVisualCurve,
+}
+
 /// Checks that only selected configs/scenarios changed between the base and
 /// head masters. `selected` maps config key → allowed scenario types, in
 /// selection order.
@@ -16,7 +62,7 @@ pub fn validate_scope(
     base: &RawMasters<'_>,
     head: &RawMasters<'_>,
     selected: &[(String, BTreeSet<String>)],
-) -> Result<(), String> {
+) -> Result<(), AppendOnlyError> {
     let is_selected = |k: &str| selected.iter().any(|(s, _)| s == k);
     let mut unrelated: BTreeSet<&str> = BTreeSet::new();
     for k in base.keys().chain(head.keys()) {
@@ -25,9 +71,8 @@ pub fn validate_scope(
         }
     }
     if !unrelated.is_empty() {
-        return Err(format!(
-            "append-only PR changed configs not selected by its changelog entry: {}",
-            python_repr_list(unrelated.iter().map(|k| python_repr_str(k)))
+        return Err(AppendOnlyError::UnselectedConfigs(
+            unrelated.into_iter().map(str::to_string).collect(),
         ));
     }
     let empty = Map::new();
@@ -45,10 +90,7 @@ pub fn validate_scope(
         let kb: HashSet<&String> = sb.keys().collect();
         let kh: HashSet<&String> = sh.keys().collect();
         if kb != kh {
-            return Err(format!(
-                "append-only added or removed a scenario in config {}",
-                python_repr_str(key)
-            ));
+            return Err(AppendOnlyError::ScenarioSet(key.clone()));
         }
         let has_unselected = sb.keys().any(|s| !allowed.contains(s));
         let top = |v: &Value| -> Map<String, Value> {
@@ -62,26 +104,21 @@ pub fn validate_scope(
                 .unwrap_or_default()
         };
         if has_unselected && top(b) != top(h) {
-            return Err(format!(
-                "append-only changed config-wide fields that can affect scenarios outside its \
-                 changelog scope: {}",
-                python_repr_str(key)
-            ));
+            return Err(AppendOnlyError::ConfigWide(key.clone()));
         }
         for (scenario, value) in &sb {
             if !allowed.contains(scenario) && sh.get(scenario) != Some(value) {
-                return Err(format!(
-                    "append-only changed a scenario outside its changelog scope: {} / {}",
-                    python_repr_str(key),
-                    python_repr_str(scenario)
-                ));
+                return Err(AppendOnlyError::OutsideScope {
+                    config: key.clone(),
+                    scenario: scenario.clone(),
+                });
             }
         }
     }
     Ok(())
 }
 
-fn concurrencies(row: &Value) -> Result<Vec<i64>, String> {
+fn concurrencies(row: &Value) -> Result<Vec<i64>, AppendOnlyError> {
     match row.get("conc") {
         Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(vec![n.as_i64().unwrap_or(0)]),
         Some(Value::Array(items))
@@ -89,9 +126,8 @@ fn concurrencies(row: &Value) -> Result<Vec<i64>, String> {
         {
             Ok(items.iter().filter_map(Value::as_i64).collect())
         }
-        other => Err(format!(
-            "append-only matrix entry has invalid concurrency value: {}",
-            sweep_model::python::python_repr(other.unwrap_or(&Value::Null))
+        other => Err(AppendOnlyError::BadConcurrency(
+            other.cloned().unwrap_or(Value::Null),
         )),
     }
 }
@@ -152,7 +188,7 @@ fn series_key(row: &Value) -> String {
 
 /// The rows of `head` that add points to base curves or add new curves,
 /// rejecting any removal or modification of base points (§7.3).
-pub fn delta(base: &[Value], head: &[Value]) -> Result<Vec<Value>, String> {
+pub fn delta(base: &[Value], head: &[Value]) -> Result<Vec<Value>, AppendOnlyError> {
     let mut base_groups: HashMap<String, HashSet<i64>> = HashMap::new();
     let mut base_order: Vec<String> = Vec::new();
     let mut head_groups: HashMap<String, HashSet<i64>> = HashMap::new();
@@ -172,10 +208,10 @@ pub fn delta(base: &[Value], head: &[Value]) -> Result<Vec<Value>, String> {
             .extend(concurrencies(row)?);
     }
     if base_groups.is_empty() {
-        return Err("append-only requires an existing curve in the base revision".into());
+        return Err(AppendOnlyError::NoBaseCurve);
     }
     if base_groups.keys().any(|k| !head_groups.contains_key(k)) {
-        return Err("append-only may not remove or modify existing generated recipes".into());
+        return Err(AppendOnlyError::RemovedRecipes);
     }
     for k in &base_order {
         let removed: BTreeSet<i64> = base_groups[k]
@@ -183,9 +219,8 @@ pub fn delta(base: &[Value], head: &[Value]) -> Result<Vec<Value>, String> {
             .copied()
             .collect();
         if !removed.is_empty() {
-            return Err(format!(
-                "append-only may not remove existing concurrency points: {}",
-                python_repr_list(removed.iter().map(i64::to_string))
+            return Err(AppendOnlyError::RemovedPoints(
+                removed.into_iter().collect(),
             ));
         }
     }
@@ -219,7 +254,7 @@ pub fn delta(base: &[Value], head: &[Value]) -> Result<Vec<Value>, String> {
         }
     }
     if out.is_empty() {
-        return Err("append-only did not add any generated points".into());
+        return Err(AppendOnlyError::NothingAdded);
     }
     let mut images: HashMap<String, BTreeSet<String>> = HashMap::new();
     for row in base {
@@ -235,11 +270,7 @@ pub fn delta(base: &[Value], head: &[Value]) -> Result<Vec<Value>, String> {
                 .get(&series_key(row))
                 .is_some_and(|set| set.len() == 1 && set.contains(&dumps_like_python(image)));
         if !ok {
-            return Err(
-                "append-only additions must belong to an existing visual curve with \
-                        one unchanged non-null image"
-                    .into(),
-            );
+            return Err(AppendOnlyError::NotOnVisualCurve);
         }
     }
     Ok(out)
@@ -275,24 +306,42 @@ mod tests {
         assert!(
             delta(&base, &[row(json!(4), "i")])
                 .unwrap_err()
+                .to_string()
                 .contains("[8]")
         );
-        assert!(delta(&base, &base).unwrap_err().contains("did not add"));
-        assert!(delta(&[], &base).unwrap_err().contains("existing curve"));
+        assert!(
+            delta(&base, &base)
+                .unwrap_err()
+                .to_string()
+                .contains("did not add")
+        );
+        assert!(
+            delta(&[], &base)
+                .unwrap_err()
+                .to_string()
+                .contains("existing curve")
+        );
         let head = vec![row(json!(4), "j"), row(json!(8), "j")];
         assert!(
             delta(&base, &head)
                 .unwrap_err()
+                .to_string()
                 .contains("remove or modify")
         );
         // A new recipe in a series whose image changed is refused.
         let mut extra = row(json!(4), "j");
         extra["tp"] = json!(4);
         let head = vec![base[0].clone(), base[1].clone(), extra];
-        assert!(delta(&base, &head).unwrap_err().contains("visual curve"));
+        assert!(
+            delta(&base, &head)
+                .unwrap_err()
+                .to_string()
+                .contains("visual curve")
+        );
         assert!(
             delta(&[row(json!("x"), "i")], &base)
                 .unwrap_err()
+                .to_string()
                 .contains("invalid concurrency value: 'x'")
         );
     }
@@ -316,17 +365,18 @@ mod tests {
         assert!(check(mk(vec![("a", cfg(2, 1)), ("b", cfg(1, 1))])).is_ok());
         let e = check(mk(vec![("a", cfg(1, 1)), ("b", cfg(2, 1))]));
         assert_eq!(
-            e.unwrap_err(),
+            e.unwrap_err().to_string(),
             "append-only PR changed configs not selected by its changelog entry: ['b']"
         );
         let e = check(mk(vec![("a", cfg(1, 2)), ("b", cfg(1, 1))]));
         assert!(
             e.unwrap_err()
+                .to_string()
                 .contains("outside its changelog scope: 'a' / 'agentic-coding'")
         );
         let mut changed = cfg(1, 1);
         changed["image"] = json!("j");
         let e = check(mk(vec![("a", changed), ("b", cfg(1, 1))]));
-        assert!(e.unwrap_err().contains("config-wide fields"));
+        assert!(e.unwrap_err().to_string().contains("config-wide fields"));
     }
 }

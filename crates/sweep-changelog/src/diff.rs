@@ -70,18 +70,40 @@ pub fn is_blank(s: &str) -> bool {
     s.chars().all(is_py_space)
 }
 
+/// Why `git diff` output cannot be classified (the changelog change is
+/// refused).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DiffError {
+    /// Not UTF-8, worded like Python's codec error.
+    #[error(
+        "'utf-8' codec can't decode byte 0x{byte:02x} in position {position} of the diff output \
+         (diff line {line}): the changelog change is not valid UTF-8"
+    )]
+    NotUtf8 {
+        byte: u8,
+        position: usize,
+        line: usize,
+    },
+    /// An added line above [`MAX_LINE_BYTES`].
+    #[error(
+        "added line {line} is {bytes} bytes, over the {} KiB limit for one \
+         changelog line (MAX_LINE_BYTES): refused",
+        MAX_LINE_BYTES / 1024
+    )]
+    LineTooLong { line: usize, bytes: usize },
+}
+
 /// Decodes and classifies `git diff` output. The error is the UTF-8 decoding
 /// failure, worded like Python's codec error, or an added line longer than
 /// [`MAX_LINE_BYTES`] (naming its line in the head file).
-pub fn parse(stdout: &[u8]) -> Result<Diff, String> {
+pub fn parse(stdout: &[u8]) -> Result<Diff, DiffError> {
     let text = std::str::from_utf8(stdout).map_err(|e| {
-        let pos = e.valid_up_to();
-        let byte = stdout.get(pos).copied().unwrap_or(0);
-        let line = stdout[..pos].iter().filter(|&&b| b == b'\n').count() + 1;
-        format!(
-            "'utf-8' codec can't decode byte 0x{byte:02x} in position {pos} of the diff output \
-             (diff line {line}): the changelog change is not valid UTF-8"
-        )
+        let position = e.valid_up_to();
+        DiffError::NotUtf8 {
+            byte: stdout.get(position).copied().unwrap_or(0),
+            position,
+            line: stdout[..position].iter().filter(|&&b| b == b'\n').count() + 1,
+        }
     })?;
     let mut diff = Diff::default();
     let (mut old, mut new) = (0usize, 0usize);
@@ -126,12 +148,10 @@ pub fn parse(stdout: &[u8]) -> Result<Diff, String> {
                     continue;
                 }
                 if rest.len() > MAX_LINE_BYTES {
-                    return Err(format!(
-                        "added line {cur_new} is {} bytes, over the {} KiB limit for one \
-                         changelog line (MAX_LINE_BYTES): refused",
-                        rest.len(),
-                        MAX_LINE_BYTES / 1024
-                    ));
+                    return Err(DiffError::LineTooLong {
+                        line: cur_new,
+                        bytes: rest.len(),
+                    });
                 }
                 diff.added.push(Added {
                     text: rest.to_string(),
@@ -200,7 +220,7 @@ mod tests {
     fn invalid_utf8_mentions_the_codec() {
         let mut d = HEADER.as_bytes().to_vec();
         d.extend_from_slice(b"@@ -1,0 +1,1 @@\n+\xff\n");
-        assert!(parse(&d).unwrap_err().contains("utf-8"));
+        assert!(parse(&d).unwrap_err().to_string().contains("utf-8"));
     }
 
     #[test]
@@ -222,7 +242,7 @@ mod limit_tests {
         let diff = format!(
             "diff --git a/c b/c\n--- a/c\n+++ b/c\n@@ -1,1 +1,3 @@\n a\n+- config-keys: [k]\n+  description: [\"{long}\"]\n"
         );
-        let e = parse(diff.as_bytes()).expect_err("refused");
+        let e = parse(diff.as_bytes()).expect_err("refused").to_string();
         assert!(
             e.starts_with("added line 3 is 10485779 bytes, over the 16 KiB limit"),
             "{}",

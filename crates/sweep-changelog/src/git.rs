@@ -98,22 +98,22 @@ impl Repo {
     }
 
     /// Bytes of `<rev>:<path>`; the error carries git's trimmed stderr.
-    pub fn show(&self, rev: &str, path: &str) -> Result<Vec<u8>, String> {
+    pub fn show(&self, rev: &str, path: &str) -> Result<Vec<u8>, GitError> {
         // `:<stage>` specs start with ':' and pass; a rev starting with '-' does not.
-        check_rev(rev).map_err(|e| e.message)?;
+        check_rev(rev)?;
         let spec = format!("{rev}:{path}");
-        let out = self
-            .run(&["show", "--end-of-options", &spec])
-            .map_err(|e| e.message)?;
+        let out = self.run(&["show", "--end-of-options", &spec])?;
         if out.status.success() {
             Ok(out.stdout)
         } else {
-            Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+            Err(GitError {
+                message: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            })
         }
     }
 
     /// Bytes of the file at `path` in index stage `n` (1 base, 2 ours, 3 theirs).
-    pub fn show_stage(&self, stage: u8, path: &str) -> Result<Vec<u8>, String> {
+    pub fn show_stage(&self, stage: u8, path: &str) -> Result<Vec<u8>, GitError> {
         self.show(&format!(":{stage}"), path)
     }
 

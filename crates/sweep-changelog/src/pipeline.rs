@@ -90,6 +90,13 @@ impl sweep_cli::Classify for Rejection {
     }
 }
 
+/// An append-only entry the scope or delta rules refuse.
+impl From<crate::append_only::AppendOnlyError> for Rejection {
+    fn from(e: crate::append_only::AppendOnlyError) -> Self {
+        Rejection::new(e.to_string())
+    }
+}
+
 impl From<String> for Rejection {
     fn from(message: String) -> Self {
         Rejection::new(message)
