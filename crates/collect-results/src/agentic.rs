@@ -150,13 +150,27 @@ pub fn resolve_aggregate_path(artifact_dir: &Path) -> PathBuf {
     direct
 }
 
+/// Why a metric of the aiperf aggregate cannot be read (the metric's name).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum MetricError {
+    #[error("{0} must be an object")]
+    NotObject(&'static str),
+    #[error("{0}.avg must be numeric")]
+    NotNumeric(&'static str),
+    #[error("{0}.avg must be a finite non-negative number")]
+    OutOfRange(&'static str),
+}
+
 /// `aggregate[name].avg` as a finite non-negative number, `None` when the
 /// metric or its average is absent.
-fn metric_avg(aggregate: &Map<String, Value>, name: &str) -> Result<Option<f64>, String> {
+fn metric_avg(
+    aggregate: &Map<String, Value>,
+    name: &'static str,
+) -> Result<Option<f64>, MetricError> {
     let metric = match aggregate.get(name) {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Object(m)) => m,
-        Some(_) => return Err(format!("{name} must be an object")),
+        Some(_) => return Err(MetricError::NotObject(name)),
     };
     let value = match metric.get("avg") {
         None | Some(Value::Null) => return Ok(None),
@@ -164,10 +178,10 @@ fn metric_avg(aggregate: &Map<String, Value>, name: &str) -> Result<Option<f64>,
         Some(_) => None,
     };
     let Some(value) = value else {
-        return Err(format!("{name}.avg must be numeric"));
+        return Err(MetricError::NotNumeric(name));
     };
     if !value.is_finite() || value < 0.0 {
-        return Err(format!("{name}.avg must be a finite non-negative number"));
+        return Err(MetricError::OutOfRange(name));
     }
     Ok(Some(value))
 }
@@ -210,9 +224,9 @@ pub fn validate_result(artifact_dir: &Path, threshold: f64) -> Result<ErrorRateO
     let Value::Object(aggregate) = value else {
         return Err(AgenticError::NotObject(path));
     };
-    let invalid = |cause: String| AgenticError::Invalid {
+    let invalid = |e: MetricError| AgenticError::Invalid {
         path: path.clone(),
-        cause,
+        cause: e.to_string(),
     };
     let successes = metric_avg(&aggregate, "request_count").map_err(invalid)?;
     let errors = metric_avg(&aggregate, "error_request_count")

@@ -115,13 +115,31 @@ fn load_thresholds(path: &Path, shown: &str) -> Result<Thresholds, ThresholdsErr
     })
 }
 
-/// Reads `meta_env.json`; the error text mimics Python's exception text.
-fn read_meta(path: &str, cwd: &Path) -> Result<Value, String> {
-    let bytes = std::fs::read(cwd.join(path)).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => format!("[Errno 2] No such file or directory: '{path}'"),
-        _ => format!("{e}: '{path}'"),
+/// Why `meta_env.json` cannot be read; the text mimics Python's exception
+/// text.
+#[derive(Debug, thiserror::Error)]
+enum MetaError {
+    #[error("[Errno 2] No such file or directory: '{0}'")]
+    NotFound(String),
+    #[error("{source}: '{path}'")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("invalid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// Reads `meta_env.json`.
+fn read_meta(path: &str, cwd: &Path) -> Result<Value, MetaError> {
+    let bytes = std::fs::read(cwd.join(path)).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => MetaError::NotFound(path.to_string()),
+        _ => MetaError::Io {
+            path: path.to_string(),
+            source,
+        },
     })?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("invalid JSON: {e}"))
+    Ok(serde_json::from_slice(&bytes)?)
 }
 
 fn detect_prefix(opts: &ValidateOptions, cwd: &Path) -> Option<String> {
@@ -276,7 +294,7 @@ fn batch_manifest_errors(
         Ok(Value::Object(m)) => m,
         other => {
             let why = match other {
-                Err(e) => e,
+                Err(e) => e.to_string(),
                 Ok(_) => "not a JSON object".to_owned(),
             };
             if expected.is_some()

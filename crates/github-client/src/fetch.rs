@@ -108,7 +108,7 @@ fn get_body(get: &Get<'_>) -> Result<(Vec<u8>, u32), GetError> {
             None,
             get.max_body,
         )
-        .map_err(GetError::Config)?;
+        .map_err(|e| GetError::Config(e.to_string()))?;
         let (failure, asked) = match outcome {
             Outcome::TooLarge => {
                 return Err(GetError::TooLarge {

@@ -94,6 +94,12 @@ impl Failure {
     }
 }
 
+/// The request could not be built (a URL or header `http` refuses): a
+/// configuration error, not worth a retry.
+#[derive(Debug, thiserror::Error)]
+#[error("building the request: {0}")]
+pub(crate) struct BuildError(#[from] http::Error);
+
 /// Sends one request (`body` as given, no body when `None`) and reads the
 /// answer's body up to `max_body` bytes.
 pub(crate) fn send(
@@ -103,7 +109,7 @@ pub(crate) fn send(
     headers: &[(&str, &str)],
     body: Option<(&str, Vec<u8>)>,
     max_body: usize,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, BuildError> {
     let mut request = http::Request::builder().method(method).uri(url);
     for (name, value) in headers {
         request = request.header(*name, *value);
@@ -114,8 +120,7 @@ pub(crate) fn send(
             .body(bytes)
             .map(|r| agent.run(r)),
         None => request.body(()).map(|r| agent.run(r)),
-    }
-    .map_err(|e| format!("building the request: {e}"))?;
+    }?;
     let mut response = match sent {
         Ok(r) => r,
         Err(e) => return Ok(Outcome::Failed(Failure::of(&e, false))),

@@ -77,15 +77,25 @@ pub fn append_step_summary(markdown: &str) -> std::io::Result<bool> {
 /// it is refused here with room to spare.
 pub const MAX_OUTPUT_BYTES: usize = 900 * 1024;
 
+/// A step output over [`MAX_OUTPUT_BYTES`]: its name and size.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "step output '{key}' would be {bytes} bytes, over the {} KiB limit per output \
+     (MAX_OUTPUT_BYTES; GitHub allows 1 MB per job output): nothing written",
+    MAX_OUTPUT_BYTES / 1024
+)]
+pub struct OutputTooLarge {
+    pub key: String,
+    pub bytes: usize,
+}
+
 /// `Err` naming the output and the limit when `value` is over [`MAX_OUTPUT_BYTES`].
-pub fn check_output_size(key: &str, value: &str) -> Result<(), String> {
+pub fn check_output_size(key: &str, value: &str) -> Result<(), OutputTooLarge> {
     if value.len() > MAX_OUTPUT_BYTES {
-        return Err(format!(
-            "step output '{key}' would be {} bytes, over the {} KiB limit per output \
-             (MAX_OUTPUT_BYTES; GitHub allows 1 MB per job output): nothing written",
-            value.len(),
-            MAX_OUTPUT_BYTES / 1024
-        ));
+        return Err(OutputTooLarge {
+            key: key.to_string(),
+            bytes: value.len(),
+        });
     }
     Ok(())
 }

@@ -405,7 +405,7 @@ impl<'a> Builder<'a> {
             }
             Event::Scalar(text, style, anchor, tag) => {
                 let v = resolve_scalar(text, style, tag.as_deref())
-                    .map_err(|m| YamlError::at(&span, m))?;
+                    .map_err(|m| YamlError::at(&span, m.to_string()))?;
                 self.count(1, &span)?;
                 (
                     anchor,
@@ -420,11 +420,13 @@ impl<'a> Builder<'a> {
                 )
             }
             Event::SequenceStart(anchor, tag) => {
-                check_collection_tag(tag.as_deref(), "seq").map_err(|m| YamlError::at(&span, m))?;
+                check_collection_tag(tag.as_deref(), "seq")
+                    .map_err(|m| YamlError::at(&span, m.to_string()))?;
                 (anchor, self.sequence(&span, depth)?)
             }
             Event::MappingStart(anchor, tag) => {
-                check_collection_tag(tag.as_deref(), "map").map_err(|m| YamlError::at(&span, m))?;
+                check_collection_tag(tag.as_deref(), "map")
+                    .map_err(|m| YamlError::at(&span, m.to_string()))?;
                 (anchor, self.mapping(&span, depth)?)
             }
             _ => return Err(YamlError::at(&span, "unexpected YAML event")),
@@ -486,7 +488,7 @@ impl<'a> Builder<'a> {
             let key = match kev {
                 Event::Scalar(text, style, anchor, tag) => {
                     let v = resolve_scalar(text, style, tag.as_deref())
-                        .map_err(|m| YamlError::at(&kspan, m))?;
+                        .map_err(|m| YamlError::at(&kspan, m.to_string()))?;
                     self.count(1, &kspan)?;
                     if anchor > 0 {
                         let leaf = LineNode {
@@ -639,12 +641,28 @@ fn key_string(v: &Value) -> String {
     }
 }
 
-fn check_collection_tag(tag: Option<&Tag>, expected: &str) -> Result<(), String> {
+/// Why one node cannot be turned into a value (wrapped into a
+/// [`YamlError`] at the node's line and column).
+#[derive(Debug, thiserror::Error)]
+enum NodeError {
+    #[error("unsupported YAML tag `{0}` on a collection")]
+    CollectionTag(String),
+    #[error("unsupported YAML tag `{0}`")]
+    Tag(String),
+    #[error("unsupported YAML tag `!!{0}`")]
+    CoreTag(String),
+    #[error("`{text}` is not a valid !!{suffix}")]
+    NotValid { text: String, suffix: String },
+    #[error("`{0}` is a non-finite float, which cannot be represented in JSON")]
+    NonFinite(String),
+}
+
+fn check_collection_tag(tag: Option<&Tag>, expected: &str) -> Result<(), NodeError> {
     match tag {
         None => Ok(()),
         Some(t) if t.is_yaml_core_schema() && t.suffix == expected => Ok(()),
         Some(t) if t.handle == "!" && t.suffix.is_empty() => Ok(()),
-        Some(t) => Err(format!("unsupported YAML tag `{t}` on a collection")),
+        Some(t) => Err(NodeError::CollectionTag(t.to_string())),
     }
 }
 
@@ -653,7 +671,7 @@ fn resolve_scalar(
     cow: std::borrow::Cow<'_, str>,
     style: ScalarStyle,
     tag: Option<&Tag>,
-) -> Result<Value, String> {
+) -> Result<Value, NodeError> {
     let text: &str = &cow;
     if let Some(t) = tag {
         if t.handle == "!" && t.suffix.is_empty() {
@@ -661,9 +679,12 @@ fn resolve_scalar(
             return Ok(Value::String(text.to_string()));
         }
         if !t.is_yaml_core_schema() {
-            return Err(format!("unsupported YAML tag `{t}`"));
+            return Err(NodeError::Tag(t.to_string()));
         }
-        let bad = || format!("`{text}` is not a valid !!{}", t.suffix);
+        let bad = || NodeError::NotValid {
+            text: text.to_string(),
+            suffix: t.suffix.clone(),
+        };
         return match t.suffix.as_str() {
             "str" => Ok(Value::String(text.to_string())),
             "int" => resolve_int(text).ok_or_else(bad),
@@ -683,7 +704,7 @@ fn resolve_scalar(
                     Err(bad())
                 }
             }
-            other => Err(format!("unsupported YAML tag `!!{other}`")),
+            other => Err(NodeError::CoreTag(other.to_string())),
         };
     }
     if style != ScalarStyle::Plain {
@@ -823,12 +844,8 @@ fn resolve_int(t: &str) -> Option<Value> {
 /// YAML 1.1 float (PyYAML's regex): needs a `.`; an exponent needs a sign;
 /// base-60 floats; `.inf`/`.nan`. Returns `Some(Err)` for non-finite values,
 /// which JSON cannot hold.
-fn resolve_float(t: &str) -> Option<Result<Value, String>> {
-    let non_finite = || {
-        Some(Err(format!(
-            "`{t}` is a non-finite float, which cannot be represented in JSON"
-        )))
-    };
+fn resolve_float(t: &str) -> Option<Result<Value, NodeError>> {
+    let non_finite = || Some(Err(NodeError::NonFinite(t.to_string())));
     let (neg, body) = split_sign(t);
     if matches!(body, ".inf" | ".Inf" | ".INF") {
         return non_finite();
@@ -836,7 +853,7 @@ fn resolve_float(t: &str) -> Option<Result<Value, String>> {
     if matches!(t, ".nan" | ".NaN" | ".NAN") {
         return non_finite();
     }
-    let to_value = |f: f64| -> Option<Result<Value, String>> {
+    let to_value = |f: f64| -> Option<Result<Value, NodeError>> {
         match Number::from_f64(if neg { -f } else { f }) {
             Some(n) => Some(Ok(Value::Number(n))),
             None => non_finite(),

@@ -209,6 +209,21 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
     Ok(Recovery { pr_number, payload })
 }
 
+/// Why a run was not a reuse run (see [`reuse_evidence`]): the evidence
+/// that it swept by itself, or the ingest that did not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotAReuseRun {
+    /// Its own benchmark artifacts, by name.
+    #[error("it holds benchmark results of its own ({0})")]
+    OwnResults(String),
+    /// Its planning jobs that ran, by name.
+    #[error("its planning job(s) ran ({0}), so it swept by itself")]
+    Planned(String),
+    /// The ingest job of the event type.
+    #[error("its {0} job did not run")]
+    NoIngest(&'static str),
+}
+
 /// Whether a push-to-main run of `run-sweep.yml` reused a PR sweep, judged
 /// from what the API exposes of it (the setup job's `reuse-enabled` output
 /// is not exposed), `Err` saying why not. The workflow marks a reuse run
@@ -230,17 +245,14 @@ pub fn reuse_evidence(
     jobs: &[Value],
     artifacts: &BTreeSet<String>,
     agentic: bool,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), NotAReuseRun> {
     let own: Vec<&str> = artifacts
         .iter()
         .map(String::as_str)
         .filter(|n| n.starts_with("bmk_") || *n == "results_bmk" || *n == "eval_results_all")
         .collect();
     if !own.is_empty() {
-        return Err(format!(
-            "it holds benchmark results of its own ({})",
-            own.join(", ")
-        ));
+        return Err(NotAReuseRun::OwnResults(own.join(", ")));
     }
     let short = |j: &Value| -> String {
         let name = j["name"].as_str().unwrap_or("");
@@ -257,10 +269,7 @@ pub fn reuse_evidence(
         .map(short)
         .collect();
     if !planned.is_empty() {
-        return Err(format!(
-            "its planning job(s) ran ({}), so it swept by itself",
-            planned.join(", ")
-        ));
+        return Err(NotAReuseRun::Planned(planned.join(", ")));
     }
     let trigger = if agentic {
         jobs::AGENTIC_INGEST
@@ -268,7 +277,7 @@ pub fn reuse_evidence(
         jobs::INGEST
     };
     if !jobs.iter().any(|j| short(j) == trigger && ran(j)) {
-        return Err(format!("its {trigger} job did not run"));
+        return Err(NotAReuseRun::NoIngest(trigger));
     }
     Ok(())
 }

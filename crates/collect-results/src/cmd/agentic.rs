@@ -7,11 +7,13 @@ use sweep_cli::{Failure, Outcome, stdout};
 
 use super::cwd;
 
-pub(crate) fn parse_fraction(s: &str) -> Result<f64, String> {
+/// `--failed-request-threshold`: a fraction, spelled as Python's `float()`
+/// reads it.
+pub(crate) fn parse_fraction(s: &str) -> Result<f64, super::FloatArgError> {
     match sweep_model::python::python_float(s) {
         Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
-        Some(_) => Err("must be between 0 and 1".to_owned()),
-        None => Err(format!("invalid float value: '{s}'")),
+        Some(_) => Err(super::FloatArgError::NotAFraction),
+        None => Err(super::FloatArgError::NotAFloat(s.to_string())),
     }
 }
 

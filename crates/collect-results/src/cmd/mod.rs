@@ -9,6 +9,16 @@ pub(crate) mod evals;
 pub(crate) mod process;
 pub(crate) mod validate;
 
+/// A float flag value Python's `float()` would refuse, or a fraction
+/// outside 0..=1: clap reports it as a usage error (exit 2), naming the flag.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FloatArgError {
+    #[error("invalid float value: '{0}'")]
+    NotAFloat(String),
+    #[error("must be between 0 and 1")]
+    NotAFraction,
+}
+
 pub(crate) fn step_summary(md: &str) {
     if gha::in_actions()
         && let Err(e) = gha::append_step_summary(md)

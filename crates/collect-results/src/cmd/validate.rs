@@ -32,8 +32,9 @@ pub(crate) struct ValidateScoresArgs {
     expected_concs: Option<String>,
 }
 
-fn parse_float_like_python(s: &str) -> Result<f64, String> {
-    sweep_model::python::python_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
+fn parse_float_like_python(s: &str) -> Result<f64, super::FloatArgError> {
+    sweep_model::python::python_float(s)
+        .ok_or_else(|| super::FloatArgError::NotAFloat(s.to_string()))
 }
 
 fn run_validate(opts: validate::ValidateOptions, dir: &Path) -> Outcome {
