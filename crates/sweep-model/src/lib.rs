@@ -7,7 +7,6 @@
 
 pub mod changelog;
 pub mod config;
-pub mod exit;
 pub mod fsio;
 pub mod gha;
 pub mod jobs;
