@@ -6,7 +6,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
 
 use crate::compare::{Comparison, Policy, Repeats, Row, compare};
@@ -14,7 +13,82 @@ use crate::evals::{self, EvalRow, Thresholds};
 use crate::load::{self, BaselineFormat};
 use crate::metrics::{self, MetricSet};
 use crate::report::{self, ReportInput};
-use crate::{chart, db, http};
+use crate::{CompareError, chart, db, http};
+
+/// Why a comparison could not be made; each is "could not do the job"
+/// (exit 2). Regressions are not an error but the [`Outcome`].
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Options that conflict or say nothing usable (the message names the
+    /// flag, or the policy file and key).
+    #[error("{0}")]
+    Options(String),
+    /// An input file, row or remote baseline (the message names it).
+    #[error(transparent)]
+    Compare(#[from] CompareError),
+    /// The Actions API of `--baseline-from`.
+    #[error(transparent)]
+    GitHub(#[from] github_client::Error),
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    #[error("{file}: {source}")]
+    Yaml {
+        file: String,
+        source: sweep_model::yaml::YamlError,
+    },
+    #[error("{what}: {source}")]
+    Chart {
+        what: &'static str,
+        source: chart::ChartError,
+    },
+    #[error("rendering the chart of {title}: {source}")]
+    Png {
+        title: String,
+        source: crate::png::PngError,
+    },
+    #[error("serialising {what}: {source}")]
+    Json {
+        what: &'static str,
+        source: serde_json::Error,
+    },
+    #[error("{origin}: {source}")]
+    InArtifact {
+        origin: String,
+        source: Box<CompareError>,
+    },
+    #[error("{origin}: {source}")]
+    Artifact {
+        origin: String,
+        source: github_client::actions::UnzipError,
+    },
+}
+
+impl sweep_cli::Classify for RunError {
+    fn kind(&self) -> sweep_cli::Kind {
+        sweep_cli::Kind::Failed
+    }
+}
+
+type Result<T, E = RunError> = std::result::Result<T, E>;
+
+/// `Err(RunError::Options(..))` with a formatted message.
+macro_rules! refuse {
+    ($($arg:tt)*) => {
+        return Err(RunError::Options(format!($($arg)*)))
+    };
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> RunError {
+    let what = what.into();
+    move |source| RunError::Io { what, source }
+}
+
+fn writing(path: &Path) -> impl FnOnce(std::io::Error) -> RunError {
+    io(format!("writing {}", path.display()))
+}
 
 /// What to compare and where to write it: the `compare-results` flags (and
 /// the action inputs they read), as plain values. Empty strings mean "not
@@ -242,29 +316,29 @@ fn parse_fraction(s: &str) -> Option<f64> {
     (v.is_finite() && v >= 0.0).then_some(v)
 }
 
-fn read_structured(path: &Path) -> anyhow::Result<Value> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+fn read_structured(path: &Path) -> Result<Value> {
+    let text = std::fs::read_to_string(path).map_err(io(format!("reading {}", path.display())))?;
     let name = path.display().to_string();
     if let Ok(v) = serde_json::from_str::<Value>(&text) {
         return Ok(v);
     }
-    let doc = sweep_model::yaml::load_file(path).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let doc = sweep_model::yaml::load_file(path)
+        .map_err(|source| RunError::Yaml { file: name, source })?;
     Ok(doc.into_value())
 }
 
-fn policy(opts: &Options) -> anyhow::Result<Policy> {
+fn policy(opts: &Options) -> Result<Policy> {
     let known = metrics::known_keys();
     let mut policy = Policy::default();
-    let mut set = |key: &str, v: Option<f64>, from: &str| -> anyhow::Result<()> {
+    let mut set = |key: &str, v: Option<f64>, from: &str| -> Result<()> {
         if !known.contains(&key) {
-            bail!(
+            refuse!(
                 "{from}: unknown metric '{key}' (known: {})",
                 known.join(", ")
             );
         }
         let Some(v) = v else {
-            bail!(
+            refuse!(
                 "{from}: tolerance of '{key}' must be a non-negative fraction (0.05) or percentage (5%)"
             );
         };
@@ -276,7 +350,7 @@ fn policy(opts: &Options) -> anyhow::Result<Policy> {
         let name = path.display().to_string();
         let v = read_structured(path)?;
         let Value::Object(m) = v else {
-            bail!("{name}: a policy must be a mapping");
+            refuse!("{name}: a policy must be a mapping");
         };
         let (table, s) = match (m.get("tolerances"), m.get("strict")) {
             (Some(Value::Object(t)), s) => (t.clone(), s.cloned()),
@@ -285,12 +359,12 @@ fn policy(opts: &Options) -> anyhow::Result<Policy> {
                 t.remove("strict");
                 (t, s.cloned())
             }
-            (Some(_), _) => bail!("{name}: key 'tolerances' must be a mapping"),
+            (Some(_), _) => refuse!("{name}: key 'tolerances' must be a mapping"),
         };
         match s {
             None | Some(Value::Null) => {}
             Some(Value::Bool(b)) => strict = b,
-            Some(other) => bail!("{name}: key 'strict' must be a boolean, found {other}"),
+            Some(other) => refuse!("{name}: key 'strict' must be a boolean, found {other}"),
         }
         for (k, v) in &table {
             let f = match v {
@@ -303,7 +377,7 @@ fn policy(opts: &Options) -> anyhow::Result<Policy> {
     }
     for t in opts.tolerances.iter().filter(|t| !t.trim().is_empty()) {
         let Some((k, v)) = t.split_once('=') else {
-            bail!("--tolerance '{t}': expected METRIC=FRACTION, e.g. mean_ttft=0.15");
+            refuse!("--tolerance '{t}': expected METRIC=FRACTION, e.g. mean_ttft=0.15");
         };
         set(k.trim(), parse_fraction(v), &format!("--tolerance '{t}'"))?;
     }
@@ -312,7 +386,7 @@ fn policy(opts: &Options) -> anyhow::Result<Policy> {
     Ok(policy)
 }
 
-fn load_baseline(opts: &Options, new_rows: &[Row]) -> anyhow::Result<Baseline> {
+fn load_baseline(opts: &Options, new_rows: &[Row]) -> Result<Baseline> {
     let (paths, urls) = (given_all(&opts.baseline), given_all(&opts.baseline_url));
     let given_sources = [
         (!paths.is_empty()).then_some("--baseline"),
@@ -321,7 +395,7 @@ fn load_baseline(opts: &Options, new_rows: &[Row]) -> anyhow::Result<Baseline> {
     ];
     let given_sources: Vec<&str> = given_sources.into_iter().flatten().collect();
     if given_sources.len() > 1 {
-        bail!(
+        refuse!(
             "give one baseline: {} are given together",
             given_sources.join(" and ")
         );
@@ -329,7 +403,7 @@ fn load_baseline(opts: &Options, new_rows: &[Row]) -> anyhow::Result<Baseline> {
     if let Some(n) = opts.baseline_runs.filter(|n| *n > 1)
         && !given_sources.is_empty()
     {
-        bail!(
+        refuse!(
             "--baseline-runs {n} picks the newest runs from --database-url; with files or URLs give --baseline (or --baseline-url) once per run"
         );
     }
@@ -347,7 +421,7 @@ fn load_baseline(opts: &Options, new_rows: &[Row]) -> anyhow::Result<Baseline> {
                 && !only.contains_key("hw")
                 && !only.contains_key("hardware")
             {
-                bail!(
+                refuse!(
                     "{}: the saved API response is an error: {msg}",
                     path.display()
                 );
@@ -424,7 +498,7 @@ fn load_baseline(opts: &Options, new_rows: &[Row]) -> anyhow::Result<Baseline> {
             rows,
         });
     }
-    bail!(
+    refuse!(
         "no baseline: give --baseline <agg_bmk.json|dir|api.json>, --baseline-url <url>, --baseline-from last-main-run or --database-url (DATABASE_URL)"
     )
 }
@@ -438,7 +512,7 @@ const BASELINE_AGGREGATE: &str = "agg_bmk.json";
 /// this run. No such run: an empty baseline labelled "no baseline" (like
 /// an API or database without rows for these points). An API error is an
 /// error (exit 2).
-fn last_main_run(opts: &Options) -> anyhow::Result<Baseline> {
+fn last_main_run(opts: &Options) -> Result<Baseline> {
     use github_client::actions::{self, RunQuery};
     let Some(repo) = opts
         .repo
@@ -446,11 +520,11 @@ fn last_main_run(opts: &Options) -> anyhow::Result<Baseline> {
         .map(str::trim)
         .filter(|r| !r.is_empty())
     else {
-        bail!("--baseline-from last-main-run needs --repo owner/name (GITHUB_REPOSITORY)");
+        refuse!("--baseline-from last-main-run needs --repo owner/name (GITHUB_REPOSITORY)");
     };
     let config = github_client::Config::from_env(&["GH_TOKEN", "GITHUB_TOKEN"]);
     if config.token.is_none() {
-        bail!(
+        refuse!(
             "--baseline-from last-main-run needs a token with `actions: read` in GH_TOKEN or GITHUB_TOKEN"
         );
     }
@@ -463,7 +537,7 @@ fn last_main_run(opts: &Options) -> anyhow::Result<Baseline> {
         None => None,
         Some(id) => Some(
             id.parse::<u64>()
-                .map_err(|_| anyhow::anyhow!("--run-id '{id}': expected a number"))?,
+                .map_err(|_| RunError::Options(format!("--run-id '{id}': expected a number")))?,
         ),
     };
     let client = github_client::Client::new(config)?;
@@ -502,14 +576,17 @@ fn last_main_run(opts: &Options) -> anyhow::Result<Baseline> {
         });
     };
     let zip = client.download_artifact_zip(repo, run.artifact_id)?;
-    let dir = tempfile::tempdir().context("creating a directory for the baseline artifact")?;
+    let dir = tempfile::tempdir().map_err(io("creating a directory for the baseline artifact"))?;
     let origin = format!("artifact {BASELINE_ARTIFACT} of run {}", run.run_id);
-    let files = actions::unzip(&zip, dir.path()).with_context(|| origin.clone())?;
+    let files = actions::unzip(&zip, dir.path()).map_err(|source| RunError::Artifact {
+        origin: origin.clone(),
+        source,
+    })?;
     let Some(agg) = files
         .iter()
         .find(|f| f.file_name().is_some_and(|n| n == BASELINE_AGGREGATE))
     else {
-        bail!(
+        refuse!(
             "{origin}: no {BASELINE_AGGREGATE} in it (files: {})",
             files
                 .iter()
@@ -522,7 +599,10 @@ fn last_main_run(opts: &Options) -> anyhow::Result<Baseline> {
         load::load_objects(&dir.path().join(agg))?,
         BaselineFormat::Agg,
     )
-    .with_context(|| origin.clone())?;
+    .map_err(|source| RunError::InArtifact {
+        origin: origin.clone(),
+        source: Box::new(source),
+    })?;
     let label = opts
         .baseline_label
         .clone()
@@ -553,7 +633,7 @@ fn run_label(branch: &str, sha: &str, run_id: u64, created_at: &str) -> String {
     format!("{branch} @ {sha7} (run {run_id}, {day})")
 }
 
-fn load_evals(path: &Path, thresholds: Option<&Thresholds>) -> anyhow::Result<Vec<EvalRow>> {
+fn load_evals(path: &Path, thresholds: Option<&Thresholds>) -> Result<Vec<EvalRow>> {
     let objects = load::load_objects(path)?;
     Ok(evals::eval_rows(objects, thresholds)?)
 }
@@ -601,38 +681,47 @@ fn write_charts(
     comparison: &Comparison,
     new_rows: &[Row],
     baseline_rows: &[Row],
-) -> anyhow::Result<usize> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let charts =
-        chart::group_svgs(comparison, new_rows, baseline_rows).context("drawing the charts")?;
+) -> Result<usize> {
+    std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+    let charts = chart::group_svgs(comparison, new_rows, baseline_rows).map_err(|source| {
+        RunError::Chart {
+            what: "drawing the charts",
+            source,
+        }
+    })?;
     let mut listed = Vec::with_capacity(charts.len());
     for c in &charts {
         let file = format!("{}.png", c.stem);
-        let bytes = crate::png::render(&c.svg)
-            .with_context(|| format!("rendering the chart of {}", c.title))?;
+        let bytes = crate::png::render(&c.svg).map_err(|source| RunError::Png {
+            title: c.title.clone(),
+            source,
+        })?;
         let path = dir.join(&file);
-        sweep_model::fsio::write_atomic(&path, &bytes)
-            .with_context(|| format!("writing {}", path.display()))?;
+        sweep_model::fsio::write_atomic(&path, &bytes).map_err(writing(&path))?;
         listed
             .push(json!({"configuration": c.title, "file": file, "regressed_points": c.regressed}));
     }
     let doc = json!({"schema_version": 1, "charts": listed});
-    let mut bytes = serde_json::to_vec_pretty(&doc).context("serialising charts.json")?;
+    let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|source| RunError::Json {
+        what: "charts.json",
+        source,
+    })?;
     bytes.push(b'\n');
     let path = dir.join(CHARTS_MANIFEST);
-    sweep_model::fsio::write_atomic(&path, &bytes)
-        .with_context(|| format!("writing {}", path.display()))?;
+    sweep_model::fsio::write_atomic(&path, &bytes).map_err(writing(&path))?;
     Ok(charts.len())
 }
 
 /// Runs one comparison.
-pub fn run(opts: &Options) -> anyhow::Result<Outcome> {
+pub fn run(opts: &Options) -> Result<Outcome> {
     let (new_arg, results_arg) = (given(&opts.new), given(&opts.results));
     if new_arg.is_some() && results_arg.is_some() {
-        bail!("give the new results once: --new or the positional path, not both");
+        refuse!("give the new results once: --new or the positional path, not both");
     }
     let Some(new_path) = new_arg.or(results_arg) else {
-        bail!("no new results: give --new <agg_bmk.json|dir> (or the path as the first argument)");
+        refuse!(
+            "no new results: give --new <agg_bmk.json|dir> (or the path as the first argument)"
+        );
     };
     let policy = policy(opts)?;
     let new_rows = load::agg_rows(load::load_objects(&new_path)?)?;
@@ -702,8 +791,7 @@ pub fn run(opts: &Options) -> anyhow::Result<Outcome> {
         (given(&opts.full_markdown), &full_markdown),
     ] {
         if let Some(p) = path {
-            sweep_model::fsio::write_atomic(&p, text.as_bytes())
-                .with_context(|| format!("writing {}", p.display()))?;
+            sweep_model::fsio::write_atomic(&p, text.as_bytes()).map_err(writing(&p))?;
         }
     }
     let json_path = given(&opts.json);
@@ -717,16 +805,25 @@ pub fn run(opts: &Options) -> anyhow::Result<Outcome> {
             &new_path.display().to_string(),
             &eval_rows,
         );
-        let mut bytes = serde_json::to_vec_pretty(&doc).context("serialising the JSON report")?;
+        let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|source| RunError::Json {
+            what: "the JSON report",
+            source,
+        })?;
         bytes.push(b'\n');
-        sweep_model::fsio::write_atomic(p, &bytes)
-            .with_context(|| format!("writing {}", p.display()))?;
+        sweep_model::fsio::write_atomic(p, &bytes).map_err(writing(p))?;
     }
     let svg_path = given(&opts.svg).or_else(|| json_path.as_ref().map(|p| p.with_extension("svg")));
     if let Some(p) = svg_path {
-        match chart::svg(&comparison, &new_rows, &baseline.rows).context("drawing the chart")? {
-            Some(svg) => sweep_model::fsio::write_atomic(&p, svg.as_bytes())
-                .with_context(|| format!("writing {}", p.display()))?,
+        let drawn = chart::svg(&comparison, &new_rows, &baseline.rows).map_err(|source| {
+            RunError::Chart {
+                what: "drawing the chart",
+                source,
+            }
+        })?;
+        match drawn {
+            Some(svg) => {
+                sweep_model::fsio::write_atomic(&p, svg.as_bytes()).map_err(writing(&p))?
+            }
             None => eprintln!("compare-results: no matched tput/GPU points, no SVG written"),
         }
     }

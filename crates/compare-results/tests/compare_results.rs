@@ -1359,3 +1359,26 @@ fn hostile_result_strings_are_escaped_in_both_layouts() {
         }
     }
 }
+
+/// #27 item 1: a failure inside Actions is one `::error::` annotation on
+/// stderr (the action discards stdout, the report) and one
+/// `compare-results: error:` line; stdout stays empty.
+#[test]
+fn a_failure_in_actions_is_annotated_on_stderr_once() {
+    let dir = test_kit::temp_dir();
+    let out = run(cmd()
+        .current_dir(dir.path())
+        .env("GITHUB_ACTIONS", "true")
+        .args(["--new", "missing.json", "--baseline", "missing-too.json"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    let err = stderr(&out);
+    let annotations: Vec<&str> = err.lines().filter(|l| l.starts_with("::error")).collect();
+    assert_eq!(annotations.len(), 1, "{err}");
+    assert!(annotations[0].contains("missing.json"), "{err}");
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("compare-results: error: "))
+        .collect();
+    assert_eq!(lines.len(), 1, "{err}");
+}
