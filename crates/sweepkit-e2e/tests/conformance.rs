@@ -651,7 +651,7 @@ fn run_jobs(
                     let result = run(job);
                     results.lock().unwrap()[i] = Some(result);
                     let n = done.fetch_add(1, Ordering::SeqCst) + 1;
-                    if n % PROGRESS_EVERY == 0 && n < jobs.len() {
+                    if n.is_multiple_of(PROGRESS_EVERY) && n < jobs.len() {
                         report(&[format!("{title}: {n} of {} cases run", jobs.len())]);
                     }
                 }
