@@ -61,6 +61,14 @@ pub(crate) fn write(dir: &Path, pin: Option<&str>) -> Outcome {
 /// Checks every file of [`FILES`]: exit 1 when any is not as written (each
 /// such file annotated, its diff printed), 2 when one cannot be read.
 pub(crate) fn check(dir: &Path) -> Outcome {
+    // No folder at all: one failure, not one per file it should hold.
+    if !dir.is_dir() {
+        return Err(Failure::failed_msg(format!(
+            "{}: no such directory (give --dir the folder holding {})",
+            dir.display(),
+            FILES.map(|(name, _)| name).join(" and ")
+        )));
+    }
     let mut edited = 0;
     let mut unreadable = None;
     for (name, _) in FILES {
