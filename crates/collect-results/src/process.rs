@@ -439,7 +439,7 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
         metrics: Map::new(),
     };
     let mut data = row.to_map();
-    convert_latencies(&bmk, &mut data).map_err(field_err)?;
+    convert_latencies(&bmk, &mut data).map_err(|e| field_err(e.to_string()))?;
 
     // Power step (v1: the no-telemetry contract; see power.rs).
     let power_env = power::PowerEnv {
@@ -506,30 +506,53 @@ fn write_pair(
     Ok(())
 }
 
+/// A latency field that cannot be converted (§2.4).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LatencyError {
+    /// The value is not a number.
+    #[error("field '{key}' must be a number, found {value}")]
+    NotANumber {
+        /// The benchmark key.
+        key: String,
+        /// Its value as written.
+        value: Value,
+    },
+    /// A `tpot` value of 0 (interactivity is its inverse).
+    #[error("field '{0}' is 0: cannot derive interactivity (1000 / {0})")]
+    ZeroTpot(String),
+    /// The derived value is infinite or NaN.
+    #[error("field '{0}' gives a non-finite value, which JSON cannot hold")]
+    NonFinite(String),
+}
+
 /// Latency and interactivity conversion (§2.4), applied in the input's key
 /// order with Python dict semantics: an existing key keeps its position and
 /// takes the new value.
+///
+/// # Errors
+/// The first latency field that is not a number, a zero `tpot`, or a
+/// derived value JSON cannot hold.
 pub fn convert_latencies(
     bmk: &Map<String, Value>,
     data: &mut Map<String, Value>,
-) -> Result<(), String> {
+) -> Result<(), LatencyError> {
     for (key, value) in bmk {
         let ends_ms = key.ends_with("ms");
         let has_tpot = key.contains("tpot");
         if !ends_ms && !has_tpot {
             continue;
         }
-        let v = python_float_of_value(value)
-            .ok_or_else(|| format!("field '{key}' must be a number, found {value}"))?;
+        let v = python_float_of_value(value).ok_or_else(|| LatencyError::NotANumber {
+            key: key.clone(),
+            value: value.clone(),
+        })?;
         let base = key.replace("_ms", "");
         if ends_ms {
             data.insert(base.clone(), finite(key, v / 1000.0)?);
         }
         if has_tpot {
             if v == 0.0 {
-                return Err(format!(
-                    "field '{key}' is 0: cannot derive interactivity (1000 / {key})"
-                ));
+                return Err(LatencyError::ZeroTpot(key.clone()));
             }
             data.insert(base.replace("tpot", "intvty"), finite(key, 1000.0 / v)?);
         }
@@ -537,10 +560,10 @@ pub fn convert_latencies(
     Ok(())
 }
 
-fn finite(key: &str, x: f64) -> Result<Value, String> {
+fn finite(key: &str, x: f64) -> Result<Value, LatencyError> {
     serde_json::Number::from_f64(x)
         .map(Value::Number)
-        .ok_or_else(|| format!("field '{key}' gives a non-finite value, which JSON cannot hold"))
+        .ok_or_else(|| LatencyError::NonFinite(key.to_string()))
 }
 
 #[cfg(test)]
@@ -575,6 +598,24 @@ mod tests {
     }
 
     #[test]
+    fn latency_errors_are_typed_by_cause() {
+        let err = |bmk: Value| {
+            convert_latencies(bmk.as_object().expect("obj"), &mut Map::new()).expect_err("fails")
+        };
+        assert_eq!(
+            err(json!({"mean_tpot_ms": 0})),
+            LatencyError::ZeroTpot("mean_tpot_ms".into())
+        );
+        assert_eq!(
+            err(json!({"x_ms": "fast"})),
+            LatencyError::NotANumber {
+                key: "x_ms".into(),
+                value: json!("fast")
+            }
+        );
+    }
+
+    #[test]
     fn bad_latency_values_are_named() {
         for (bmk, needle) in [
             (json!({"mean_ttft_ms": null}), "mean_ttft_ms"),
@@ -583,7 +624,7 @@ mod tests {
         ] {
             let err = convert_latencies(bmk.as_object().expect("obj"), &mut Map::new())
                 .expect_err("must fail");
-            assert!(err.contains(needle), "{err}");
+            assert!(err.to_string().contains(needle), "{err}");
         }
     }
 }

@@ -674,7 +674,8 @@ fn generate_with(
         "entries".into(),
         Value::Array(entries.iter().map(ChangelogEntry::to_json).collect()),
     );
-    assemble::assemble(&bench, &evals, Value::Object(metadata)).map_err(Rejection::new)
+    assemble::assemble(&bench, &evals, Value::Object(metadata))
+        .map_err(|e| Rejection::new(e.to_string()))
 }
 
 /// §6.4: base inputs for append-only entries, with the scope checks.

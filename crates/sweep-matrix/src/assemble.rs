@@ -307,17 +307,78 @@ fn kind_of(row: &Value) -> RowKind {
     RowKind::of_fields(|k| row.get(k))
 }
 
+/// What is wrong with one field of a row against its output model
+/// (pydantic's wording, which the reference prints).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum FieldProblem {
+    /// The row or block is not an object.
+    #[error("Input should be a valid dictionary")]
+    NotAMapping,
+    /// A required field is absent or null.
+    #[error("Field required")]
+    Required,
+    /// A worker block is not an object.
+    #[error("Input should be a valid dictionary or instance of WorkerConfig")]
+    NotAWorker,
+    /// A field the model does not have.
+    #[error("Extra inputs are not permitted")]
+    Extra,
+}
+
+/// One field of one row that its output model rejects.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{loc}: {problem}")]
+pub struct FieldError {
+    /// Where: bucket, index, model and key path (`single_node.1k1k.0
+    /// (SingleNodeMatrixEntry).tp`).
+    pub loc: String,
+    /// What.
+    pub problem: FieldProblem,
+}
+
+/// Every row of an assembled matrix that its output model rejects.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct AssembleError {
+    /// The rejected fields, in row order.
+    pub errors: Vec<FieldError>,
+}
+
+impl std::fmt::Display for AssembleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.errors.len();
+        write!(
+            f,
+            "{n} validation error{} for ChangelogMatrixEntry",
+            if n == 1 { "" } else { "s" }
+        )?;
+        for e in &self.errors {
+            write!(f, "\n{e}")?;
+        }
+        Ok(())
+    }
+}
+
 /// Re-emits `row` through its output model: model field order, defaults
 /// filled in, nulls dropped. `loc` names the row in error messages.
-pub fn normalise_row(row: &Value, kind: RowKind, loc: &str) -> Result<Value, String> {
+///
+/// # Errors
+/// The first field the model rejects.
+pub fn normalise_row(row: &Value, kind: RowKind, loc: &str) -> Result<Value, FieldError> {
     let Some(map) = row.as_object() else {
-        return Err(format!("{loc}: Input should be a valid dictionary"));
+        return Err(FieldError {
+            loc: loc.to_string(),
+            problem: FieldProblem::NotAMapping,
+        });
     };
     let model = model_name(kind);
     emit(map, model_fields(kind), &format!("{loc} ({model})"))
 }
 
-fn emit(map: &Map<String, Value>, fields: &[F], loc: &str) -> Result<Value, String> {
+fn emit(map: &Map<String, Value>, fields: &[F], loc: &str) -> Result<Value, FieldError> {
+    let err = |k: &str, problem| FieldError {
+        loc: format!("{loc}.{k}"),
+        problem,
+    };
     let mut out = Map::new();
     for f in fields {
         match *f {
@@ -325,7 +386,7 @@ fn emit(map: &Map<String, Value>, fields: &[F], loc: &str) -> Result<Value, Stri
                 Some(v) if !v.is_null() => {
                     out.insert(k.into(), v.clone());
                 }
-                _ => return Err(format!("{loc}.{k}: Field required")),
+                _ => return Err(err(k, FieldProblem::Required)),
             },
             F::Opt(k) => {
                 if let Some(v) = map.get(k).filter(|v| !v.is_null()) {
@@ -345,11 +406,7 @@ fn emit(map: &Map<String, Value>, fields: &[F], loc: &str) -> Result<Value, Stri
                 Some(Value::Object(w)) => {
                     out.insert(k.into(), emit(w, WORKER, &format!("{loc}.{k}"))?);
                 }
-                _ => {
-                    return Err(format!(
-                        "{loc}.{k}: Input should be a valid dictionary or instance of WorkerConfig"
-                    ));
-                }
+                _ => return Err(err(k, FieldProblem::NotAWorker)),
             },
         }
     }
@@ -359,7 +416,7 @@ fn emit(map: &Map<String, Value>, fields: &[F], loc: &str) -> Result<Value, Stri
         })
     };
     if let Some(extra) = map.keys().find(|k| !known(k)) {
-        return Err(format!("{loc}.{extra}: Extra inputs are not permitted"));
+        return Err(err(extra, FieldProblem::Extra));
     }
     Ok(Value::Object(out))
 }
@@ -379,7 +436,14 @@ fn drop_nulls(v: &Value) -> Value {
 
 /// Builds the final object: benchmark rows bucketed (§10.1), eval rows split
 /// four ways, everything normalised (§10.2), metadata last.
-pub fn assemble(benchmark: &[Value], evals: &[Value], metadata: Value) -> Result<Value, String> {
+///
+/// # Errors
+/// Every row field an output model rejects.
+pub fn assemble(
+    benchmark: &[Value],
+    evals: &[Value],
+    metadata: Value,
+) -> Result<Value, AssembleError> {
     let mut single: Map<String, Value> = Map::new();
     let mut multi: Map<String, Value> = Map::new();
     let mut fail = Vec::new();
@@ -438,12 +502,7 @@ pub fn assemble(benchmark: &[Value], evals: &[Value], metadata: Value) -> Result
         }
     }
     if !fail.is_empty() {
-        let n = fail.len();
-        return Err(format!(
-            "{n} validation error{} for ChangelogMatrixEntry\n{}",
-            if n == 1 { "" } else { "s" },
-            fail.join("\n")
-        ));
+        return Err(AssembleError { errors: fail });
     }
     let mut out = Map::new();
     out.insert("single_node".into(), Value::Object(single));
@@ -517,9 +576,10 @@ mod tests {
         let mut extra = sn_row();
         extra["bogus"] = json!(1);
         let err = normalise_row(&extra, RowKind::SingleNodeFixed, "x").unwrap_err();
-        assert!(
-            err.contains("bogus: Extra inputs are not permitted"),
-            "{err}"
+        assert_eq!(err.problem, FieldProblem::Extra);
+        assert_eq!(
+            err.to_string(),
+            "x (SingleNodeMatrixEntry).bogus: Extra inputs are not permitted"
         );
         let worker = json!({"num-worker": 1, "tp": 8, "ep": 8, "dp-attn": true, "hardware": null});
         let w = emit(worker.as_object().unwrap(), WORKER, "w").unwrap();
@@ -527,6 +587,21 @@ mod tests {
             w,
             json!({"num-worker": 1, "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 8,
                    "dp-attn": true, "additional-settings": []})
+        );
+    }
+
+    #[test]
+    fn assemble_reports_every_rejected_row_under_one_count() {
+        let mut missing = sn_row();
+        missing.as_object_mut().unwrap().remove("tp");
+        let mut extra = sn_row();
+        extra["bogus"] = json!(1);
+        let err = assemble(&[missing, extra], &[], json!({})).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "2 validation errors for ChangelogMatrixEntry\n\
+             single_node.1k1k.0 (SingleNodeMatrixEntry).tp: Field required\n\
+             single_node.1k1k.0 (SingleNodeMatrixEntry).bogus: Extra inputs are not permitted"
         );
     }
 

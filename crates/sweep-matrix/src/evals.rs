@@ -4,9 +4,7 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use sweep_model::python::{
-    dumps_like_python, write_dumps_like_python, write_json_string_like_python,
-};
+use sweep_model::python::{write_dumps_like_python, write_json_string_like_python};
 use sweep_model::rows::RowKind;
 
 use crate::row::{EvalMode, GenError, Row};
@@ -24,9 +22,14 @@ const NON_TOPOLOGY: [&str; 6] = [
     "exp-name",
 ];
 
+/// Every field of a multi-node row but the point-level and eval ones, in
+/// sorted key order (Python's `json.dumps(..., sort_keys=True)` spelling).
 fn topology_key(row: &Row) -> String {
-    let mut entries: Vec<(&str, &Value)> = row
-        .iter()
+    let value = row.to_value();
+    let mut entries: Vec<(&str, &Value)> = value
+        .as_object()
+        .into_iter()
+        .flatten()
         .map(|(k, v)| (k.as_str(), v))
         .filter(|(k, _)| !NON_TOPOLOGY.contains(k))
         .collect();
@@ -43,20 +46,7 @@ fn topology_key(row: &Row) -> String {
 }
 
 fn is_8k1k(row: &Row) -> bool {
-    row.get("isl").and_then(Value::as_i64) == Some(8192)
-        && row.get("osl").and_then(Value::as_i64) == Some(1024)
-}
-
-fn conc_list(row: &Row) -> Vec<i64> {
-    match row.get("conc") {
-        Some(Value::Array(a)) => a.iter().filter_map(Value::as_i64).collect(),
-        Some(v) => v.as_i64().into_iter().collect(),
-        None => Vec::new(),
-    }
-}
-
-fn field(row: &Row, k: &str) -> String {
-    row.get(k).map(dumps_like_python).unwrap_or_default()
+    row.seq_len() == Some((8192, 1024))
 }
 
 /// What eval selection needs of one row: which
@@ -77,50 +67,47 @@ enum Facts {
     SingleNodeAgentic { key: String, conc: i64 },
 }
 
+/// A grouping key: the fields as one JSON array (distinct fields give
+/// distinct keys).
+fn group_key(fields: &impl serde::Serialize) -> String {
+    serde_json::to_string(fields).unwrap_or_default()
+}
+
 fn facts_of(row: &Row, agentic: bool) -> Facts {
-    let key = |fields: &[&str]| {
-        fields
-            .iter()
-            .map(|k| field(row, k))
-            .collect::<Vec<_>>()
-            .join("\u{1}")
-    };
-    match RowKind::of(row) {
-        RowKind::SingleNodeFixed if is_8k1k(row) => match row.get("conc").and_then(Value::as_i64) {
-            Some(conc) if conc >= MIN_EVAL_CONC => Facts::SingleNodeFixed {
-                key: key(&[
-                    "model",
-                    "runner",
-                    "framework",
-                    "precision",
-                    "isl",
-                    "osl",
-                    "spec-decoding",
-                    "dp-attn",
-                ]),
-                conc,
-            },
-            _ => Facts::None,
-        },
-        kind @ (RowKind::MultiNodeFixed | RowKind::MultiNodeAgentic)
-            if (kind == RowKind::MultiNodeFixed && is_8k1k(row))
-                || (kind == RowKind::MultiNodeAgentic && agentic) =>
+    match row {
+        Row::SingleNodeFixed(r) if is_8k1k(row) && r.conc >= MIN_EVAL_CONC => {
+            Facts::SingleNodeFixed {
+                key: group_key(&(
+                    &r.model,
+                    &r.runner,
+                    &r.framework,
+                    &r.precision,
+                    r.isl,
+                    r.osl,
+                    &r.spec_decoding,
+                    r.dp_attn,
+                )),
+                conc: r.conc,
+            }
+        }
+        Row::MultiNodeFixed(_) | Row::MultiNodeAgentic(_)
+            if (row.kind() == RowKind::MultiNodeFixed && is_8k1k(row))
+                || (row.kind() == RowKind::MultiNodeAgentic && agentic) =>
         {
             Facts::MultiNode {
-                agentic: kind == RowKind::MultiNodeAgentic,
+                agentic: row.kind() == RowKind::MultiNodeAgentic,
                 topo: topology_key(row),
-                score: conc_list(row)
-                    .into_iter()
+                score: row
+                    .concs()
+                    .iter()
+                    .copied()
                     .filter(|c| *c >= MIN_EVAL_CONC)
                     .max(),
             }
         }
-        RowKind::SingleNodeAgentic if agentic => match row.get("conc").and_then(Value::as_i64) {
-            Some(conc) => Facts::SingleNodeAgentic {
-                key: key(&["model", "runner", "framework", "precision"]),
-                conc,
-            },
-            None => Facts::None,
+        Row::SingleNodeAgentic(r) if agentic => Facts::SingleNodeAgentic {
+            key: group_key(&(&r.model, &r.runner, &r.framework, &r.precision)),
+            conc: r.conc,
         },
         _ => Facts::None,
     }
@@ -205,16 +192,12 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
     let mut out: Vec<Row> = Vec::with_capacity(rows.len());
     let mut merged: HashMap<(bool, String), usize> = HashMap::new();
     for (i, mut row) in rows.into_iter().enumerate() {
-        let kind = RowKind::of(&row);
-        match kind {
-            RowKind::SingleNodeAgentic => {
-                row.insert("run-eval".into(), true.into());
-                out.push(row);
-            }
-            RowKind::MultiNodeAgentic | RowKind::MultiNodeFixed
-                if kind == RowKind::MultiNodeAgentic || is_8k1k(&row) =>
-            {
-                let agentic = kind == RowKind::MultiNodeAgentic;
+        let agentic = row.kind() == RowKind::MultiNodeAgentic;
+        let merges = agentic || (row.kind() == RowKind::MultiNodeFixed && is_8k1k(&row));
+        match &mut row {
+            Row::SingleNodeAgentic(r) => r.run_eval = Some(true),
+            Row::SingleNodeFixed(r) if r.isl == 8192 && r.osl == 1024 => r.run_eval = true,
+            Row::MultiNodeFixed(_) | Row::MultiNodeAgentic(_) if merges => {
                 let t = topo
                     .get_mut(i)
                     .and_then(Option::take)
@@ -222,43 +205,49 @@ fn expand_all(rows: Vec<Row>, mut topo: Vec<Option<String>>) -> Vec<Row> {
                 let key = (agentic, t);
                 if let Some(&at) = merged.get(&key) {
                     let kept = &mut out[at];
-                    let mut union = conc_list(kept);
-                    union.extend(conc_list(&row));
-                    let union = sorted_distinct(union);
-                    if agentic && let Some(m) = union.last() {
-                        kept.insert("eval-conc".into(), (*m).into());
-                    }
-                    kept.insert("conc".into(), union.into());
-                } else {
-                    let concs = sorted_distinct(conc_list(&row));
-                    row.insert("run-eval".into(), true.into());
-                    if agentic {
-                        if let Some(m) = concs.last() {
-                            row.insert("eval-conc".into(), (*m).into());
+                    let union = sorted_distinct([kept.concs(), row.concs()].concat());
+                    match kept {
+                        Row::MultiNodeAgentic(k) => {
+                            if let Some(m) = union.last() {
+                                k.eval_conc = Some(*m);
+                            }
+                            k.conc = union;
                         }
-                    } else {
-                        row.remove("eval-conc");
-                        row.insert("eval-all-concs".into(), true.into());
+                        Row::MultiNodeFixed(k) => k.conc = union,
+                        Row::SingleNodeFixed(_) | Row::SingleNodeAgentic(_) => {}
                     }
-                    row.insert("conc".into(), concs.into());
-                    merged.insert(key, out.len());
-                    out.push(row);
+                    continue;
                 }
+                let concs = sorted_distinct(row.concs().to_vec());
+                match &mut row {
+                    Row::MultiNodeAgentic(r) => {
+                        r.run_eval = Some(true);
+                        if let Some(m) = concs.last() {
+                            r.eval_conc = Some(*m);
+                        }
+                        r.conc = concs;
+                    }
+                    Row::MultiNodeFixed(r) => {
+                        r.run_eval = true;
+                        r.eval_conc = None;
+                        r.eval_all_concs = Some(true);
+                        r.conc = concs;
+                    }
+                    Row::SingleNodeFixed(_) | Row::SingleNodeAgentic(_) => {}
+                }
+                merged.insert(key, out.len());
             }
-            RowKind::SingleNodeFixed if is_8k1k(&row) => {
-                row.insert("run-eval".into(), true.into());
-                out.push(row);
-            }
-            _ => out.push(row),
+            _ => {}
         }
+        out.push(row);
     }
     out
 }
 
-/// Applies eval selection per mode, then re-validates every final row.
+/// Applies eval selection per mode.
 ///
 /// # Errors
-/// A final row that fails its schema (cannot happen for valid configs).
+/// None today; the signature leaves room for a mode that can fail.
 pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenError> {
     if mode != EvalMode::NoEvals {
         let agentic = matches!(mode, EvalMode::EvalsOnly | EvalMode::AllEvals);
@@ -267,9 +256,13 @@ pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenEr
         let (marked, eval_conc) = mark(&facts);
         for (i, row) in rows.iter_mut().enumerate() {
             if let Some(c) = eval_conc[i] {
-                row.insert("eval-conc".into(), c.into());
+                match row {
+                    Row::MultiNodeFixed(r) => r.eval_conc = Some(c),
+                    Row::MultiNodeAgentic(r) => r.eval_conc = Some(c),
+                    Row::SingleNodeFixed(_) | Row::SingleNodeAgentic(_) => {}
+                }
             }
-            row.insert("run-eval".into(), marked[i].into());
+            row.set_run_eval(marked[i]);
         }
         if mode == EvalMode::AllEvals {
             let topo = facts
@@ -282,13 +275,13 @@ pub fn apply_evals(mut rows: Vec<Row>, mode: EvalMode) -> Result<Vec<Row>, GenEr
             rows = expand_all(rows, topo);
         }
         if agentic {
-            rows.retain(|r| r.get("run-eval") == Some(&Value::Bool(true)));
+            rows.retain(|r| r.run_eval() == Some(true));
             for r in &mut rows {
-                r.insert("eval-only".into(), true.into());
+                r.set_eval_only(true);
             }
         }
     }
-    // Rows were validated as they were built; eval selection only adds
+    // Rows were validated as they were built; eval selection only sets
     // typed eval fields, so they are not re-checked here.
     Ok(rows)
 }
@@ -300,12 +293,10 @@ mod tests {
     use serde_json::json;
 
     fn sn(conc: i64, tp: i64) -> Row {
-        json!({"image":"i","model":"m","model-prefix":"p","precision":"fp8","framework":"f","runner":"r",
+        let row = json!({"image":"i","model":"m","model-prefix":"p","precision":"fp8","framework":"f","runner":"r",
             "isl":8192,"osl":1024,"tp":tp,"pp":1,"dcp-size":1,"pcp-size":1,"conc":conc,"max-model-len":9472,
-            "ep":1,"dp-attn":false,"spec-decoding":"none","exp-name":"p_8k1k","disagg":false,"run-eval":false})
-        .as_object()
-        .unwrap()
-        .clone()
+            "ep":1,"dp-attn":false,"spec-decoding":"none","exp-name":"p_8k1k","disagg":false,"run-eval":false});
+        serde_json::from_value(row).unwrap()
     }
 
     #[test]
@@ -318,25 +309,50 @@ mod tests {
         let out = apply_evals(rows, EvalMode::Default).unwrap();
         let marked: Vec<i64> = out
             .iter()
-            .filter(|r| r["run-eval"] == json!(true))
-            .map(|r| r["conc"].as_i64().unwrap())
+            .filter(|r| r.run_eval() == Some(true))
+            .map(|r| r.concs()[0])
             .collect();
         assert_eq!(marked, vec![100, 256, 100]);
         let only = apply_evals(out, EvalMode::EvalsOnly).unwrap();
         assert_eq!(only.len(), 3);
-        assert!(only.iter().all(|r| r["eval-only"] == json!(true)));
+        assert!(
+            only.iter()
+                .all(|r| r.to_value()["eval-only"] == json!(true))
+        );
+    }
+
+    /// The reference writes `run-eval` before `eval-conc` on a marked
+    /// multi-node agentic row (its output model's field order).
+    #[test]
+    fn marked_multi_node_agentic_row_has_run_eval_before_eval_conc() {
+        let worker = json!({"num-worker": 1, "tp": 8, "ep": 8, "dp-attn": true,
+            "pp": 1, "dcp-size": 1, "pcp-size": 1});
+        let row: Row = serde_json::from_value(json!({"image":"i","model":"m","model-prefix":"p",
+            "precision":"fp8","framework":"f","runner":"r","spec-decoding":"none",
+            "prefill": worker, "decode": worker, "conc":[32], "kv-offloading":"none",
+            "total-cpu-dram-gb":0, "duration":3600, "exp-name":"e", "disagg":false,
+            "scenario-type":"agentic-coding"}))
+        .unwrap();
+        let out = apply_evals(vec![row], EvalMode::EvalsOnly).unwrap();
+        let text = serde_json::to_string(&out[0]).unwrap();
+        assert!(
+            text.ends_with(
+                r#""scenario-type":"agentic-coding","run-eval":true,"eval-conc":32,"eval-only":true}"#
+            ),
+            "{text}"
+        );
     }
 
     #[test]
     fn no_evals_leaves_rows() {
         let out = apply_evals(vec![sn(4, 8)], EvalMode::NoEvals).unwrap();
-        assert_eq!(out[0]["run-eval"], json!(false));
+        assert_eq!(out[0].run_eval(), Some(false));
     }
 
     #[test]
     fn canonical_sorts_keys() {
         assert_eq!(
-            dumps_like_python(&json!({"b":1,"a":{"d":[1,2],"c":null}})),
+            sweep_model::python::dumps_like_python(&json!({"b":1,"a":{"d":[1,2],"c":null}})),
             r#"{"a":{"c":null,"d":[1,2]},"b":1}"#
         );
     }

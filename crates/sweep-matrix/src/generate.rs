@@ -30,7 +30,9 @@ use serde_json::Value;
 use sweep_model::config::{
     AgenticBlock, AgenticSearch, ConfigEntry, ConfigError, FixedSearch, MasterConfigs, WorkerPool,
 };
-use sweep_model::rows::validate_row;
+use sweep_model::rows::{
+    MultiNodeAgenticRow, MultiNodeFixedRow, SingleNodeAgenticRow, SingleNodeFixedRow, Verbatim,
+};
 use sweep_model::runners::Runners;
 
 use crate::evals::apply_evals;
@@ -375,42 +377,54 @@ fn want_scenario(common: &CommonOptions, t: ScenarioType) -> bool {
         .is_none_or(|s| s.contains(&t))
 }
 
-/// Component metadata of a row (§7.1): the search-space key wins when present.
-fn scoped(search: Option<&Value>, top: Option<&Value>) -> Option<Value> {
+/// Component metadata of a row (§7.1): the search-space key wins when
+/// present; the config validated it as a mapping.
+fn scoped(search: Option<&Value>, top: Option<&Value>) -> Option<Verbatim> {
     match search {
-        Some(v) => (!v.is_null()).then(|| v.clone()),
-        None => top.filter(|v| !v.is_null()).cloned(),
+        Some(v) => v.as_object().cloned(),
+        None => top.and_then(Value::as_object).cloned(),
     }
 }
 
-/// Room for the fields of a row: the most a row of the real masters has
-/// (22). A row is allocated at this size once instead of growing as fields
-/// are added; a wider one grows.
-const ROW_FIELDS: usize = 22;
-
-fn base_row(entry: &ConfigEntry, runner: &str) -> Row {
-    let mut r = Row::with_capacity(ROW_FIELDS);
-    r.insert("image".into(), entry.image.clone().into());
-    r.insert("model".into(), entry.model.clone().into());
-    r.insert("model-prefix".into(), entry.model_prefix.clone().into());
-    r.insert("precision".into(), entry.precision.clone().into());
-    r.insert("framework".into(), entry.framework.clone().into());
-    r.insert("runner".into(), runner.into());
-    r
+/// `kv-p2p-transfer` of a row (§7.1): the search-space key wins when
+/// present; the config validated it as a non-empty string.
+fn scoped_str(search: Option<&Value>, top: Option<&Value>) -> Option<String> {
+    match search {
+        Some(v) => v.as_str().map(str::to_string),
+        None => top.and_then(Value::as_str).map(str::to_string),
+    }
 }
 
-/// Validates a row as it is built (§8.5) and appends it; no copy is made.
+/// The six fields every row starts with.
+struct Base {
+    image: String,
+    model: String,
+    model_prefix: String,
+    precision: String,
+    framework: String,
+    runner: String,
+}
+
+fn base_row(entry: &ConfigEntry, runner: &str) -> Base {
+    Base {
+        image: entry.image.clone(),
+        model: entry.model.clone(),
+        model_prefix: entry.model_prefix.clone(),
+        precision: entry.precision.clone(),
+        framework: entry.framework.clone(),
+        runner: runner.to_string(),
+    }
+}
+
+/// Validates a row as it is built (§8.5) and appends it.
 pub(crate) fn push_row(rows: &mut Vec<Row>, row: Row) -> Result<(), GenError> {
-    if let Err(e) = validate_row(&row) {
+    if let Err(e) = row.validate() {
         return Err(gen_err(format!(
             "generated matrix row failed validation: {e}\nrow: {}",
-            Value::from(row)
+            row.to_value()
         )));
     }
-    // A row was built by cloning and growing a shorter one, so its map
-    // holds spare capacity; rebuilt at its exact size, thousands of rows
-    // take about a third less memory.
-    rows.push(row.into_iter().collect());
+    rows.push(row);
     Ok(())
 }
 
@@ -481,24 +495,32 @@ fn gen_entry(
                         };
                         for c in concs {
                             for r in runners {
-                                let mut row = base_row(entry, r);
-                                row.insert("isl".into(), block.isl.into());
-                                row.insert("osl".into(), block.osl.into());
-                                row.insert("tp".into(), s.tp.into());
-                                row.insert("pp".into(), s.pp.into());
-                                row.insert("dcp-size".into(), s.dcp_size.into());
-                                row.insert("pcp-size".into(), s.pcp_size.into());
-                                row.insert("conc".into(), c.into());
-                                row.insert("max-model-len".into(), max_model_len.into());
-                                row.insert("ep".into(), ep.unwrap_or(1).into());
-                                row.insert("dp-attn".into(), s.dp_attn.unwrap_or(false).into());
-                                row.insert("spec-decoding".into(), s.spec_decoding.clone().into());
-                                row.insert("exp-name".into(), exp_name.clone().into());
-                                row.insert("disagg".into(), entry.disagg.into());
-                                row.insert("run-eval".into(), false.into());
-                                if let Some(v) = scoped(s.router.as_ref(), entry.router.as_ref()) {
-                                    row.insert("router".into(), v);
-                                }
+                                let b = base_row(entry, r);
+                                let row = Row::SingleNodeFixed(SingleNodeFixedRow {
+                                    image: b.image,
+                                    model: b.model,
+                                    model_prefix: b.model_prefix,
+                                    precision: b.precision,
+                                    framework: b.framework,
+                                    runner: b.runner,
+                                    isl: block.isl,
+                                    osl: block.osl,
+                                    tp: s.tp,
+                                    pp: s.pp,
+                                    dcp_size: s.dcp_size,
+                                    pcp_size: s.pcp_size,
+                                    conc: c,
+                                    max_model_len,
+                                    ep: ep.unwrap_or(1),
+                                    dp_attn: s.dp_attn.unwrap_or(false),
+                                    spec_decoding: s.spec_decoding.clone(),
+                                    exp_name: exp_name.clone(),
+                                    disagg: entry.disagg,
+                                    run_eval: false,
+                                    router: scoped(s.router.as_ref(), entry.router.as_ref()),
+                                    eval_only: None,
+                                    recipe_fingerprint: None,
+                                });
                                 push_row(rows, row)?;
                             }
                         }
@@ -518,28 +540,34 @@ fn gen_entry(
                             }
                         };
                         for r in runners {
-                            let mut row = base_row(entry, r);
-                            row.insert("isl".into(), block.isl.into());
-                            row.insert("osl".into(), block.osl.into());
-                            row.insert("spec-decoding".into(), s.spec_decoding.clone().into());
-                            row.insert(
-                                "prefill".into(),
-                                Value::Object(s.prefill.row_value.clone()),
-                            );
-                            row.insert("decode".into(), Value::Object(s.decode.row_value.clone()));
-                            row.insert("conc".into(), concs.clone().into());
-                            row.insert("max-model-len".into(), max_model_len.into());
-                            row.insert("exp-name".into(), exp_name.clone().into());
-                            row.insert("disagg".into(), entry.disagg.into());
-                            row.insert("run-eval".into(), false.into());
-                            if let Some(v) = scoped(s.router.as_ref(), entry.router.as_ref()) {
-                                row.insert("router".into(), v);
-                            }
-                            if let Some(v) =
-                                scoped(s.kv_p2p_transfer.as_ref(), entry.kv_p2p_transfer.as_ref())
-                            {
-                                row.insert("kv-p2p-transfer".into(), v);
-                            }
+                            let b = base_row(entry, r);
+                            let row = Row::MultiNodeFixed(MultiNodeFixedRow {
+                                image: b.image,
+                                model: b.model,
+                                model_prefix: b.model_prefix,
+                                precision: b.precision,
+                                framework: b.framework,
+                                runner: b.runner,
+                                isl: block.isl,
+                                osl: block.osl,
+                                spec_decoding: s.spec_decoding.clone(),
+                                prefill: s.prefill.row_value.clone(),
+                                decode: s.decode.row_value.clone(),
+                                conc: concs.clone(),
+                                max_model_len,
+                                exp_name: exp_name.clone(),
+                                disagg: entry.disagg,
+                                run_eval: false,
+                                router: scoped(s.router.as_ref(), entry.router.as_ref()),
+                                kv_p2p_transfer: scoped_str(
+                                    s.kv_p2p_transfer.as_ref(),
+                                    entry.kv_p2p_transfer.as_ref(),
+                                ),
+                                eval_conc: None,
+                                eval_all_concs: None,
+                                eval_only: None,
+                                recipe_fingerprint: None,
+                            });
                             push_row(rows, row)?;
                         }
                     }
@@ -718,16 +746,17 @@ fn gen_agentic(
         format!("kv{kv_name}-{backend}")
     };
     let router = scoped(s.router.as_ref(), entry.router.as_ref());
-    let p2p = scoped(s.kv_p2p_transfer.as_ref(), entry.kv_p2p_transfer.as_ref());
-    let finish = |row: &mut Row| {
-        if let Some(b) = &s.kv_offload_backend {
-            row.insert("kv-offload-backend".into(), b.clone());
-        }
-        if let Some(r) = &router {
-            row.insert("router".into(), r.clone());
-        }
-    };
+    let p2p = scoped_str(s.kv_p2p_transfer.as_ref(), entry.kv_p2p_transfer.as_ref());
+    let backend = s.kv_offload_backend.as_ref().and_then(Value::as_object);
     if let (true, Some(p), Some(d)) = (entry.multinode, &s.prefill, &s.decode) {
+        // An explicit `kv-offloading: null` reaches a multi-node row as is,
+        // which no row accepts.
+        let Some(kv_offloading) = kv_for_row.clone() else {
+            return Err(gen_err(format!(
+                "{}: generated matrix row failed validation: 'kv-offloading' must be 'none' or 'dram', got null",
+                entry.location()
+            )));
+        };
         for r in runners {
             for c in &concs {
                 let mut exp = format!(
@@ -740,24 +769,32 @@ fn gen_agentic(
                     exp.push('_');
                     exp.push_str(&kv_suffix);
                 }
-                let mut row = base_row(entry, r);
-                row.insert("spec-decoding".into(), s.spec_decoding.clone().into());
-                row.insert("prefill".into(), Value::Object(p.row_value.clone()));
-                row.insert("decode".into(), Value::Object(d.row_value.clone()));
-                row.insert("conc".into(), vec![*c].into());
-                row.insert(
-                    "kv-offloading".into(),
-                    kv_for_row.clone().map_or(Value::Null, Value::from),
-                );
-                row.insert("total-cpu-dram-gb".into(), dram.into());
-                row.insert("duration".into(), 3600.into());
-                row.insert("exp-name".into(), exp.into());
-                row.insert("disagg".into(), entry.disagg.into());
-                row.insert("scenario-type".into(), "agentic-coding".into());
-                finish(&mut row);
-                if let Some(v) = &p2p {
-                    row.insert("kv-p2p-transfer".into(), v.clone());
-                }
+                let b = base_row(entry, r);
+                let row = Row::MultiNodeAgentic(MultiNodeAgenticRow {
+                    image: b.image,
+                    model: b.model,
+                    model_prefix: b.model_prefix,
+                    precision: b.precision,
+                    framework: b.framework,
+                    runner: b.runner,
+                    spec_decoding: s.spec_decoding.clone(),
+                    prefill: p.row_value.clone(),
+                    decode: d.row_value.clone(),
+                    conc: vec![*c],
+                    kv_offloading: kv_offloading.clone(),
+                    total_cpu_dram_gb: dram,
+                    duration: AGENTIC_DURATION_S,
+                    exp_name: exp,
+                    disagg: entry.disagg,
+                    scenario_type: AGENTIC_CODING.into(),
+                    kv_offload_backend: backend.cloned(),
+                    router: router.clone(),
+                    kv_p2p_transfer: p2p.clone(),
+                    run_eval: None,
+                    eval_conc: None,
+                    eval_only: None,
+                    recipe_fingerprint: None,
+                });
                 push_row(rows, row)?;
             }
         }
@@ -769,27 +806,45 @@ fn gen_agentic(
                 exp.push_str(&format!("_spec-{}", s.spec_decoding));
             }
             for r in runners {
-                let mut row = base_row(entry, r);
-                row.insert("tp".into(), tp.into());
-                row.insert("pp".into(), s.pp.into());
-                row.insert("dcp-size".into(), s.dcp_size.into());
-                row.insert("pcp-size".into(), s.pcp_size.into());
-                row.insert("ep".into(), s.ep.unwrap_or(1).into());
-                row.insert("dp-attn".into(), s.dp_attn.unwrap_or(false).into());
-                row.insert("spec-decoding".into(), s.spec_decoding.clone().into());
-                row.insert("conc".into(), (*c).into());
-                row.insert("kv-offloading".into(), kv_name.clone().into());
-                row.insert("total-cpu-dram-gb".into(), dram.into());
-                row.insert("duration".into(), 3600.into());
-                row.insert("exp-name".into(), exp.clone().into());
-                row.insert("scenario-type".into(), "agentic-coding".into());
-                finish(&mut row);
+                let b = base_row(entry, r);
+                let row = Row::SingleNodeAgentic(SingleNodeAgenticRow {
+                    image: b.image,
+                    model: b.model,
+                    model_prefix: b.model_prefix,
+                    precision: b.precision,
+                    framework: b.framework,
+                    runner: b.runner,
+                    tp,
+                    pp: s.pp,
+                    dcp_size: s.dcp_size,
+                    pcp_size: s.pcp_size,
+                    ep: s.ep.unwrap_or(1),
+                    dp_attn: s.dp_attn.unwrap_or(false),
+                    spec_decoding: s.spec_decoding.clone(),
+                    conc: *c,
+                    kv_offloading: kv_name.clone(),
+                    total_cpu_dram_gb: dram,
+                    duration: AGENTIC_DURATION_S,
+                    exp_name: exp.clone(),
+                    scenario_type: AGENTIC_CODING.into(),
+                    kv_offload_backend: backend.cloned(),
+                    router: router.clone(),
+                    run_eval: None,
+                    eval_only: None,
+                    recipe_fingerprint: None,
+                });
                 push_row(rows, row)?;
             }
         }
     }
     Ok(())
 }
+
+/// `duration` of an agentic row, seconds (the reference's fixed value).
+const AGENTIC_DURATION_S: i64 = 3600;
+
+/// `scenario-type` of an agentic row.
+const AGENTIC_CODING: &str = "agentic-coding";
 
 /// Available DRAM cap in MiB (≈ 3 TB).
 const DRAM_CAP_MIB: i64 = 2_861_022;

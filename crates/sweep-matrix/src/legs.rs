@@ -954,7 +954,7 @@ pub fn bucket_rows(rows: Vec<Value>, command_line: &str) -> Result<Value, String
         "generate_command".into(),
         Value::String(command_line.to_string()),
     );
-    crate::assemble::assemble(&bench, &evals, Value::Object(meta))
+    crate::assemble::assemble(&bench, &evals, Value::Object(meta)).map_err(|e| e.to_string())
 }
 
 /// Splits a manual-entry command line into arguments (POSIX shell quoting

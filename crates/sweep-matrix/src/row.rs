@@ -1,11 +1,11 @@
 //! The types generation and eval marking share: a matrix row, the
 //! generation error and the eval selection mode.
 
-use serde_json::Value;
 use sweep_model::config::ConfigError;
 
-/// One matrix row (fields in the reference's order).
-pub type Row = serde_json::Map<String, Value>;
+/// One matrix row: a typed row of one of the four kinds whose serde field
+/// order is the reference's output order.
+pub type Row = sweep_model::rows::MatrixRow;
 
 /// A generation failure.
 #[derive(Debug, thiserror::Error)]

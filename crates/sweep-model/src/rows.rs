@@ -1,14 +1,17 @@
-//! Matrix rows: the four row kinds of spec matrix.md §9 as strict types.
+//! Matrix rows: the four row kinds of spec matrix.md §9 as types.
 //!
-//! The generator builds rows as JSON objects (fields in insertion order)
-//! and checks each one with [`validate_row`] before anything is printed:
-//! closed field set, exact types (no coercion, no defaults for required
-//! fields) and the row rules of §8.5. Downstream tools can deserialize rows
-//! into these types too.
+//! [`MatrixRow`] is what the generator builds and prints: one struct per
+//! kind whose serde field order is the reference's output order, optional
+//! fields left out when unset. The blocks a row copies from the master
+//! config as written (`prefill`, `decode`, `router`, `kv-offload-backend`)
+//! are kept as the config's own mapping ([`Verbatim`]): the reference copies
+//! them key for key, so their key order is the config file's and a struct
+//! would reorder them. [`MatrixRow::validate`] checks the row rules of §8.5
+//! (the field set and field types are the types' own).
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 /// Kind of a matrix row (§9.6).
@@ -46,82 +49,69 @@ impl RowKind {
     }
 }
 
-/// `router` / `kv-offload-backend` metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A mapping copied from the master config as written (key order included).
+pub type Verbatim = Map<String, Value>;
+
+/// `router` / `kv-offload-backend` metadata, read from a [`Verbatim`]
+/// block to check it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Component<'a> {
-    /// Component name.
+struct Component<'a> {
     #[serde(borrow)]
-    pub name: Cow<'a, str>,
-    /// Component version (required for `router`).
-    #[serde(default)]
-    #[serde(borrow)]
-    pub version: Option<Cow<'a, str>>,
+    name: Cow<'a, str>,
+    #[serde(default, borrow)]
+    version: Option<Cow<'a, str>>,
 }
 
-/// A worker pool block (`prefill` / `decode`) in a multi-node row.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A worker pool block (`prefill` / `decode`) of a multi-node row, read
+/// from its [`Verbatim`] block to check it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct WorkerPoolRow<'a> {
-    /// Number of workers.
-    pub num_worker: i64,
-    /// Tensor parallelism.
-    pub tp: i64,
-    /// Expert parallelism.
-    pub ep: i64,
-    /// Data-parallel attention.
-    pub dp_attn: bool,
-    /// Pipeline parallelism.
-    pub pp: i64,
-    /// Decode context parallelism.
-    pub dcp_size: i64,
-    /// Prefill context parallelism.
-    pub pcp_size: i64,
-    /// Hardware name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub hardware: Option<Cow<'a, str>>,
-    /// Extra settings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(borrow)]
-    pub additional_settings: Option<Vec<Cow<'a, str>>>,
+struct WorkerPoolRow<'a> {
+    #[allow(dead_code)] // part of the closed field set
+    num_worker: i64,
+    tp: i64,
+    #[allow(dead_code)] // part of the closed field set
+    ep: i64,
+    #[allow(dead_code)] // part of the closed field set
+    dp_attn: bool,
+    pp: i64,
+    dcp_size: i64,
+    pcp_size: i64,
+    #[serde(default, borrow)]
+    hardware: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    #[allow(dead_code)] // part of the closed field set
+    additional_settings: Option<Vec<Cow<'a, str>>>,
 }
 
-/// Declares a strict row type (`deny_unknown_fields`, kebab-case keys):
-/// the six fields every row kind starts with, the kind's own fields, then
-/// the two every kind ends with, in output order. serde's `flatten` would
-/// share them as structs, but it cannot be combined with
-/// `deny_unknown_fields`.
-macro_rules! strict_row {
+/// Declares a row type (`deny_unknown_fields`, kebab-case keys): the six
+/// fields every row kind starts with, the kind's own fields, then the two
+/// every kind ends with, in output order. serde's `flatten` would share
+/// them as structs, but it cannot be combined with `deny_unknown_fields`.
+macro_rules! matrix_row {
     ($(#[$meta:meta])* $name:ident { $($fields:tt)* }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
         #[serde(deny_unknown_fields, rename_all = "kebab-case")]
         #[allow(missing_docs)]
-        pub struct $name<'a> {
-            #[serde(borrow)]
-            pub image: Cow<'a, str>,
-            #[serde(borrow)]
-            pub model: Cow<'a, str>,
-            #[serde(borrow)]
-            pub model_prefix: Cow<'a, str>,
-            #[serde(borrow)]
-            pub precision: Cow<'a, str>,
-            #[serde(borrow)]
-            pub framework: Cow<'a, str>,
-            #[serde(borrow)]
-            pub runner: Cow<'a, str>,
+        pub struct $name {
+            pub image: String,
+            pub model: String,
+            pub model_prefix: String,
+            pub precision: String,
+            pub framework: String,
+            pub runner: String,
             $($fields)*
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub eval_only: Option<bool>,
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            #[serde(borrow)]
-            pub recipe_fingerprint: Option<Cow<'a, str>>,
+            pub recipe_fingerprint: Option<String>,
         }
     };
 }
 
-strict_row! {
+matrix_row! {
     /// SN-fixed row (§9.1).
     SingleNodeFixedRow {
         pub isl: i64,
@@ -134,41 +124,32 @@ strict_row! {
         pub max_model_len: i64,
         pub ep: i64,
         pub dp_attn: bool,
-        #[serde(borrow)]
-        pub spec_decoding: Cow<'a, str>,
-        #[serde(borrow)]
-        pub exp_name: Cow<'a, str>,
+        pub spec_decoding: String,
+        pub exp_name: String,
         pub disagg: bool,
         pub run_eval: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[serde(borrow)]
-        pub router: Option<Component<'a>>,
+        pub router: Option<Verbatim>,
     }
 }
 
-strict_row! {
+matrix_row! {
     /// MN-fixed row (§9.2).
     MultiNodeFixedRow {
         pub isl: i64,
         pub osl: i64,
-        #[serde(borrow)]
-        pub spec_decoding: Cow<'a, str>,
-        #[serde(borrow)]
-        pub prefill: WorkerPoolRow<'a>,
-        #[serde(borrow)]
-        pub decode: WorkerPoolRow<'a>,
+        pub spec_decoding: String,
+        pub prefill: Verbatim,
+        pub decode: Verbatim,
         pub conc: Vec<i64>,
         pub max_model_len: i64,
-        #[serde(borrow)]
-        pub exp_name: Cow<'a, str>,
+        pub exp_name: String,
         pub disagg: bool,
         pub run_eval: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[serde(borrow)]
-        pub router: Option<Component<'a>>,
+        pub router: Option<Verbatim>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[serde(borrow)]
-        pub kv_p2p_transfer: Option<Cow<'a, str>>,
+        pub kv_p2p_transfer: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub eval_conc: Option<i64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -176,7 +157,7 @@ strict_row! {
     }
 }
 
-strict_row! {
+matrix_row! {
     /// SN-agentic row (§9.3).
     SingleNodeAgenticRow {
         pub tp: i64,
@@ -185,56 +166,41 @@ strict_row! {
         pub pcp_size: i64,
         pub ep: i64,
         pub dp_attn: bool,
-        #[serde(borrow)]
-        pub spec_decoding: Cow<'a, str>,
+        pub spec_decoding: String,
         pub conc: i64,
-        #[serde(borrow)]
-        pub kv_offloading: Cow<'a, str>,
+        pub kv_offloading: String,
         pub total_cpu_dram_gb: i64,
         pub duration: i64,
-        #[serde(borrow)]
-        pub exp_name: Cow<'a, str>,
-        #[serde(borrow)]
-        pub scenario_type: Cow<'a, str>,
+        pub exp_name: String,
+        pub scenario_type: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[serde(borrow)]
-        pub kv_offload_backend: Option<Component<'a>>,
+        pub kv_offload_backend: Option<Verbatim>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[serde(borrow)]
-        pub router: Option<Component<'a>>,
+        pub router: Option<Verbatim>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub run_eval: Option<bool>,
     }
 }
 
-strict_row! {
+matrix_row! {
     /// MN-agentic row (§9.4).
     MultiNodeAgenticRow {
-        #[serde(borrow)]
-        pub spec_decoding: Cow<'a, str>,
-        #[serde(borrow)]
-        pub prefill: WorkerPoolRow<'a>,
-        #[serde(borrow)]
-        pub decode: WorkerPoolRow<'a>,
+        pub spec_decoding: String,
+        pub prefill: Verbatim,
+        pub decode: Verbatim,
         pub conc: Vec<i64>,
-        #[serde(borrow)]
-        pub kv_offloading: Cow<'a, str>,
+        pub kv_offloading: String,
         pub total_cpu_dram_gb: i64,
         pub duration: i64,
-        #[serde(borrow)]
-        pub exp_name: Cow<'a, str>,
+        pub exp_name: String,
         pub disagg: bool,
-        #[serde(borrow)]
-        pub scenario_type: Cow<'a, str>,
+        pub scenario_type: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[serde(borrow)]
-        pub kv_offload_backend: Option<Component<'a>>,
+        pub kv_offload_backend: Option<Verbatim>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[serde(borrow)]
-        pub router: Option<Component<'a>>,
+        pub router: Option<Verbatim>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[serde(borrow)]
-        pub kv_p2p_transfer: Option<Cow<'a, str>>,
+        pub kv_p2p_transfer: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub run_eval: Option<bool>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -242,61 +208,168 @@ strict_row! {
     }
 }
 
-fn check_spec(s: &str) -> Result<(), String> {
+/// One matrix row of any kind; serializes as the kind's own object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum MatrixRow {
+    /// Single-node fixed-seq-len.
+    SingleNodeFixed(SingleNodeFixedRow),
+    /// Multi-node fixed-seq-len.
+    MultiNodeFixed(MultiNodeFixedRow),
+    /// Single-node agentic.
+    SingleNodeAgentic(SingleNodeAgenticRow),
+    /// Multi-node agentic.
+    MultiNodeAgentic(MultiNodeAgenticRow),
+}
+
+/// Reads a row by its kind ([`RowKind::of`]), strictly: closed field set,
+/// exact types, no defaults for required fields.
+impl<'de> Deserialize<'de> for MatrixRow {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = Map::<String, Value>::deserialize(d)?;
+        MatrixRow::from_map(map).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The row as a JSON object, fields in output order.
+impl From<MatrixRow> for Value {
+    fn from(row: MatrixRow) -> Value {
+        row.to_value()
+    }
+}
+
+/// A row that breaks a rule of §8.5 (the message names the field).
+#[derive(Debug, thiserror::Error)]
+pub enum RowError {
+    /// A missing or unknown field, or a field of the wrong type.
+    #[error("{0}")]
+    Shape(#[from] serde_json::Error),
+    /// `spec-decoding` outside its set.
+    #[error("'spec-decoding' must be one of mtp, draft_model, none, got '{0}'")]
+    SpecDecoding(String),
+    /// `pp`, `dcp-size` or `pcp-size` not positive (`block` is `prefill.`,
+    /// `decode.` or empty).
+    #[error("{block}'{field}' must be greater than 0, got {value}")]
+    NotPositive {
+        /// Worker block prefix.
+        block: &'static str,
+        /// The field.
+        field: &'static str,
+        /// Its value.
+        value: i64,
+    },
+    /// `tp` not divisible by `dcp-size`.
+    #[error("{block}'tp' ({tp}) must be divisible by 'dcp-size' ({dcp})")]
+    DcpDivides {
+        /// Worker block prefix.
+        block: &'static str,
+        /// `tp`.
+        tp: i64,
+        /// `dcp-size`.
+        dcp: i64,
+    },
+    /// A component (`router`, `kv-offload-backend`) field problem.
+    #[error("'{component}.{problem}")]
+    Component {
+        /// The component.
+        component: &'static str,
+        /// What is wrong, starting with the field name.
+        problem: &'static str,
+    },
+    /// `hardware` on one worker block only.
+    #[error("'hardware' must be specified for both 'prefill' and 'decode', or neither")]
+    HardwarePair,
+    /// A malformed `recipe-fingerprint`.
+    #[error("'recipe-fingerprint' must be 64 lowercase hex characters")]
+    Fingerprint,
+    /// `kv-offloading` and `kv-offload-backend` disagree, or an unknown mode.
+    #[error("{0}")]
+    KvOffload(String),
+    /// `total-cpu-dram-gb` negative.
+    #[error("'total-cpu-dram-gb' must be >= 0")]
+    NegativeDram,
+    /// A single-node row with `disagg: true`.
+    #[error("'disagg' must be false in a single-node row")]
+    SingleNodeDisagg,
+    /// `disagg: true` without `kv-p2p-transfer`.
+    #[error("disagg=true requires 'kv-p2p-transfer'")]
+    DisaggWithoutP2p,
+}
+
+fn check_spec(s: &str) -> Result<(), RowError> {
     if ["mtp", "draft_model", "none"].contains(&s) {
         Ok(())
     } else {
-        Err(format!(
-            "'spec-decoding' must be one of mtp, draft_model, none, got '{s}'"
-        ))
+        Err(RowError::SpecDecoding(s.to_string()))
     }
 }
 
-fn check_topology(tp: i64, pp: i64, dcp: i64, pcp: i64, what: &str) -> Result<(), String> {
-    for (n, v) in [("pp", pp), ("dcp-size", dcp), ("pcp-size", pcp)] {
-        if v <= 0 {
-            return Err(format!("{what}'{n}' must be greater than 0, got {v}"));
+fn check_topology(
+    tp: i64,
+    pp: i64,
+    dcp: i64,
+    pcp: i64,
+    block: &'static str,
+) -> Result<(), RowError> {
+    for (field, value) in [("pp", pp), ("dcp-size", dcp), ("pcp-size", pcp)] {
+        if value <= 0 {
+            return Err(RowError::NotPositive {
+                block,
+                field,
+                value,
+            });
         }
     }
     if tp % dcp != 0 {
-        return Err(format!(
-            "{what}'tp' ({tp}) must be divisible by 'dcp-size' ({dcp})"
-        ));
+        return Err(RowError::DcpDivides { block, tp, dcp });
     }
     Ok(())
+}
+
+/// Reads a [`Verbatim`] block as `T` without copying it.
+fn view<'a, T: Deserialize<'a>>(block: &'a Verbatim) -> Result<T, RowError> {
+    Ok(T::deserialize(serde::de::value::MapDeserializer::<
+        _,
+        serde_json::Error,
+    >::new(
+        block.iter().map(|(k, v)| (k.as_str(), v)),
+    ))?)
 }
 
 fn check_component(
-    c: Option<&Component<'_>>,
-    name: &str,
+    c: Option<&Verbatim>,
+    component: &'static str,
     version_required: bool,
-) -> Result<(), String> {
+) -> Result<(), RowError> {
     let Some(c) = c else { return Ok(()) };
-    if c.name.is_empty() {
-        return Err(format!("'{name}.name' must not be empty"));
-    }
-    match &c.version {
-        None if version_required => Err(format!("'{name}.version' is required")),
-        Some(v) if v.is_empty() => Err(format!("'{name}.version' must not be empty")),
-        Some(v) if v.starts_with("image:") => Err(format!(
-            "'{name}.version' must be a component version, not an image reference"
-        )),
-        _ => Ok(()),
-    }
+    let c: Component<'_> = view(c)?;
+    let problem = if c.name.is_empty() {
+        "name' must not be empty"
+    } else {
+        match &c.version {
+            None if version_required => "version' is required",
+            Some(v) if v.is_empty() => "version' must not be empty",
+            Some(v) if v.starts_with("image:") => {
+                "version' must be a component version, not an image reference"
+            }
+            _ => return Ok(()),
+        }
+    };
+    Err(RowError::Component { component, problem })
 }
 
-fn check_workers(p: &WorkerPoolRow<'_>, d: &WorkerPoolRow<'_>) -> Result<(), String> {
+fn check_workers(p: &Verbatim, d: &Verbatim) -> Result<(), RowError> {
+    let p: WorkerPoolRow<'_> = view(p)?;
+    let d: WorkerPoolRow<'_> = view(d)?;
     check_topology(p.tp, p.pp, p.dcp_size, p.pcp_size, "prefill.")?;
     check_topology(d.tp, d.pp, d.dcp_size, d.pcp_size, "decode.")?;
     if p.hardware.is_some() != d.hardware.is_some() {
-        return Err(
-            "'hardware' must be specified for both 'prefill' and 'decode', or neither".into(),
-        );
+        return Err(RowError::HardwarePair);
     }
     Ok(())
 }
 
-fn check_fingerprint(f: Option<&Cow<'_, str>>) -> Result<(), String> {
+fn check_fingerprint(f: Option<&String>) -> Result<(), RowError> {
     match f {
         Some(s)
             if s.len() != 64
@@ -304,97 +377,174 @@ fn check_fingerprint(f: Option<&Cow<'_, str>>) -> Result<(), String> {
                     .chars()
                     .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c)) =>
         {
-            Err("'recipe-fingerprint' must be 64 lowercase hex characters".into())
+            Err(RowError::Fingerprint)
         }
         _ => Ok(()),
     }
 }
 
-fn check_kv(offloading: &str, backend: Option<&Component<'_>>) -> Result<(), String> {
-    match (offloading, backend.is_some()) {
+fn check_kv(offloading: &str, backend: Option<&Verbatim>) -> Result<(), RowError> {
+    let problem = match (offloading, backend.is_some()) {
         ("none", true) => {
-            Err("'kv-offload-backend' can only be set when 'kv-offloading' is not 'none'".into())
+            "'kv-offload-backend' can only be set when 'kv-offloading' is not 'none'".to_string()
         }
-        ("dram", false) => {
-            Err("'kv-offload-backend' is required when 'kv-offloading' is 'dram'".into())
+        ("dram", false) => "'kv-offload-backend' is required when 'kv-offloading' is 'dram'".into(),
+        ("none" | "dram", _) => return Ok(()),
+        (o, _) => format!("'kv-offloading' must be 'none' or 'dram', got '{o}'"),
+    };
+    Err(RowError::KvOffload(problem))
+}
+
+impl MatrixRow {
+    /// Reads a row from a JSON object by its kind ([`RowKind::of`]).
+    ///
+    /// # Errors
+    /// The field that is missing, unknown or of the wrong type.
+    pub fn from_map(map: Map<String, Value>) -> Result<Self, RowError> {
+        let kind = RowKind::of(&map);
+        let v = Value::Object(map);
+        Ok(match kind {
+            RowKind::SingleNodeFixed => MatrixRow::SingleNodeFixed(serde_json::from_value(v)?),
+            RowKind::MultiNodeFixed => MatrixRow::MultiNodeFixed(serde_json::from_value(v)?),
+            RowKind::SingleNodeAgentic => MatrixRow::SingleNodeAgentic(serde_json::from_value(v)?),
+            RowKind::MultiNodeAgentic => MatrixRow::MultiNodeAgentic(serde_json::from_value(v)?),
+        })
+    }
+
+    /// The row as a JSON object, fields in output order.
+    #[must_use]
+    pub fn to_value(&self) -> Value {
+        // Serializing these types cannot fail: string keys, integers,
+        // strings, booleans and JSON values only.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The row's kind.
+    #[must_use]
+    pub fn kind(&self) -> RowKind {
+        match self {
+            MatrixRow::SingleNodeFixed(_) => RowKind::SingleNodeFixed,
+            MatrixRow::MultiNodeFixed(_) => RowKind::MultiNodeFixed,
+            MatrixRow::SingleNodeAgentic(_) => RowKind::SingleNodeAgentic,
+            MatrixRow::MultiNodeAgentic(_) => RowKind::MultiNodeAgentic,
         }
-        ("none" | "dram", _) => Ok(()),
-        (o, _) => Err(format!(
-            "'kv-offloading' must be 'none' or 'dram', got '{o}'"
-        )),
+    }
+
+    /// `(isl, osl)` of a fixed-seq-len row.
+    #[must_use]
+    pub fn seq_len(&self) -> Option<(i64, i64)> {
+        match self {
+            MatrixRow::SingleNodeFixed(r) => Some((r.isl, r.osl)),
+            MatrixRow::MultiNodeFixed(r) => Some((r.isl, r.osl)),
+            MatrixRow::SingleNodeAgentic(_) | MatrixRow::MultiNodeAgentic(_) => None,
+        }
+    }
+
+    /// The row's concurrencies (one for a single-node row).
+    #[must_use]
+    pub fn concs(&self) -> &[i64] {
+        match self {
+            MatrixRow::SingleNodeFixed(r) => std::slice::from_ref(&r.conc),
+            MatrixRow::SingleNodeAgentic(r) => std::slice::from_ref(&r.conc),
+            MatrixRow::MultiNodeFixed(r) => &r.conc,
+            MatrixRow::MultiNodeAgentic(r) => &r.conc,
+        }
+    }
+
+    /// `run-eval` (`None` on an agentic row that has none).
+    #[must_use]
+    pub fn run_eval(&self) -> Option<bool> {
+        match self {
+            MatrixRow::SingleNodeFixed(r) => Some(r.run_eval),
+            MatrixRow::MultiNodeFixed(r) => Some(r.run_eval),
+            MatrixRow::SingleNodeAgentic(r) => r.run_eval,
+            MatrixRow::MultiNodeAgentic(r) => r.run_eval,
+        }
+    }
+
+    /// Sets `run-eval`.
+    pub fn set_run_eval(&mut self, on: bool) {
+        match self {
+            MatrixRow::SingleNodeFixed(r) => r.run_eval = on,
+            MatrixRow::MultiNodeFixed(r) => r.run_eval = on,
+            MatrixRow::SingleNodeAgentic(r) => r.run_eval = Some(on),
+            MatrixRow::MultiNodeAgentic(r) => r.run_eval = Some(on),
+        }
+    }
+
+    /// Sets `eval-only`.
+    pub fn set_eval_only(&mut self, on: bool) {
+        let f = match self {
+            MatrixRow::SingleNodeFixed(r) => &mut r.eval_only,
+            MatrixRow::MultiNodeFixed(r) => &mut r.eval_only,
+            MatrixRow::SingleNodeAgentic(r) => &mut r.eval_only,
+            MatrixRow::MultiNodeAgentic(r) => &mut r.eval_only,
+        };
+        *f = Some(on);
+    }
+
+    /// Checks the row rules of §8.5 that the types cannot express.
+    ///
+    /// # Errors
+    /// The first rule the row breaks.
+    pub fn validate(&self) -> Result<(), RowError> {
+        match self {
+            MatrixRow::SingleNodeFixed(r) => {
+                check_spec(&r.spec_decoding)?;
+                check_topology(r.tp, r.pp, r.dcp_size, r.pcp_size, "")?;
+                check_component(r.router.as_ref(), "router", true)?;
+                check_fingerprint(r.recipe_fingerprint.as_ref())?;
+                if r.disagg {
+                    return Err(RowError::SingleNodeDisagg);
+                }
+            }
+            MatrixRow::MultiNodeFixed(r) => {
+                check_spec(&r.spec_decoding)?;
+                check_workers(&r.prefill, &r.decode)?;
+                check_component(r.router.as_ref(), "router", true)?;
+                check_fingerprint(r.recipe_fingerprint.as_ref())?;
+                if r.disagg && r.kv_p2p_transfer.is_none() {
+                    return Err(RowError::DisaggWithoutP2p);
+                }
+            }
+            MatrixRow::SingleNodeAgentic(r) => {
+                check_spec(&r.spec_decoding)?;
+                check_topology(r.tp, r.pp, r.dcp_size, r.pcp_size, "")?;
+                check_component(r.router.as_ref(), "router", true)?;
+                check_component(r.kv_offload_backend.as_ref(), "kv-offload-backend", false)?;
+                check_kv(&r.kv_offloading, r.kv_offload_backend.as_ref())?;
+                check_fingerprint(r.recipe_fingerprint.as_ref())?;
+                if r.total_cpu_dram_gb < 0 {
+                    return Err(RowError::NegativeDram);
+                }
+            }
+            MatrixRow::MultiNodeAgentic(r) => {
+                check_spec(&r.spec_decoding)?;
+                check_workers(&r.prefill, &r.decode)?;
+                check_component(r.router.as_ref(), "router", true)?;
+                check_component(r.kv_offload_backend.as_ref(), "kv-offload-backend", false)?;
+                check_kv(&r.kv_offloading, r.kv_offload_backend.as_ref())?;
+                check_fingerprint(r.recipe_fingerprint.as_ref())?;
+                if r.total_cpu_dram_gb < 0 {
+                    return Err(RowError::NegativeDram);
+                }
+                if r.disagg && r.kv_p2p_transfer.is_none() {
+                    return Err(RowError::DisaggWithoutP2p);
+                }
+            }
+        }
+        Ok(())
     }
 }
 
-/// Validates one generated row against the schema of its kind (§8.5),
-/// without copying it.
+/// Reads a JSON object as a row and checks it (§8.5).
 ///
 /// # Errors
-/// A message naming the offending field.
-pub fn validate_row(row: &Map<String, Value>) -> Result<RowKind, String> {
-    validate_as(RowKind::of(row), || {
-        serde::de::value::MapDeserializer::<_, serde_json::Error>::new(
-            row.iter().map(|(k, v)| (k.as_str(), v)),
-        )
-    })
-}
-
-/// The typed checks of a row of `kind`, read through a fresh deserializer
-/// from `de`.
-fn validate_as<'de, D>(kind: RowKind, de: impl Fn() -> D) -> Result<RowKind, String>
-where
-    D: serde::Deserializer<'de, Error = serde_json::Error>,
-{
-    let e = |x: serde_json::Error| x.to_string();
-    match kind {
-        RowKind::SingleNodeFixed => {
-            let r = SingleNodeFixedRow::deserialize(de()).map_err(e)?;
-            check_spec(&r.spec_decoding)?;
-            check_topology(r.tp, r.pp, r.dcp_size, r.pcp_size, "")?;
-            check_component(r.router.as_ref(), "router", true)?;
-            check_fingerprint(r.recipe_fingerprint.as_ref())?;
-            if r.disagg {
-                return Err("'disagg' must be false in a single-node row".into());
-            }
-        }
-        RowKind::MultiNodeFixed => {
-            let r = MultiNodeFixedRow::deserialize(de()).map_err(e)?;
-            check_spec(&r.spec_decoding)?;
-            check_workers(&r.prefill, &r.decode)?;
-            check_component(r.router.as_ref(), "router", true)?;
-            check_fingerprint(r.recipe_fingerprint.as_ref())?;
-            if r.disagg && r.kv_p2p_transfer.is_none() {
-                return Err("disagg=true requires 'kv-p2p-transfer'".into());
-            }
-        }
-        RowKind::SingleNodeAgentic => {
-            let r = SingleNodeAgenticRow::deserialize(de()).map_err(e)?;
-            check_spec(&r.spec_decoding)?;
-            check_topology(r.tp, r.pp, r.dcp_size, r.pcp_size, "")?;
-            check_component(r.router.as_ref(), "router", true)?;
-            check_component(r.kv_offload_backend.as_ref(), "kv-offload-backend", false)?;
-            check_kv(&r.kv_offloading, r.kv_offload_backend.as_ref())?;
-            check_fingerprint(r.recipe_fingerprint.as_ref())?;
-            if r.total_cpu_dram_gb < 0 {
-                return Err("'total-cpu-dram-gb' must be >= 0".into());
-            }
-        }
-        RowKind::MultiNodeAgentic => {
-            let r = MultiNodeAgenticRow::deserialize(de()).map_err(e)?;
-            check_spec(&r.spec_decoding)?;
-            check_workers(&r.prefill, &r.decode)?;
-            check_component(r.router.as_ref(), "router", true)?;
-            check_component(r.kv_offload_backend.as_ref(), "kv-offload-backend", false)?;
-            check_kv(&r.kv_offloading, r.kv_offload_backend.as_ref())?;
-            check_fingerprint(r.recipe_fingerprint.as_ref())?;
-            if r.total_cpu_dram_gb < 0 {
-                return Err("'total-cpu-dram-gb' must be >= 0".into());
-            }
-            if r.disagg && r.kv_p2p_transfer.is_none() {
-                return Err("disagg=true requires 'kv-p2p-transfer'".into());
-            }
-        }
-    }
-    Ok(kind)
+/// The first field or rule the row breaks.
+pub fn validate_row(row: &Map<String, Value>) -> Result<RowKind, RowError> {
+    let r = MatrixRow::from_map(row.clone())?;
+    r.validate()?;
+    Ok(r.kind())
 }
 
 #[cfg(test)]
@@ -417,15 +567,25 @@ mod tests {
         assert_eq!(validate_row(&sn()).unwrap(), RowKind::SingleNodeFixed);
         let mut r = sn();
         r.insert("bogus".into(), json!(1));
-        assert!(validate_row(&r).unwrap_err().contains("bogus"));
+        assert!(validate_row(&r).unwrap_err().to_string().contains("bogus"));
         let mut r = sn();
         r.remove("run-eval");
-        assert!(validate_row(&r).unwrap_err().contains("run-eval"));
+        assert!(
+            validate_row(&r)
+                .unwrap_err()
+                .to_string()
+                .contains("run-eval")
+        );
         let mut r = sn();
         r.insert("tp".into(), json!("8"));
         assert!(validate_row(&r).is_err());
         let mut r = sn();
         r.insert("dcp-size".into(), json!(3));
-        assert!(validate_row(&r).unwrap_err().contains("dcp-size"));
+        assert!(
+            validate_row(&r)
+                .unwrap_err()
+                .to_string()
+                .contains("dcp-size")
+        );
     }
 }
