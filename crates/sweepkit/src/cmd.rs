@@ -46,8 +46,8 @@ pub(crate) fn judge_release(dir: &Path, pin: Option<&str>, allow: bool) -> Outco
 
 /// Writes every file of [`FILES`] into `dir`.
 pub(crate) fn write(dir: &Path, pin: Option<&str>) -> Outcome {
-    let paths =
-        sweepkit::write(dir, pin).map_err(|e| Failure::failed_msg(e).at(at(&dir.join(WORKFLOW_FILE))))?;
+    let paths = sweepkit::write(dir, pin)
+        .map_err(|e| Failure::failed_msg(e).at(at(&dir.join(WORKFLOW_FILE))))?;
     for path in &paths {
         eprintln!("wrote {} (sweepkit {})", path.display(), sweepkit::VERSION);
     }
@@ -126,7 +126,10 @@ fn check_one(path: &Path) -> Result<bool, Failure> {
             &diff,
         ),
         Ok((Verdict::Unknown, _)) => fail(
-            format!("{}: not a file `sweepkit workflow write` writes", path.display()),
+            format!(
+                "{}: not a file `sweepkit workflow write` writes",
+                path.display()
+            ),
             "",
         ),
         Err(e) => Err(Failure::failed_msg(e).at(at(path))),
