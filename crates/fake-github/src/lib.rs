@@ -17,6 +17,10 @@
 //!   ([`FakeGitHub::with_benchmarks`]), delayed answers ([`Fault::Delay`],
 //!   the wait happens in the server, never in a test's assertion) and a
 //!   URL nothing listens on ([`closed_url`]);
+//! * check runs ([`FakeGitHub::with_check_runs`]): `POST
+//!   /repos/<repo>/check-runs` validated as GitHub validates it (422 for a
+//!   missing name or head SHA, an unknown conclusion, a completed run
+//!   without one) and stored for the test to read;
 //! * workflow runs and their artifacts ([`FakeGitHub::with_workflow_runs`],
 //!   [`FakeGitHub::with_artifact`]): run lists filtered as GitHub filters
 //!   them, artifact lists, and zip downloads behind a `302` to a signed URL
@@ -151,6 +155,8 @@ struct State {
     workflow_runs: BTreeMap<String, Vec<Value>>,
     /// Artifacts served through the Actions API.
     artifacts: Vec<FakeArtifact>,
+    /// `/repos/<repo>/check-runs` → the check runs created there.
+    check_runs: BTreeMap<String, Vec<Value>>,
 }
 
 /// An artifact of a run (see [`FakeGitHub::with_artifact`]).
@@ -390,6 +396,28 @@ impl FakeGitHub {
             zip,
         });
         id
+    }
+
+    /// Turns on the check-run store of `repo` (`owner/name`): `POST
+    /// /repos/<repo>/check-runs` creates a check run (`201`) after GitHub's
+    /// checks of the body, and [`FakeGitHub::check_runs`] returns them. A
+    /// route added for the same path answers instead when the store is off
+    /// (e.g. a `403` for a token without `checks: write`).
+    pub fn with_check_runs(&self, repo: &str) {
+        self.shared
+            .lock()
+            .check_runs
+            .insert(format!("/repos/{repo}/check-runs"), Vec::new());
+    }
+
+    /// The check runs created on `repo` so far, oldest first.
+    pub fn check_runs(&self, repo: &str) -> Vec<Value> {
+        self.shared
+            .lock()
+            .check_runs
+            .get(&format!("/repos/{repo}/check-runs"))
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Every request so far, in arrival order.
@@ -683,6 +711,7 @@ fn respond(shared: &Shared, req: Request) -> Option<Answer> {
     }
     let mut answer = sequence_answer(&mut st, &key)
         .or_else(|| comment_store(&mut st, &shared.base, &req))
+        .or_else(|| check_run_store(&mut st, &req))
         .or_else(|| route_answer(&st, &shared.base, &req))
         .or_else(|| actions_answer(&st, &shared.base, &req))
         .or_else(|| static_answer(&st, &req))
@@ -798,6 +827,66 @@ fn comment_store(st: &mut State, base: &str, req: &Request) -> Option<Answer> {
         }
     }
     None
+}
+
+/// Conclusions GitHub accepts for a check run.
+const CHECK_CONCLUSIONS: [&str; 8] = [
+    "action_required",
+    "cancelled",
+    "failure",
+    "neutral",
+    "success",
+    "skipped",
+    "stale",
+    "timed_out",
+];
+
+/// `POST /repos/<repo>/check-runs` on a repository with the store on.
+fn check_run_store(st: &mut State, req: &Request) -> Option<Answer> {
+    if req.method != "POST" || !st.check_runs.contains_key(&req.path) {
+        return None;
+    }
+    let body = req.body.clone().unwrap_or(Value::Null);
+    let text = |k: &str| {
+        body.get(k)
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+    };
+    let status = text("status").unwrap_or("queued");
+    let conclusion = text("conclusion");
+    let invalid = if text("name").is_none() {
+        Some("name wasn't supplied.")
+    } else if text("head_sha").is_none() {
+        Some("head_sha wasn't supplied.")
+    } else if !["queued", "in_progress", "completed"].contains(&status) {
+        Some("status is not included in the list")
+    } else if conclusion.is_some_and(|c| !CHECK_CONCLUSIONS.contains(&c)) {
+        Some("conclusion is not included in the list")
+    } else if status == "completed" && conclusion.is_none() {
+        Some("conclusion can't be blank when status is completed")
+    } else if body.get("output").is_some_and(|o| {
+        o.get("title").and_then(Value::as_str).is_none()
+            || o.get("summary").and_then(Value::as_str).is_none()
+    }) {
+        Some("output needs a title and a summary")
+    } else {
+        None
+    };
+    if let Some(message) = invalid {
+        return Some(error_answer(422, &format!("Invalid request. {message}")));
+    }
+    let list = st.check_runs.get_mut(&req.path)?;
+    let id = 9_000_000_001 + list.len() as u64;
+    let repo = req
+        .path
+        .trim_start_matches("/repos/")
+        .trim_end_matches("/check-runs");
+    let mut run = body.clone();
+    run["id"] = json!(id);
+    run["status"] = json!(status);
+    run["html_url"] = json!(format!("https://github.com/{repo}/runs/{id}"));
+    list.push(run.clone());
+    Some(Answer::json(201, Some(run)))
 }
 
 /// A file registered with `serve_bytes` or found under a `serve_dir` directory.
@@ -1146,6 +1235,59 @@ mod tests {
             slow.read(&mut buf).is_err(),
             "the delayed answer came early"
         );
+    }
+
+    /// A plain HTTP/1.1 POST of a JSON body: (status, body).
+    fn post(base: &str, target: &str, body: &Value) -> (u16, Value) {
+        let addr = base.trim_start_matches("http://");
+        let mut s = TcpStream::connect(addr).expect("connect");
+        let text = body.to_string();
+        write!(
+            s,
+            "POST {target} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\n\r\n{text}",
+            text.len()
+        )
+        .expect("send");
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).expect("read");
+        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("head");
+        let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .expect("status");
+        (
+            status,
+            serde_json::from_slice(&raw[split + 4..]).unwrap_or(Value::Null),
+        )
+    }
+
+    #[test]
+    fn check_runs_are_created_and_validated_as_github_does() {
+        let s = FakeGitHub::start().expect("start");
+        s.with_check_runs("o/r");
+        let base = s.base_url();
+        let path = "/repos/o/r/check-runs";
+        let ok = json!({"name": "sweep verdict", "head_sha": "abc", "status": "completed",
+            "conclusion": "failure", "output": {"title": "t", "summary": "s"}});
+        let (status, run) = post(&base, path, &ok);
+        assert_eq!(status, 201);
+        assert_eq!(run["id"], 9_000_000_001u64);
+        assert_eq!(run["html_url"], "https://github.com/o/r/runs/9000000001");
+        let mut no_conclusion = ok.clone();
+        no_conclusion["conclusion"] = Value::Null;
+        assert_eq!(post(&base, path, &no_conclusion).0, 422);
+        let mut bad = ok.clone();
+        bad["conclusion"] = json!("failed");
+        assert_eq!(post(&base, path, &bad).0, 422);
+        let mut no_sha = ok.clone();
+        no_sha["head_sha"] = Value::Null;
+        assert_eq!(post(&base, path, &no_sha).0, 422);
+        let runs = s.check_runs("o/r");
+        assert_eq!(runs.len(), 1, "only the valid one is stored");
+        assert_eq!(runs[0]["conclusion"], "failure");
+        assert_eq!(post(&base, "/repos/o/other/check-runs", &ok).0, 404);
     }
 
     #[test]

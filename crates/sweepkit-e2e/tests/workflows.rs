@@ -395,6 +395,7 @@ fn every_variable_an_action_passes_is_read_by_its_tool() {
         ("compare-results", &[&["compare-results"]]),
         ("success-rate", &[&["success-rate"]]),
         ("visualizer-comment", &[&["visualizer-comment"]]),
+        ("verdict-check", &[&["visualizer-comment", "check-run"]]),
         ("reuse-sweep", &[&["reuse-sweep", "find"]]),
         (
             "stage-results",

@@ -13,6 +13,9 @@
 //! ([`BODY_LIMIT`]) keeps everything but the sections whole, cuts the
 //! sections at a line end (closing an open code fence or `<details>`), and
 //! says so in a visible note; the full body goes to the job summary.
+//!
+//! The heading's words come from [`crate::verdict`] (shared with the check
+//! run), the charts block from [`crate::charts`]; neither imports this module.
 
 use std::collections::BTreeMap;
 
@@ -20,22 +23,12 @@ use minijinja::Environment;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+pub use crate::error::BodyError;
+use crate::error::check_url;
+use crate::verdict::{self, HEAD_ITEMS, plural};
 use crate::{BODY_LIMIT, marker_line, visualizer_lines};
 
 const TEMPLATE: &str = include_str!("../../../templates/comment.md.j2");
-
-/// How many regressions (and failed evals) the head lists before "and N
-/// more": enough for a reader to act on, short enough to stay a line.
-pub const HEAD_ITEMS: usize = 5;
-
-/// What can go wrong building a body.
-#[derive(Debug, thiserror::Error)]
-pub enum BodyError {
-    #[error("{what}: {cause}")]
-    Input { what: String, cause: String },
-    #[error("rendering templates/comment.md.j2: {0}")]
-    Render(String),
-}
 
 /// Everything the body is made of.
 #[derive(Debug, Clone, Default)]
@@ -85,68 +78,6 @@ pub struct Body {
 }
 
 #[derive(Debug, Deserialize)]
-struct Summary {
-    verdict: String,
-    #[serde(default)]
-    baseline: String,
-    /// compare-results' summary line (`2 points regressed (4 metrics) · …`),
-    /// the heading's words, so the heading and the report agree.
-    line: String,
-    counts: Counts,
-    #[serde(default)]
-    regressions: Vec<RegressionItem>,
-    /// The regressed points, largest change first (compare-results
-    /// 0.x and later); the head lists these when present, else the
-    /// regressed metrics of `regressions`.
-    #[serde(default)]
-    top_regressions: Option<Vec<TopItem>>,
-    #[serde(default)]
-    evals: Vec<EvalItem>,
-}
-
-/// A regressed point: its largest regressed change and the others.
-#[derive(Debug, Deserialize)]
-struct TopItem {
-    group: String,
-    point: String,
-    metric: String,
-    change: String,
-    #[serde(default)]
-    also: Vec<String>,
-    #[serde(default)]
-    other_hardware: bool,
-}
-
-/// compare-results' counts (its `Counts`), computed once there.
-#[derive(Debug, Deserialize)]
-struct Counts {
-    matched: u64,
-    inconclusive: u64,
-    /// Points whose baseline ran on other hardware.
-    #[serde(default)]
-    other_hardware: u64,
-}
-
-#[derive(Debug, Deserialize)]
-struct RegressionItem {
-    group: String,
-    point: String,
-    metric: String,
-    change: String,
-    tolerance: String,
-}
-
-#[derive(Debug, Deserialize)]
-struct EvalItem {
-    configuration: String,
-    point: String,
-    task: String,
-    score: String,
-    threshold: Option<String>,
-    pass: Option<bool>,
-}
-
-#[derive(Debug, Deserialize)]
 struct Stat {
     n_success: u64,
     total: u64,
@@ -190,48 +121,6 @@ fn run_link(url: &str) -> String {
         Some(id) => format!("[run {id}]({url})"),
         None => format!("[the run]({url})"),
     }
-}
-
-/// A URL fit to sit in a markdown link: http(s), no spaces or characters
-/// that would end the link.
-pub fn check_url(what: &str, url: &str) -> Result<(), BodyError> {
-    let bad = |cause: &str| BodyError::Input {
-        what: what.into(),
-        cause: format!("{cause}: {url:?}"),
-    };
-    if !(url.starts_with("https://") || url.starts_with("http://")) {
-        return Err(bad("not an http(s) URL"));
-    }
-    if url
-        .chars()
-        .any(|c| c.is_whitespace() || c.is_control() || "()<>[]\"'`".contains(c))
-    {
-        return Err(bad("characters that cannot sit in a markdown link"));
-    }
-    Ok(())
-}
-
-fn summary(compare: &Value) -> Result<Summary, BodyError> {
-    let s = compare.get("summary").ok_or_else(|| BodyError::Input {
-        what: "compare JSON".into(),
-        cause: "no `summary` object (write it with this version's compare-results --json)".into(),
-    })?;
-    Summary::deserialize(s).map_err(|e| BodyError::Input {
-        what: "compare JSON `summary`".into(),
-        cause: e.to_string(),
-    })
-}
-
-/// `; and 2 more…` after the first [`HEAD_ITEMS`] of `n` items, else empty.
-fn more(n: usize, tail: &str) -> String {
-    match n.saturating_sub(HEAD_ITEMS) {
-        0 => String::new(),
-        k => format!("; and {k} more{tail}"),
-    }
-}
-
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn stats_rows(v: &Value) -> Result<Option<Vec<Value>>, BodyError> {
@@ -343,126 +232,27 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
         }
     }
     if let Some(compare) = &input.compare {
-        let s = summary(compare)?;
-        let failed: Vec<&EvalItem> = s.evals.iter().filter(|e| e.pass == Some(false)).collect();
-        let perf = if s.counts.matched == 0 {
-            "No matched points to compare".to_string()
+        let h = verdict::head(compare)?;
+        ctx.insert("headline".into(), format!("{} {}", h.icon, h.line).into());
+        let tail = if h.regressions_are_points {
+            " (see the top regressions below)"
         } else {
-            md(&s.line)
+            " (see the tables)"
         };
-        let evals_text = if failed.is_empty() {
-            String::new()
-        } else {
-            format!(
-                ", {} below threshold",
-                plural(failed.len() as u64, "eval", "evals")
-            )
-        };
-        let icon = if s.verdict == "regressions" || !failed.is_empty() {
-            "❌"
-        } else if s.counts.matched == 0 || s.counts.inconclusive > 0 || s.counts.other_hardware > 0
-        {
-            "⚠️"
-        } else {
-            "✅"
-        };
-        let vs = if s.baseline.is_empty() {
-            String::new()
-        } else {
-            format!(" vs {}", md(&s.baseline))
-        };
+        ctx.insert("regressions".into(), h.regressions.into());
         ctx.insert(
-            "headline".into(),
-            format!("{icon} {perf}{evals_text}{vs}").into(),
+            "more_regressions".into(),
+            verdict::more(h.regressions_total, tail).into(),
         );
-        // The configuration is named once for its run of regressions.
-        let mut items: Vec<String> = Vec::new();
-        let mut last_group: Option<String> = None;
-        let mut name = |group: &str, point: String| {
-            if last_group.as_deref() == Some(group) {
-                point
-            } else {
-                last_group = Some(group.to_string());
-                format!("{} — {point}", md(group))
-            }
-        };
-        let listed = match &s.top_regressions {
-            Some(top) => {
-                for r in top.iter().take(HEAD_ITEMS) {
-                    let also = if r.also.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (also {})", md(&r.also.join(", ")))
-                    };
-                    let flag = if r.other_hardware {
-                        " ⚠️ baseline on other hardware"
-                    } else {
-                        ""
-                    };
-                    let point = format!(
-                        "{}: {} {}{also}{flag}",
-                        md(&r.point),
-                        md(&r.metric),
-                        md(&r.change)
-                    );
-                    items.push(name(&r.group, point));
-                }
-                (top.len(), " (see the top regressions below)")
-            }
-            None => {
-                for r in s.regressions.iter().take(HEAD_ITEMS) {
-                    let point = format!(
-                        "{}: {} {} (tolerance {})",
-                        md(&r.point),
-                        md(&r.metric),
-                        md(&r.change),
-                        md(&r.tolerance)
-                    );
-                    items.push(name(&r.group, point));
-                }
-                (s.regressions.len(), " (see the tables)")
-            }
-        };
-        ctx.insert("regressions".into(), items.into());
-        ctx.insert("more_regressions".into(), more(listed.0, listed.1).into());
-        if s.counts.other_hardware > 0 {
-            ctx.insert(
-                "other_hardware".into(),
-                format!(
-                    "{} compared with a baseline that ran on other hardware (marked ⚠️ below): the change may be the machine's, not the code's.",
-                    plural(s.counts.other_hardware, "point", "points")
-                )
-                .into(),
-            );
+        if let Some(other) = h.other_hardware {
+            ctx.insert("other_hardware".into(), other.into());
         }
-        let failed_items: Vec<String> = failed
-            .iter()
-            .take(HEAD_ITEMS)
-            .map(|e| {
-                format!(
-                    "{}, {}: {} {} < {}",
-                    md(&e.configuration),
-                    md(&e.point),
-                    md(&e.task),
-                    md(&e.score),
-                    md(e.threshold.as_deref().unwrap_or("?"))
-                )
-            })
-            .collect();
-        ctx.insert("failed_evals".into(), failed_items.into());
-        ctx.insert("more_failed_evals".into(), more(failed.len(), "").into());
-        let with_threshold = s.evals.iter().filter(|e| e.pass.is_some()).count() as u64;
-        let evals_line = match (s.evals.len() as u64, with_threshold) {
-            (0, _) => None,
-            (n, 0) => Some(format!("{}, no threshold set", plural(n, "eval", "evals"))),
-            (n, t) if t == n => Some(format!("{t} of {t} at or above threshold")),
-            (n, t) => Some(format!(
-                "{t} of {} at or above threshold ({} without one)",
-                plural(n, "eval", "evals"),
-                n - t
-            )),
-        };
-        ctx.insert("evals_line".into(), evals_line.into());
+        ctx.insert("failed_evals".into(), h.failed_evals.into());
+        ctx.insert(
+            "more_failed_evals".into(),
+            verdict::more(h.failed_evals_total, "").into(),
+        );
+        ctx.insert("evals_line".into(), h.evals_line.into());
     }
     let by_runner = match &input.run_stats_by_runner {
         Some(v) if !v.is_null() => Some(by_runner(v)?),
@@ -653,10 +443,7 @@ mod tests {
     }
 
     #[test]
-    fn urls_that_would_break_a_link_are_refused() {
-        assert!(check_url("u", "https://github.com/o/r/actions/runs/1").is_ok());
-        assert!(check_url("u", "javascript:alert(1)").is_err());
-        assert!(check_url("u", "https://x/y) [evil](https://e").is_err());
+    fn run_links_are_labelled_by_their_run_id() {
         assert_eq!(
             run_link("https://github.com/o/r/actions/runs/123"),
             "[run 123](https://github.com/o/r/actions/runs/123)"

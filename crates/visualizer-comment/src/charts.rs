@@ -8,7 +8,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::body::{BodyError, check_url};
+use crate::error::{BodyError, check_url};
 
 /// Where the pictures are.
 #[derive(Debug, Clone, Default)]

@@ -6,7 +6,7 @@ use serde_json::Value;
 use visualizer_comment::body::{self, BodyInput};
 use visualizer_comment::{Outcome, Post, publish};
 
-use crate::Cli;
+use crate::CommentArgs;
 
 /// A JSON input file: `None` (with a warning) when it is not there, an
 /// error when it is there but cannot be read or parsed.
@@ -29,7 +29,13 @@ fn json_input(what: &str, path: &std::path::Path) -> Result<Option<Value>> {
         .map_err(|e| anyhow!("{what} {}: invalid JSON: {e}", path.display()))
 }
 
-pub(crate) fn run(cli: &Cli) -> Result<()> {
+pub(crate) fn run(cli: &CommentArgs) -> Result<()> {
+    // clap requires all three unless a subcommand is given.
+    let (Some(repo), Some(pr_number), Some(run_id)) =
+        (cli.repo.as_deref(), cli.pr_number, cli.run_id)
+    else {
+        return Err(anyhow!("--repo, --pr-number and --run-id are required"));
+    };
     let mut sections = Vec::new();
     for path in cli.sections.iter().filter(|p| !p.as_os_str().is_empty()) {
         match std::fs::read_to_string(path) {
@@ -55,11 +61,11 @@ pub(crate) fn run(cli: &Cli) -> Result<()> {
         format!(
             "{}/{}/actions/runs/{}",
             server.trim_end_matches('/'),
-            cli.repo,
-            cli.run_id
+            repo,
+            run_id
         )
     });
-    let mut input = BodyInput::new(&cli.marker, &cli.visualizer_url, &cli.run_id.to_string());
+    let mut input = BodyInput::new(&cli.marker, &cli.visualizer_url, &run_id.to_string());
     input.run_url = Some(run_url.clone());
     input.reused_run_url = cli.reused_run_url.clone().filter(|u| !u.is_empty());
     input.sections = sections;
@@ -91,7 +97,7 @@ pub(crate) fn run(cli: &Cli) -> Result<()> {
     }
     let notice = format!(
         "This comment was cut to fit GitHub's 65,536-character limit; the full report is in the job summary of [run {}]({run_url}).",
-        cli.run_id
+        run_id
     );
     let body = body::render(&input, &notice).context("building the comment")?;
     if cli.dry_run {
@@ -102,7 +108,7 @@ pub(crate) fn run(cli: &Cli) -> Result<()> {
     if config.token.is_none() {
         return Err(anyhow!(
             "GITHUB_TOKEN (or GH_TOKEN) is required: a token with `pull-requests: write` on {}",
-            cli.repo
+            repo
         ));
     }
     let client = Client::new(config)?;
@@ -113,8 +119,8 @@ pub(crate) fn run(cli: &Cli) -> Result<()> {
         None => cli.comment_author.clone(),
     };
     let post = Post {
-        repo: cli.repo.clone(),
-        pr_number: cli.pr_number,
+        repo: repo.to_string(),
+        pr_number,
         marker: cli.marker.clone(),
         author,
     };
@@ -124,7 +130,7 @@ pub(crate) fn run(cli: &Cli) -> Result<()> {
         Ok(())
     };
     let outcome = publish(&client, &post, &body.text)
-        .with_context(|| format!("commenting on PR #{}", cli.pr_number))?;
+        .with_context(|| format!("commenting on PR #{}", pr_number))?;
     let url = match outcome {
         Outcome::Created { url, .. } => {
             sweep_cli::stdout::println(&format!("created comment {url}"));
@@ -141,11 +147,11 @@ pub(crate) fn run(cli: &Cli) -> Result<()> {
         Outcome::ReadOnly { reason } => {
             let msg = format!(
                 "cannot comment on PR #{}: {reason}. Fork pull requests get a read-only token; the comment is in the job summary instead.",
-                cli.pr_number
+                pr_number
             );
             sweep_cli::annotate(sweep_cli::Level::Warning, None, None, &msg);
             eprintln!("warning: {msg}");
-            let summary = body::render_read_only(&input, cli.pr_number, &reason)
+            let summary = body::render_read_only(&input, pr_number, &reason)
                 .context("building the job summary")?;
             sweep_cli::append_step_summary(&summary).context("writing the job summary")?;
             return Ok(());

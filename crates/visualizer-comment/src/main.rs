@@ -7,27 +7,79 @@
 //! warning + body in the job summary); 2 the tool could not do its job (bad
 //! inputs, a rejected token (401), no such PR or repository (404), GitHub
 //! failing after retries).
+//!
+//! `visualizer-comment check-run` posts the verdict as a completed check
+//! run "sweep verdict" on the PR's head instead (needs `checks: write`; a
+//! token without it is a warning and exit 0).
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Args, Parser, Subcommand};
+use visualizer_comment::check_run::DEFAULT_NAME;
 use visualizer_comment::{DEFAULT_MARKER, DEFAULT_VISUALIZER_URL};
 
+mod check;
 mod cmd;
 
 /// Post (or update) the sticky visualizer comment on a pull request.
 #[derive(Parser, Debug)]
-#[command(version, about)]
+#[command(
+    version,
+    about,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 pub(crate) struct Cli {
+    #[command(flatten)]
+    pub(crate) comment: CommentArgs,
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub(crate) enum Command {
+    /// Create a completed check run with the verdict of compare-results'
+    /// JSON report on a commit (the PR's head): failure when a point
+    /// regressed or an eval is below its threshold, neutral when nothing was
+    /// compared, else success. Needs `checks: write`; a token without it
+    /// (fork pull requests) is a warning and exit 0.
+    CheckRun(CheckRunArgs),
+}
+
+/// Flags of `check-run`.
+#[derive(Args, Debug)]
+pub(crate) struct CheckRunArgs {
+    /// compare-results' `--json` report.
+    #[arg(long, env = "INPUT_REPORT")]
+    pub(crate) report: PathBuf,
     /// Repository (`owner/name`).
     #[arg(long, env = "GITHUB_REPOSITORY")]
     pub(crate) repo: String,
+    /// The commit the check belongs to: the pull request's head SHA.
+    #[arg(long, env = "INPUT_HEAD_SHA")]
+    pub(crate) sha: String,
+    /// The check's name.
+    #[arg(long, env = "INPUT_CHECK_NAME", default_value = DEFAULT_NAME)]
+    pub(crate) name: String,
+    /// The run linked from the check (default: from GITHUB_SERVER_URL, the
+    /// repository and GITHUB_RUN_ID, when the run id is set).
+    #[arg(long, env = "INPUT_RUN_URL")]
+    pub(crate) run_url: Option<String>,
+}
+
+/// Flags of the comment (the command without a subcommand).
+#[derive(Args, Debug)]
+pub(crate) struct CommentArgs {
+    /// Repository (`owner/name`).
+    #[arg(long, env = "GITHUB_REPOSITORY", required = true)]
+    pub(crate) repo: Option<String>,
     /// Pull request number.
-    #[arg(long, env = "INPUT_PR_NUMBER")]
-    pub(crate) pr_number: u64,
+    #[arg(long, env = "INPUT_PR_NUMBER", required = true)]
+    pub(crate) pr_number: Option<u64>,
     /// Workflow run id (not the attempt).
-    #[arg(long, env = "GITHUB_RUN_ID")]
-    pub(crate) run_id: u64,
+    #[arg(long, env = "GITHUB_RUN_ID", required = true)]
+    pub(crate) run_id: Option<u64>,
     /// Markdown file appended as a section (repeatable; order kept). A
     /// missing or empty file is skipped with a warning.
     #[arg(long = "section")]
@@ -91,5 +143,10 @@ pub(crate) struct Cli {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // Every error here is "could not do the job" (exit 2).
-    sweep_cli::main("visualizer-comment", || Ok(cmd::run(&cli)?))
+    match &cli.command {
+        Some(Command::CheckRun(args)) => {
+            sweep_cli::main("visualizer-comment check-run", || Ok(check::run(args)?))
+        }
+        None => sweep_cli::main("visualizer-comment", || Ok(cmd::run(&cli.comment)?)),
+    }
 }

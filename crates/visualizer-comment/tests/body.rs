@@ -787,3 +787,43 @@ fn sweep_of_54_configurations_fits_and_names_every_configuration() {
     );
     test_kit::assert_snapshot!("sweep_54", stable(&b.text));
 }
+
+/// With the branch folder's URL (run-sweep.yml's `charts-base-url` from
+/// `charts-branch`) and compare-results' `charts.json`, every configuration's
+/// PNG is embedded by that URL, the regressed one unfolded; the artifact
+/// link stays under them.
+#[test]
+fn charts_on_a_branch_are_embedded_by_url_one_per_configuration() {
+    let mut i = input(None, &[]);
+    i.charts.base_url = Some("https://github.com/acme/bench/raw/sweep-charts/32991847205-1".into());
+    i.charts.report_url =
+        Some("https://github.com/acme/bench/actions/runs/32991847205/artifacts/7".into());
+    i.charts.manifest = Some(json!({"schema_version": 1, "charts": [
+        {"configuration": "qwen3.5 fp4 b200 sglang 8k1k", "file": "01-qwen3-5-fp4-b200-sglang-8k1k.png", "regressed_points": 2},
+        {"configuration": "dsr1 fp8 h200 vllm 1k1k", "file": "02-dsr1-fp8-h200-vllm-1k1k.png", "regressed_points": 0}
+    ]}));
+    let b = body::render(&i, NOTICE).expect("body");
+    let base = "https://github.com/acme/bench/raw/sweep-charts/32991847205-1/";
+    let images: Vec<&str> = b.text.lines().filter(|l| l.starts_with("![")).collect();
+    assert_eq!(
+        images,
+        [
+            format!("![qwen3.5 fp4 b200 sglang 8k1k]({base}01-qwen3-5-fp4-b200-sglang-8k1k.png)"),
+            format!("![dsr1 fp8 h200 vllm 1k1k]({base}02-dsr1-fp8-h200-vllm-1k1k.png)"),
+        ]
+    );
+    assert!(
+        b.text
+            .contains("<details open><summary>qwen3.5 fp4 b200 sglang 8k1k</summary>")
+    );
+    assert!(
+        b.text
+            .contains("<details><summary>dsr1 fp8 h200 vllm 1k1k</summary>")
+    );
+    assert!(b.text.contains("Charts and the full report: [compare-report](https://github.com/acme/bench/actions/runs/32991847205/artifacts/7)"));
+    // Without the base URL (no branch, or a fork's pull request) only the link.
+    i.charts.base_url = None;
+    let b = body::render(&i, NOTICE).expect("body");
+    assert!(!b.text.contains("!["), "{}", b.text);
+    assert!(b.text.contains("[compare-report]("));
+}

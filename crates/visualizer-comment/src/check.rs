@@ -1,0 +1,70 @@
+//! `visualizer-comment check-run`: read compare-results' JSON report, create
+//! the "sweep verdict" check run on the PR's head.
+use anyhow::{Context, Result, anyhow};
+use github_client::{Client, Config};
+use visualizer_comment::check_run::{self, CheckOutcome};
+
+use crate::CheckRunArgs;
+
+pub(crate) fn run(args: &CheckRunArgs) -> Result<()> {
+    let path = &args.report;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("compare JSON {}: cannot read it", path.display()))?;
+    let report: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| anyhow!("compare JSON {}: invalid JSON: {e}", path.display()))?;
+    let run_url = match args.run_url.clone().filter(|u| !u.is_empty()) {
+        Some(url) => Some(url),
+        None => std::env::var("GITHUB_RUN_ID")
+            .ok()
+            .filter(|id| !id.is_empty())
+            .map(|id| {
+                let server = std::env::var("GITHUB_SERVER_URL")
+                    .ok()
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| "https://github.com".into());
+                format!(
+                    "{}/{}/actions/runs/{id}",
+                    server.trim_end_matches('/'),
+                    args.repo
+                )
+            }),
+    };
+    let check = check_run::from_report(&report, &args.name, &args.sha, run_url.as_deref())
+        .with_context(|| format!("building the check run from {}", path.display()))?;
+    let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
+    if config.token.is_none() {
+        return Err(anyhow!(
+            "GITHUB_TOKEN (or GH_TOKEN) is required: a token with `checks: write` on {}",
+            args.repo
+        ));
+    }
+    let client = Client::new(config)?;
+    let outcome = check_run::create(&client, &args.repo, &check).with_context(|| {
+        format!(
+            "creating check run {:?} on {} of {}",
+            check.name, check.head_sha, args.repo
+        )
+    })?;
+    match outcome {
+        CheckOutcome::Created { url, .. } => {
+            sweep_cli::stdout::println(&format!(
+                "created check run {:?} ({}): {url}",
+                check.name,
+                check.conclusion.as_str()
+            ));
+            if let Some(out) = std::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()) {
+                sweep_cli::write_output(std::path::Path::new(&out), "check-run-url", &url)
+                    .context("writing the check-run-url output")?;
+            }
+        }
+        CheckOutcome::NotPermitted { reason } => {
+            let msg = format!(
+                "no check run {:?}: {reason}. Creating one needs `checks: write`, which fork pull requests never get; the verdict is in the PR comment.",
+                check.name
+            );
+            sweep_cli::annotate(sweep_cli::Level::Warning, None, None, &msg);
+            eprintln!("warning: {msg}");
+        }
+    }
+    Ok(())
+}
