@@ -343,6 +343,13 @@ pub struct AssembleError {
     pub errors: Vec<FieldError>,
 }
 
+/// Rows the output model rejects: the check says no (exit 1).
+impl sweep_cli::Classify for AssembleError {
+    fn kind(&self) -> sweep_cli::Kind {
+        sweep_cli::Kind::Rejected
+    }
+}
+
 impl std::fmt::Display for AssembleError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let n = self.errors.len();

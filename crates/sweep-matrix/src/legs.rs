@@ -936,7 +936,13 @@ pub fn worker_settings(lists: &[String]) -> Result<Vec<(String, String)>, LegEnv
 /// Buckets generator rows the way the changelog path's output is bucketed:
 /// rows with `eval-only: true` go to the eval lists, the rest by kind and
 /// sequence length; benchmark rows get their recipe fingerprint.
-pub fn bucket_rows(rows: Vec<Value>, command_line: &str) -> Result<Value, String> {
+///
+/// # Errors
+/// A row an output model rejects ([`crate::assemble::AssembleError`]).
+pub fn bucket_rows(
+    rows: Vec<Value>,
+    command_line: &str,
+) -> Result<Value, crate::assemble::AssembleError> {
     let (mut bench, evals): (Vec<Value>, Vec<Value>) = rows
         .into_iter()
         .partition(|r| r.get("eval-only") != Some(&Value::Bool(true)));
@@ -954,7 +960,7 @@ pub fn bucket_rows(rows: Vec<Value>, command_line: &str) -> Result<Value, String
         "generate_command".into(),
         Value::String(command_line.to_string()),
     );
-    crate::assemble::assemble(&bench, &evals, Value::Object(meta)).map_err(|e| e.to_string())
+    crate::assemble::assemble(&bench, &evals, Value::Object(meta))
 }
 
 /// Splits a manual-entry command line into arguments (POSIX shell quoting

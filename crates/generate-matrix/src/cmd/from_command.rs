@@ -55,7 +55,6 @@ pub(crate) fn from_command(a: &FromCommandArgs) -> Outcome {
             a.command_line
         )));
     }
-    let matrix =
-        sweep_matrix::legs::bucket_rows(rows, &a.command_line).map_err(Failure::rejected_msg)?;
+    let matrix = sweep_matrix::legs::bucket_rows(rows, &a.command_line)?;
     print_json(&matrix)
 }
