@@ -111,7 +111,8 @@ pub(crate) struct Args {
     pub(crate) metrics: MetricSet,
 
     /// Per-metric tolerance, METRIC=FRACTION or METRIC=N% (repeatable or
-    /// comma-separated), e.g. mean_ttft=0.15.
+    /// comma-separated), e.g. mean_ttft=0.15 or TTFT=15%: METRIC is a key
+    /// or the short name the report prints (tput, output tput, TPOT, TTFT).
     #[arg(long = "tolerance", env = "INPUT_TOLERANCES", value_delimiter = ',')]
     pub(crate) tolerances: Vec<String>,
 
@@ -141,7 +142,8 @@ pub(crate) struct Args {
     #[arg(long, env = "INPUT_JSON")]
     pub(crate) json: Option<String>,
 
-    /// Write the SVG chart here (default: the --json path with .svg).
+    /// Write the SVG chart here (none unless asked: `--json` alone writes
+    /// no SVG).
     #[arg(long, env = "INPUT_SVG")]
     pub(crate) svg: Option<String>,
 

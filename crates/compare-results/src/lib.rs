@@ -2,7 +2,7 @@
 //! baseline (an earlier `agg_bmk.json`, a saved or fetched response of the
 //! public benchmarks API, or the InferenceX PostgreSQL database), per-point
 //! deltas, a regression verdict, an eval table, a mermaid chart in the
-//! markdown and an SVG chart next to the JSON report.
+//! markdown and, when asked (`--svg`), an SVG chart.
 //!
 //! Modules: [`key`] (normalised point identity), [`metrics`] (what is
 //! compared), [`compare`] (matching and verdict), [`load`] (input files),

@@ -404,9 +404,34 @@ pub fn known_keys() -> Vec<&'static str> {
     keys
 }
 
+/// The metric key a `--tolerance` name means: a key (`tput_per_gpu`) or
+/// the short name the report prints (`tput`, `output tput`, `TPOT`),
+/// compared without case, with spaces and dashes read as `_`; `None` when
+/// no metric has that name.
+pub fn resolve_key(name: &str) -> Option<&'static str> {
+    let norm = |s: &str| s.trim().to_ascii_lowercase().replace([' ', '-'], "_");
+    let want = norm(name);
+    let defs = || DEFAULT.iter().chain(EXTRA).chain(REFERENCE);
+    defs()
+        .find(|d| d.key == want)
+        .or_else(|| defs().find(|d| norm(d.short) == want))
+        .map(|d| d.key)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tolerance_names_are_keys_or_the_short_names_the_report_prints() {
+        assert_eq!(resolve_key("tput_per_gpu"), Some("tput_per_gpu"));
+        assert_eq!(resolve_key("tput"), Some("tput_per_gpu"));
+        assert_eq!(resolve_key("output tput"), Some("output_tput_per_gpu"));
+        assert_eq!(resolve_key("TPOT"), Some("mean_tpot"));
+        assert_eq!(resolve_key("ttft"), Some("mean_ttft"));
+        assert_eq!(resolve_key("p99 TTFT"), Some("p99_ttft"));
+        assert_eq!(resolve_key("bogus"), None);
+    }
 
     #[test]
     fn reference_set_has_the_thirteen_columns() {

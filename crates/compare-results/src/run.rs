@@ -189,10 +189,10 @@ pub struct Options {
     /// `compare-report` artifact.
     pub full_markdown: Option<String>,
 
-    /// Write the JSON report here (an SVG chart is written next to it).
+    /// Write the JSON report here.
     pub json: Option<String>,
 
-    /// Write the SVG chart here (default: the --json path with .svg).
+    /// Write the SVG chart here (none unless asked).
     pub svg: Option<String>,
 
     /// Write one PNG chart per configuration into this directory (created
@@ -330,13 +330,13 @@ fn read_structured(path: &Path) -> Result<Value> {
 fn policy(opts: &Options) -> Result<Policy> {
     let known = metrics::known_keys();
     let mut policy = Policy::default();
-    let mut set = |key: &str, v: Option<f64>, from: &str| -> Result<()> {
-        if !known.contains(&key) {
+    let mut set = |name: &str, v: Option<f64>, from: &str| -> Result<()> {
+        let Some(key) = metrics::resolve_key(name) else {
             refuse!(
-                "{from}: unknown metric '{key}' (known: {})",
+                "{from}: unknown metric '{name}' (known: {}, or the short names the report prints: tput, TPOT, TTFT, …)",
                 known.join(", ")
             );
-        }
+        };
         let Some(v) = v else {
             refuse!(
                 "{from}: tolerance of '{key}' must be a non-negative fraction (0.05) or percentage (5%)"
@@ -812,7 +812,7 @@ pub fn run(opts: &Options) -> Result<Outcome> {
         bytes.push(b'\n');
         sweep_model::fsio::write_atomic(p, &bytes).map_err(writing(p))?;
     }
-    let svg_path = given(&opts.svg).or_else(|| json_path.as_ref().map(|p| p.with_extension("svg")));
+    let svg_path = given(&opts.svg);
     if let Some(p) = svg_path {
         let drawn = chart::svg(&comparison, &new_rows, &baseline.rows).map_err(|source| {
             RunError::Chart {

@@ -149,7 +149,9 @@ impl Fixture {
             .arg("--baseline-label")
             .arg("main")
             .arg("--json")
-            .arg(self.path("out/compare.json"));
+            .arg(self.path("out/compare.json"))
+            .arg("--svg")
+            .arg(self.path("out/compare.svg"));
         std::fs::create_dir_all(self.path("out")).expect("mkdir");
         c
     }
@@ -244,7 +246,9 @@ fn seed_run(dir: &Path, out: &Path) -> Output {
         .arg("--baseline-label")
         .arg("sglang v0.5.14 (seed baseline)")
         .arg("--json")
-        .arg(out.join("compare.json")))
+        .arg(out.join("compare.json"))
+        .arg("--svg")
+        .arg(out.join("compare.svg")))
 }
 
 #[test]
@@ -834,12 +838,40 @@ fn input_errors_exit_2_with_file_and_cause() {
     let o = run(cmd().arg("--new").arg(f.path("new/agg_bmk.json")));
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no baseline"), "{}", stderr(&o));
-    let o = run(f.compare().arg("--tolerance").arg("tput=5"));
+    let o = run(f.compare().arg("--tolerance").arg("tputt=5%"));
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("unknown metric 'tput'"),
+        stderr(&o).contains("unknown metric 'tputt'"),
         "{}",
         stderr(&o)
+    );
+}
+
+/// #26 item 8: the names the report prints are tolerance names, and
+/// `--json` alone writes no SVG next to the JSON.
+#[test]
+fn report_names_set_tolerances_and_json_alone_writes_no_svg() {
+    let (base, new) = small_runs();
+    let f = Fixture::new(&base, &new);
+    let o = run(cmd()
+        .arg("--new")
+        .arg(f.path("new/agg_bmk.json"))
+        .arg("--baseline")
+        .arg(f.path("base/agg_bmk.json"))
+        .arg("--tolerance")
+        .arg("tput=7%,TTFT=20%")
+        .arg("--json")
+        .arg(f.path("json-only.json")));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(
+        md.contains("tput 7 %") && md.contains("TTFT 20 %"),
+        "tolerances set by the printed names: {md}"
+    );
+    assert!(f.path("json-only.json").is_file());
+    assert!(
+        !f.path("json-only.svg").exists(),
+        "an SVG was written unasked"
     );
 }
 
@@ -1212,7 +1244,8 @@ fn action_inputs_arrive_as_environment_with_empty_values() {
     }
     c.env("INPUT_FAIL_ON_REGRESSION", "false")
         .env("INPUT_MARKDOWN", "compare.md")
-        .env("INPUT_JSON", "compare.json");
+        .env("INPUT_JSON", "compare.json")
+        .env("INPUT_SVG", "compare.svg");
     let o = run(&mut c);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(f.path("out/compare.md").is_file());
