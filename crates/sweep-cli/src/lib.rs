@@ -22,7 +22,9 @@
 use std::fmt;
 use std::process::ExitCode;
 
-pub mod stdout;
+/// stdout that does not panic on a closed pipe (one implementation, in
+/// sweep-model, which the libraries that print share).
+pub use sweep_model::stdout;
 
 pub use sweep_model::fsio::{write_atomic, write_json_atomic};
 pub use sweep_model::gha::{

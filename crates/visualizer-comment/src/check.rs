@@ -4,7 +4,31 @@ use anyhow::{Context, Result, anyhow};
 use github_client::{Client, Config};
 use visualizer_comment::check_run::{self, CheckOutcome};
 
-use crate::CheckRunArgs;
+use std::path::PathBuf;
+
+use clap::Args;
+use visualizer_comment::check_run::DEFAULT_NAME;
+
+/// Flags of `check-run`.
+#[derive(Args, Debug)]
+pub(crate) struct CheckRunArgs {
+    /// compare-results' `--json` report.
+    #[arg(long, env = "INPUT_REPORT")]
+    pub(crate) report: PathBuf,
+    /// Repository (`owner/name`).
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    pub(crate) repo: String,
+    /// The commit the check belongs to: the pull request's head SHA.
+    #[arg(long, env = "INPUT_HEAD_SHA")]
+    pub(crate) sha: String,
+    /// The check's name.
+    #[arg(long, env = "INPUT_CHECK_NAME", default_value = DEFAULT_NAME)]
+    pub(crate) name: String,
+    /// The run linked from the check (default: from GITHUB_SERVER_URL, the
+    /// repository and GITHUB_RUN_ID, when the run id is set).
+    #[arg(long, env = "INPUT_RUN_URL")]
+    pub(crate) run_url: Option<String>,
+}
 
 pub(crate) fn run(args: &CheckRunArgs) -> Result<()> {
     let path = &args.report;

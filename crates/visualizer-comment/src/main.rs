@@ -15,7 +15,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use visualizer_comment::check_run::DEFAULT_NAME;
 use visualizer_comment::{DEFAULT_MARKER, DEFAULT_VISUALIZER_URL};
 
 mod check;
@@ -44,28 +43,7 @@ pub(crate) enum Command {
     /// regressed or an eval is below its threshold, neutral when nothing was
     /// compared, else success. Needs `checks: write`; a token without it
     /// (fork pull requests) is a warning and exit 0.
-    CheckRun(CheckRunArgs),
-}
-
-/// Flags of `check-run`.
-#[derive(Args, Debug)]
-pub(crate) struct CheckRunArgs {
-    /// compare-results' `--json` report.
-    #[arg(long, env = "INPUT_REPORT")]
-    pub(crate) report: PathBuf,
-    /// Repository (`owner/name`).
-    #[arg(long, env = "GITHUB_REPOSITORY")]
-    pub(crate) repo: String,
-    /// The commit the check belongs to: the pull request's head SHA.
-    #[arg(long, env = "INPUT_HEAD_SHA")]
-    pub(crate) sha: String,
-    /// The check's name.
-    #[arg(long, env = "INPUT_CHECK_NAME", default_value = DEFAULT_NAME)]
-    pub(crate) name: String,
-    /// The run linked from the check (default: from GITHUB_SERVER_URL, the
-    /// repository and GITHUB_RUN_ID, when the run id is set).
-    #[arg(long, env = "INPUT_RUN_URL")]
-    pub(crate) run_url: Option<String>,
+    CheckRun(check::CheckRunArgs),
 }
 
 /// Flags of the comment (the command without a subcommand).
