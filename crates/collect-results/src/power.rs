@@ -17,28 +17,10 @@ use serde_json::{Map, Value, json};
 use crate::power_csv::{self, py_round};
 use crate::power_multinode;
 use sweep_model::python::python_path;
+use sweep_model::results::PowerPart;
 
 const INTEGRATION_METHOD: &str = "per_device_trapezoidal_with_linear_boundary_interpolation";
 const POWER_METRIC_SCHEMA_VERSION: i64 = 2;
-
-/// Energy keys the power step always removes before stamping validity.
-const ENERGY_KEYS: &[&str] = &[
-    "avg_power_w",
-    "avg_total_gpu_power_w",
-    "total_gpu_energy_j",
-    "joules_per_successful_query",
-    "joules_per_input_token",
-    "joules_per_output_token",
-    "joules_per_total_token",
-];
-const ROLE_ENERGY_KEYS: &[&str] = &[
-    "prefill_gpu_energy_j",
-    "decode_gpu_energy_j",
-    "prefill_avg_power_w",
-    "decode_avg_power_w",
-    "prefill_joules_per_input_token",
-    "decode_joules_per_output_token",
-];
 
 /// Power-related environment of `process`.
 #[derive(Debug, Clone, Default)]
@@ -147,17 +129,25 @@ fn load_window(bmk: &Map<String, Value>) -> Window {
     }
 }
 
-/// Strips energy keys and stamps the v1 verdict (never valid) onto the row.
-fn patch_row(data: &mut Map<String, Value>) {
-    for k in ENERGY_KEYS.iter().chain(ROLE_ENERGY_KEYS) {
-        data.shift_remove(*k);
+/// Stamps the "not valid" verdict onto the row's power part, dropping any
+/// energy figure. The part's field order is the reference's strip-and-
+/// reinsert order: schema version, verdict, then the figures.
+fn patch_row(data: &mut PowerPart) {
+    *data = PowerPart {
+        power_metric_schema_version: POWER_METRIC_SCHEMA_VERSION,
+        power_valid: 0,
+        ..PowerPart::default()
+    };
+}
+
+/// Marks the power part valid with `metrics` as its energy figures.
+fn publish(data: &mut PowerPart, metrics: impl IntoIterator<Item = (&'static str, f64)>) {
+    data.power_valid = 1;
+    for (k, v) in metrics {
+        if let Some(slot) = data.energy_mut(k) {
+            *slot = Some(v);
+        }
     }
-    data.insert(
-        "power_metric_schema_version".into(),
-        POWER_METRIC_SCHEMA_VERSION.into(),
-    );
-    data.insert("power_valid".into(), 0.into());
-    data.shift_remove("power_invalid_reasons");
 }
 
 /// Single-node sidecar in the reference's shape (empty integration).
@@ -235,7 +225,7 @@ fn single_node(
     csv_display: &str,
     bench_result: &str,
     expected_gpus: i64,
-    data: &mut Map<String, Value>,
+    data: &mut PowerPart,
     messages: &mut Vec<String>,
 ) -> Result<(Map<String, Value>, Option<String>), power_csv::Unsupported> {
     let mut reasons = window.reasons.clone();
@@ -282,15 +272,17 @@ fn single_node(
     }
     let valid = reasons.is_empty() && !metrics.is_empty();
     if valid {
-        data.insert("power_valid".into(), 1.into());
-        for (k, v) in &metrics {
-            let digits = if k.ends_with("_w") || k.ends_with("_j") {
-                3
-            } else {
-                6
-            };
-            data.insert((*k).into(), json!(py_round(*v, digits)));
-        }
+        publish(
+            data,
+            metrics.iter().map(|(k, v)| {
+                let digits = if k.ends_with("_w") || k.ends_with("_j") {
+                    3
+                } else {
+                    6
+                };
+                (*k, py_round(*v, digits))
+            }),
+        );
     }
     let mut m = single_node_sidecar(
         csv_display,
@@ -344,7 +336,7 @@ fn single_node(
     Ok((m, line))
 }
 
-/// Runs the power step: patches `data` and returns the verdict and the
+/// Runs the power step: sets the row's power part `data` and returns the verdict and the
 /// sidecar payload. `gpu_split` is `(prefill, decode)` for multi node.
 #[allow(clippy::too_many_arguments)] // one call site; each input is a distinct contract item
 pub fn evaluate(
@@ -356,7 +348,7 @@ pub fn evaluate(
     agg_name: &str,
     expected_gpus: i64,
     gpu_split: Option<(i64, i64)>,
-    data: &mut Map<String, Value>,
+    data: &mut PowerPart,
 ) -> (PowerOutcome, Value) {
     let window = load_window(bmk);
     patch_row(data);
@@ -461,10 +453,7 @@ pub fn evaluate(
             );
             if verdict.power_valid {
                 valid = true;
-                data.insert("power_valid".into(), 1.into());
-                for (k, v) in &verdict.agg_metrics {
-                    data.insert((*k).into(), json!(v));
-                }
+                publish(data, verdict.agg_metrics.iter().copied());
                 stdout_line = verdict.summary.map(|l| format!("{l} -> {agg_name}"));
             } else {
                 messages.push(format!(
@@ -503,7 +492,7 @@ mod tests {
                            "duration": 100.2, "completed": 10, "total_input_tokens": 5,
                            "total_output_tokens": 0}),
         );
-        let mut data = Map::new();
+        let mut data = PowerPart::default();
         let (out, side) = evaluate(
             &PowerEnv::default(),
             dir.path(),
@@ -526,8 +515,8 @@ mod tests {
             json!(100.0)
         );
         assert_eq!(side["telemetry_source"], json!("gpu_metrics.csv"));
-        assert_eq!(data["power_valid"], json!(0));
-        assert_eq!(data["power_metric_schema_version"], json!(2));
+        assert_eq!(data.power_valid, 0);
+        assert_eq!(data.power_metric_schema_version, 2);
     }
 
     #[test]
@@ -570,7 +559,7 @@ mod tests {
             json!({"benchmark_start_time_unix": 0.0, "benchmark_end_time_unix": 1.0, "duration": 1.0,
                            "completed": 1, "total_input_tokens": 1, "total_output_tokens": 1}),
         );
-        let mut data = Map::new();
+        let mut data = PowerPart::default();
         let env = PowerEnv {
             require_power: true,
             ..PowerEnv::default()
@@ -595,7 +584,7 @@ mod tests {
             side["device_issues"],
             json!({"0": ["insufficient_power_samples"]})
         );
-        assert!(!data.contains_key("avg_power_w"));
+        assert_eq!(data.avg_power_w, None);
 
         std::fs::write(
             dir.path().join("gpu_metrics.csv"),
@@ -606,7 +595,7 @@ mod tests {
             json!({"benchmark_start_time_unix": 0.0, "benchmark_end_time_unix": 2.0, "duration": 2.0,
                            "completed": 4, "total_input_tokens": 100, "total_output_tokens": 700}),
         );
-        let mut data = Map::new();
+        let mut data = PowerPart::default();
         let (out, side) = evaluate(
             &env,
             dir.path(),
@@ -619,10 +608,10 @@ mod tests {
             &mut data,
         );
         assert!(out.valid && !out.fail_exit, "{side}");
-        assert_eq!(data["power_valid"], json!(1));
-        assert_eq!(data["total_gpu_energy_j"], json!(800.0));
-        assert_eq!(data["avg_power_w"], json!(200.0));
-        assert_eq!(data["joules_per_output_token"], json!(1.142857));
+        assert_eq!(data.power_valid, 1);
+        assert_eq!(data.total_gpu_energy_j, Some(800.0));
+        assert_eq!(data.avg_power_w, Some(200.0));
+        assert_eq!(data.joules_per_output_token, Some(1.142857));
         assert_eq!(side["metrics"]["joules_per_total_token"], json!(1.0));
         assert_eq!(
             out.stdout_line.as_deref(),
@@ -649,7 +638,7 @@ mod tests {
             "a.json",
             12,
             Some((4, 8)),
-            &mut Map::new(),
+            &mut PowerPart::default(),
         );
         assert_eq!(
             side["reasons"],

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use sweep_model::results::{
-    BenchmarkRow, ComponentMetadata, MultiNodeTopology, SingleNodeTopology, Topology,
+    BenchmarkRow, ComponentMetadata, MultiNodeTopology, PowerPart, ResultRow, SingleNodeTopology,
+    Topology,
 };
 
 use crate::power::{self, PowerOutcome};
@@ -99,7 +100,7 @@ impl sweep_cli::Classify for ProcessError {
 #[derive(Debug)]
 pub struct ProcessOutput {
     /// The final aggregate row (after the power step), as written.
-    pub row: Map<String, Value>,
+    pub row: ResultRow,
     pub agg_path: PathBuf,
     pub sidecar_path: PathBuf,
     /// Power verdict; `failed_exit` says whether the run must exit 1
@@ -417,7 +418,7 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
         }
     }
 
-    let row = BenchmarkRow {
+    let mut row = BenchmarkRow {
         hw,
         conc,
         image,
@@ -438,8 +439,17 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
         input_tput_per_gpu: in_tput,
         metrics: Map::new(),
     };
-    let mut data = row.to_map();
-    convert_latencies(&bmk, &mut data).map_err(|e| field_err(e.to_string()))?;
+    convert_latencies(&bmk, &mut row.metrics).map_err(|e| field_err(e.to_string()))?;
+    // The reference strips the energy keys and `power_invalid_reasons`
+    // before stamping the verdict (a latency could be named like one):
+    // the power part alone holds them.
+    for k in PowerPart::KEYS
+        .iter()
+        .skip(2)
+        .chain(&["power_invalid_reasons"])
+    {
+        row.metrics.shift_remove(*k);
+    }
 
     // Power step (v1: the no-telemetry contract; see power.rs).
     let power_env = power::PowerEnv {
@@ -453,6 +463,7 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
     let bench_result = python_path(&bench_name);
     let sidecar_name = python_path(&format!("power_validation_{result_filename}.json"));
     let agg_name = format!("agg_{result_filename}.json");
+    let mut power_part = PowerPart::default();
     let (power, sidecar) = power::evaluate(
         &power_env,
         dir,
@@ -462,19 +473,23 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
         &python_path(&agg_name),
         expected_gpus,
         gpu_split,
-        &mut data,
+        &mut power_part,
     );
+    let row = ResultRow {
+        row,
+        power: Some(power_part),
+    };
 
     let agg_path = dir.join(&agg_name);
     let sidecar_path = dir.join(&sidecar_name);
     write_pair(
         &agg_path,
-        &Value::Object(data.clone()),
+        &Value::Object(row.to_map()),
         &sidecar_path,
         &sidecar,
     )?;
     Ok(ProcessOutput {
-        row: data,
+        row,
         agg_path,
         sidecar_path,
         power,

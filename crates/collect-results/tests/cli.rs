@@ -109,8 +109,34 @@ fn process_writes_row_and_sidecar_and_prints_the_row() {
     assert_eq!(side["reasons"], json!(["telemetry_file_missing"]));
     assert_eq!(side["expected_gpu_count"], json!(8));
     // The row reads back through the shared model type.
-    let row: sweep_model::results::BenchmarkRow = serde_json::from_value(agg).expect("typed row");
-    assert_eq!(row.conc, 4);
+    let row: sweep_model::results::ResultRow = serde_json::from_value(agg).expect("typed row");
+    assert_eq!(row.row.conc, 4);
+    let power = row.power.expect("the power part");
+    assert_eq!(power.power_valid, 0);
+    assert_eq!(power.power_metric_schema_version, 2);
+}
+
+/// A latency named like an energy figure (`avg_power_w_ms` becomes
+/// `avg_power_w`) is dropped as the reference's power step drops it, and the
+/// power keys are the last ones written.
+#[test]
+fn process_drops_a_latency_named_like_an_energy_figure() {
+    let sb = Sandbox::new();
+    let mut raw = raw_result();
+    raw["avg_power_w_ms"] = json!(5000.0);
+    sb.write(&format!("{RESULT}.json"), &raw.to_string());
+    let out = sb.run(&["process"], &single_node_env());
+    assert!(out.status.success(), "{}", text(&out));
+    let agg: Value = serde_json::from_slice(
+        &std::fs::read(sb.path().join(format!("agg_{RESULT}.json"))).expect("agg"),
+    )
+    .expect("json");
+    let keys: Vec<&String> = agg.as_object().expect("object").keys().collect();
+    assert!(!keys.iter().any(|k| *k == "avg_power_w"), "{keys:?}");
+    assert_eq!(
+        keys[keys.len() - 2..],
+        ["power_metric_schema_version", "power_valid"]
+    );
 }
 
 /// (raw result, extra environment, expected message part).

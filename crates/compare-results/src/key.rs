@@ -4,7 +4,7 @@
 //! sorting all go through [`PointKey`], so the three baseline sources agree.
 
 use serde_json::{Map, Value};
-use sweep_model::results::{BenchmarkRow, Topology as RowTopology};
+use sweep_model::results::{BenchmarkRow, ResultRow, Topology as RowTopology};
 
 use crate::CompareError;
 
@@ -421,14 +421,23 @@ pub fn metric_value(v: Option<&Value>) -> Option<f64> {
     f.is_finite().then_some(f)
 }
 
-/// Key of an `agg_bmk.json` row (spec §8.3, left column), read through the
-/// shared [`BenchmarkRow`] type.
-pub fn key_from_agg(map: &Map<String, Value>, origin: &Origin) -> Result<PointKey, CompareError> {
-    let row = BenchmarkRow::try_from(map.clone()).map_err(|e| CompareError::BadRow {
+/// An `agg_bmk.json` row read as the type `collect-results process` writes
+/// ([`ResultRow`]: the benchmark row and its power part).
+///
+/// # Errors
+/// A field of the row or of its power part is missing or mistyped; the
+/// error names the row's origin and the field.
+pub fn read_agg_row(map: &Map<String, Value>, origin: &Origin) -> Result<ResultRow, CompareError> {
+    ResultRow::try_from(map.clone()).map_err(|e| CompareError::BadRow {
         origin: origin.to_string(),
         cause: e.to_string(),
-    })?;
-    Ok(key_from_row(&row))
+    })
+}
+
+/// Key of an `agg_bmk.json` row (spec §8.3, left column), read through the
+/// shared [`ResultRow`] type.
+pub fn key_from_agg(map: &Map<String, Value>, origin: &Origin) -> Result<PointKey, CompareError> {
+    Ok(key_from_row(&read_agg_row(map, origin)?.row))
 }
 
 /// `true` for the reference's string booleans (`"true"` in any case).
@@ -603,6 +612,25 @@ mod tests {
         assert_eq!(
             a.group.title(),
             "qwen3.5 fp4 b200 sglang, 8k1k (spec: none)"
+        );
+    }
+
+    /// An agg row is read as the row `collect-results process` writes
+    /// (`ResultRow`): its power part is typed too, so a verdict that is
+    /// not an integer is refused, naming the field.
+    #[test]
+    fn agg_row_power_fields_are_read_as_the_typed_power_part() {
+        let mut row = json!({"hw": "b200", "infmax_model_prefix": "x", "framework": "f",
+            "precision": "p", "model": "m", "spec_decoding": "none", "disagg": false,
+            "is_multinode": false, "isl": 1, "osl": 1, "tp": 1, "ep": 1, "dp_attention": "false",
+            "conc": 1, "tput_per_gpu": 1.0, "output_tput_per_gpu": 1.0, "input_tput_per_gpu": 0.0,
+            "power_metric_schema_version": 2, "power_valid": 1, "avg_power_w": 500.0});
+        key_from_agg(row.as_object().expect("obj"), &origin()).expect("a valid power part");
+        row["power_valid"] = json!("yes");
+        let e = key_from_agg(row.as_object().expect("obj"), &origin()).expect_err("bad verdict");
+        assert_eq!(
+            e.to_string(),
+            "agg_bmk.json[3]: field 'power_valid' must be an integer, found a string"
         );
     }
 

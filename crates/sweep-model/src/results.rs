@@ -421,6 +421,162 @@ impl From<BenchmarkRow> for Map<String, Value> {
     }
 }
 
+/// The power fields `collect-results process` appends to a benchmark row
+/// (spec `results.md` §3): the schema version, the verdict (`0`/`1`) and,
+/// only when the verdict is `1`, the energy figures. Field order is the
+/// written order: the seven whole-job figures, then (multi node) the
+/// prefill and the decode figures.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PowerPart {
+    pub power_metric_schema_version: i64,
+    /// `1` when the energy figures below are valid, else `0`.
+    pub power_valid: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg_power_w: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg_total_gpu_power_w: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_gpu_energy_j: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joules_per_successful_query: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joules_per_input_token: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joules_per_output_token: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joules_per_total_token: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefill_gpu_energy_j: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefill_avg_power_w: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefill_joules_per_input_token: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decode_gpu_energy_j: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decode_avg_power_w: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decode_joules_per_output_token: Option<f64>,
+}
+
+impl PowerPart {
+    /// Every key of the power part, in written order.
+    pub const KEYS: &'static [&'static str] = &[
+        "power_metric_schema_version",
+        "power_valid",
+        "avg_power_w",
+        "avg_total_gpu_power_w",
+        "total_gpu_energy_j",
+        "joules_per_successful_query",
+        "joules_per_input_token",
+        "joules_per_output_token",
+        "joules_per_total_token",
+        "prefill_gpu_energy_j",
+        "prefill_avg_power_w",
+        "prefill_joules_per_input_token",
+        "decode_gpu_energy_j",
+        "decode_avg_power_w",
+        "decode_joules_per_output_token",
+    ];
+
+    /// The energy figure named `key`, for setting it; `None` for a name
+    /// that is not an energy figure of the power part.
+    pub fn energy_mut(&mut self, key: &str) -> Option<&mut Option<f64>> {
+        Some(match key {
+            "avg_power_w" => &mut self.avg_power_w,
+            "avg_total_gpu_power_w" => &mut self.avg_total_gpu_power_w,
+            "total_gpu_energy_j" => &mut self.total_gpu_energy_j,
+            "joules_per_successful_query" => &mut self.joules_per_successful_query,
+            "joules_per_input_token" => &mut self.joules_per_input_token,
+            "joules_per_output_token" => &mut self.joules_per_output_token,
+            "joules_per_total_token" => &mut self.joules_per_total_token,
+            "prefill_gpu_energy_j" => &mut self.prefill_gpu_energy_j,
+            "prefill_avg_power_w" => &mut self.prefill_avg_power_w,
+            "prefill_joules_per_input_token" => &mut self.prefill_joules_per_input_token,
+            "decode_gpu_energy_j" => &mut self.decode_gpu_energy_j,
+            "decode_avg_power_w" => &mut self.decode_avg_power_w,
+            "decode_joules_per_output_token" => &mut self.decode_joules_per_output_token,
+            _ => return None,
+        })
+    }
+}
+
+/// A benchmark result row as `collect-results process` writes it and
+/// `aggregate` reads it: the [`BenchmarkRow`] followed by its optional
+/// [`PowerPart`] (rows written before the power step existed have none).
+///
+/// Written as one flat object: the row's keys (metrics in document order),
+/// then the power keys in [`PowerPart::KEYS`] order. Reading takes the
+/// power keys out wherever they stand and the rest is the row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Map<String, Value>", into = "Map<String, Value>")]
+pub struct ResultRow {
+    pub row: BenchmarkRow,
+    pub power: Option<PowerPart>,
+}
+
+impl ResultRow {
+    /// The row as a JSON object: the benchmark row's keys, then the power
+    /// part's.
+    pub fn to_map(&self) -> Map<String, Value> {
+        let mut m = self.row.to_map();
+        if let Some(p) = &self.power
+            && let Ok(Value::Object(pm)) = serde_json::to_value(p)
+        {
+            m.extend(pm);
+        }
+        m
+    }
+
+    /// Whether the row carries valid power figures (`power_valid` is 1).
+    pub fn power_valid(&self) -> bool {
+        self.power.as_ref().is_some_and(|p| p.power_valid == 1)
+    }
+}
+
+impl TryFrom<Map<String, Value>> for ResultRow {
+    type Error = RowError;
+
+    fn try_from(mut map: Map<String, Value>) -> Result<Self, RowError> {
+        let mut power = Map::new();
+        for k in PowerPart::KEYS {
+            if let Some(v) = map.shift_remove(*k) {
+                power.insert((*k).to_owned(), v);
+            }
+        }
+        let power = if power.is_empty() {
+            None
+        } else {
+            let f = Fields(&power);
+            let mut part = PowerPart {
+                power_metric_schema_version: f.int("power_metric_schema_version")?,
+                power_valid: f.int("power_valid")?,
+                ..PowerPart::default()
+            };
+            for k in PowerPart::KEYS.iter().skip(2) {
+                let value = match power.get(*k) {
+                    None | Some(Value::Null) => None,
+                    Some(_) => Some(f.float(k)?),
+                };
+                if let Some(slot) = part.energy_mut(k) {
+                    *slot = value;
+                }
+            }
+            Some(part)
+        };
+        Ok(ResultRow {
+            row: BenchmarkRow::try_from(map)?,
+            power,
+        })
+    }
+}
+
+impl From<ResultRow> for Map<String, Value> {
+    fn from(row: ResultRow) -> Self {
+        row.to_map()
+    }
+}
+
 /// One eval result (one task of one lm-eval result file): an element of
 /// `agg_eval_<exp>.json`.
 ///
@@ -499,6 +655,56 @@ mod tests {
             "mean_ttft": 0.25, "mean_intvty": 40.0,
             "power_metric_schema_version": 2, "power_valid": 0
         })
+    }
+
+    #[test]
+    fn result_row_takes_power_keys_out_of_metrics_and_writes_them_last() {
+        let mut v = single_node_json();
+        let m = v.as_object_mut().expect("object");
+        // Power keys before a latency in the file: read into the power part,
+        // written after the row in the power part's order.
+        m.shift_remove("mean_intvty");
+        m.insert("power_valid".into(), json!(1));
+        m.insert("joules_per_total_token".into(), json!(0.5));
+        m.insert("avg_power_w".into(), json!(600.0));
+        m.insert("mean_intvty".into(), json!(40.0));
+        let row: ResultRow = serde_json::from_value(v).expect("row");
+        assert!(row.power_valid());
+        let power = row.power.as_ref().expect("power part");
+        assert_eq!(power.power_metric_schema_version, 2);
+        assert_eq!(power.avg_power_w, Some(600.0));
+        assert_eq!(row.row.metrics.get("power_valid"), None);
+        let keys: Vec<String> = row.to_map().keys().rev().take(6).cloned().collect();
+        assert_eq!(
+            keys,
+            [
+                "joules_per_total_token",
+                "avg_power_w",
+                "power_valid",
+                "power_metric_schema_version",
+                "mean_intvty",
+                "mean_ttft"
+            ]
+        );
+    }
+
+    #[test]
+    fn result_row_without_power_keys_has_no_power_part() {
+        let mut v = single_node_json();
+        let m = v.as_object_mut().expect("object");
+        m.shift_remove("power_valid");
+        m.shift_remove("power_metric_schema_version");
+        let row: ResultRow = serde_json::from_value(v.clone()).expect("row");
+        assert_eq!(row.power, None);
+        assert!(!row.power_valid());
+        assert_eq!(serde_json::to_value(&row).expect("ser"), v);
+        let mut bad = single_node_json();
+        bad["power_valid"] = json!("1");
+        let err = serde_json::from_value::<ResultRow>(bad).expect_err("mistyped verdict");
+        assert_eq!(
+            err.to_string(),
+            "field 'power_valid' must be an integer, found a string"
+        );
     }
 
     #[test]
