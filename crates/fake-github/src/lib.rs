@@ -1151,11 +1151,18 @@ fn parse_query(q: &str) -> BTreeMap<String, String> {
 mod tests {
     use super::*;
 
-    /// A plain HTTP/1.1 GET: (status, body).
-    fn get(base: &str, target: &str) -> (u16, Vec<u8>) {
+    /// One plain HTTP/1.1 request (the body, when given, as JSON text):
+    /// (status, body bytes).
+    fn request(base: &str, method: &str, target: &str, body: Option<&str>) -> (u16, Vec<u8>) {
         let addr = base.trim_start_matches("http://");
         let mut s = TcpStream::connect(addr).expect("connect");
-        write!(s, "GET {target} HTTP/1.1\r\nHost: {addr}\r\n\r\n").expect("send");
+        let body = body.unwrap_or("");
+        write!(
+            s,
+            "{method} {target} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("send");
         let mut raw = Vec::new();
         s.read_to_end(&mut raw).expect("read");
         let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("head");
@@ -1166,6 +1173,11 @@ mod tests {
             .and_then(|c| c.parse().ok())
             .expect("status");
         (status, raw[split + 4..].to_vec())
+    }
+
+    /// A plain HTTP/1.1 GET: (status, body).
+    fn get(base: &str, target: &str) -> (u16, Vec<u8>) {
+        request(base, "GET", target, None)
     }
 
     #[test]
@@ -1239,28 +1251,8 @@ mod tests {
 
     /// A plain HTTP/1.1 POST of a JSON body: (status, body).
     fn post(base: &str, target: &str, body: &Value) -> (u16, Value) {
-        let addr = base.trim_start_matches("http://");
-        let mut s = TcpStream::connect(addr).expect("connect");
-        let text = body.to_string();
-        write!(
-            s,
-            "POST {target} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\n\r\n{text}",
-            text.len()
-        )
-        .expect("send");
-        let mut raw = Vec::new();
-        s.read_to_end(&mut raw).expect("read");
-        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("head");
-        let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-        let status = head
-            .split_whitespace()
-            .nth(1)
-            .and_then(|c| c.parse().ok())
-            .expect("status");
-        (
-            status,
-            serde_json::from_slice(&raw[split + 4..]).unwrap_or(Value::Null),
-        )
+        let (status, raw) = request(base, "POST", target, Some(&body.to_string()));
+        (status, serde_json::from_slice(&raw).unwrap_or(Value::Null))
     }
 
     #[test]
