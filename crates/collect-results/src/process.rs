@@ -443,9 +443,8 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
     // The reference strips the energy keys and `power_invalid_reasons`
     // before stamping the verdict (a latency could be named like one):
     // the power part alone holds them.
-    for k in PowerPart::KEYS
+    for k in PowerPart::ENERGY_KEYS
         .iter()
-        .skip(2)
         .chain(&["power_invalid_reasons"])
     {
         row.metrics.shift_remove(*k);

@@ -479,6 +479,10 @@ impl PowerPart {
         "decode_joules_per_output_token",
     ];
 
+    /// The energy figures: [`Self::KEYS`] after the schema version and the
+    /// verdict.
+    pub const ENERGY_KEYS: &'static [&'static str] = Self::KEYS.split_at(2).1;
+
     /// The energy figure named `key`, for setting it; `None` for a name
     /// that is not an energy figure of the power part.
     pub fn energy_mut(&mut self, key: &str) -> Option<&mut Option<f64>> {
@@ -553,7 +557,7 @@ impl TryFrom<Map<String, Value>> for ResultRow {
                 power_valid: f.int("power_valid")?,
                 ..PowerPart::default()
             };
-            for k in PowerPart::KEYS.iter().skip(2) {
+            for k in PowerPart::ENERGY_KEYS {
                 let value = match power.get(*k) {
                     None | Some(Value::Null) => None,
                     Some(_) => Some(f.float(k)?),
