@@ -9,7 +9,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::{eval_if, eval_value};
 use serde_json::{Value, json};
@@ -115,26 +114,12 @@ fn the_comment_embeds_from_the_charts_branch_only_when_the_caller_publishes() {
     );
 }
 
-fn git(args: &[&str], dir: &Path) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 fn publish_charts_pushes_to_the_folder_the_comment_url_names() {
     let tmp = tempfile::tempdir().unwrap();
     let remote = tmp.path().join("remote.git");
     std::fs::create_dir(&remote).unwrap();
-    git(&["init", "-q", "--bare"], &remote);
+    test_kit::git(&remote, &["init", "-q", "--bare"]);
     let charts = tmp.path().join("charts");
     std::fs::create_dir(&charts).unwrap();
     let files = [
@@ -173,7 +158,7 @@ fn publish_charts_pushes_to_the_folder_the_comment_url_names() {
     let url = url.as_str().unwrap();
     let prefix = format!("https://github.com/{REPO}/raw/{BRANCH}/");
     let folder = url.strip_prefix(&prefix).unwrap();
-    let pushed = git(&["ls-tree", "-r", "--name-only", BRANCH], &remote);
+    let pushed = test_kit::git(&remote, &["ls-tree", "-r", "--name-only", BRANCH]);
     for f in files.iter().copied().chain(["charts.json"]) {
         assert!(
             pushed.lines().any(|l| l == format!("{folder}/{f}")),
@@ -181,7 +166,7 @@ fn publish_charts_pushes_to_the_folder_the_comment_url_names() {
         );
     }
     // publish-charts' own output names the same folder, at the pushed commit.
-    let sha = git(&["rev-parse", BRANCH], &remote);
+    let sha = test_kit::git(&remote, &["rev-parse", BRANCH]);
     let outputs = std::fs::read_to_string(&output).unwrap();
     assert_eq!(
         outputs,
