@@ -350,6 +350,53 @@ fn usage_errors_exit_2() {
     assert_eq!(sb.files(), vec!["agg_x.json"]);
 }
 
+/// Issue #34 item 1: a sweep whose legs all failed has nothing under
+/// `results/`; with the legs expected (flag or `INPUT_EXPECTED_LEGS`, as
+/// the action passes it) that is exit 1 naming both counts, and no
+/// `agg_bmk.json` for a later step to take for a finished sweep.
+#[test]
+fn aggregate_with_legs_expected_and_no_results_exits_1_and_writes_nothing() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.path().join("results")).expect("mkdir");
+    let actions = [("GITHUB_ACTIONS", "true")];
+    for (args, env) in [
+        (
+            &["aggregate", "results/", "bmk", "--expected-legs", "9"][..],
+            &actions[..],
+        ),
+        (
+            &["aggregate", "results/", "bmk"][..],
+            &[("INPUT_EXPECTED_LEGS", "9"), actions[0]][..],
+        ),
+    ] {
+        let out = sb.run(args, env);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        let t = text(&out);
+        assert!(
+            t.contains("results/: no results: the sweep scheduled 9 legs and 0 results arrived (0 result files read"),
+            "{t}"
+        );
+        assert!(
+            t.contains("::error file=results/::aggregate: results/: no results"),
+            "{t}"
+        );
+        assert_eq!(sb.files(), vec!["results"], "nothing written");
+    }
+    // No expectation: the reference's `[]`, exit 0.
+    let out = sb.run(&["aggregate", "results/", "bmk"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(sb.path().join("agg_bmk.json")).expect("read"),
+        "[]"
+    );
+    // Not a count: a usage error.
+    let out = sb.run(
+        &["aggregate", "results/", "bmk", "--expected-legs", "-1"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
 #[test]
 fn validate_scores_uses_model_prefix_from_env() {
     let sb = Sandbox::new();
