@@ -116,6 +116,91 @@ fn process_writes_row_and_sidecar_and_prints_the_row() {
     assert_eq!(power.power_metric_schema_version, 2);
 }
 
+/// Issue #34 item 2: figures and counts are refused where they enter,
+/// naming the key or variable (exit 1, an invalid result or run
+/// description), before anything is written. `1.7e308` once went through
+/// and hung compare's chart.
+#[test]
+fn process_refuses_out_of_range_throughput_and_counts_naming_the_key() {
+    let raw_text = raw_result().to_string();
+    for (raw, env, needle) in [
+        (
+            raw_text.replace(
+                "\"total_token_throughput\":800.0",
+                "\"total_token_throughput\":1.7e308",
+            ),
+            vec![],
+            "field 'total_token_throughput' is 1.7e308, above the limit of 1e12 (MAX_FIGURE)",
+        ),
+        (
+            raw_text.replace(
+                "\"output_throughput\":400.0",
+                "\"output_throughput\":-400.0",
+            ),
+            vec![],
+            "field 'output_throughput' is negative (-400)",
+        ),
+        (
+            raw_text.replace(
+                "\"output_throughput\":400.0",
+                "\"output_throughput\":\"nan\"",
+            ),
+            vec![],
+            "field 'output_throughput' is NaN, not a finite number",
+        ),
+        (
+            raw_text.replace("\"output_throughput\":400.0", "\"output_throughput\":900.0"),
+            vec![],
+            "field 'output_throughput' (900) is more than 'total_token_throughput' (800)",
+        ),
+        (
+            raw_text.replace("\"max_concurrency\":4", "\"max_concurrency\":0"),
+            vec![],
+            "field 'max_concurrency' must be a positive integer, found 0",
+        ),
+        (
+            raw_text.clone(),
+            vec![("TP", "0")],
+            "TP=0 must be a positive integer, found 0",
+        ),
+        (
+            raw_text.clone(),
+            vec![("TP", "-8")],
+            "TP=-8 must be a positive integer, found -8",
+        ),
+        (
+            raw_text.clone(),
+            vec![("EP_SIZE", "0")],
+            "EP_SIZE=0 must be a positive integer, found 0",
+        ),
+        (
+            raw_text.clone(),
+            vec![("PP_SIZE", "4611686018427387904")],
+            "PP_SIZE=4611686018427387904 is 4611686018427387904, above the limit of 1048576 (MAX_COUNT)",
+        ),
+    ] {
+        assert!(
+            !env.is_empty() || raw != raw_text,
+            "{needle}: the replacement must apply"
+        );
+        let sb = Sandbox::new();
+        sb.write(&format!("{RESULT}.json"), &raw);
+        let mut e = single_node_env();
+        for (k, v) in &env {
+            e.retain(|(n, _)| n != k);
+            e.push((k, v));
+        }
+        let out = sb.run(&["process"], &e);
+        assert_eq!(out.status.code(), Some(1), "{needle}: {}", text(&out));
+        assert!(text(&out).contains(needle), "{needle}: {}", text(&out));
+        assert_eq!(
+            sb.files(),
+            vec![format!("{RESULT}.json")],
+            "nothing written"
+        );
+    }
+}
+
 /// A latency named like an energy figure (`avg_power_w_ms` becomes
 /// `avg_power_w`) is dropped as the reference's power step drops it, and the
 /// power keys are the last ones written.
@@ -509,15 +594,28 @@ fn evals_name_unparseable_files_and_fail_when_nothing_was_read() {
     );
 }
 
-/// Issue #16 point 8: a non-finite derived value (NaN or infinite
-/// throughput per GPU) is an error naming the field, not a `null` with
-/// exit 0.
+/// Issue #16 point 8: a non-finite throughput is an error naming the
+/// field, not a `null` with exit 0. Since #34 item 2 it is refused where it
+/// enters (the raw key, before any derived value), with huge and negative
+/// values.
 #[test]
-fn non_finite_derived_values_are_an_error_naming_the_field() {
-    for (total, output, field) in [
-        (json!("nan"), json!(400.0), "tput_per_gpu"),
-        (json!(1.0e308), json!(-1.0e308), "input_tput_per_gpu"),
-        (json!(800.0), json!("inf"), "output_tput_per_gpu"),
+fn non_finite_throughputs_are_an_error_naming_the_field() {
+    for (total, output, needle) in [
+        (
+            json!("nan"),
+            json!(400.0),
+            "field 'total_token_throughput' is NaN, not a finite number",
+        ),
+        (
+            json!(1.0e308),
+            json!(-1.0e308),
+            "field 'total_token_throughput' is 1e308, above the limit",
+        ),
+        (
+            json!(800.0),
+            json!("inf"),
+            "field 'output_throughput' is inf, not a finite number",
+        ),
     ] {
         let sb = Sandbox::new();
         let mut r = raw_result();
@@ -525,15 +623,11 @@ fn non_finite_derived_values_are_an_error_naming_the_field() {
         r["output_throughput"] = output;
         sb.write(&format!("{RESULT}.json"), &r.to_string());
         let out = sb.run(&["process"], &single_node_env());
-        assert!(!out.status.success(), "{field}: {}", text(&out));
-        assert!(
-            text(&out).contains(&format!("derived field '{field}'")),
-            "{field}: {}",
-            text(&out)
-        );
+        assert_eq!(out.status.code(), Some(1), "{needle}: {}", text(&out));
+        assert!(text(&out).contains(needle), "{needle}: {}", text(&out));
         assert!(
             !sb.path().join(format!("agg_{RESULT}.json")).exists(),
-            "{field}: no output"
+            "{needle}: no output"
         );
     }
 }
