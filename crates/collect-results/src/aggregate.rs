@@ -10,7 +10,8 @@
 //! refused) and read by `sweep_model::fsio::read_regular` (regular files
 //! only: a FIFO named `x.json` is refused instead of blocking the run).
 //!
-//! Each file is parsed with serde_json and written as the next element with
+//! Each file is parsed with serde_json (a key twice in one object refused,
+//! `sweep_model::json_strict`) and written as the next element with
 //! serde_json's pretty printer, which is the layout of the reference's
 //! `json.dump(..., indent=2)`. Elements are streamed into a temporary file
 //! next to the output, renamed into place once every file has been read, so
@@ -165,7 +166,7 @@ fn read_value(path: &Path) -> Result<Value, AggregateError> {
     })?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|e| read_err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
-    serde_json::from_str(text).map_err(|source| {
+    sweep_model::json_strict::parse_str(text).map_err(|source| {
         if source.to_string().starts_with("recursion limit exceeded") {
             AggregateError::TooDeep {
                 file: file(),
@@ -362,6 +363,30 @@ mod tests {
         assert!(err.to_string().contains("b.json"), "{err}");
         assert!(err.to_string().contains("invalid JSON"), "{err}");
         assert!(!t.path().join("agg_bmk.json").exists());
+    }
+
+    /// Issue #34 item 3b: a key twice in one object was kept with its last
+    /// value; now the file is refused, naming it, the key and the line.
+    #[test]
+    fn a_key_twice_in_one_object_is_refused() {
+        let t = tempfile::tempdir().expect("tmp");
+        let r = t.path().join("r");
+        touch(&r.join("a.json"), "{\"hw\": \"b200\"}");
+        touch(
+            &r.join("b.json"),
+            "[{\"tput_per_gpu\": 1.0,\n  \"tput_per_gpu\": 9000.0}]",
+        );
+        let err = run(&r, "x", t.path(), None).expect_err("must fail");
+        let msg = err.to_string();
+        assert!(
+            msg.contains(
+                "b.json: invalid JSON: duplicate key \"tput_per_gpu\" at $[0].tput_per_gpu"
+            ),
+            "{msg}"
+        );
+        assert_eq!(err.location().1, Some(2));
+        assert_eq!(sweep_cli::Classify::kind(&err), sweep_cli::Kind::Rejected);
+        assert!(!t.path().join("agg_x.json").exists());
     }
 
     #[test]

@@ -200,9 +200,10 @@ fn component_metadata(
         Some(r) if r.is_empty() || r == "null" => return Ok(None),
         Some(r) => r,
     };
-    let value: Value = serde_json::from_str(&raw).map_err(|_| ProcessError::RouterJson {
-        var: var.to_owned(),
-    })?;
+    let value: Value =
+        sweep_model::json_strict::parse_str(&raw).map_err(|_| ProcessError::RouterJson {
+            var: var.to_owned(),
+        })?;
     let keys_ok = value
         .as_object()
         .is_some_and(|o| o.len() == 2 && o.contains_key("name") && o.contains_key("version"));
@@ -236,10 +237,11 @@ fn read_result(path: &Path, display: &str) -> Result<Map<String, Value>, Process
         file: display.to_owned(),
         source,
     })?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|source| ProcessError::Json {
-        file: display.to_owned(),
-        source,
-    })?;
+    let value: Value =
+        sweep_model::json_strict::parse_value(&bytes).map_err(|source| ProcessError::Json {
+            file: display.to_owned(),
+            source,
+        })?;
     match value {
         Value::Object(m) => Ok(m),
         other => Err(ProcessError::Field {

@@ -201,6 +201,29 @@ fn process_refuses_out_of_range_throughput_and_counts_naming_the_key() {
     }
 }
 
+/// Issue #34 item 3b: a result with a key twice (the later value would
+/// win silently) is refused naming the key and its line; nothing written.
+#[test]
+fn process_refuses_a_result_with_a_key_twice() {
+    let sb = Sandbox::new();
+    let raw = raw_result().to_string().replace(
+        "\"total_token_throughput\":800.0",
+        "\"total_token_throughput\":800.0,\n\"total_token_throughput\":8e9",
+    );
+    sb.write(&format!("{RESULT}.json"), &raw);
+    let out = sb.run(
+        &["process"],
+        &[single_node_env(), vec![("GITHUB_ACTIONS", "true")]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!("::error file={RESULT}.json,line=2::process: benchmark result {RESULT}.json is not valid JSON: duplicate key \"total_token_throughput\" at $.total_token_throughput")),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(sb.files(), vec![format!("{RESULT}.json")]);
+}
+
 /// A latency named like an energy figure (`avg_power_w_ms` becomes
 /// `avg_power_w`) is dropped as the reference's power step drops it, and the
 /// power keys are the last ones written.

@@ -37,9 +37,10 @@ pub enum BaselineFormat {
     Api,
 }
 
-/// Parses JSON text, turning errors into `path:line:column` messages.
+/// Parses JSON text, turning errors into `path:line:column` messages; a
+/// key twice in one object is one (`sweep_model::json_strict`).
 pub fn parse_json(text: &str, path: &str) -> Result<Value, CompareError> {
-    serde_json::from_str(text).map_err(|e| CompareError::Json {
+    sweep_model::json_strict::parse_str(text).map_err(|e| CompareError::Json {
         path: path.to_string(),
         line: e.line(),
         column: e.column(),

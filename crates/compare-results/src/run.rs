@@ -316,14 +316,45 @@ fn parse_fraction(s: &str) -> Option<f64> {
     (v.is_finite() && v >= 0.0).then_some(v)
 }
 
+/// A policy or thresholds file: JSON, else YAML. A key twice in one
+/// object or mapping is refused (JSON's with line and column, YAML's with
+/// its key path and both lines), never read as its last value.
 fn read_structured(path: &Path) -> Result<Value> {
     let text = std::fs::read_to_string(path).map_err(io(format!("reading {}", path.display())))?;
     let name = path.display().to_string();
-    if let Ok(v) = serde_json::from_str::<Value>(&text) {
-        return Ok(v);
+    match sweep_model::json_strict::parse_str(&text) {
+        Ok(v) => return Ok(v),
+        Err(e) if sweep_model::json_strict::is_duplicate_key(&e) => {
+            return Err(CompareError::Json {
+                path: name,
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            }
+            .into());
+        }
+        Err(_) => {}
     }
-    let doc = sweep_model::yaml::load_file(path)
-        .map_err(|source| RunError::Yaml { file: name, source })?;
+    let doc = sweep_model::yaml::load_file(path).map_err(|source| RunError::Yaml {
+        file: name.clone(),
+        source,
+    })?;
+    if let Some(d) = doc.duplicate_keys().first() {
+        return Err(RunError::Yaml {
+            file: name,
+            source: sweep_model::yaml::YamlError {
+                path: None,
+                message: format!(
+                    "duplicate key '{}' (first at line {}): each key may appear once in a mapping",
+                    sweep_model::yaml::dotted(&d.path),
+                    d.first_line
+                ),
+                line: d.line,
+                column: 1,
+                unreadable: false,
+            },
+        });
+    }
     Ok(doc.into_value())
 }
 

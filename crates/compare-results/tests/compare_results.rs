@@ -620,6 +620,64 @@ fn out_of_range_figures_and_counts_are_refused_before_any_output() {
     assert!(!f.path("api-out.json").exists());
 }
 
+/// Issue #34 item 3b: a key twice in one object of a baseline, a new run
+/// or a thresholds file is refused naming the file, line and key (exit 2),
+/// never read as its last value; no output is written.
+#[test]
+fn a_key_twice_in_an_input_is_refused() {
+    let (base, new) = small_runs();
+    let f = Fixture::new(&base, &new);
+    let text = serde_json::to_string_pretty(&json!(base)).expect("json");
+    let dup = text.replacen(
+        "\"tput_per_gpu\": 1000.0,",
+        "\"tput_per_gpu\": 1000.0,\n    \"tput_per_gpu\": 1.0,",
+        1,
+    );
+    assert_ne!(dup, text);
+    std::fs::write(f.path("base/agg_bmk.json"), &dup).expect("write");
+    let o = run(&mut f.compare());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("base/agg_bmk.json:")
+            && stderr(&o)
+                .contains("invalid JSON: duplicate key \"tput_per_gpu\" at $[0].tput_per_gpu"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!f.path("out/compare.json").exists());
+    // A thresholds file, YAML or JSON.
+    let f = Fixture::new(&base, &new);
+    for (name, body, needle) in [
+        (
+            "t.yaml",
+            "default:\n  gsm8k: 0.1\n  gsm8k: 0.9\n",
+            "t.yaml: line 3, column 1: duplicate key 'default.gsm8k' (first at line 2)",
+        ),
+        (
+            "t.json",
+            "{\"default\": {\"gsm8k\": 0.1, \"gsm8k\": 0.9}}",
+            "t.json:1:",
+        ),
+    ] {
+        std::fs::write(f.path(name), body).expect("write");
+        let o = run(f.compare().arg("--thresholds").arg(f.path(name)));
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{name}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("duplicate key"),
+            "{name}: {}",
+            stderr(&o)
+        );
+        assert!(!f.path("out/compare.json").exists());
+    }
+    // A thresholds file that is not UTF-8: refused with the file and cause.
+    std::fs::write(f.path("t.yaml"), b"default:\n  gsm8k: 0.9 # caf\xe9\n").expect("write");
+    let o = run(f.compare().arg("--thresholds").arg(f.path("t.yaml")));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("t.yaml"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("valid UTF-8"), "{}", stderr(&o));
+}
+
 #[test]
 fn seed_injected_regression_lists_the_point() {
     let Some(dir) = seed_fixture() else { return };
