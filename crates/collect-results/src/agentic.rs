@@ -217,10 +217,11 @@ pub fn validate_result(artifact_dir: &Path, threshold: f64) -> Result<ErrorRateO
         path: path.clone(),
         source,
     })?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| AgenticError::Invalid {
-        path: path.clone(),
-        cause: e.to_string(),
-    })?;
+    let value: Value =
+        sweep_model::json_strict::parse_value(&bytes).map_err(|e| AgenticError::Invalid {
+            path: path.clone(),
+            cause: e.to_string(),
+        })?;
     let Value::Object(aggregate) = value else {
         return Err(AgenticError::NotObject(path));
     };
@@ -304,10 +305,11 @@ pub fn validate_results(
             path: shown.clone(),
             source,
         })?;
-        let value: Value = serde_json::from_slice(&bytes).map_err(|e| AgenticError::Invalid {
-            path: shown.clone(),
-            cause: e.to_string(),
-        })?;
+        let value: Value =
+            sweep_model::json_strict::parse_value(&bytes).map_err(|e| AgenticError::Invalid {
+                path: shown.clone(),
+                cause: e.to_string(),
+            })?;
         let Value::Object(result) = value else {
             return Err(AgenticError::NotObject(shown));
         };

@@ -10,7 +10,8 @@
 //! refused) and read by `sweep_model::fsio::read_regular` (regular files
 //! only: a FIFO named `x.json` is refused instead of blocking the run).
 //!
-//! Each file is parsed with serde_json and written as the next element with
+//! Each file is parsed with serde_json (a key twice in one object refused,
+//! `sweep_model::json_strict`) and written as the next element with
 //! serde_json's pretty printer, which is the layout of the reference's
 //! `json.dump(..., indent=2)`. Elements are streamed into a temporary file
 //! next to the output, renamed into place once every file has been read, so
@@ -70,6 +71,19 @@ pub enum AggregateError {
         #[source]
         source: std::io::Error,
     },
+    /// The sweep scheduled legs and not one result row arrived: every leg
+    /// failed (or uploaded nothing). Nothing is written, so no later step
+    /// takes an empty aggregate for a finished sweep.
+    #[error(
+        "{dir}: no results: the sweep scheduled {expected} {} and 0 results arrived ({files} result {} read, none holding a result row); nothing is written",
+        if *expected == 1 { "leg" } else { "legs" },
+        if *files == 1 { "file" } else { "files" }
+    )]
+    NoResults {
+        dir: String,
+        expected: u64,
+        files: usize,
+    },
 }
 
 impl AggregateError {
@@ -84,19 +98,23 @@ impl AggregateError {
             AggregateError::Read { file, .. }
             | AggregateError::TooLarge { file, .. }
             | AggregateError::Write { file, .. } => (Some(file), None),
+            AggregateError::NoResults { dir, .. } => (Some(dir), None),
         }
     }
 }
 
-/// A result file that is invalid JSON or over the limits is the check
-/// saying no (1); a directory or file that cannot be listed, read or
-/// written means the job could not be done (2).
+/// A result file that is invalid JSON or over the limits, or no result
+/// at all from a sweep that scheduled legs, is the check saying no (1); a
+/// directory or file that cannot be listed, read or written means the job
+/// could not be done (2).
 impl sweep_cli::Classify for AggregateError {
     fn kind(&self) -> sweep_cli::Kind {
         use AggregateError as E;
         match self {
             E::Tree(_) | E::Read { .. } | E::Write { .. } => sweep_cli::Kind::Failed,
-            E::TooLarge { .. } | E::TooDeep { .. } | E::Json { .. } => sweep_cli::Kind::Rejected,
+            E::TooLarge { .. } | E::TooDeep { .. } | E::Json { .. } | E::NoResults { .. } => {
+                sweep_cli::Kind::Rejected
+            }
         }
     }
 }
@@ -121,6 +139,14 @@ pub struct AggregateReport {
     pub other_elements: usize,
 }
 
+impl AggregateReport {
+    /// Result objects written (every object element, whatever its group).
+    #[must_use]
+    pub fn result_rows(&self) -> usize {
+        self.groups.values().map(|(n, _)| n).sum()
+    }
+}
+
 /// Reads and parses one result file within the limits above. Only a
 /// regular file is read (`fsio::read_regular`): a FIFO, socket or device
 /// named `*.json` is an unreadable file, as a directory so named is.
@@ -140,7 +166,7 @@ fn read_value(path: &Path) -> Result<Value, AggregateError> {
     })?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|e| read_err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
-    serde_json::from_str(text).map_err(|source| {
+    sweep_model::json_strict::parse_str(text).map_err(|source| {
         if source.to_string().starts_with("recursion limit exceeded") {
             AggregateError::TooDeep {
                 file: file(),
@@ -180,14 +206,21 @@ fn write_element(
 /// Aggregates `results_dir` into `out_dir/agg_<exp_name>.json`; the report
 /// also counts the result objects per group for the step summary.
 ///
+/// `expected_legs` is how many legs the sweep scheduled (`None` or 0: no
+/// expectation, the reference's behaviour: an empty or missing directory
+/// gives `[]`). With legs expected and not one result row read, the run
+/// fails ([`AggregateError::NoResults`]) instead of writing `[]`.
+///
 /// # Errors
 /// A directory cannot be listed, a file cannot be read or is not valid
-/// JSON within the limits, or the output cannot be written. Nothing is
-/// written then, and an existing output is left as it was.
+/// JSON within the limits, no result row arrived from the legs expected,
+/// or the output cannot be written. Nothing is written then, and an
+/// existing output is left as it was.
 pub fn run(
     results_dir: &Path,
     exp_name: &str,
     out_dir: &Path,
+    expected_legs: Option<u64>,
 ) -> Result<AggregateReport, AggregateError> {
     let output = out_dir.join(format!("agg_{exp_name}.json"));
     let write_err = |source| AggregateError::Write {
@@ -225,6 +258,16 @@ pub fn run(
         }
     } else {
         report.dir_missing = true;
+    }
+    if let Some(expected) = expected_legs.filter(|n| *n > 0)
+        && report.result_rows() == 0
+    {
+        // The temporary file is removed when dropped.
+        return Err(AggregateError::NoResults {
+            dir: results_dir.display().to_string(),
+            expected,
+            files: report.files_read,
+        });
     }
     out.write_all(if report.files_read > 0 { b"\n]" } else { b"]" })
         .map_err(write_err)?;
@@ -277,7 +320,7 @@ mod tests {
         ] {
             touch(&r.join(p), s);
         }
-        let rep = run(&r, "o", t.path()).expect("run");
+        let rep = run(&r, "o", t.path(), None).expect("run");
         let v: Value =
             serde_json::from_slice(&std::fs::read(t.path().join("agg_o.json")).expect("read"))
                 .expect("json");
@@ -297,13 +340,13 @@ mod tests {
         );
         touch(&r.join("b.json"), "3");
         touch(&r.join("c.json"), "[1.0, 2.5e-7, []]");
-        run(&r, "x", t.path()).expect("run");
+        run(&r, "x", t.path(), None).expect("run");
         let got = std::fs::read_to_string(t.path().join("agg_x.json")).expect("read");
         assert_eq!(
             got,
             "[\n  {\n    \"k\": [\n      1,\n      2\n    ],\n    \"s\": \"a\\nb\",\n    \"e\": {}\n  },\n  3,\n  [\n    1.0,\n    2.5e-7,\n    []\n  ]\n]"
         );
-        run(&t.path().join("missing"), "y", t.path()).expect("run");
+        run(&t.path().join("missing"), "y", t.path(), None).expect("run");
         assert_eq!(
             std::fs::read_to_string(t.path().join("agg_y.json")).expect("read"),
             "[]"
@@ -316,10 +359,34 @@ mod tests {
         let r = t.path().join("r");
         touch(&r.join("a.json"), "{}");
         touch(&r.join("sub/b.json"), "");
-        let err = run(&r, "bmk", t.path()).expect_err("must fail");
+        let err = run(&r, "bmk", t.path(), None).expect_err("must fail");
         assert!(err.to_string().contains("b.json"), "{err}");
         assert!(err.to_string().contains("invalid JSON"), "{err}");
         assert!(!t.path().join("agg_bmk.json").exists());
+    }
+
+    /// Issue #34 item 3b: a key twice in one object was kept with its last
+    /// value; now the file is refused, naming it, the key and the line.
+    #[test]
+    fn a_key_twice_in_one_object_is_refused() {
+        let t = tempfile::tempdir().expect("tmp");
+        let r = t.path().join("r");
+        touch(&r.join("a.json"), "{\"hw\": \"b200\"}");
+        touch(
+            &r.join("b.json"),
+            "[{\"tput_per_gpu\": 1.0,\n  \"tput_per_gpu\": 9000.0}]",
+        );
+        let err = run(&r, "x", t.path(), None).expect_err("must fail");
+        let msg = err.to_string();
+        assert!(
+            msg.contains(
+                "b.json: invalid JSON: duplicate key \"tput_per_gpu\" at $[0].tput_per_gpu"
+            ),
+            "{msg}"
+        );
+        assert_eq!(err.location().1, Some(2));
+        assert_eq!(sweep_cli::Classify::kind(&err), sweep_cli::Kind::Rejected);
+        assert!(!t.path().join("agg_x.json").exists());
     }
 
     #[test]
@@ -332,7 +399,7 @@ mod tests {
                 if i == 150 || i == 40 { "{" } else { "1" },
             );
         }
-        let err = run(&r, "x", t.path()).expect_err("must fail");
+        let err = run(&r, "x", t.path(), None).expect_err("must fail");
         assert!(err.to_string().contains("d040"), "{err}");
     }
 
@@ -345,7 +412,7 @@ mod tests {
         let deep = format!("{}1{}", "[  ".repeat(20_000), "  ]".repeat(20_000));
         assert!(deep.len() > 120_000);
         touch(&r.join("deep.json"), &deep);
-        let err = run(&r, "x", t.path()).expect_err("must fail");
+        let err = run(&r, "x", t.path(), None).expect_err("must fail");
         let msg = err.to_string();
         assert!(msg.contains("deep.json"), "{msg}");
         assert!(msg.contains("MAX_JSON_DEPTH"), "{msg}");
@@ -359,13 +426,70 @@ mod tests {
             "]".repeat(MAX_JSON_DEPTH)
         );
         touch(&r.join("deep.json"), &ok);
-        run(&r, "x", t.path()).expect("within the limit");
+        run(&r, "x", t.path(), None).expect("within the limit");
         let over = format!("[{ok}]");
         touch(&r.join("deep.json"), &over);
         assert!(matches!(
-            run(&r, "x", t.path()),
+            run(&r, "x", t.path(), None),
             Err(AggregateError::TooDeep { .. })
         ));
+    }
+
+    /// Issue #34 item 1: every leg failed, so download-artifact found
+    /// nothing; with the legs expected that is a failure, not `[]`.
+    #[test]
+    fn no_results_from_scheduled_legs_fails_and_writes_nothing() {
+        let t = tempfile::tempdir().expect("tmp");
+        let r = t.path().join("results");
+        std::fs::create_dir_all(&r).expect("mkdir");
+        let err = run(&r, "bmk", t.path(), Some(9)).expect_err("must fail");
+        assert!(matches!(
+            err,
+            AggregateError::NoResults {
+                expected: 9,
+                files: 0,
+                ..
+            }
+        ));
+        assert_eq!(sweep_cli::Classify::kind(&err), sweep_cli::Kind::Rejected);
+        let msg = err.to_string();
+        assert!(
+            msg.contains("the sweep scheduled 9 legs and 0 results arrived"),
+            "{msg}"
+        );
+        assert!(!t.path().join("agg_bmk.json").exists());
+        // A missing directory, and files without a row (`[]`), the same.
+        let err = run(&t.path().join("none"), "bmk", t.path(), Some(1)).expect_err("missing");
+        assert!(
+            err.to_string().contains("scheduled 1 leg and 0 results"),
+            "{err}"
+        );
+        touch(&r.join("a.json"), "[]");
+        let err = run(&r, "bmk", t.path(), Some(9)).expect_err("no rows");
+        assert!(err.to_string().contains("(1 result file read"), "{err}");
+        assert!(!t.path().join("agg_bmk.json").exists());
+        // An existing output is left as it was.
+        touch(&t.path().join("agg_bmk.json"), "old");
+        run(&r, "bmk", t.path(), Some(9)).expect_err("no rows");
+        assert_eq!(
+            std::fs::read_to_string(t.path().join("agg_bmk.json")).expect("read"),
+            "old"
+        );
+        // One row is enough; no expectation (or 0 legs) keeps `[]`.
+        touch(&r.join("b.json"), r#"{"hw": "b200"}"#);
+        assert_eq!(
+            run(&r, "bmk", t.path(), Some(9))
+                .expect("one row")
+                .files_read,
+            2
+        );
+        std::fs::remove_file(r.join("b.json")).expect("rm");
+        run(&r, "bmk", t.path(), None).expect("no expectation");
+        run(&r, "bmk", t.path(), Some(0)).expect("nothing scheduled");
+        assert_eq!(
+            std::fs::read_to_string(t.path().join("agg_bmk.json")).expect("read"),
+            "[\n  []\n]"
+        );
     }
 
     #[test]
@@ -376,7 +500,7 @@ mod tests {
         let f = std::fs::File::create(r.join("big.json")).expect("create");
         // A sparse file: the size is checked before anything is read.
         f.set_len(MAX_RESULT_FILE_BYTES + 1).expect("set_len");
-        let err = run(&r, "x", t.path()).expect_err("must fail");
+        let err = run(&r, "x", t.path(), None).expect_err("must fail");
         let msg = err.to_string();
         assert!(msg.contains("big.json"), "{msg}");
         assert!(msg.contains("MAX_RESULT_FILE_BYTES"), "{msg}");
@@ -388,8 +512,8 @@ mod tests {
         let r = t.path().join("r");
         touch(&r.join("a.json"), "1");
         touch(&t.path().join("agg_x.json"), "old");
-        run(&r, "x", t.path()).expect("run");
-        run(&r, "x", t.path()).expect("run again");
+        run(&r, "x", t.path(), None).expect("run");
+        run(&r, "x", t.path(), None).expect("run again");
         let got = std::fs::read_to_string(t.path().join("agg_x.json")).expect("read");
         assert_eq!(got, "[\n  1\n]");
         let names: Vec<_> = std::fs::read_dir(t.path())
@@ -399,7 +523,7 @@ mod tests {
         assert_eq!(names.len(), 2, "{names:?}");
         // A directory in the way is an error, and stays a directory.
         std::fs::create_dir(t.path().join("agg_d.json")).expect("mkdir");
-        let err = run(&r, "d", t.path()).expect_err("must fail");
+        let err = run(&r, "d", t.path(), None).expect_err("must fail");
         assert!(err.to_string().contains("cannot write"), "{err}");
         assert!(t.path().join("agg_d.json").is_dir());
     }
@@ -412,7 +536,7 @@ mod tests {
                       "precision": "fp8", "is_multinode": false, "power_valid": 1}"#;
         touch(&r.join("a.json"), row);
         touch(&r.join("b.json"), &format!("[{row}, 3]"));
-        let rep = run(&r, "x", t.path()).expect("run");
+        let rep = run(&r, "x", t.path(), None).expect("run");
         let key = (
             "dsr1".to_owned(),
             "b200".to_owned(),

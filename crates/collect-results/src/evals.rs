@@ -83,7 +83,7 @@ struct Candidate {
 
 fn load_object(path: &Path) -> Option<Map<String, Value>> {
     let bytes = std::fs::read(path).ok()?;
-    match serde_json::from_slice(&bytes).ok()? {
+    match sweep_model::json_strict::parse_value(&bytes).ok()? {
         Value::Object(m) => Some(m),
         _ => None,
     }

@@ -3,7 +3,8 @@
 //!
 //! Exit codes (the contract of `sweep_cli`, docs/exit-codes.md): 0 ok; 1 an input
 //! rejected or a check failed (`validate-scores`, `REQUIRE_POWER` without
-//! valid power, an invalid result file); 2 could not do the job (usage
+//! valid power, an invalid result file, no result from a sweep's
+//! legs); 2 could not do the job (usage
 //! error, missing variable, unreadable input, failed write).
 
 use std::path::PathBuf;
@@ -38,6 +39,11 @@ enum Command {
     Aggregate {
         results_dir: String,
         exp_name: String,
+        /// Legs the sweep scheduled: with more than 0 and not one result
+        /// row found, exit 1 and write nothing (unset: no expectation, an
+        /// empty directory gives `[]` as in the reference).
+        #[arg(long, env = "INPUT_EXPECTED_LEGS")]
+        expected_legs: Option<u64>,
         /// Ignored, as the reference script ignores extra arguments.
         #[arg(hide = true, allow_hyphen_values = true)]
         _extra: Vec<String>,
@@ -84,8 +90,9 @@ fn main() -> ExitCode {
         Command::Aggregate {
             results_dir,
             exp_name,
+            expected_legs,
             ..
-        } => cmd::aggregate::run_aggregate(&results_dir, &exp_name),
+        } => cmd::aggregate::run_aggregate(&results_dir, &exp_name, expected_legs),
         Command::Evals {
             root,
             exp_name,

@@ -16,6 +16,7 @@ use sweep_model::results::{
 
 use crate::power::{self, PowerOutcome};
 use sweep_model::python::{python_float_of_value, python_int, python_int_of_value, python_path};
+use sweep_model::ranges::{self, RangeError};
 
 /// Why `process` rejected its input.
 #[derive(Debug, thiserror::Error)]
@@ -56,8 +57,13 @@ pub enum ProcessError {
     DisaggWithoutMultinode,
     #[error("PP_SIZE, DCP_SIZE, and PCP_SIZE must be positive integers.")]
     SingleNodeSizes,
-    #[error("TP * PP_SIZE * PCP_SIZE is {0}: cannot compute throughput per GPU (division by zero)")]
-    ZeroGpus(i64),
+    /// A parallelism size or GPU count out of range (`sweep_model::ranges`).
+    #[error("environment variable {var}={value} {why}")]
+    BadCount {
+        var: String,
+        value: i64,
+        why: sweep_model::ranges::RangeError,
+    },
     #[error("cannot write {file}: {source}")]
     Write {
         file: String,
@@ -161,6 +167,21 @@ fn int_var(var: &str, value: &str) -> Result<i64, ProcessError> {
     })
 }
 
+/// Checks the counts of a topology, in the order given.
+fn counts(
+    rule: fn(i64) -> Result<i64, RangeError>,
+    vars: &[(&str, i64)],
+) -> Result<(), ProcessError> {
+    for &(var, value) in vars {
+        rule(value).map_err(|why| ProcessError::BadCount {
+            var: var.to_owned(),
+            value,
+            why,
+        })?;
+    }
+    Ok(())
+}
+
 /// Optional integer variable with a default of 1.
 fn size_var(env: EnvFn<'_>, var: &str) -> Result<i64, ProcessError> {
     match env(var) {
@@ -179,9 +200,10 @@ fn component_metadata(
         Some(r) if r.is_empty() || r == "null" => return Ok(None),
         Some(r) => r,
     };
-    let value: Value = serde_json::from_str(&raw).map_err(|_| ProcessError::RouterJson {
-        var: var.to_owned(),
-    })?;
+    let value: Value =
+        sweep_model::json_strict::parse_str(&raw).map_err(|_| ProcessError::RouterJson {
+            var: var.to_owned(),
+        })?;
     let keys_ok = value
         .as_object()
         .is_some_and(|o| o.len() == 2 && o.contains_key("name") && o.contains_key("version"));
@@ -215,10 +237,11 @@ fn read_result(path: &Path, display: &str) -> Result<Map<String, Value>, Process
         file: display.to_owned(),
         source,
     })?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|source| ProcessError::Json {
-        file: display.to_owned(),
-        source,
-    })?;
+    let value: Value =
+        sweep_model::json_strict::parse_value(&bytes).map_err(|source| ProcessError::Json {
+            file: display.to_owned(),
+            source,
+        })?;
     match value {
         Value::Object(m) => Ok(m),
         other => Err(ProcessError::Field {
@@ -265,6 +288,7 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
             "field 'max_concurrency' must be an integer, found {conc_v}"
         ))
     })?;
+    ranges::positive(conc).map_err(|e| field_err(format!("field 'max_concurrency' {e}")))?;
     let model_v = bmk
         .get("model_id")
         .ok_or_else(|| field_err("required field 'model_id' is missing".into()))?;
@@ -284,13 +308,27 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
     let is_multinode = env("IS_MULTINODE").is_some_and(|v| is_true(&v));
 
     // Throughputs are read lazily in the reference (inside the topology
-    // dict), i.e. after every topology check; keep that order.
+    // dict), i.e. after every topology check; keep that order. Each is a
+    // finite, non-negative figure within `ranges::MAX_FIGURE`, and the
+    // output part is at most the total (their difference is the input
+    // throughput).
     let throughput = |key: &str| -> Result<f64, ProcessError> {
         let v = bmk
             .get(key)
             .ok_or_else(|| field_err(format!("required field '{key}' is missing")))?;
-        python_float_of_value(v)
-            .ok_or_else(|| field_err(format!("field '{key}' must be a number, found {v}")))
+        let x = python_float_of_value(v)
+            .ok_or_else(|| field_err(format!("field '{key}' must be a number, found {v}")))?;
+        ranges::figure(x).map_err(|e| field_err(format!("field '{key}' {e}")))
+    };
+    let total_and_output = || -> Result<(f64, f64), ProcessError> {
+        let t = throughput("total_token_throughput")?;
+        let o = throughput("output_throughput")?;
+        if o > t {
+            return Err(field_err(format!(
+                "field 'output_throughput' ({o}) is more than 'total_token_throughput' ({t}): the input throughput would be negative"
+            )));
+        }
+        Ok((t, o))
     };
 
     let (topology, tput, out_tput, in_tput, expected_gpus, gpu_split);
@@ -336,9 +374,38 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
             return Err(ProcessError::NoPrefillGpu);
         }
         let has_decode = decode_gpus > 0;
+        counts(
+            ranges::positive,
+            &[
+                ("PREFILL_GPUS", prefill_gpus),
+                ("PREFILL_NUM_WORKERS", prefill_num_workers),
+                ("PREFILL_TP", prefill_tp),
+                ("PREFILL_PP_SIZE", prefill_pp),
+                ("PREFILL_DCP_SIZE", prefill_dcp),
+                ("PREFILL_PCP_SIZE", prefill_pcp),
+                ("PREFILL_EP", prefill_ep),
+                ("DECODE_PP_SIZE", decode_pp),
+                ("DECODE_DCP_SIZE", decode_dcp),
+                ("DECODE_PCP_SIZE", decode_pcp),
+            ],
+        )?;
+        // Without decode GPUs (an aggregated run) the decode side may be 0.
+        let decode_rule = if has_decode {
+            ranges::positive
+        } else {
+            ranges::non_negative
+        };
+        counts(
+            decode_rule,
+            &[
+                ("DECODE_NUM_WORKERS", decode_num_workers),
+                ("DECODE_TP", decode_tp),
+                ("DECODE_EP", decode_ep),
+            ],
+        )?;
+        counts(ranges::non_negative, &[("DECODE_GPUS", decode_gpus)])?;
         let out_den = if has_decode { decode_gpus } else { total };
-        let t = throughput("total_token_throughput")?;
-        let o = throughput("output_throughput")?;
+        let (t, o) = total_and_output()?;
         tput = t / total as f64;
         out_tput = o / out_den as f64;
         in_tput = (t - o) / prefill_gpus as f64;
@@ -378,6 +445,16 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
         if pp <= 0 || dcp_size <= 0 || pcp_size <= 0 {
             return Err(ProcessError::SingleNodeSizes);
         }
+        counts(
+            ranges::positive,
+            &[
+                ("TP", tp),
+                ("EP_SIZE", ep),
+                ("PP_SIZE", pp),
+                ("DCP_SIZE", dcp_size),
+                ("PCP_SIZE", pcp_size),
+            ],
+        )?;
         let topo = SingleNodeTopology {
             tp,
             pp,
@@ -387,11 +464,8 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
             dp_attention: sn[2].clone(),
         };
         let n = topo.gpu_count();
-        let t = throughput("total_token_throughput")?;
-        if n == 0 {
-            return Err(ProcessError::ZeroGpus(n));
-        }
-        let o = throughput("output_throughput")?;
+        // Every size is at least 1 (checked above), so `n` is too.
+        let (t, o) = total_and_output()?;
         tput = t / n as f64;
         out_tput = o / n as f64;
         in_tput = (t - o) / n as f64;

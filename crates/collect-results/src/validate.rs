@@ -72,19 +72,22 @@ struct Thresholds {
 enum ThresholdsError {
     /// Absent or unreadable: the reference warns and uses the defaults.
     Unreadable(String),
-    /// Present but not a thresholds mapping: an error (`file:line:col: …`),
-    /// never a silent fallback to the defaults.
+    /// Present but not a thresholds mapping (not UTF-8, not YAML, a key
+    /// twice, not a mapping): an error (`file:line:col: …`), never a
+    /// silent fallback to the defaults.
     Invalid(String),
 }
 
 fn load_thresholds(path: &Path, shown: &str) -> Result<Thresholds, ThresholdsError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        ThresholdsError::Unreadable(match e.kind() {
-            std::io::ErrorKind::NotFound => {
-                format!("[Errno 2] No such file or directory: '{shown}'")
-            }
-            _ => format!("{e}: '{shown}'"),
-        })
+    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        // Present but not text: judging by the defaults would hide it.
+        std::io::ErrorKind::InvalidData => {
+            ThresholdsError::Invalid(format!("{shown}: not UTF-8 text: {e}"))
+        }
+        std::io::ErrorKind::NotFound => {
+            ThresholdsError::Unreadable(format!("[Errno 2] No such file or directory: '{shown}'"))
+        }
+        _ => ThresholdsError::Unreadable(format!("{e}: '{shown}'")),
     })?;
     let doc = sweep_model::yaml::parse_str(&text).map_err(|e| {
         ThresholdsError::Invalid(if e.line > 0 {
@@ -96,6 +99,14 @@ fn load_thresholds(path: &Path, shown: &str) -> Result<Thresholds, ThresholdsErr
             format!("{shown}: invalid YAML: {}", e.message)
         })
     })?;
+    if let Some(d) = doc.duplicate_keys().first() {
+        return Err(ThresholdsError::Invalid(format!(
+            "{shown}:{}: duplicate key '{}' (first at line {}): each key may appear once in a mapping",
+            d.line,
+            sweep_model::yaml::dotted(&d.path),
+            d.first_line
+        )));
+    }
     let Value::Object(cfg) = doc.into_value() else {
         return Err(ThresholdsError::Invalid(format!(
             "{shown}:1:1: thresholds config must be a mapping"
@@ -139,7 +150,7 @@ fn read_meta(path: &str, cwd: &Path) -> Result<Value, MetaError> {
             source,
         },
     })?;
-    Ok(serde_json::from_slice(&bytes)?)
+    Ok(sweep_model::json_strict::parse_value(&bytes)?)
 }
 
 fn detect_prefix(opts: &ValidateOptions, cwd: &Path) -> Option<String> {
@@ -506,7 +517,7 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
         let data = match std::fs::read(cwd.join(f))
             .map_err(|e| e.to_string())
             .and_then(|b| {
-                serde_json::from_slice::<Value>(&b).map_err(|e| format!("invalid JSON: {e}"))
+                sweep_model::json_strict::parse_value(&b).map_err(|e| format!("invalid JSON: {e}"))
             }) {
             Ok(d) => d,
             Err(e) => {
@@ -683,6 +694,71 @@ mod tests {
         let o = run(&op, d.path());
         assert_ne!(o.code(), 2, "{}", text(&o));
         assert!(text(&o).contains("WARN: could not load thresholds from missing.yaml"));
+    }
+
+    /// Issue #34 item 3a/3b: a thresholds file that is not UTF-8 fell back
+    /// to the defaults with exit 0; it and one with a key twice are now an
+    /// error naming the file and the cause (exit 2), nothing checked.
+    #[test]
+    fn non_utf8_or_duplicate_key_thresholds_are_refused() {
+        let d = tempfile::tempdir().expect("tmp");
+        std::fs::write(
+            d.path().join("latin1.yaml"),
+            b"default:\n  gsm8k: 0.9 # caf\xe9\n",
+        )
+        .expect("w");
+        std::fs::write(
+            d.path().join("dup.yaml"),
+            "default:\n  gsm8k: 0.10\n  gsm8k: 0.99\n",
+        )
+        .expect("w");
+        std::fs::write(
+            d.path().join("dup.json"),
+            r#"{"default": {"gsm8k": 0.1, "gsm8k": 0.99}}"#,
+        )
+        .expect("w");
+        std::fs::write(
+            d.path().join("results_a.json"),
+            r#"{"results":{"gsm8k":{"exact_match,strict-match":0.93,"exact_match_stderr,strict-match":0.01}}}"#,
+        )
+        .expect("w");
+        let mut op = opts();
+        for (file, needle) in [
+            ("latin1.yaml", "ERROR: latin1.yaml: not UTF-8 text"),
+            (
+                "dup.yaml",
+                "ERROR: dup.yaml:3: duplicate key 'default.gsm8k' (first at line 2)",
+            ),
+            (
+                "dup.json",
+                "ERROR: dup.json:1: duplicate key 'default.gsm8k' (first at line 1)",
+            ),
+        ] {
+            op.thresholds = Some(file.into());
+            let o = run(&op, d.path());
+            assert_eq!(o.code(), 2, "{file}: {}", text(&o));
+            assert!(text(&o).contains(needle), "{file}: {}", text(&o));
+            assert!(!text(&o).contains("PASS"), "nothing checked: {}", text(&o));
+        }
+    }
+
+    /// Issue #34 item 3b: a result file with a key twice is a FAIL line
+    /// naming the key, not judged by the last value.
+    #[test]
+    fn result_file_with_a_key_twice_fails() {
+        let d = tempfile::tempdir().expect("tmp");
+        std::fs::write(
+            d.path().join("results_a.json"),
+            r#"{"results":{"gsm8k":{"exact_match,strict-match":0.10,"exact_match,strict-match":0.93}}}"#,
+        )
+        .expect("w");
+        let o = run(&opts(), d.path());
+        assert_eq!(o.code(), 1, "{}", text(&o));
+        assert!(
+            text(&o).contains(r#"FAIL: results_a.json: cannot read result file: invalid JSON: duplicate key "exact_match,strict-match" at $.results.gsm8k["exact_match,strict-match"]"#),
+            "{}",
+            text(&o)
+        );
     }
 
     #[test]

@@ -116,6 +116,114 @@ fn process_writes_row_and_sidecar_and_prints_the_row() {
     assert_eq!(power.power_metric_schema_version, 2);
 }
 
+/// Issue #34 item 2: figures and counts are refused where they enter,
+/// naming the key or variable (exit 1, an invalid result or run
+/// description), before anything is written. `1.7e308` once went through
+/// and hung compare's chart.
+#[test]
+fn process_refuses_out_of_range_throughput_and_counts_naming_the_key() {
+    let raw_text = raw_result().to_string();
+    for (raw, env, needle) in [
+        (
+            raw_text.replace(
+                "\"total_token_throughput\":800.0",
+                "\"total_token_throughput\":1.7e308",
+            ),
+            vec![],
+            "field 'total_token_throughput' is 1.7e308, above the limit of 1e12 (MAX_FIGURE)",
+        ),
+        (
+            raw_text.replace(
+                "\"output_throughput\":400.0",
+                "\"output_throughput\":-400.0",
+            ),
+            vec![],
+            "field 'output_throughput' is negative (-400)",
+        ),
+        (
+            raw_text.replace(
+                "\"output_throughput\":400.0",
+                "\"output_throughput\":\"nan\"",
+            ),
+            vec![],
+            "field 'output_throughput' is NaN, not a finite number",
+        ),
+        (
+            raw_text.replace("\"output_throughput\":400.0", "\"output_throughput\":900.0"),
+            vec![],
+            "field 'output_throughput' (900) is more than 'total_token_throughput' (800)",
+        ),
+        (
+            raw_text.replace("\"max_concurrency\":4", "\"max_concurrency\":0"),
+            vec![],
+            "field 'max_concurrency' must be a positive integer, found 0",
+        ),
+        (
+            raw_text.clone(),
+            vec![("TP", "0")],
+            "TP=0 must be a positive integer, found 0",
+        ),
+        (
+            raw_text.clone(),
+            vec![("TP", "-8")],
+            "TP=-8 must be a positive integer, found -8",
+        ),
+        (
+            raw_text.clone(),
+            vec![("EP_SIZE", "0")],
+            "EP_SIZE=0 must be a positive integer, found 0",
+        ),
+        (
+            raw_text.clone(),
+            vec![("PP_SIZE", "4611686018427387904")],
+            "PP_SIZE=4611686018427387904 is 4611686018427387904, above the limit of 1048576 (MAX_COUNT)",
+        ),
+    ] {
+        assert!(
+            !env.is_empty() || raw != raw_text,
+            "{needle}: the replacement must apply"
+        );
+        let sb = Sandbox::new();
+        sb.write(&format!("{RESULT}.json"), &raw);
+        let mut e = single_node_env();
+        for (k, v) in &env {
+            e.retain(|(n, _)| n != k);
+            e.push((k, v));
+        }
+        let out = sb.run(&["process"], &e);
+        assert_eq!(out.status.code(), Some(1), "{needle}: {}", text(&out));
+        assert!(text(&out).contains(needle), "{needle}: {}", text(&out));
+        assert_eq!(
+            sb.files(),
+            vec![format!("{RESULT}.json")],
+            "nothing written"
+        );
+    }
+}
+
+/// Issue #34 item 3b: a result with a key twice (the later value would
+/// win silently) is refused naming the key and its line; nothing written.
+#[test]
+fn process_refuses_a_result_with_a_key_twice() {
+    let sb = Sandbox::new();
+    let raw = raw_result().to_string().replace(
+        "\"total_token_throughput\":800.0",
+        "\"total_token_throughput\":800.0,\n\"total_token_throughput\":8e9",
+    );
+    sb.write(&format!("{RESULT}.json"), &raw);
+    let out = sb.run(
+        &["process"],
+        &[single_node_env(), vec![("GITHUB_ACTIONS", "true")]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!("::error file={RESULT}.json,line=2::process: benchmark result {RESULT}.json is not valid JSON: duplicate key \"total_token_throughput\" at $.total_token_throughput")),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(sb.files(), vec![format!("{RESULT}.json")]);
+}
+
 /// A latency named like an energy figure (`avg_power_w_ms` becomes
 /// `avg_power_w`) is dropped as the reference's power step drops it, and the
 /// power keys are the last ones written.
@@ -350,6 +458,53 @@ fn usage_errors_exit_2() {
     assert_eq!(sb.files(), vec!["agg_x.json"]);
 }
 
+/// Issue #34 item 1: a sweep whose legs all failed has nothing under
+/// `results/`; with the legs expected (flag or `INPUT_EXPECTED_LEGS`, as
+/// the action passes it) that is exit 1 naming both counts, and no
+/// `agg_bmk.json` for a later step to take for a finished sweep.
+#[test]
+fn aggregate_with_legs_expected_and_no_results_exits_1_and_writes_nothing() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.path().join("results")).expect("mkdir");
+    let actions = [("GITHUB_ACTIONS", "true")];
+    for (args, env) in [
+        (
+            &["aggregate", "results/", "bmk", "--expected-legs", "9"][..],
+            &actions[..],
+        ),
+        (
+            &["aggregate", "results/", "bmk"][..],
+            &[("INPUT_EXPECTED_LEGS", "9"), actions[0]][..],
+        ),
+    ] {
+        let out = sb.run(args, env);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        let t = text(&out);
+        assert!(
+            t.contains("results/: no results: the sweep scheduled 9 legs and 0 results arrived (0 result files read"),
+            "{t}"
+        );
+        assert!(
+            t.contains("::error file=results/::aggregate: results/: no results"),
+            "{t}"
+        );
+        assert_eq!(sb.files(), vec!["results"], "nothing written");
+    }
+    // No expectation: the reference's `[]`, exit 0.
+    let out = sb.run(&["aggregate", "results/", "bmk"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(sb.path().join("agg_bmk.json")).expect("read"),
+        "[]"
+    );
+    // Not a count: a usage error.
+    let out = sb.run(
+        &["aggregate", "results/", "bmk", "--expected-legs", "-1"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
 #[test]
 fn validate_scores_uses_model_prefix_from_env() {
     let sb = Sandbox::new();
@@ -462,15 +617,28 @@ fn evals_name_unparseable_files_and_fail_when_nothing_was_read() {
     );
 }
 
-/// Issue #16 point 8: a non-finite derived value (NaN or infinite
-/// throughput per GPU) is an error naming the field, not a `null` with
-/// exit 0.
+/// Issue #16 point 8: a non-finite throughput is an error naming the
+/// field, not a `null` with exit 0. Since #34 item 2 it is refused where it
+/// enters (the raw key, before any derived value), with huge and negative
+/// values.
 #[test]
-fn non_finite_derived_values_are_an_error_naming_the_field() {
-    for (total, output, field) in [
-        (json!("nan"), json!(400.0), "tput_per_gpu"),
-        (json!(1.0e308), json!(-1.0e308), "input_tput_per_gpu"),
-        (json!(800.0), json!("inf"), "output_tput_per_gpu"),
+fn non_finite_throughputs_are_an_error_naming_the_field() {
+    for (total, output, needle) in [
+        (
+            json!("nan"),
+            json!(400.0),
+            "field 'total_token_throughput' is NaN, not a finite number",
+        ),
+        (
+            json!(1.0e308),
+            json!(-1.0e308),
+            "field 'total_token_throughput' is 1e308, above the limit",
+        ),
+        (
+            json!(800.0),
+            json!("inf"),
+            "field 'output_throughput' is inf, not a finite number",
+        ),
     ] {
         let sb = Sandbox::new();
         let mut r = raw_result();
@@ -478,15 +646,11 @@ fn non_finite_derived_values_are_an_error_naming_the_field() {
         r["output_throughput"] = output;
         sb.write(&format!("{RESULT}.json"), &r.to_string());
         let out = sb.run(&["process"], &single_node_env());
-        assert!(!out.status.success(), "{field}: {}", text(&out));
-        assert!(
-            text(&out).contains(&format!("derived field '{field}'")),
-            "{field}: {}",
-            text(&out)
-        );
+        assert_eq!(out.status.code(), Some(1), "{needle}: {}", text(&out));
+        assert!(text(&out).contains(needle), "{needle}: {}", text(&out));
         assert!(
             !sb.path().join(format!("agg_{RESULT}.json")).exists(),
-            "{field}: no output"
+            "{needle}: no output"
         );
     }
 }

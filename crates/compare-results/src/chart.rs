@@ -41,7 +41,7 @@ pub const CHART_METRIC: &str = "tput_per_gpu";
 /// The interactivity field (tokens/s per user) and its fallback, the
 /// median time per output token in seconds.
 pub const INTERACTIVITY_METRIC: &str = "median_intvty";
-const TPOT_FALLBACK: &str = "median_tpot";
+pub const TPOT_FALLBACK: &str = "median_tpot";
 
 /// Matched points of one group with both values of the charted metric.
 pub struct GroupSeries<'a> {
@@ -249,11 +249,31 @@ fn mermaid_topology(label: &str, pts: &[&(&Topology, i64, f64, f64)]) -> String 
     )
 }
 
-/// A round upper bound for an axis (1, 2 or 5 times a power of ten).
+/// Largest value an axis is drawn to: ten times
+/// `sweep_model::ranges::MAX_FIGURE`, the largest figure the loaders let
+/// in, so every accepted row fits with the axis' 5 % head room, and far
+/// below where an axis bound (`1.05 ×`, the next power of ten) overflows.
+pub const MAX_AXIS: f64 = 10.0 * sweep_model::ranges::MAX_FIGURE;
+
+/// Smallest top of an axis: a chart of values below it (or of none) is
+/// drawn 0..1, as for no data; plotters' tick search is only safe on
+/// ranges of normal floats.
+pub const MIN_AXIS: f64 = 1e-6;
+
+/// Most tick labels on an axis. plotters' key-point search stops once a
+/// finer step would give more than this many, so on a finite axis from
+/// [`axis_top`] its loops are bounded by it.
+pub const MAX_TICKS: usize = 10;
+
+/// A round upper bound for an axis (1, 2 or 5 times a power of ten), for
+/// the largest value `v`: total (no value makes it loop or return a
+/// non-finite bound) and at most `MAX_AXIS` rounded up, at least 1 when
+/// there is nothing to show (`v` at or below [`MIN_AXIS`], NaN).
 fn nice_ceiling(v: f64) -> f64 {
-    if v <= 0.0 || !v.is_finite() {
+    if v.is_nan() || v <= MIN_AXIS {
         return 1.0;
     }
+    let v = v.min(MAX_AXIS);
     let mag = 10f64.powf(v.log10().floor());
     for step in [1.0, 2.0, 5.0, 10.0, 20.0] {
         if step * mag >= v * 1.05 {
@@ -261,6 +281,22 @@ fn nice_ceiling(v: f64) -> f64 {
         }
     }
     10.0 * mag
+}
+
+/// The top of a picture's axis for its largest value: [`nice_ceiling`],
+/// after refusing a value that is not finite or beyond [`MAX_AXIS`] (the
+/// loaders refuse such figures; this keeps the drawing from ever getting
+/// one). The error names the axis.
+///
+/// # Errors
+/// `v` is NaN, infinite or above [`MAX_AXIS`].
+pub fn axis_top(v: f64, axis: &str) -> Result<f64, ChartError> {
+    if v.is_nan() || v > MAX_AXIS {
+        return Err(ChartError(format!(
+            "the {axis} axis would reach {v:e}, beyond the limit of {MAX_AXIS:e} (MAX_AXIS): a figure out of range reached the chart"
+        )));
+    }
+    Ok(nice_ceiling(v))
 }
 
 /// (baseline, new) colours per topology: a light and a dark shade of one
@@ -506,9 +542,14 @@ fn draw_frontier_panel<DB: DrawingBackend>(
         .margin(12)
         .x_label_area_size(50)
         .y_label_area_size(80)
-        .build_cartesian_2d(0.0..(xmax * 1.1).max(1.0), 0.0..nice_ceiling(ymax))?;
+        .build_cartesian_2d(
+            0.0..axis_top(xmax, "interactivity")?,
+            0.0..axis_top(ymax, "tput/GPU")?,
+        )?;
     chart
         .configure_mesh()
+        .x_labels(MAX_TICKS)
+        .y_labels(MAX_TICKS)
         .x_desc("interactivity (tok/s/user, 1 / median TPOT)")
         .y_desc("tput/GPU (tok/s)")
         .x_label_formatter(&|x| format!("{x:.0}"))
@@ -590,12 +631,13 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
         (lo / 1.25, hi * 1.25)
     };
     let lo = lo.max(0.5);
-    let ymax = nice_ceiling(
+    let ymax = axis_top(
         g.points
             .iter()
             .map(|p| p.2.max(p.3))
             .fold(0.0_f64, f64::max),
-    );
+        "tput/GPU",
+    )?;
     let mut chart = ChartBuilder::on(area)
         .caption(
             format!("{}: tput/GPU vs concurrency", g.group.title()),
@@ -607,6 +649,8 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
         .build_cartesian_2d((lo..hi).log_scale().base(2.0), 0.0..ymax)?;
     chart
         .configure_mesh()
+        .x_labels(MAX_TICKS)
+        .y_labels(MAX_TICKS)
         .x_desc("concurrency")
         .y_desc("tput/GPU (tok/s)")
         .x_label_formatter(&|x| format!("{}", x.round()))
@@ -690,6 +734,57 @@ mod tests {
         assert_eq!(nice_ceiling(1705.0), 2000.0);
         assert_eq!(nice_ceiling(96.0), 200.0);
         assert_eq!(nice_ceiling(0.0), 1.0);
+    }
+
+    /// Issue #34 item 2: `1.7e308` made the bound infinite and plotters'
+    /// tick search never ended. Every input gives a finite bound, and the
+    /// ticks plotters draws on it are at most [`MAX_TICKS`] + 1.
+    #[test]
+    fn axes_are_finite_and_their_ticks_bounded_for_any_value() {
+        use plotters::coord::ranged1d::{KeyPointHint, Ranged};
+        let values = [
+            1.7e308,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            MAX_AXIS,
+            1e12,
+            0.0,
+            -0.0,
+            -5.0,
+            -1e308,
+            1e-300,
+            f64::MIN_POSITIVE,
+            5e-324,
+            MIN_AXIS,
+            2e-6,
+            0.37,
+            16866.6,
+        ];
+        for v in values {
+            let top = nice_ceiling(v);
+            assert!((1e-6..=2.0 * MAX_AXIS).contains(&top), "{v}: {top}");
+            let axis: plotters::coord::types::RangedCoordf64 = (0.0..top).into();
+            let ticks = axis.key_points(MAX_TICKS);
+            assert!(
+                !ticks.is_empty() && ticks.len() <= MAX_TICKS + 1,
+                "{v}: {ticks:?}"
+            );
+            assert!(MAX_TICKS.max_num_points() == MAX_TICKS);
+        }
+        // The drawing refuses what no loader lets in, naming the axis.
+        for v in [1.7e308, f64::INFINITY, f64::NAN, 2.0 * MAX_AXIS] {
+            let e = axis_top(v, "tput/GPU").expect_err("out of range");
+            assert!(
+                e.to_string().contains("the tput/GPU axis would reach"),
+                "{e}"
+            );
+            assert!(e.to_string().contains("MAX_AXIS"), "{e}");
+        }
+        for v in [0.0, -1.0, f64::NEG_INFINITY, 1e-300, 1e12, MAX_AXIS] {
+            assert!(axis_top(v, "x").is_ok(), "{v}");
+        }
     }
 
     fn s(conc: i64, interactivity: f64, tput: f64) -> Sample {

@@ -199,11 +199,13 @@ async fn query_all(url: &str, new: &[Row], runs: i64) -> Result<Vec<Row>, Compar
                 "compare-results:   -> matched model={db_model} date={date} tput_per_gpu={}",
                 metrics.get("tput_per_gpu").unwrap_or(&Value::Null)
             );
-            out.push(Row {
+            let row = Row {
                 key: k.clone(),
                 metrics,
                 origin,
-            });
+            };
+            crate::load::check_row(&row, crate::load::RowFormat::Db)?;
+            out.push(row);
         }
     }
     eprintln!(

@@ -3,6 +3,13 @@
 //! of `collect-results aggregate`), objects and (nested) arrays
 //! flattened into rows. Rows of the agentic scenario are left out, as the
 //! reference compare does.
+//!
+//! Every row, new or baseline, from a file, the benchmarks API or the
+//! database, is checked where it enters ([`check_row`]): its counts
+//! (concurrency, parallelism sizes, workers, GPUs) and every figure compare
+//! reads (the metrics of every set, interactivity) must lie in the ranges
+//! of `sweep_model::ranges`, so no sum, ratio or chart axis made from them
+//! can be infinite. A row outside is an error naming its origin and key.
 
 use std::path::Path;
 
@@ -12,7 +19,9 @@ use sweep_model::tree::json_files;
 
 use crate::CompareError;
 use crate::compare::Row;
-use crate::key::{Origin, key_from_agg, key_from_api};
+use crate::key::{Origin, PointKey, Topology, key_from_agg, key_from_api};
+use crate::{chart, metrics};
+use sweep_model::ranges::{self, RangeError};
 
 /// Parsed objects with where each came from.
 pub type Objects = Vec<(Map<String, Value>, Origin)>;
@@ -28,9 +37,10 @@ pub enum BaselineFormat {
     Api,
 }
 
-/// Parses JSON text, turning errors into `path:line:column` messages.
+/// Parses JSON text, turning errors into `path:line:column` messages; a
+/// key twice in one object is one (`sweep_model::json_strict`).
 pub fn parse_json(text: &str, path: &str) -> Result<Value, CompareError> {
-    serde_json::from_str(text).map_err(|e| CompareError::Json {
+    sweep_model::json_strict::parse_str(text).map_err(|e| CompareError::Json {
         path: path.to_string(),
         line: e.line(),
         column: e.column(),
@@ -130,23 +140,150 @@ fn is_api_row(m: &Map<String, Value>) -> bool {
     m.contains_key("hardware") && matches!(m.get("metrics"), Some(Value::Object(_)))
 }
 
-/// Rows of a new sweep (agg rows).
+/// Where a row's fields come from, for the key names in errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowFormat {
+    /// An `agg_bmk.json` row: every field at the top level.
+    Agg,
+    /// A benchmarks-API row: the key columns at the top level
+    /// (`prefill_tp`), the figures and the PP/DCP/PCP sizes in `metrics`.
+    Api,
+    /// A database row: the key is the new row's, the figures are `metrics`.
+    Db,
+}
+
+/// The counts of a point key with their names in `format`, and whether 0
+/// is allowed (the decode side of a multi-node run without decode GPUs).
+fn counts(key: &PointKey, format: RowFormat) -> Vec<(&'static str, i64, bool)> {
+    let api = format == RowFormat::Api;
+    let mut out = vec![("conc", key.conc, false)];
+    match &key.topology {
+        Topology::Single {
+            tp,
+            ep,
+            pp,
+            dcp_size,
+            pcp_size,
+            ..
+        } => {
+            let (tp_k, ep_k, pp_k, dcp_k, pcp_k) = if api {
+                (
+                    "prefill_tp",
+                    "prefill_ep",
+                    "metrics.pp",
+                    "metrics.dcp_size",
+                    "metrics.pcp_size",
+                )
+            } else {
+                ("tp", "ep", "pp", "dcp_size", "pcp_size")
+            };
+            out.extend([
+                (tp_k, *tp, false),
+                (ep_k, *ep, false),
+                (pp_k, *pp, false),
+                (dcp_k, *dcp_size, false),
+                (pcp_k, *pcp_size, false),
+            ]);
+        }
+        Topology::Multi {
+            prefill,
+            decode,
+            num_prefill_gpu,
+            num_decode_gpu,
+        } => {
+            let no_decode = *num_decode_gpu == 0;
+            out.extend([
+                ("prefill_tp", prefill.tp, false),
+                ("prefill_ep", prefill.ep, false),
+                ("prefill_num_workers", prefill.num_workers, false),
+                ("num_prefill_gpu", *num_prefill_gpu, false),
+                ("decode_tp", decode.tp, no_decode),
+                ("decode_ep", decode.ep, no_decode),
+                ("decode_num_workers", decode.num_workers, no_decode),
+                ("num_decode_gpu", *num_decode_gpu, true),
+            ]);
+        }
+    }
+    out
+}
+
+/// Every figure compare reads from a row: the metrics of every set and
+/// the chart's interactivity and its fallback.
+fn figure_keys() -> Vec<&'static str> {
+    let mut keys = metrics::known_keys();
+    for k in [chart::INTERACTIVITY_METRIC, chart::TPOT_FALLBACK] {
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys
+}
+
+/// Checks one row where it enters: counts in `1..=MAX_COUNT` (0 allowed
+/// for the decode side without decode GPUs) and every figure compare reads
+/// finite, not negative and at most `MAX_FIGURE`. A figure given as a
+/// string is read as compare reads it (a numeric string is a number; any
+/// other string is "no value", as before).
+///
+/// # Errors
+/// The first count or figure out of range, naming the row and the key
+/// (`metrics.<key>` for an API row's figures).
+pub fn check_row(row: &Row, format: RowFormat) -> Result<(), CompareError> {
+    let err = |key: String, e: RangeError| CompareError::Row {
+        origin: row.origin.to_string(),
+        key,
+        cause: e.to_string(),
+    };
+    if format != RowFormat::Db {
+        for (key, n, zero_ok) in counts(&row.key, format) {
+            let rule = if zero_ok {
+                ranges::non_negative
+            } else {
+                ranges::positive
+            };
+            rule(n).map_err(|e| err(key.to_owned(), e))?;
+        }
+    }
+    for key in figure_keys() {
+        let x = match row.metrics.get(key) {
+            Some(Value::Number(n)) => n.as_f64(),
+            Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
+            _ => None,
+        };
+        if let Some(x) = x {
+            ranges::figure(x).map_err(|e| {
+                let name = if format == RowFormat::Agg {
+                    key.to_owned()
+                } else {
+                    format!("metrics.{key}")
+                };
+                err(name, e)
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Rows of a new sweep (agg rows), each checked ([`check_row`]).
 pub fn agg_rows(objects: Objects) -> Result<Vec<Row>, CompareError> {
     objects
         .into_iter()
         .filter(|(m, _)| !is_agentic(m))
         .map(|(m, origin)| {
-            Ok(Row {
+            let row = Row {
                 key: key_from_agg(&m, &origin)?,
                 metrics: m,
                 origin,
-            })
+            };
+            check_row(&row, RowFormat::Agg)?;
+            Ok(row)
         })
         .collect()
 }
 
-/// Baseline rows in the given format. API rows of another benchmark type
-/// than `single_turn` (and agentic rows without ISL/OSL) are left out.
+/// Baseline rows in the given format, each checked ([`check_row`]). API
+/// rows of another benchmark type than `single_turn` (and agentic rows
+/// without ISL/OSL) are left out.
 pub fn baseline_rows(objects: Objects, format: BaselineFormat) -> Result<Vec<Row>, CompareError> {
     let mut out = Vec::new();
     for (m, origin) in objects {
@@ -175,17 +312,21 @@ pub fn baseline_rows(objects: Objects, format: BaselineFormat) -> Result<Vec<Row
                     });
                 }
             };
-            out.push(Row {
+            let row = Row {
                 key,
                 metrics,
                 origin,
-            });
+            };
+            check_row(&row, RowFormat::Api)?;
+            out.push(row);
         } else if !is_agentic(&m) {
-            out.push(Row {
+            let row = Row {
                 key: key_from_agg(&m, &origin)?,
                 metrics: m,
                 origin,
-            });
+            };
+            check_row(&row, RowFormat::Agg)?;
+            out.push(row);
         }
     }
     Ok(out)

@@ -316,14 +316,45 @@ fn parse_fraction(s: &str) -> Option<f64> {
     (v.is_finite() && v >= 0.0).then_some(v)
 }
 
+/// A policy or thresholds file: JSON, else YAML. A key twice in one
+/// object or mapping is refused (JSON's with line and column, YAML's with
+/// its key path and both lines), never read as its last value.
 fn read_structured(path: &Path) -> Result<Value> {
     let text = std::fs::read_to_string(path).map_err(io(format!("reading {}", path.display())))?;
     let name = path.display().to_string();
-    if let Ok(v) = serde_json::from_str::<Value>(&text) {
-        return Ok(v);
+    match sweep_model::json_strict::parse_str(&text) {
+        Ok(v) => return Ok(v),
+        Err(e) if sweep_model::json_strict::is_duplicate_key(&e) => {
+            return Err(CompareError::Json {
+                path: name,
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            }
+            .into());
+        }
+        Err(_) => {}
     }
-    let doc = sweep_model::yaml::load_file(path)
-        .map_err(|source| RunError::Yaml { file: name, source })?;
+    let doc = sweep_model::yaml::load_file(path).map_err(|source| RunError::Yaml {
+        file: name.clone(),
+        source,
+    })?;
+    if let Some(d) = doc.duplicate_keys().first() {
+        return Err(RunError::Yaml {
+            file: name,
+            source: sweep_model::yaml::YamlError {
+                path: None,
+                message: format!(
+                    "duplicate key '{}' (first at line {}): each key may appear once in a mapping",
+                    sweep_model::yaml::dotted(&d.path),
+                    d.first_line
+                ),
+                line: d.line,
+                column: 1,
+                unreadable: false,
+            },
+        });
+    }
     Ok(doc.into_value())
 }
 
@@ -673,16 +704,20 @@ pub fn report_json(
 /// publish-charts action.
 pub const CHARTS_MANIFEST: &str = "charts.json";
 
-/// One PNG per configuration and the manifest; returns how many PNGs.
-/// Each file is written whole (temp file, then rename); the manifest last,
-/// so a manifest never names a missing picture.
-fn write_charts(
-    dir: &Path,
+/// The files of `--charts-dir`, drawn and encoded, not yet written: one
+/// PNG per configuration, then the manifest.
+struct RenderedCharts {
+    files: Vec<(String, Vec<u8>)>,
+    pictures: usize,
+}
+
+/// Draws one PNG per configuration and the manifest, in memory (a
+/// picture that cannot be drawn fails the run before anything is written).
+fn render_charts(
     comparison: &Comparison,
     new_rows: &[Row],
     baseline_rows: &[Row],
-) -> Result<usize> {
-    std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+) -> Result<RenderedCharts> {
     let charts = chart::group_svgs(comparison, new_rows, baseline_rows).map_err(|source| {
         RunError::Chart {
             what: "drawing the charts",
@@ -690,16 +725,16 @@ fn write_charts(
         }
     })?;
     let mut listed = Vec::with_capacity(charts.len());
+    let mut files = Vec::with_capacity(charts.len() + 1);
     for c in &charts {
         let file = format!("{}.png", c.stem);
         let bytes = crate::png::render(&c.svg).map_err(|source| RunError::Png {
             title: c.title.clone(),
             source,
         })?;
-        let path = dir.join(&file);
-        sweep_model::fsio::write_atomic(&path, &bytes).map_err(writing(&path))?;
         listed
             .push(json!({"configuration": c.title, "file": file, "regressed_points": c.regressed}));
+        files.push((file, bytes));
     }
     let doc = json!({"schema_version": 1, "charts": listed});
     let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|source| RunError::Json {
@@ -707,9 +742,23 @@ fn write_charts(
         source,
     })?;
     bytes.push(b'\n');
-    let path = dir.join(CHARTS_MANIFEST);
-    sweep_model::fsio::write_atomic(&path, &bytes).map_err(writing(&path))?;
-    Ok(charts.len())
+    files.push((CHARTS_MANIFEST.to_owned(), bytes));
+    Ok(RenderedCharts {
+        files,
+        pictures: charts.len(),
+    })
+}
+
+/// Writes the rendered charts into `dir`, each file whole (temp file, then
+/// rename); the manifest last, so a manifest never names a missing
+/// picture.
+fn write_charts(dir: &Path, charts: &RenderedCharts) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+    for (file, bytes) in &charts.files {
+        let path = dir.join(file);
+        sweep_model::fsio::write_atomic(&path, bytes).map_err(writing(&path))?;
+    }
+    Ok(())
 }
 
 /// Runs one comparison.
@@ -786,6 +835,47 @@ pub fn run(opts: &Options) -> Result<Outcome> {
         _ => (report::markdown(&input)?, report::markdown_full(&input)?),
     };
 
+    // Every output is made before the first is written: a chart that
+    // cannot be drawn (or a report that cannot be serialised) leaves no
+    // compare.md or compare.json behind that would read as a finished
+    // comparison.
+    let json_path = given(&opts.json);
+    let json_bytes = match &json_path {
+        None => None,
+        Some(_) => {
+            let doc = report_json(
+                &comparison,
+                baseline.source,
+                baseline.path().as_deref(),
+                &baseline.paths,
+                &baseline.label,
+                &new_path.display().to_string(),
+                &eval_rows,
+            );
+            let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|source| RunError::Json {
+                what: "the JSON report",
+                source,
+            })?;
+            bytes.push(b'\n');
+            Some(bytes)
+        }
+    };
+    let svg_path = given(&opts.svg);
+    let svg = match &svg_path {
+        None => None,
+        Some(_) => chart::svg(&comparison, &new_rows, &baseline.rows).map_err(|source| {
+            RunError::Chart {
+                what: "drawing the chart",
+                source,
+            }
+        })?,
+    };
+    let charts_dir = given(&opts.charts_dir);
+    let charts = match &charts_dir {
+        None => None,
+        Some(_) => Some(render_charts(&comparison, &new_rows, &baseline.rows)?),
+    };
+
     for (path, text) in [
         (given(&opts.markdown), &markdown),
         (given(&opts.full_markdown), &full_markdown),
@@ -794,43 +884,20 @@ pub fn run(opts: &Options) -> Result<Outcome> {
             sweep_model::fsio::write_atomic(&p, text.as_bytes()).map_err(writing(&p))?;
         }
     }
-    let json_path = given(&opts.json);
-    if let Some(p) = &json_path {
-        let doc = report_json(
-            &comparison,
-            baseline.source,
-            baseline.path().as_deref(),
-            &baseline.paths,
-            &baseline.label,
-            &new_path.display().to_string(),
-            &eval_rows,
-        );
-        let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|source| RunError::Json {
-            what: "the JSON report",
-            source,
-        })?;
-        bytes.push(b'\n');
-        sweep_model::fsio::write_atomic(p, &bytes).map_err(writing(p))?;
+    if let (Some(p), Some(bytes)) = (&json_path, &json_bytes) {
+        sweep_model::fsio::write_atomic(p, bytes).map_err(writing(p))?;
     }
-    let svg_path = given(&opts.svg);
-    if let Some(p) = svg_path {
-        let drawn = chart::svg(&comparison, &new_rows, &baseline.rows).map_err(|source| {
-            RunError::Chart {
-                what: "drawing the chart",
-                source,
-            }
-        })?;
-        match drawn {
-            Some(svg) => {
-                sweep_model::fsio::write_atomic(&p, svg.as_bytes()).map_err(writing(&p))?
-            }
+    if let Some(p) = &svg_path {
+        match &svg {
+            Some(svg) => sweep_model::fsio::write_atomic(p, svg.as_bytes()).map_err(writing(p))?,
             None => eprintln!("compare-results: no matched tput/GPU points, no SVG written"),
         }
     }
-    if let Some(dir) = given(&opts.charts_dir) {
-        let n = write_charts(&dir, &comparison, &new_rows, &baseline.rows)?;
+    if let (Some(dir), Some(charts)) = (&charts_dir, &charts) {
+        write_charts(dir, charts)?;
         eprintln!(
-            "compare-results: {n} PNG chart(s) and charts.json written to {}",
+            "compare-results: {} PNG chart(s) and charts.json written to {}",
+            charts.pictures,
             dir.display()
         );
     }

@@ -541,6 +541,143 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
+/// Issue #34 item 2: a baseline row with `tput_per_gpu: 1.7e308` made the
+/// chart's axis infinite and the run hang after compare.json/compare.md
+/// were written. Now the row is refused where it enters, naming the file,
+/// the row and the key (exit 2, bad input), and no output is written; the
+/// same for a negative throughput, a zero TP and such rows of the new run
+/// or of an API baseline.
+#[test]
+fn out_of_range_figures_and_counts_are_refused_before_any_output() {
+    let (base, new) = small_runs();
+    let cases: Vec<(&str, Value, &str)> = vec![
+        (
+            "base",
+            json!({"tput_per_gpu": 1.7e308}),
+            "base/agg_bmk.json[1]: key 'tput_per_gpu': is 1.7e308, above the limit of 1e12 (MAX_FIGURE)",
+        ),
+        (
+            "base",
+            json!({"output_tput_per_gpu": -5.0}),
+            "base/agg_bmk.json[1]: key 'output_tput_per_gpu': is negative (-5)",
+        ),
+        (
+            "base",
+            json!({"median_intvty": "inf"}),
+            "base/agg_bmk.json[1]: key 'median_intvty': is inf, not a finite number",
+        ),
+        (
+            "base",
+            json!({"tp": 0}),
+            "base/agg_bmk.json[1]: key 'tp': must be a positive integer, found 0",
+        ),
+        (
+            "new",
+            json!({"conc": -8}),
+            "new/agg_bmk.json[1]: key 'conc': must be a positive integer, found -8",
+        ),
+    ];
+    for (side, patch, needle) in cases {
+        let (mut b, mut n) = (base.clone(), new.clone());
+        let rows = if side == "base" { &mut b } else { &mut n };
+        for (k, v) in patch.as_object().expect("patch") {
+            rows[1][k] = v.clone();
+        }
+        let f = Fixture::new(&b, &n);
+        let o = run(f
+            .compare()
+            .arg("--markdown")
+            .arg(f.path("out/compare.md"))
+            .arg("--charts-dir")
+            .arg(f.path("out/charts")));
+        assert_eq!(o.status.code(), Some(2), "{needle}: {}", stderr(&o));
+        let err = stderr(&o).replace(&format!("{}/", f.path("").display()), "");
+        assert!(err.contains(needle), "{needle}: {err}");
+        let written: Vec<_> = std::fs::read_dir(f.path("out"))
+            .expect("out")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert!(written.is_empty(), "{needle}: no output, found {written:?}");
+    }
+    // An API baseline names the key inside `metrics`.
+    let f = Fixture::new(&base, &new);
+    let mut api = api_rows(&base[..4]);
+    api[2]["metrics"]["tput_per_gpu"] = json!(1.7e308);
+    f.write("api.json", &api);
+    let o = run(cmd()
+        .arg("--new")
+        .arg(f.path("new/agg_bmk.json"))
+        .arg("--baseline")
+        .arg(f.path("api.json"))
+        .arg("--json")
+        .arg(f.path("api-out.json")));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("api.json[2]: key 'metrics.tput_per_gpu': is 1.7e308, above the limit"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!f.path("api-out.json").exists());
+}
+
+/// Issue #34 item 3b: a key twice in one object of a baseline, a new run
+/// or a thresholds file is refused naming the file, line and key (exit 2),
+/// never read as its last value; no output is written.
+#[test]
+fn a_key_twice_in_an_input_is_refused() {
+    let (base, new) = small_runs();
+    let f = Fixture::new(&base, &new);
+    let text = serde_json::to_string_pretty(&json!(base)).expect("json");
+    let dup = text.replacen(
+        "\"tput_per_gpu\": 1000.0,",
+        "\"tput_per_gpu\": 1000.0,\n    \"tput_per_gpu\": 1.0,",
+        1,
+    );
+    assert_ne!(dup, text);
+    std::fs::write(f.path("base/agg_bmk.json"), &dup).expect("write");
+    let o = run(&mut f.compare());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("base/agg_bmk.json:")
+            && stderr(&o)
+                .contains("invalid JSON: duplicate key \"tput_per_gpu\" at $[0].tput_per_gpu"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!f.path("out/compare.json").exists());
+    // A thresholds file, YAML or JSON.
+    let f = Fixture::new(&base, &new);
+    for (name, body, needle) in [
+        (
+            "t.yaml",
+            "default:\n  gsm8k: 0.1\n  gsm8k: 0.9\n",
+            "t.yaml: line 3, column 1: duplicate key 'default.gsm8k' (first at line 2)",
+        ),
+        (
+            "t.json",
+            "{\"default\": {\"gsm8k\": 0.1, \"gsm8k\": 0.9}}",
+            "t.json:1:",
+        ),
+    ] {
+        std::fs::write(f.path(name), body).expect("write");
+        let o = run(f.compare().arg("--thresholds").arg(f.path(name)));
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{name}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("duplicate key"),
+            "{name}: {}",
+            stderr(&o)
+        );
+        assert!(!f.path("out/compare.json").exists());
+    }
+    // A thresholds file that is not UTF-8: refused with the file and cause.
+    std::fs::write(f.path("t.yaml"), b"default:\n  gsm8k: 0.9 # caf\xe9\n").expect("write");
+    let o = run(f.compare().arg("--thresholds").arg(f.path("t.yaml")));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("t.yaml"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("valid UTF-8"), "{}", stderr(&o));
+}
+
 #[test]
 fn seed_injected_regression_lists_the_point() {
     let Some(dir) = seed_fixture() else { return };

@@ -393,7 +393,10 @@ fn priority_annotates_jobs() {
     .unwrap();
     std::fs::write(
         c.path("in.json"),
-        r#"[{"runner":"a","framework":"f","prefill":{}}, {"x":1}]"#,
+        // An object that is not a row is refused since #34 (see
+        // priority_refuses_a_list_object_that_is_not_a_matrix_row); a
+        // scalar passes unchanged.
+        r#"[{"runner":"a","framework":"f","prefill":{}}, "x"]"#,
     )
     .unwrap();
     let p = c.path("policy.yaml");
@@ -408,7 +411,7 @@ fn priority_annotates_jobs() {
     let v = stdout_json(&out);
     assert_eq!(v[0]["priority"], json!("1.500"));
     assert_eq!(v[0]["queue-token"].as_str().unwrap().len(), 32);
-    assert_eq!(v[1], json!({"x":1}));
+    assert_eq!(v[1], json!("x"));
 }
 
 #[test]
@@ -547,6 +550,45 @@ fn priority_refuses_input_that_is_not_a_matrix() {
         );
         assert!(stderr.contains(got), "{input}: {got}: {stderr}");
     }
+}
+
+/// Issue #34 item 3d: a list of objects that are not matrix rows passed
+/// unchanged (exit 0, nothing scored); now the first such object is
+/// refused (exit 1) naming its index and the keys it lacks, and nothing
+/// is printed.
+#[test]
+fn priority_refuses_a_list_object_that_is_not_a_matrix_row() {
+    let c = Case::new("");
+    let job = json!({"runner": "a", "framework": "f"});
+    for (input, needle) in [
+        (
+            json!([{"foo": 1}, {"bar": 2}]),
+            "in.json[0]: not a matrix row: missing 'runner' and 'framework'",
+        ),
+        (
+            json!([job, {"runner": "b"}]),
+            "in.json[1]: not a matrix row: missing 'framework'",
+        ),
+        (
+            json!([job, "x", {"framework": "f", "tp": 8}]),
+            "in.json[2]: not a matrix row: missing 'runner'",
+        ),
+        (
+            json!([{}]),
+            "in.json[0]: not a matrix row: missing 'runner' and 'framework'",
+        ),
+    ] {
+        let out = priority_on(&c, &input.to_string());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{input}: {stderr}");
+        assert!(out.stdout.is_empty(), "{input}: nothing on stdout");
+        assert!(stderr.contains(needle), "{input}: {needle}: {stderr}");
+    }
+    // Rows, scalars and an empty list still pass.
+    let v = stdout_json(&priority_on(&c, &json!([job, 17, "x"]).to_string()));
+    assert_eq!(v[0]["priority"], json!("1.000"));
+    assert_eq!(v[1], json!(17));
+    assert_eq!(stdout_json(&priority_on(&c, "[]")), json!([]));
 }
 
 #[test]

@@ -9,7 +9,9 @@
 //! - the legs' "Verify eval scores" steps check against the repository's
 //!   `utils/evals/thresholds.yaml` when it exists, as the reference does;
 //! - `actions/collect-results` runs `validate-agentic` and
-//!   `validate-agentic-results` (and passes validate-scores' flags);
+//!   `validate-agentic-results` (and passes validate-scores' flags), and
+//!   the collect-results job's aggregate fails on a sweep whose legs all
+//!   failed (the legs setup scheduled, passed as `expected-legs`);
 //! - `actions/compare-results` passes `baseline-runs` and `repeats`, and
 //!   several baselines one per line.
 
@@ -685,6 +687,54 @@ fn collect_results_action_passes_validate_scores_flags() {
         run.text().contains("unknown command 'validate-everything'"),
         "{}",
         run.text()
+    );
+}
+
+/// Issue #34 item 1: every leg failed, so the download of `bmk_*` finds
+/// nothing and succeeds; the Aggregate step, with the leg count setup
+/// scheduled, fails (exit 1, both counts named) instead of writing `[]`,
+/// and collect-results' failure keeps ingest off (chain.rs checks the
+/// `if:`).
+#[test]
+fn collect_results_job_fails_when_no_leg_left_a_result() {
+    let wf = load(".github/workflows/run-sweep.yml");
+    let job = &wf["jobs"]["collect-results"];
+    let st = step(job, "Aggregate");
+    let ctx = json!({"needs": {"setup": {"result": "success", "outputs": {"legs": "9"}}}});
+    let with: Vec<(String, String)> = st["with"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
+        .collect();
+    let inputs: Vec<(&str, &str)> = with.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert!(inputs.contains(&("expected-legs", "9")), "{inputs:?}");
+    let tmp = test_kit::temp_dir();
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("results")).unwrap();
+    let run = run_action("collect-results", &inputs, dir, &[]);
+    assert_eq!(run.code(), Some(1), "{}", run.text());
+    assert!(
+        run.text()
+            .contains("the sweep scheduled 9 legs and 0 results arrived"),
+        "{}",
+        run.text()
+    );
+    assert!(!dir.join("agg_bmk.json").exists());
+    // One leg's result is a sweep to aggregate.
+    write(
+        dir,
+        "results/bmk_a/agg_a.json",
+        &agg_row("b200", 4, 100.0).to_string(),
+    );
+    let run = run_action("collect-results", &inputs, dir, &[]);
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    assert_eq!(
+        read_json(&dir.join("agg_bmk.json"))
+            .as_array()
+            .unwrap()
+            .len(),
+        1
     );
 }
 

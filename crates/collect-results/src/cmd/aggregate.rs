@@ -6,9 +6,19 @@ use sweep_cli::{Failure, Outcome};
 
 use super::step_summary;
 
-pub(crate) fn run_aggregate(results_dir: &str, exp_name: &str) -> Outcome {
+pub(crate) fn run_aggregate(
+    results_dir: &str,
+    exp_name: &str,
+    expected_legs: Option<u64>,
+) -> Outcome {
     // Relative paths keep error messages as the user wrote them.
-    let report = aggregate::run(Path::new(results_dir), exp_name, Path::new("")).map_err(|e| {
+    let report = aggregate::run(
+        Path::new(results_dir),
+        exp_name,
+        Path::new(""),
+        expected_legs,
+    )
+    .map_err(|e| {
         let (file, line) = e.location();
         let file = file.map(str::to_owned);
         Failure::from(e)

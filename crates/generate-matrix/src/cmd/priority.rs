@@ -5,6 +5,7 @@ use std::io::{BufWriter, Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::PathBuf;
 
 use clap::Args;
+use serde_json::value::RawValue;
 use sweep_cli::{Failure, Outcome, ResultExt as _};
 use sweep_matrix::priority;
 
@@ -70,6 +71,7 @@ pub(crate) fn run_priority(a: &PriorityArgs) -> Result<std::fs::File, Failure> {
             ("stdin".to_string(), s)
         }
     };
+    check_list_rows(&text, &source)?;
     let ctx = priority::Context {
         event_name: a.event_name.clone(),
         labels,
@@ -96,6 +98,50 @@ pub(crate) fn run_priority(a: &PriorityArgs) -> Result<std::fs::File, Failure> {
         .or_failed()
         .map_err(|f| f.context("cannot read back a temporary file"))?;
     Ok(file)
+}
+
+/// The keys that make an object a matrix row (a job `priority` scores).
+const ROW_KEYS: [&str; 2] = ["runner", "framework"];
+
+/// A matrix list (the payload is a JSON array) holds matrix rows: an
+/// object element without `runner` or `framework` would pass unscored and
+/// unchanged, so it is refused (exit 1), naming its index and the missing
+/// keys. Scalar elements still pass unchanged, as a recorded case of the
+/// reference has them. A payload that does not parse is left to the
+/// annotator, which names the JSON error.
+fn check_list_rows(text: &str, source: &str) -> Result<(), Failure> {
+    if !text.trim_start().starts_with('[') {
+        return Ok(());
+    }
+    let Ok(items) = serde_json::from_str::<Vec<&RawValue>>(text) else {
+        return Ok(());
+    };
+    for (i, item) in items.iter().enumerate() {
+        if !item.get().starts_with('{') {
+            continue;
+        }
+        // Only the keys are read (the values stay raw text).
+        let keys: std::collections::HashMap<String, &RawValue> =
+            serde_json::from_str(item.get()).or_failed()?;
+        let missing: Vec<&str> = ROW_KEYS
+            .into_iter()
+            .filter(|k| !keys.contains_key(*k))
+            .collect();
+        refuse_row(source, i, &missing)?;
+    }
+    Ok(())
+}
+
+fn refuse_row(source: &str, index: usize, missing: &[&str]) -> Result<(), Failure> {
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = missing.iter().map(|k| format!("'{k}'")).collect();
+    Err(Failure::rejected_msg(format!(
+        "{source}[{index}]: not a matrix row: missing {} (a matrix list holds rows with {})",
+        names.join(" and "),
+        ROW_KEYS.map(|k| format!("'{k}'")).join(" and ")
+    )))
 }
 
 /// Runs `priority`: the annotated payload on stdout (one line of compact
