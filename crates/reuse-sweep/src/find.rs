@@ -140,7 +140,8 @@ pub struct Finder<'a> {
     repo: String,
     commits: HashMap<i64, Vec<Value>>,
     artifacts: HashMap<i64, BTreeSet<String>>,
-    permissions: HashMap<String, bool>,
+    /// Per login: may authorise, and the role it holds (for the log).
+    permissions: HashMap<String, (bool, String)>,
 }
 
 impl<'a> Finder<'a> {
@@ -345,10 +346,13 @@ impl<'a> Finder<'a> {
         comments.sort_by_key(|c| python_str_or_empty(c.get("created_at")));
         for c in comments.iter().rev() {
             let body = python_str_or_empty(c.get("body"));
+            // Cheapest first: an over-long body is no command; then who
+            // wrote it (one cached lookup per login); only a writer's
+            // comment is parsed at all.
+            if !command::within_limit(&body) || !self.may_authorise(c, &body)? {
+                continue;
+            }
             if let Some(found) = command::last_command(&body, &self.args.pinned_run_command) {
-                if !self.may_authorise(c)? {
-                    continue;
-                }
                 let pin = match found {
                     None => None,
                     Some(digits) => {
@@ -372,31 +376,36 @@ impl<'a> Finder<'a> {
     /// endpoint; cached per login). A comment without a login, or a user
     /// GitHub does not know as a collaborator (404), does not authorise;
     /// any other failure is an error (the caller fails closed).
-    fn may_authorise(&mut self, c: &Value) -> Result<bool, FindError> {
+    /// Checked before the body is parsed; a refusal is logged only when the
+    /// body mentions the command at all (a plain substring test).
+    fn may_authorise(&mut self, c: &Value, body: &str) -> Result<bool, FindError> {
         let login = python_str_or_empty(c.pointer("/user/login"));
         if login.is_empty() {
             return Ok(false);
         }
-        if let Some(ok) = self.permissions.get(&login) {
-            return Ok(*ok);
-        }
-        let access = self.client.collaborator_access(&self.repo, &login)?;
-        let ok = may_write(access.as_ref());
-        let why = match access {
-            Some(a) => format!(
-                "role '{}', permission '{}'",
-                a.role_name.unwrap_or_default(),
-                a.permission.unwrap_or_default()
-            ),
-            None => "not a collaborator".to_string(),
+        let (ok, why) = match self.permissions.get(&login) {
+            Some(known) => known.clone(),
+            None => {
+                let access = self.client.collaborator_access(&self.repo, &login)?;
+                let ok = may_write(access.as_ref());
+                let why = match access {
+                    Some(a) => format!(
+                        "role '{}', permission '{}'",
+                        a.role_name.unwrap_or_default(),
+                        a.permission.unwrap_or_default()
+                    ),
+                    None => "not a collaborator".to_string(),
+                };
+                self.permissions.insert(login.clone(), (ok, why.clone()));
+                (ok, why)
+            }
         };
-        if !ok {
+        if !ok && body.contains(self.args.pinned_run_command.as_str()) {
             eprintln!(
                 "{} by {login} ignored: {login} has no write, maintain or admin permission on {} ({why})",
                 self.args.pinned_run_command, self.args.repo
             );
         }
-        self.permissions.insert(login, ok);
         Ok(ok)
     }
 

@@ -189,15 +189,9 @@ fn foreign_run(run: &Value, repo: &str) -> Option<String> {
 /// answers on the PR (usage, permission, label) are answered the same way.
 pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
     let repo = &a.repo;
-    let Ok(requested) = parse(&a.body) else {
-        post_comment(
-            client,
-            repo,
-            a.pr,
-            "Usage: `/stage-results` or `/stage-results <run-id>`.",
-        )?;
-        return refused("unsupported /stage-results syntax");
-    };
+    // Who asked comes first: a reader's comment is never parsed and never
+    // answered with usage help (only the permission reply), so nobody
+    // without write access makes the bot talk about syntax.
     let (ok, permission) = can_write(client, repo, &a.actor)?;
     if !ok {
         post_comment(
@@ -211,6 +205,15 @@ pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
         )?;
         return refused(format!("actor {} has {permission} permission", a.actor));
     }
+    let Ok(requested) = parse(&a.body) else {
+        post_comment(
+            client,
+            repo,
+            a.pr,
+            "Usage: `/stage-results` or `/stage-results <run-id>`.",
+        )?;
+        return refused("unsupported /stage-results syntax");
+    };
     let pull = client.get(&format!("/repos/{repo}/pulls/{}", a.pr), &[])?;
     let labels: BTreeSet<String> = pull["labels"]
         .as_array()

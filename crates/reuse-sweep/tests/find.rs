@@ -644,3 +644,59 @@ fn a_run_triggered_from_a_fork_is_never_reused() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(pairs["reuse-source-run-id"], "900");
 }
+
+// ---------------------------------------------------------------------------
+// Issue #34 item 2: who wrote a comment is known before it is parsed, and
+// a body longer than GitHub allows is no command.
+// ---------------------------------------------------------------------------
+
+/// The commenter's permission is read before the body is parsed: a
+/// stranger's pathological body (`"x" + "\n" * 65534 + "x"`, quadratic
+/// for the reference's pattern) costs one permission lookup and is never
+/// parsed; it changes nothing.
+#[test]
+fn a_strangers_comment_is_judged_by_permission_before_its_body() {
+    let mut slow = comment(
+        "NONE",
+        "2026-08-21T11:00:00Z",
+        &format!("x{}x", "\n".repeat(65_534)),
+    );
+    slow["user"]["login"] = json!("stranger");
+    let s = server(
+        &["full-sweep-enabled"],
+        vec![
+            comment("OWNER", "2026-08-21T10:00:00Z", "/reuse-sweep-run 555"),
+            slow,
+        ],
+    );
+    let dir = test_kit::temp_dir();
+    let (out, pairs) = find(&s, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(pairs["reuse-enabled"], "true");
+    assert_eq!(pairs["reuse-source-run-id"], "555");
+    assert_eq!(
+        s.count("GET", &format!("{R}/collaborators/stranger/permission")),
+        1
+    );
+    // Nothing is logged for a comment that does not mention the command.
+    assert!(!stderr(&out).contains("stranger"), "{}", stderr(&out));
+}
+
+/// GitHub stores at most 65,536 characters per comment: an owner's body
+/// over that is not read as a command, whatever it holds.
+#[test]
+fn a_body_over_githubs_limit_is_not_a_command() {
+    let body = format!("/reuse-sweep-run 555{}", " ".repeat(65_536));
+    let s = server(
+        &["full-sweep-enabled"],
+        vec![comment("OWNER", "2026-08-21T10:00:00Z", &body)],
+    );
+    let dir = test_kit::temp_dir();
+    let (out, pairs) = find(&s, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(pairs["reuse-enabled"], "false");
+    assert_eq!(
+        pairs["reuse-reason"],
+        "PR #7 has no /reuse-sweep-run authorization"
+    );
+}

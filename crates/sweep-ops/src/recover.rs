@@ -26,7 +26,7 @@
 //! to the ingest repository with `source-run-id`, `merge-run-id` and, for
 //! the agentic ingest, `database-target: production`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use github_client::{Client, trust};
 use serde_json::Value;
@@ -296,21 +296,37 @@ fn authorisation(
     let mut comments = client.get_all(&format!("/repos/{repo}/issues/{pr}/comments"), &[], None)?;
     // Stable sort by the timestamp string: equal stamps keep API order.
     comments.sort_by_key(|c| c["created_at"].as_str().unwrap_or("").to_string());
+    // Cheapest first: an over-long body is no command; then who wrote it
+    // (one lookup per login); only a writer's comment is parsed at all.
+    let mut writers: HashMap<String, bool> = HashMap::new();
     for c in comments.iter().rev() {
         let body = c["body"].as_str().unwrap_or("");
-        let Some(found) = github_client::command::last_command(body, command) else {
-            continue;
-        };
         let Some(login) = str_at(c, "/user/login") else {
             continue;
         };
-        let access = client.collaborator_access(repo, login)?;
-        if !trust::may_write(access.as_ref()) {
-            eprintln!(
-                "{command} by {login} ignored: {login} has no write, maintain or admin permission on {repo}"
-            );
+        if !github_client::command::within_limit(body) {
             continue;
         }
+        let may_write = match writers.get(login) {
+            Some(known) => *known,
+            None => {
+                let access = client.collaborator_access(repo, login)?;
+                let ok = trust::may_write(access.as_ref());
+                writers.insert(login.to_string(), ok);
+                ok
+            }
+        };
+        if !may_write {
+            if body.contains(command) {
+                eprintln!(
+                    "{command} by {login} ignored: {login} has no write, maintain or admin permission on {repo}"
+                );
+            }
+            continue;
+        }
+        let Some(found) = github_client::command::last_command(body, command) else {
+            continue;
+        };
         let pin = match found {
             None => None,
             Some(digits) => Some(digits.parse::<u64>().map_err(|_| {
