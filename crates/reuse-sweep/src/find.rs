@@ -8,7 +8,10 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use github_client::trust::{head_repository, may_write, run_is_from};
+use github_client::trust::{
+    Binding, LabelHistory, head_repository, may_write, run_is_from, run_label_refusal,
+    unapproved_change,
+};
 use github_client::{Client, command, encode};
 use serde_json::Value;
 use sweep_model::python::python_str_or_empty;
@@ -183,7 +186,7 @@ impl<'a> Finder<'a> {
             let Some(pr) = a.pr_number else {
                 return refused("--pr-number is required for pull_request synchronize");
             };
-            let (authorised, _) = self.authorisation(pr)?;
+            let (authorised, _, _) = self.authorisation(pr)?;
             let have = if authorised { "has" } else { "has no" };
             return Ok(Outcome {
                 skip_pr_sweep: authorised,
@@ -235,7 +238,7 @@ impl<'a> Finder<'a> {
         }
 
         let pr_number = int_field(&pulls[0], "number", "the associated pull request")?;
-        let (authorised, pinned) = self.authorisation(pr_number)?;
+        let (authorised, pinned, approved_at) = self.authorisation(pr_number)?;
         if !authorised {
             return Ok(Outcome {
                 source_pr_number: pr_number.to_string(),
@@ -320,6 +323,7 @@ impl<'a> Finder<'a> {
         };
         let run_id = int_field(&run, "id", "the source run")?;
         self.validate_run(pr_number, &run, run_id)?;
+        self.validate_binding(pr_number, &pr, &run, run_id, &approved_at)?;
         let attempt = python_str_or_empty(run.get("run_attempt"));
         Ok(Outcome {
             enabled: true,
@@ -337,8 +341,9 @@ impl<'a> Finder<'a> {
         })
     }
 
-    /// `(authorised, pinned run id)` from the PR's issue comments.
-    fn authorisation(&mut self, pr: i64) -> Result<(bool, Option<String>), FindError> {
+    /// `(authorised, pinned run id, the deciding comment's created_at)`
+    /// from the PR's issue comments.
+    fn authorisation(&mut self, pr: i64) -> Result<(bool, Option<String>, String), FindError> {
         let mut comments =
             self.client
                 .get_all(&self.path(&format!("/issues/{pr}/comments")), &[], None)?;
@@ -365,10 +370,10 @@ impl<'a> Finder<'a> {
                         Some(id.to_string())
                     }
                 };
-                return Ok((true, pin));
+                return Ok((true, pin, python_str_or_empty(c.get("created_at"))));
             }
         }
-        Ok((false, None))
+        Ok((false, None, String::new()))
     }
 
     /// Whether the author of comment `c` has write, maintain or admin
@@ -548,6 +553,54 @@ impl<'a> Finder<'a> {
         if !has_reusable_results(&self.artifact_names(id)?) {
             return refused(format!(
                 "Reusable source run {id} has no benchmark, eval, or agentic result artifact."
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Finder<'_> {
+    /// The rules that bind a reuse to what was approved (issue #34): the
+    /// run was made under a full-sweep label and no reuse-incompatible one
+    /// ([`run_label_refusal`], the rule `/stage-results` applies), and
+    /// every PR commit after the run's head was on the branch when the
+    /// approval was written or changes nothing a sweep reads
+    /// ([`unapproved_change`]).
+    fn validate_binding(
+        &mut self,
+        pr_number: i64,
+        pr: &Value,
+        run: &Value,
+        id: i64,
+        approved_at: &str,
+    ) -> Result<(), FindError> {
+        let timeline = self.client.get_all(
+            &self.path(&format!("/issues/{pr_number}/timeline")),
+            &[],
+            None,
+        )?;
+        let history = LabelHistory::from_timeline(&timeline);
+        let full = csv_set(&self.args.full_sweep_labels);
+        let incompatible = csv_set(&self.args.reuse_incompatible_labels);
+        let full: Vec<&str> = full.iter().map(String::as_str).collect();
+        let incompatible: Vec<&str> = incompatible.iter().map(String::as_str).collect();
+        if let Some(why) = run_label_refusal(&history, run, &full, &incompatible) {
+            return refused(format!(
+                "Reusable source run {id} is not a full sweep: {why}."
+            ));
+        }
+        let commits = self.pr_commit_list(pr_number)?;
+        let head = python_str_or_empty(run.get("head_sha"));
+        let binding = Binding {
+            repo: &self.args.repo,
+            pull: pr,
+            commits: &commits,
+            swept: &head,
+            approved_at,
+        };
+        if let Some(why) = unapproved_change(self.client, &binding)? {
+            return refused(format!(
+                "PR #{pr_number}: reusable source run {id} does not stand for the approved code: {why}."
             ));
         }
         Ok(())

@@ -19,7 +19,11 @@
 //!   write, maintain or admin permission (asked of the API, never the
 //!   comment's `author_association`); a pinned run id must be the source;
 //! * the source run's head is the PR's swept head
-//!   ([`github_client::trust::swept_head`]), not an older commit.
+//!   ([`github_client::trust::swept_head`]), not an older commit, it was
+//!   made under a full-sweep label and no reuse-incompatible one
+//!   ([`github_client::trust::run_label_refusal`]), and every PR commit
+//!   after it was on the branch when the approval was written or changes
+//!   nothing a sweep reads ([`github_client::trust::unapproved_change`]).
 //!
 //! The dispatch is the one `run-sweep.yml`'s ingest jobs send:
 //! `repository_dispatch` of `ingest-agentic-results` (or `ingest-results`)
@@ -163,7 +167,9 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
         .as_u64()
         .ok_or_else(|| OpsError::Failed("the merged PR has no number".into()))?;
 
-    let Some((login, pin)) = authorisation(client, &a.repo, pr_number, &a.reuse_command)? else {
+    let Some((login, pin, approved_at)) =
+        authorisation(client, &a.repo, pr_number, &a.reuse_command)?
+    else {
         return refused(format!(
             "PR #{pr_number} has no {} comment by a commenter with write, maintain or admin permission on {}: its sweep was never authorised for reuse",
             a.reuse_command, a.repo
@@ -197,6 +203,40 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
     if source_sha != swept {
         return refused(format!(
             "source run {} ran on {source_sha}, not on PR #{pr_number}'s swept head {swept} (the newest commit that is not a merge or [skip-sweep]); only a run of the PR's current code is ingested",
+            a.source_run_id
+        ));
+    }
+    // Bound to what was approved, as `reuse-sweep find` binds it: the run
+    // was made under a full-sweep label and no reuse-incompatible one, and
+    // nothing after its head that a sweep reads arrived after the approval.
+    let timeline = client.get_all(
+        &format!("/repos/{}/issues/{pr_number}/timeline", a.repo),
+        &[],
+        None,
+    )?;
+    let history = trust::LabelHistory::from_timeline(&timeline);
+    if let Some(why) = trust::run_label_refusal(
+        &history,
+        &source,
+        &crate::merge::FULL_SWEEP_LABELS,
+        &crate::merge::REUSE_INCOMPATIBLE_LABELS,
+    ) {
+        return refused(format!(
+            "source run {} is not a full sweep: {why}",
+            a.source_run_id
+        ));
+    }
+    let pull = client.get(&format!("/repos/{}/pulls/{pr_number}", a.repo), &[])?;
+    let binding = trust::Binding {
+        repo: &a.repo,
+        pull: &pull,
+        commits: &commits,
+        swept: source_sha,
+        approved_at: &approved_at,
+    };
+    if let Some(why) = trust::unapproved_change(client, &binding)? {
+        return refused(format!(
+            "PR #{pr_number}: source run {} does not stand for the approved code: {why}",
             a.source_run_id
         ));
     }
@@ -284,15 +324,15 @@ pub fn reuse_evidence(
 
 /// The newest `command` comment on PR `pr` whose author may write to
 /// `repo` (the collaborator permission endpoint, [`trust::may_write`]):
-/// `(login, pinned run id)`. Comments by others are ignored, as `reuse-sweep
-/// find` ignores them; the last command line of the deciding comment
-/// decides the pin (a bare command pins nothing).
+/// `(login, pinned run id, the comment's created_at)`. Comments by others
+/// are ignored, as `reuse-sweep find` ignores them; the last command line
+/// of the deciding comment decides the pin (a bare command pins nothing).
 fn authorisation(
     client: &Client,
     repo: &str,
     pr: u64,
     command: &str,
-) -> Result<Option<(String, Option<u64>)>> {
+) -> Result<Option<(String, Option<u64>, String)>> {
     let mut comments = client.get_all(&format!("/repos/{repo}/issues/{pr}/comments"), &[], None)?;
     // Stable sort by the timestamp string: equal stamps keep API order.
     comments.sort_by_key(|c| c["created_at"].as_str().unwrap_or("").to_string());
@@ -335,7 +375,8 @@ fn authorisation(
                 ))
             })?),
         };
-        return Ok(Some((login.to_string(), pin)));
+        let at = c["created_at"].as_str().unwrap_or("").to_string();
+        return Ok(Some((login.to_string(), pin, at)));
     }
     Ok(None)
 }
