@@ -382,6 +382,8 @@ pub fn may_write(access: Option<&Access>) -> bool {
 /// neither a merge commit nor tagged `[skip-sweep]` (the commits the reuse
 /// protocol itself adds after the sweep: the merge of main and the refresh
 /// commit). `commits` is the PR's commit list in API order (oldest first).
+/// The commits it passes over are not trusted for that: each must pass
+/// [`unapproved_change`].
 pub fn swept_head(commits: &[Value]) -> Option<String> {
     commits
         .iter()
