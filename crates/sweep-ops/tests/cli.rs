@@ -490,10 +490,28 @@ mod merge {
             bodies(&s, "PUT", PUT),
             vec![json!({"sha": HEAD, "merge_method": "squash"})]
         );
-        assert_eq!(
-            s.comments("acme/bench", 7).len(),
-            1,
-            "phase 2 posts nothing"
+        // Issue #34: phase 2 approves again once the prepared head is pushed
+        // and checked, so the approval binds to that head; then it merges.
+        let comments = s.comments("acme/bench", 7);
+        assert_eq!(comments.len(), 2, "phase 2 re-approves once");
+        assert_eq!(comments[1]["body"], "/reuse-sweep-run");
+        let order: Vec<String> = s
+            .requests()
+            .iter()
+            .filter(|r| r.method != "GET" || r.path == CHECKS)
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect();
+        let posted = order
+            .iter()
+            .position(|r| r.starts_with("POST ") && r.ends_with("/issues/7/comments"))
+            .expect("the approval is posted");
+        assert!(
+            order[..posted].iter().any(|r| r.ends_with("/check-runs")),
+            "{order:?}"
+        );
+        assert!(
+            order[posted..].iter().any(|r| r.starts_with("PUT ")),
+            "{order:?}"
         );
     }
 
