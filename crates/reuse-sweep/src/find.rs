@@ -8,7 +8,10 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use github_client::trust::{head_repository, may_write, run_is_from};
+use github_client::trust::{
+    Binding, LabelHistory, head_repository, may_write, run_is_from, run_label_refusal,
+    unapproved_change,
+};
 use github_client::{Client, command, encode};
 use serde_json::Value;
 use sweep_model::python::python_str_or_empty;
@@ -140,7 +143,8 @@ pub struct Finder<'a> {
     repo: String,
     commits: HashMap<i64, Vec<Value>>,
     artifacts: HashMap<i64, BTreeSet<String>>,
-    permissions: HashMap<String, bool>,
+    /// Per login: may authorise, and the role it holds (for the log).
+    permissions: HashMap<String, (bool, String)>,
 }
 
 impl<'a> Finder<'a> {
@@ -182,7 +186,7 @@ impl<'a> Finder<'a> {
             let Some(pr) = a.pr_number else {
                 return refused("--pr-number is required for pull_request synchronize");
             };
-            let (authorised, _) = self.authorisation(pr)?;
+            let (authorised, _, _) = self.authorisation(pr)?;
             let have = if authorised { "has" } else { "has no" };
             return Ok(Outcome {
                 skip_pr_sweep: authorised,
@@ -234,7 +238,7 @@ impl<'a> Finder<'a> {
         }
 
         let pr_number = int_field(&pulls[0], "number", "the associated pull request")?;
-        let (authorised, pinned) = self.authorisation(pr_number)?;
+        let (authorised, pinned, approved_at) = self.authorisation(pr_number)?;
         if !authorised {
             return Ok(Outcome {
                 source_pr_number: pr_number.to_string(),
@@ -319,6 +323,7 @@ impl<'a> Finder<'a> {
         };
         let run_id = int_field(&run, "id", "the source run")?;
         self.validate_run(pr_number, &run, run_id)?;
+        self.validate_binding(pr_number, &pr, &run, run_id, &approved_at)?;
         let attempt = python_str_or_empty(run.get("run_attempt"));
         Ok(Outcome {
             enabled: true,
@@ -336,8 +341,9 @@ impl<'a> Finder<'a> {
         })
     }
 
-    /// `(authorised, pinned run id)` from the PR's issue comments.
-    fn authorisation(&mut self, pr: i64) -> Result<(bool, Option<String>), FindError> {
+    /// `(authorised, pinned run id, the deciding comment's created_at)`
+    /// from the PR's issue comments.
+    fn authorisation(&mut self, pr: i64) -> Result<(bool, Option<String>, String), FindError> {
         let mut comments =
             self.client
                 .get_all(&self.path(&format!("/issues/{pr}/comments")), &[], None)?;
@@ -345,10 +351,13 @@ impl<'a> Finder<'a> {
         comments.sort_by_key(|c| python_str_or_empty(c.get("created_at")));
         for c in comments.iter().rev() {
             let body = python_str_or_empty(c.get("body"));
+            // Cheapest first: an over-long body is no command; then who
+            // wrote it (one cached lookup per login); only a writer's
+            // comment is parsed at all.
+            if !command::within_limit(&body) || !self.may_authorise(c, &body)? {
+                continue;
+            }
             if let Some(found) = command::last_command(&body, &self.args.pinned_run_command) {
-                if !self.may_authorise(c)? {
-                    continue;
-                }
                 let pin = match found {
                     None => None,
                     Some(digits) => {
@@ -361,10 +370,10 @@ impl<'a> Finder<'a> {
                         Some(id.to_string())
                     }
                 };
-                return Ok((true, pin));
+                return Ok((true, pin, python_str_or_empty(c.get("created_at"))));
             }
         }
-        Ok((false, None))
+        Ok((false, None, String::new()))
     }
 
     /// Whether the author of comment `c` has write, maintain or admin
@@ -372,31 +381,36 @@ impl<'a> Finder<'a> {
     /// endpoint; cached per login). A comment without a login, or a user
     /// GitHub does not know as a collaborator (404), does not authorise;
     /// any other failure is an error (the caller fails closed).
-    fn may_authorise(&mut self, c: &Value) -> Result<bool, FindError> {
+    /// Checked before the body is parsed; a refusal is logged only when the
+    /// body mentions the command at all (a plain substring test).
+    fn may_authorise(&mut self, c: &Value, body: &str) -> Result<bool, FindError> {
         let login = python_str_or_empty(c.pointer("/user/login"));
         if login.is_empty() {
             return Ok(false);
         }
-        if let Some(ok) = self.permissions.get(&login) {
-            return Ok(*ok);
-        }
-        let access = self.client.collaborator_access(&self.repo, &login)?;
-        let ok = may_write(access.as_ref());
-        let why = match access {
-            Some(a) => format!(
-                "role '{}', permission '{}'",
-                a.role_name.unwrap_or_default(),
-                a.permission.unwrap_or_default()
-            ),
-            None => "not a collaborator".to_string(),
+        let (ok, why) = match self.permissions.get(&login) {
+            Some(known) => known.clone(),
+            None => {
+                let access = self.client.collaborator_access(&self.repo, &login)?;
+                let ok = may_write(access.as_ref());
+                let why = match access {
+                    Some(a) => format!(
+                        "role '{}', permission '{}'",
+                        a.role_name.unwrap_or_default(),
+                        a.permission.unwrap_or_default()
+                    ),
+                    None => "not a collaborator".to_string(),
+                };
+                self.permissions.insert(login.clone(), (ok, why.clone()));
+                (ok, why)
+            }
         };
-        if !ok {
+        if !ok && body.contains(self.args.pinned_run_command.as_str()) {
             eprintln!(
                 "{} by {login} ignored: {login} has no write, maintain or admin permission on {} ({why})",
                 self.args.pinned_run_command, self.args.repo
             );
         }
-        self.permissions.insert(login, ok);
         Ok(ok)
     }
 
@@ -539,6 +553,54 @@ impl<'a> Finder<'a> {
         if !has_reusable_results(&self.artifact_names(id)?) {
             return refused(format!(
                 "Reusable source run {id} has no benchmark, eval, or agentic result artifact."
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Finder<'_> {
+    /// The rules that bind a reuse to what was approved (issue #34): the
+    /// run was made under a full-sweep label and no reuse-incompatible one
+    /// ([`run_label_refusal`], the rule `/stage-results` applies), and
+    /// every PR commit after the run's head was on the branch when the
+    /// approval was written or changes nothing a sweep reads
+    /// ([`unapproved_change`]).
+    fn validate_binding(
+        &mut self,
+        pr_number: i64,
+        pr: &Value,
+        run: &Value,
+        id: i64,
+        approved_at: &str,
+    ) -> Result<(), FindError> {
+        let timeline = self.client.get_all(
+            &self.path(&format!("/issues/{pr_number}/timeline")),
+            &[],
+            None,
+        )?;
+        let history = LabelHistory::from_timeline(&timeline);
+        let full = csv_set(&self.args.full_sweep_labels);
+        let incompatible = csv_set(&self.args.reuse_incompatible_labels);
+        let full: Vec<&str> = full.iter().map(String::as_str).collect();
+        let incompatible: Vec<&str> = incompatible.iter().map(String::as_str).collect();
+        if let Some(why) = run_label_refusal(&history, run, &full, &incompatible) {
+            return refused(format!(
+                "Reusable source run {id} is not a full sweep: {why}."
+            ));
+        }
+        let commits = self.pr_commit_list(pr_number)?;
+        let head = python_str_or_empty(run.get("head_sha"));
+        let binding = Binding {
+            repo: &self.args.repo,
+            pull: pr,
+            commits: &commits,
+            swept: &head,
+            approved_at,
+        };
+        if let Some(why) = unapproved_change(self.client, &binding)? {
+            return refused(format!(
+                "PR #{pr_number}: reusable source run {id} does not stand for the approved code: {why}."
             ));
         }
         Ok(())

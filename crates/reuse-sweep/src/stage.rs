@@ -21,7 +21,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use github_client::trust::{head_repository, may_write, run_is_from};
+use github_client::trust::{
+    LabelHistory, head_repository, may_write, run_is_from, run_label_refusal,
+};
 use github_client::{Client, encode};
 use serde_json::{Value, json};
 
@@ -189,15 +191,9 @@ fn foreign_run(run: &Value, repo: &str) -> Option<String> {
 /// answers on the PR (usage, permission, label) are answered the same way.
 pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
     let repo = &a.repo;
-    let Ok(requested) = parse(&a.body) else {
-        post_comment(
-            client,
-            repo,
-            a.pr,
-            "Usage: `/stage-results` or `/stage-results <run-id>`.",
-        )?;
-        return refused("unsupported /stage-results syntax");
-    };
+    // Who asked comes first: a reader's comment is never parsed and never
+    // answered with usage help (only the permission reply), so nobody
+    // without write access makes the bot talk about syntax.
     let (ok, permission) = can_write(client, repo, &a.actor)?;
     if !ok {
         post_comment(
@@ -211,6 +207,15 @@ pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
         )?;
         return refused(format!("actor {} has {permission} permission", a.actor));
     }
+    let Ok(requested) = parse(&a.body) else {
+        post_comment(
+            client,
+            repo,
+            a.pr,
+            "Usage: `/stage-results` or `/stage-results <run-id>`.",
+        )?;
+        return refused("unsupported /stage-results syntax");
+    };
     let pull = client.get(&format!("/repos/{repo}/pulls/{}", a.pr), &[])?;
     let labels: BTreeSet<String> = pull["labels"]
         .as_array()
@@ -234,7 +239,11 @@ pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
         return refused("the PR does not have a full-sweep label");
     }
 
-    let history = LabelHistory::read(client, repo, a.pr)?;
+    let history = LabelHistory::from_timeline(&client.get_all(
+        &format!("/repos/{repo}/issues/{}/timeline", a.pr),
+        &[],
+        None,
+    )?);
     let commits: BTreeSet<String> = client
         .get_all(&format!("/repos/{repo}/pulls/{}/commits", a.pr), &[], None)?
         .iter()
@@ -305,61 +314,6 @@ fn run_str<'a>(v: &'a Value, ptr: &str) -> &'a str {
     v.pointer(ptr).and_then(Value::as_str).unwrap_or("")
 }
 
-/// The PR's full-sweep `labeled`/`unlabeled` timeline events, oldest first.
-struct LabelHistory {
-    events: Vec<(String, bool, String)>,
-}
-
-impl LabelHistory {
-    fn read(client: &Client, repo: &str, pr: u64) -> Result<Self> {
-        let timeline = client.get_all(&format!("/repos/{repo}/issues/{pr}/timeline"), &[], None)?;
-        let mut events: Vec<(String, bool, String)> = timeline
-            .iter()
-            .filter_map(|e| {
-                let added = match e["event"].as_str()? {
-                    "labeled" => true,
-                    "unlabeled" => false,
-                    _ => return None,
-                };
-                let name = e.pointer("/label/name")?.as_str()?;
-                FULL_SWEEP_LABELS.contains(&name).then(|| {
-                    (
-                        e["created_at"].as_str().unwrap_or("").to_string(),
-                        added,
-                        name.to_string(),
-                    )
-                })
-            })
-            .collect();
-        // A stable sort by time keeps the API order of simultaneous events.
-        events.sort_by(|x, y| x.0.cmp(&y.0));
-        Ok(LabelHistory { events })
-    }
-
-    /// Full-sweep labels applied at `at` (GitHub's `…Z` timestamps compare
-    /// as strings; an event or a run without a time does not count).
-    fn active_at(&self, at: &str) -> BTreeSet<&str> {
-        let mut active = BTreeSet::new();
-        if at.is_empty() {
-            return active;
-        }
-        for (time, added, name) in &self.events {
-            if time.is_empty() {
-                continue;
-            }
-            if time.as_str() > at {
-                break;
-            }
-            if *added {
-                active.insert(name.as_str());
-            } else {
-                active.remove(name.as_str());
-            }
-        }
-        active
-    }
-}
-
 struct Checker<'a> {
     client: &'a Client,
     repo: &'a str,
@@ -392,14 +346,11 @@ impl Checker<'_> {
         if !(in_pr || (historical && associated)) {
             return Ok(Some("its head commit is not in the PR commit list".into()));
         }
-        if self
-            .history
-            .active_at(run_str(run, "/created_at"))
-            .is_empty()
-        {
-            return Ok(Some(
-                "it was not created while a full-sweep label was applied".into(),
-            ));
+        // The rule `reuse-sweep find` applies to a reused run too; staging
+        // keeps the reference's check (a full-sweep label, no list of
+        // incompatible ones: an `evals-only` run may be staged).
+        if let Some(reason) = run_label_refusal(self.history, run, &FULL_SWEEP_LABELS, &[]) {
+            return Ok(Some(reason));
         }
         let conclusion = run_str(run, "/conclusion");
         if run_str(run, "/status") != "completed" || !STAGEABLE_CONCLUSIONS.contains(&conclusion) {
@@ -811,27 +762,5 @@ mod tests {
         ] {
             assert_eq!(parse(bad), Err(()), "{bad:?}");
         }
-    }
-
-    #[test]
-    fn label_history_tracks_add_and_remove() {
-        let h = LabelHistory {
-            events: vec![
-                (
-                    "2026-01-01T00:00:00Z".into(),
-                    true,
-                    "full-sweep-enabled".into(),
-                ),
-                (
-                    "2026-01-02T00:00:00Z".into(),
-                    false,
-                    "full-sweep-enabled".into(),
-                ),
-            ],
-        };
-        assert!(h.active_at("2025-12-31T00:00:00Z").is_empty());
-        assert_eq!(h.active_at("2026-01-01T00:00:00Z").len(), 1);
-        assert!(h.active_at("2026-01-03T00:00:00Z").is_empty());
-        assert!(h.active_at("").is_empty());
     }
 }

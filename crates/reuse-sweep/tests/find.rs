@@ -10,6 +10,8 @@ use test_kit::{CommandExt, FakeGitHub, Fault, Route, stderr};
 const SHA: &str = "aaaa000000000000000000000000000000000001";
 const HEAD: &str = "bbbb000000000000000000000000000000000002";
 const R: &str = "/repos/acme/bench";
+/// When every test run was created: after [`server`]'s labels were applied.
+const RUN_AT: &str = "2026-08-21T09:00:00Z";
 
 /// A comment by the user `assoc.to_lowercase()` (see [`server`] for who
 /// has which repository role).
@@ -45,16 +47,28 @@ fn server(labels: &[&str], comments: Vec<Value>) -> FakeGitHub {
         json!(comments),
         "array",
     ));
+    // The PR's labels, all applied on 2026-08-20 (before every run).
+    let events: Vec<Value> = labels
+        .iter()
+        .map(|l| json!({"event": "labeled", "created_at": "2026-08-20T00:00:00Z", "label": {"name": l}}))
+        .collect();
+    s.add_route(Route::paginated(
+        "GET",
+        &format!("{R}/issues/7/timeline"),
+        json!(events),
+        "array",
+    ));
     let labels: Vec<Value> = labels.iter().map(|l| json!({"name": l})).collect();
     s.add_route(Route::json(
         "GET",
         &format!("{R}/pulls/7"),
-        json!({"number": 7, "labels": labels, "merged_at": "2026-08-22T14:05:31Z", "head": {"ref": "feat/x"}}),
+        json!({"number": 7, "labels": labels, "merged_at": "2026-08-22T14:05:31Z",
+               "head": {"ref": "feat/x", "repo": {"full_name": "acme/bench"}}}),
     ));
     s.add_route(Route::json(
         "GET",
         &format!("{R}/actions/runs/555"),
-        json!({"id": 555, "event": "pull_request", "head_repository": {"full_name": "acme/bench"}, "status": "completed", "conclusion": "success",
+        json!({"id": 555, "event": "pull_request", "head_repository": {"full_name": "acme/bench"}, "status": "completed", "conclusion": "success", "created_at": RUN_AT,
                "path": ".github/workflows/run-sweep.yml", "head_sha": HEAD, "run_attempt": 3,
                "html_url": "https://github.com/acme/bench/actions/runs/555"}),
     ));
@@ -396,7 +410,7 @@ fn set_run(s: &FakeGitHub, id: u64, head: &str, conclusion: &str) {
         "GET",
         &format!("{R}/actions/runs/{id}"),
         json!({"id": id, "event": "pull_request", "head_repository": {"full_name": "acme/bench"}, "status": "completed", "conclusion": conclusion,
-               "path": ".github/workflows/run-sweep.yml", "head_sha": head, "run_attempt": 1,
+               "path": ".github/workflows/run-sweep.yml", "head_sha": head, "run_attempt": 1, "created_at": RUN_AT,
                "html_url": format!("https://github.com/acme/bench/actions/runs/{id}")}),
     ));
     s.add_route(Route::paginated(
@@ -416,12 +430,32 @@ fn with_history(s: &FakeGitHub) {
         json!([
             {"sha": OLD, "parents": [{"sha": "p0"}], "commit": {"message": "first try"}},
             {"sha": HEAD, "parents": [{"sha": OLD}], "commit": {"message": "revert the first try"}},
-            {"sha": "dddd000000000000000000000000000000000004", "parents": [{"sha": HEAD}, {"sha": "m"}],
+            {"sha": MERGE, "parents": [{"sha": HEAD}, {"sha": "m"}],
              "commit": {"message": "Merge remote-tracking branch 'origin/main'"}},
-            {"sha": "eeee000000000000000000000000000000000005", "parents": [{"sha": "dddd000000000000000000000000000000000004"}],
+            {"sha": REFRESH, "parents": [{"sha": MERGE}],
              "commit": {"message": "chore: refresh PR #7 for sweep reuse [skip-sweep]"}},
         ]),
         "array",
+    ));
+    // The merge brought only documentation; the refresh commit is empty.
+    compare(s, HEAD, MERGE, &["README.md", "docs/results.md"]);
+    compare(s, MERGE, REFRESH, &[]);
+}
+
+const MERGE: &str = "dddd000000000000000000000000000000000004";
+const REFRESH: &str = "eeee000000000000000000000000000000000005";
+
+/// `GET /compare/<parent>...<sha>`: `sha` is ahead of `parent` and changes
+/// `files`.
+fn compare(s: &FakeGitHub, parent: &str, sha: &str, files: &[&str]) {
+    let files: Vec<Value> = files
+        .iter()
+        .map(|f| json!({"filename": f, "status": "modified"}))
+        .collect();
+    s.add_route(Route::json(
+        "GET",
+        &format!("{R}/compare/{parent}...{sha}"),
+        json!({"status": "ahead", "ahead_by": 1, "behind_by": 0, "files": files}),
     ));
 }
 
@@ -517,7 +551,7 @@ fn an_unpinned_reuse_takes_only_a_run_of_the_current_head() {
     };
     let run = |id: u64, head: &str, conclusion: &str| {
         json!({"id": id, "event": "pull_request", "head_repository": {"full_name": "acme/bench"}, "status": "completed", "conclusion": conclusion,
-               "path": ".github/workflows/run-sweep.yml", "head_sha": head, "run_attempt": 1,
+               "path": ".github/workflows/run-sweep.yml", "head_sha": head, "run_attempt": 1, "created_at": RUN_AT,
                "html_url": format!("https://github.com/acme/bench/actions/runs/{id}")})
     };
     // Newest first: a success on the old (reverted) commit, a failure on
@@ -561,7 +595,7 @@ fn a_run_triggered_from_a_fork_is_never_reused() {
     const A: &str = "fa11000000000000000000000000000000000009";
     let fork_run = |head_repository: Value| {
         json!({"id": 900, "event": "pull_request", "head_repository": head_repository,
-               "status": "completed", "conclusion": "success",
+               "status": "completed", "conclusion": "success", "created_at": RUN_AT,
                "path": ".github/workflows/run-sweep.yml", "head_sha": A, "run_attempt": 1,
                "html_url": "https://github.com/acme/bench/actions/runs/900"})
     };
@@ -580,6 +614,12 @@ fn a_run_triggered_from_a_fork_is_never_reused() {
             ]),
             "array",
         ));
+        compare(
+            &s,
+            A,
+            "b0b0000000000000000000000000000000000010",
+            &["docs/x.md"],
+        );
         s.add_route(Route::json(
             "GET",
             &format!("{R}/actions/runs/900"),
@@ -643,4 +683,380 @@ fn a_run_triggered_from_a_fork_is_never_reused() {
     let (out, pairs) = find(&s, dir.path());
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(pairs["reuse-source-run-id"], "900");
+}
+
+// ---------------------------------------------------------------------------
+// Issue #34 item 2: who wrote a comment is known before it is parsed, and
+// a body longer than GitHub allows is no command.
+// ---------------------------------------------------------------------------
+
+/// The commenter's permission is read before the body is parsed: a
+/// stranger's pathological body (`"x" + "\n" * 65534 + "x"`, quadratic
+/// for the reference's pattern) costs one permission lookup and is never
+/// parsed; it changes nothing.
+#[test]
+fn a_strangers_comment_is_judged_by_permission_before_its_body() {
+    let mut slow = comment(
+        "NONE",
+        "2026-08-21T11:00:00Z",
+        &format!("x{}x", "\n".repeat(65_534)),
+    );
+    slow["user"]["login"] = json!("stranger");
+    let s = server(
+        &["full-sweep-enabled"],
+        vec![
+            comment("OWNER", "2026-08-21T10:00:00Z", "/reuse-sweep-run 555"),
+            slow,
+        ],
+    );
+    let dir = test_kit::temp_dir();
+    let (out, pairs) = find(&s, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(pairs["reuse-enabled"], "true");
+    assert_eq!(pairs["reuse-source-run-id"], "555");
+    assert_eq!(
+        s.count("GET", &format!("{R}/collaborators/stranger/permission")),
+        1
+    );
+    // Nothing is logged for a comment that does not mention the command.
+    assert!(!stderr(&out).contains("stranger"), "{}", stderr(&out));
+}
+
+/// GitHub stores at most 65,536 characters per comment: an owner's body
+/// over that is not read as a command, whatever it holds.
+#[test]
+fn a_body_over_githubs_limit_is_not_a_command() {
+    let body = format!("/reuse-sweep-run 555{}", " ".repeat(65_536));
+    let s = server(
+        &["full-sweep-enabled"],
+        vec![comment("OWNER", "2026-08-21T10:00:00Z", &body)],
+    );
+    let dir = test_kit::temp_dir();
+    let (out, pairs) = find(&s, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(pairs["reuse-enabled"], "false");
+    assert_eq!(
+        pairs["reuse-reason"],
+        "PR #7 has no /reuse-sweep-run authorization"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Issue #34 item 1: the approval binds to the head it saw.
+// ---------------------------------------------------------------------------
+
+const LATE: &str = "1a7e000000000000000000000000000000000006";
+
+/// PR #7 approved by the owner at 10:00 (pin 556, a success on HEAD).
+/// Its commits: OLD, HEAD, then `after` (sha, parents, message, files).
+/// `pushes`: the head branch's recorded pushes, `(timestamp, after)`.
+fn approved_then(after: &[(&str, &[&str], &str, &[&str])], pushes: &[(&str, &str)]) -> FakeGitHub {
+    let s = server(
+        &["full-sweep-enabled"],
+        vec![comment(
+            "OWNER",
+            "2026-08-21T10:00:00Z",
+            "/reuse-sweep-run 556",
+        )],
+    );
+    set_run(&s, 556, HEAD, "success");
+    let mut commits = vec![
+        json!({"sha": OLD, "parents": [{"sha": "p0"}], "commit": {"message": "first"}}),
+        json!({"sha": HEAD, "parents": [{"sha": OLD}], "commit": {"message": "swept"}}),
+    ];
+    for (sha, parents, message, files) in after {
+        let parents: Vec<Value> = parents.iter().map(|p| json!({"sha": p})).collect();
+        commits.push(json!({"sha": sha, "parents": parents, "commit": {"message": message}}));
+        compare(&s, parents[0]["sha"].as_str().unwrap_or(""), sha, files);
+    }
+    s.add_route(Route::paginated(
+        "GET",
+        &format!("{R}/pulls/7/commits"),
+        json!(commits),
+        "array",
+    ));
+    let activity: Vec<Value> = pushes
+        .iter()
+        .rev()
+        .map(|(at, after)| {
+            json!({"ref": "refs/heads/feat/x", "timestamp": at, "after": after,
+                   "before": "0000000000000000000000000000000000000000", "activity_type": "push"})
+        })
+        .collect();
+    s.add_route(Route::paginated(
+        "GET",
+        &format!("{R}/activity"),
+        json!(activity),
+        "array",
+    ));
+    s
+}
+
+/// The attack: after the approval a writer pushes a `[skip-sweep]` commit
+/// that changes a config; the old run must not be reused for it.
+#[test]
+fn a_skip_sweep_commit_pushed_after_the_approval_that_changes_a_config_is_refused() {
+    let s = approved_then(
+        &[(
+            LATE,
+            &[HEAD],
+            "tune [skip-sweep]",
+            &["configs/nvidia-master.yaml"],
+        )],
+        &[
+            ("2026-08-21T08:00:00Z", HEAD),
+            ("2026-08-21T10:30:00Z", LATE),
+        ],
+    );
+    let dir = test_kit::temp_dir();
+    let (out, pairs) = find(&s, dir.path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "commit {LATE} after the swept head {HEAD} changes configs/nvidia-master.yaml, which a sweep reads, and was not on the PR's head branch when the approval was written (2026-08-21T10:00:00Z)"
+        )),
+        "{err}"
+    );
+    assert!(pairs.is_empty());
+    // Reverting a workflow edit, or renaming a benchmark script away, is
+    // the same: the sweep's inputs changed after the approval.
+    for (files, named) in [
+        (
+            &[".github/workflows/run-sweep.yml"][..],
+            ".github/workflows/run-sweep.yml",
+        ),
+        (&["perf-changelog.yaml"][..], "perf-changelog.yaml"),
+    ] {
+        let s = approved_then(
+            &[(LATE, &[HEAD], "revert [skip-sweep]", files)],
+            &[
+                ("2026-08-21T08:00:00Z", HEAD),
+                ("2026-08-21T10:30:00Z", LATE),
+            ],
+        );
+        let (out, _) = find(&s, test_kit::temp_dir().path());
+        assert_eq!(out.status.code(), Some(1), "{named}");
+        assert!(
+            stderr(&out).contains(&format!("changes {named}")),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+/// A rename counts by both names: moving a benchmark script out of
+/// `benchmarks/` changes what the sweep reads.
+#[test]
+fn a_rename_out_of_a_sweep_input_is_a_change_to_it() {
+    let s = approved_then(&[], &[("2026-08-21T08:00:00Z", HEAD)]);
+    s.add_route(Route::paginated(
+        "GET",
+        &format!("{R}/pulls/7/commits"),
+        json!([
+            {"sha": HEAD, "parents": [{"sha": OLD}], "commit": {"message": "swept"}},
+            {"sha": LATE, "parents": [{"sha": HEAD}], "commit": {"message": "move [skip-sweep]"}},
+        ]),
+        "array",
+    ));
+    s.add_route(Route::json(
+        "GET",
+        &format!("{R}/compare/{HEAD}...{LATE}"),
+        json!({"status": "ahead", "files": [{"filename": "attic/x.sh", "previous_filename": "benchmarks/x.sh", "status": "renamed"}]}),
+    ));
+    let (out, _) = find(&s, test_kit::temp_dir().path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("changes benchmarks/x.sh"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The same commit pushed before the approval was seen by the approver:
+/// the approval covers it (by the recorded push time, not the commit's
+/// own date, which the pusher chooses).
+#[test]
+fn a_commit_on_the_branch_before_the_approval_is_covered_by_it() {
+    let s = approved_then(
+        &[(
+            LATE,
+            &[HEAD],
+            "tune [skip-sweep]",
+            &["configs/nvidia-master.yaml"],
+        )],
+        &[
+            ("2026-08-21T08:00:00Z", HEAD),
+            ("2026-08-21T09:30:00Z", LATE),
+        ],
+    );
+    let (out, pairs) = find(&s, test_kit::temp_dir().path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(pairs["reuse-enabled"], "true");
+    assert_eq!(pairs["reuse-source-run-id"], "556");
+    // A push in the approval's own second is not before it; neither is a
+    // head that was pushed before and force-pushed away again before the
+    // approval.
+    for pushes in [
+        &[
+            ("2026-08-21T08:00:00Z", HEAD),
+            ("2026-08-21T10:00:00Z", LATE),
+        ][..],
+        &[
+            ("2026-08-21T08:00:00Z", HEAD),
+            ("2026-08-21T09:00:00Z", LATE),
+            ("2026-08-21T09:30:00Z", HEAD),
+            ("2026-08-21T10:30:00Z", LATE),
+        ][..],
+    ] {
+        let s = approved_then(
+            &[(
+                LATE,
+                &[HEAD],
+                "tune [skip-sweep]",
+                &["configs/nvidia-master.yaml"],
+            )],
+            pushes,
+        );
+        let (out, _) = find(&s, test_kit::temp_dir().path());
+        assert_eq!(out.status.code(), Some(1), "{pushes:?}: {}", stderr(&out));
+    }
+}
+
+/// The reuse protocol's own commits after the approval pass when they
+/// change nothing a sweep reads: the merge of main judged by everything it
+/// brought (its diff against the first parent), the refresh commit empty.
+/// A merge that brings a config change is refused, naming the merge.
+#[test]
+fn the_protocols_merge_is_judged_by_what_it_brings() {
+    let late_pushes = [
+        ("2026-08-21T08:00:00Z", HEAD),
+        ("2026-08-21T10:05:00Z", REFRESH),
+    ];
+    let s = approved_then(
+        &[
+            (
+                MERGE,
+                &[HEAD, "m"],
+                "Merge remote-tracking branch 'origin/main'",
+                &["README.md"],
+            ),
+            (
+                REFRESH,
+                &[MERGE],
+                "chore: refresh PR #7 for sweep reuse [skip-sweep]",
+                &[],
+            ),
+        ],
+        &late_pushes,
+    );
+    let (out, pairs) = find(&s, test_kit::temp_dir().path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(pairs["reuse-source-run-id"], "556");
+    // Nothing touched a sweep input: the push history was not needed.
+    assert_eq!(s.count("GET", &format!("{R}/activity")), 0);
+
+    let s = approved_then(
+        &[
+            (
+                MERGE,
+                &[HEAD, "m"],
+                "Merge remote-tracking branch 'origin/main'",
+                &["README.md", "configs/amd-master.yaml"],
+            ),
+            (
+                REFRESH,
+                &[MERGE],
+                "chore: refresh PR #7 for sweep reuse [skip-sweep]",
+                &[],
+            ),
+        ],
+        &late_pushes,
+    );
+    let (out, pairs) = find(&s, test_kit::temp_dir().path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "commit {MERGE} after the swept head {HEAD} changes configs/amd-master.yaml"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(pairs.is_empty());
+}
+
+/// What cannot be judged is refused: a diff GitHub lists only in part, or
+/// a later commit without a parent.
+#[test]
+fn a_diff_that_cannot_be_read_in_full_is_refused() {
+    let many: Vec<String> = (0..300).map(|i| format!("docs/{i}.md")).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    let s = approved_then(&[(LATE, &[HEAD], "docs [skip-sweep]", &many)], &[]);
+    let (out, _) = find(&s, test_kit::temp_dir().path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("300 or more files"),
+        "{}",
+        stderr(&out)
+    );
+
+    let s = approved_then(&[(LATE, &[HEAD], "docs [skip-sweep]", &["docs/a.md"])], &[]);
+    s.add_route(Route::paginated(
+        "GET",
+        &format!("{R}/pulls/7/commits"),
+        json!([
+            {"sha": HEAD, "parents": [{"sha": OLD}], "commit": {"message": "swept"}},
+            {"sha": LATE, "commit": {"message": "docs [skip-sweep]"}},
+        ]),
+        "array",
+    ));
+    let (out, _) = find(&s, test_kit::temp_dir().path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("names no parent"), "{}", stderr(&out));
+}
+
+// ---------------------------------------------------------------------------
+// Issue #34 item 3a: a reused run's labels are checked as /stage-results
+// checks them.
+// ---------------------------------------------------------------------------
+
+/// A run made while `evals-only` was applied is not a full sweep, even
+/// after the label is removed and the PR carries only full-sweep labels.
+#[test]
+fn a_run_made_under_evals_only_is_not_reused_as_a_full_sweep() {
+    let s = pinned_by_owner();
+    s.add_route(Route::paginated(
+        "GET",
+        &format!("{R}/issues/7/timeline"),
+        json!([
+            {"event": "labeled", "created_at": "2026-08-20T00:00:00Z", "label": {"name": "full-sweep-enabled"}},
+            {"event": "labeled", "created_at": "2026-08-21T08:00:00Z", "label": {"name": "evals-only"}},
+            {"event": "unlabeled", "created_at": "2026-08-21T09:30:00Z", "label": {"name": "evals-only"}},
+        ]),
+        "array",
+    ));
+    let (out, pairs) = find(&s, test_kit::temp_dir().path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Reusable source run 555 is not a full sweep: it was created while reuse-incompatible label(s) evals-only were applied."),
+        "{}",
+        stderr(&out)
+    );
+    assert!(pairs.is_empty());
+
+    // Nor is a run made before any full-sweep label was applied.
+    let s = pinned_by_owner();
+    s.add_route(Route::paginated(
+        "GET",
+        &format!("{R}/issues/7/timeline"),
+        json!([{"event": "labeled", "created_at": "2026-08-21T09:30:00Z", "label": {"name": "full-sweep-enabled"}}]),
+        "array",
+    ));
+    let (out, _) = find(&s, test_kit::temp_dir().path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("it was not created while a full-sweep label was applied"),
+        "{}",
+        stderr(&out)
+    );
 }

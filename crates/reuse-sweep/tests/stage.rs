@@ -233,20 +233,41 @@ mod request {
     }
 
     #[test]
-    fn bad_syntax_gets_the_usage_reply() {
+    fn bad_syntax_from_a_writer_gets_the_usage_reply() {
         let s = server(&["full-sweep-enabled"]);
         let (out, _) = request(&s, "/stage-results latest", "writer");
         code(&out, 1);
+        let c = s.comments("acme/bench", 7);
+        assert_eq!(c.len(), 1);
         assert_eq!(
-            s.comments("acme/bench", 7)[0]["body"],
+            c[0]["body"],
             "Usage: `/stage-results` or `/stage-results <run-id>`."
         );
-        assert!(
-            s.requests()
-                .iter()
-                .all(|r| !r.path.contains("/collaborators/")),
-            "no permission lookup before the grammar"
+        assert_eq!(
+            s.count("GET", &format!("{R}/collaborators/writer/permission")),
+            1,
+            "the permission is read before the grammar"
         );
+    }
+
+    /// Issue #34: usage help only for writers. A reader's malformed
+    /// command gets the permission answer, never the usage text, and
+    /// nothing else is read.
+    #[test]
+    fn bad_syntax_from_a_reader_gets_the_permission_reply_not_usage() {
+        for login in ["reader", "stranger"] {
+            let s = server(&["full-sweep-enabled"]);
+            let (out, outputs) = request(&s, "/stage-results latest", login);
+            code(&out, 1);
+            assert!(outputs.is_empty());
+            let c = s.comments("acme/bench", 7);
+            assert_eq!(c.len(), 1, "{login}");
+            assert_eq!(
+                c[0]["body"],
+                format!("@{login} `/stage-results` requires write access to this repository.")
+            );
+            assert_eq!(s.count("GET", &format!("{R}/pulls/7")), 0);
+        }
     }
 
     #[test]

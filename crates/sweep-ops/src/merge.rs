@@ -18,7 +18,9 @@
 //!   comment is on the PR; a bounded wait for the post-merge gate check on
 //!   the head (`--check-name`: the reusable workflow's `check-changelog`
 //!   job, `<caller job> / check-changelog` in a caller); a re-read of the
-//!   head; the merge with `sha` = the head (GitHub refuses if it moved);
+//!   head; a second `/reuse-sweep-run` comment, written after the push so
+//!   that the approval covers the prepared head (issue #34); the merge with
+//!   `sha` = the head (GitHub refuses if it moved);
 //!   a bounded wait for the push-to-main sweep run of the merge commit.
 
 use github_client::{Client, encode};
@@ -143,6 +145,12 @@ pub fn merge(client: &Client, a: &MergeArgs) -> Result<Merged> {
 
     let pull = client.get(&format!("/repos/{repo}/pulls/{}", a.pr), &[])?;
     head_is(&pull, head_sha)?;
+    // Approve again, now that the prepared head is pushed and checked: the
+    // push-to-main lookup binds the approval to the head it saw (issue
+    // #34), so the merge of main and the refresh commit, pushed after
+    // phase 1's comment, are covered even when main brought a change to
+    // a config, the changelog or a workflow.
+    comment(client, repo, a.pr, REUSE_COMMAND)?;
     let answer = client
         .put(
             &format!("/repos/{repo}/pulls/{}/merge", a.pr),

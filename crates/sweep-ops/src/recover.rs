@@ -19,14 +19,18 @@
 //!   write, maintain or admin permission (asked of the API, never the
 //!   comment's `author_association`); a pinned run id must be the source;
 //! * the source run's head is the PR's swept head
-//!   ([`github_client::trust::swept_head`]), not an older commit.
+//!   ([`github_client::trust::swept_head`]), not an older commit, it was
+//!   made under a full-sweep label and no reuse-incompatible one
+//!   ([`github_client::trust::run_label_refusal`]), and every PR commit
+//!   after it was on the branch when the approval was written or changes
+//!   nothing a sweep reads ([`github_client::trust::unapproved_change`]).
 //!
 //! The dispatch is the one `run-sweep.yml`'s ingest jobs send:
 //! `repository_dispatch` of `ingest-agentic-results` (or `ingest-results`)
 //! to the ingest repository with `source-run-id`, `merge-run-id` and, for
 //! the agentic ingest, `database-target: production`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use github_client::{Client, trust};
 use serde_json::Value;
@@ -163,7 +167,9 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
         .as_u64()
         .ok_or_else(|| OpsError::Failed("the merged PR has no number".into()))?;
 
-    let Some((login, pin)) = authorisation(client, &a.repo, pr_number, &a.reuse_command)? else {
+    let Some((login, pin, approved_at)) =
+        authorisation(client, &a.repo, pr_number, &a.reuse_command)?
+    else {
         return refused(format!(
             "PR #{pr_number} has no {} comment by a commenter with write, maintain or admin permission on {}: its sweep was never authorised for reuse",
             a.reuse_command, a.repo
@@ -199,6 +205,43 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
             "source run {} ran on {source_sha}, not on PR #{pr_number}'s swept head {swept} (the newest commit that is not a merge or [skip-sweep]); only a run of the PR's current code is ingested",
             a.source_run_id
         ));
+    }
+    // Bound to what was approved, as `reuse-sweep find` binds it: the run
+    // was made under a full-sweep label and no reuse-incompatible one, and
+    // nothing after its head that a sweep reads arrived after the approval.
+    let timeline = client.get_all(
+        &format!("/repos/{}/issues/{pr_number}/timeline", a.repo),
+        &[],
+        None,
+    )?;
+    let history = trust::LabelHistory::from_timeline(&timeline);
+    if let Some(why) = trust::run_label_refusal(
+        &history,
+        &source,
+        &crate::merge::FULL_SWEEP_LABELS,
+        &crate::merge::REUSE_INCOMPATIBLE_LABELS,
+    ) {
+        return refused(format!(
+            "source run {} is not a full sweep: {why}",
+            a.source_run_id
+        ));
+    }
+    let last = commits.last().and_then(|c| c["sha"].as_str());
+    if last != Some(source_sha) {
+        let pull = client.get(&format!("/repos/{}/pulls/{pr_number}", a.repo), &[])?;
+        let binding = trust::Binding {
+            repo: &a.repo,
+            pull: &pull,
+            commits: &commits,
+            swept: source_sha,
+            approved_at: &approved_at,
+        };
+        if let Some(why) = trust::unapproved_change(client, &binding)? {
+            return refused(format!(
+                "PR #{pr_number}: source run {} does not stand for the approved code: {why}",
+                a.source_run_id
+            ));
+        }
     }
 
     let payload = crate::ingest::payload(
@@ -284,33 +327,49 @@ pub fn reuse_evidence(
 
 /// The newest `command` comment on PR `pr` whose author may write to
 /// `repo` (the collaborator permission endpoint, [`trust::may_write`]):
-/// `(login, pinned run id)`. Comments by others are ignored, as `reuse-sweep
-/// find` ignores them; the last command line of the deciding comment
-/// decides the pin (a bare command pins nothing).
+/// `(login, pinned run id, the comment's created_at)`. Comments by others
+/// are ignored, as `reuse-sweep find` ignores them; the last command line
+/// of the deciding comment decides the pin (a bare command pins nothing).
 fn authorisation(
     client: &Client,
     repo: &str,
     pr: u64,
     command: &str,
-) -> Result<Option<(String, Option<u64>)>> {
+) -> Result<Option<(String, Option<u64>, String)>> {
     let mut comments = client.get_all(&format!("/repos/{repo}/issues/{pr}/comments"), &[], None)?;
     // Stable sort by the timestamp string: equal stamps keep API order.
     comments.sort_by_key(|c| c["created_at"].as_str().unwrap_or("").to_string());
+    // Cheapest first: an over-long body is no command; then who wrote it
+    // (one lookup per login); only a writer's comment is parsed at all.
+    let mut writers: HashMap<String, bool> = HashMap::new();
     for c in comments.iter().rev() {
         let body = c["body"].as_str().unwrap_or("");
-        let Some(found) = github_client::command::last_command(body, command) else {
-            continue;
-        };
         let Some(login) = str_at(c, "/user/login") else {
             continue;
         };
-        let access = client.collaborator_access(repo, login)?;
-        if !trust::may_write(access.as_ref()) {
-            eprintln!(
-                "{command} by {login} ignored: {login} has no write, maintain or admin permission on {repo}"
-            );
+        if !github_client::command::within_limit(body) {
             continue;
         }
+        let may_write = match writers.get(login) {
+            Some(known) => *known,
+            None => {
+                let access = client.collaborator_access(repo, login)?;
+                let ok = trust::may_write(access.as_ref());
+                writers.insert(login.to_string(), ok);
+                ok
+            }
+        };
+        if !may_write {
+            if body.contains(command) {
+                eprintln!(
+                    "{command} by {login} ignored: {login} has no write, maintain or admin permission on {repo}"
+                );
+            }
+            continue;
+        }
+        let Some(found) = github_client::command::last_command(body, command) else {
+            continue;
+        };
         let pin = match found {
             None => None,
             Some(digits) => Some(digits.parse::<u64>().map_err(|_| {
@@ -319,7 +378,8 @@ fn authorisation(
                 ))
             })?),
         };
-        return Ok(Some((login.to_string(), pin)));
+        let at = c["created_at"].as_str().unwrap_or("").to_string();
+        return Ok(Some((login.to_string(), pin, at)));
     }
     Ok(None)
 }

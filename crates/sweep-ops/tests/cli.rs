@@ -490,10 +490,28 @@ mod merge {
             bodies(&s, "PUT", PUT),
             vec![json!({"sha": HEAD, "merge_method": "squash"})]
         );
-        assert_eq!(
-            s.comments("acme/bench", 7).len(),
-            1,
-            "phase 2 posts nothing"
+        // Issue #34: phase 2 approves again once the prepared head is pushed
+        // and checked, so the approval binds to that head; then it merges.
+        let comments = s.comments("acme/bench", 7);
+        assert_eq!(comments.len(), 2, "phase 2 re-approves once");
+        assert_eq!(comments[1]["body"], "/reuse-sweep-run");
+        let order: Vec<String> = s
+            .requests()
+            .iter()
+            .filter(|r| r.method != "GET" || r.path == CHECKS)
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect();
+        let posted = order
+            .iter()
+            .position(|r| r.starts_with("POST ") && r.ends_with("/issues/7/comments"))
+            .expect("the approval is posted");
+        assert!(
+            order[..posted].iter().any(|r| r.ends_with("/check-runs")),
+            "{order:?}"
+        );
+        assert!(
+            order[posted..].iter().any(|r| r.starts_with("PUT ")),
+            "{order:?}"
         );
     }
 
@@ -687,7 +705,7 @@ mod recover_ingest {
     fn run_body(id: u64, event: &str, conclusion: &str, sha: &str, branch: &str) -> Value {
         json!({"id": id, "event": event, "status": "completed", "conclusion": conclusion,
                "path": ".github/workflows/run-sweep.yml", "head_sha": sha, "head_branch": branch,
-               "head_repository": {"full_name": "acme/bench"}})
+               "head_repository": {"full_name": "acme/bench"}, "created_at": "2026-08-22T10:00:00Z"})
     }
 
     fn artifacts(names: &[&str]) -> Value {
@@ -718,8 +736,19 @@ mod recover_ingest {
                "author_association": "MEMBER"})
     }
 
-    fn commit(sha: &str, parents: usize, message: &str) -> Value {
-        json!({"sha": sha, "parents": vec![json!({"sha": "p"}); parents], "commit": {"message": message}})
+    fn commit(sha: &str, parents: &[&str], message: &str) -> Value {
+        let parents: Vec<Value> = parents.iter().map(|p| json!({"sha": p})).collect();
+        json!({"sha": sha, "parents": parents, "commit": {"message": message}})
+    }
+
+    /// `GET /compare/<parent>...<sha>`: `sha` changes `files`.
+    fn compare(s: &FakeGitHub, parent: &str, sha: &str, files: &[&str]) {
+        let files: Vec<Value> = files.iter().map(|f| json!({"filename": f})).collect();
+        s.add_route(Route::json(
+            "GET",
+            &format!("{R}/compare/{parent}...{sha}"),
+            json!({"status": "ahead", "files": files}),
+        ));
     }
 
     fn server(
@@ -780,11 +809,26 @@ mod recover_ingest {
             "GET",
             &format!("{R}/pulls/7/commits"),
             json!([
-                commit(OLDER, 1, "first try"),
-                commit(SRC, 1, "feat"),
-                commit(HEAD, 2, "Merge branch 'main'"),
-                commit(MOVED, 1, "prepare #7 for sweep reuse [skip-sweep]"),
+                commit(OLDER, &["p"], "first try"),
+                commit(SRC, &[OLDER], "feat"),
+                commit(HEAD, &[SRC, "m"], "Merge branch 'main'"),
+                commit(MOVED, &[HEAD], "prepare #7 for sweep reuse [skip-sweep]"),
             ]),
+            "array",
+        ));
+        // Main brought documentation only; the refresh commit is empty.
+        compare(&s, SRC, HEAD, &["docs/adopt.md"]);
+        compare(&s, HEAD, MOVED, &[]);
+        s.add_route(Route::json(
+            "GET",
+            &format!("{R}/pulls/7"),
+            json!({"number": 7, "head": {"ref": "feat/x", "repo": {"full_name": "acme/bench"}}}),
+        ));
+        // Labelled full-sweep-enabled before the sweep ran (10:00).
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/issues/7/timeline"),
+            json!([{"event": "labeled", "created_at": "2026-08-22T09:00:00Z", "label": {"name": "full-sweep-enabled"}}]),
             "array",
         ));
         s.add_route(Route::empty("POST", DISPATCH, 204));
@@ -855,6 +899,89 @@ mod recover_ingest {
         );
     }
 
+    /// Issue #34 item 1, as `reuse-sweep find` judges it: a `[skip-sweep]`
+    /// commit pushed after the approval that changes a config, or a merge
+    /// that brings one, makes the source run stand for other code.
+    #[test]
+    fn a_sweep_input_changed_after_the_approval_is_refused() {
+        let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
+        compare(&s, HEAD, MOVED, &["configs/nvidia-master.yaml"]);
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/activity"),
+            json!([
+                {"ref": "refs/heads/feat/x", "timestamp": "2026-08-22T14:01:00Z", "after": MOVED},
+                {"ref": "refs/heads/feat/x", "timestamp": "2026-08-22T09:30:00Z", "after": SRC},
+            ]),
+            "array",
+        ));
+        let out = recover(&s, &[]);
+        refused_without_dispatch(
+            &s,
+            &out,
+            &format!(
+                "commit {MOVED} after the swept head {SRC} changes configs/nvidia-master.yaml"
+            ),
+        );
+
+        let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
+        compare(
+            &s,
+            SRC,
+            HEAD,
+            &["docs/adopt.md", "benchmarks/single_node/dsv4.sh"],
+        );
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/activity"),
+            json!([]),
+            "array",
+        ));
+        let out = recover(&s, &[]);
+        refused_without_dispatch(
+            &s,
+            &out,
+            &format!(
+                "commit {HEAD} after the swept head {SRC} changes benchmarks/single_node/dsv4.sh"
+            ),
+        );
+
+        // Pushed before the approval (14:00): covered by it.
+        let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
+        compare(&s, HEAD, MOVED, &["configs/nvidia-master.yaml"]);
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/activity"),
+            json!([{"ref": "refs/heads/feat/x", "timestamp": "2026-08-22T13:59:00Z", "after": MOVED}]),
+            "array",
+        ));
+        let out = recover(&s, &[]);
+        code(&out, 0);
+    }
+
+    /// Issue #34 item 3a: a run made under `evals-only` is not ingested as
+    /// a full sweep.
+    #[test]
+    fn a_source_run_made_under_evals_only_is_refused() {
+        let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
+        s.add_route(Route::paginated(
+            "GET",
+            &format!("{R}/issues/7/timeline"),
+            json!([
+                {"event": "labeled", "created_at": "2026-08-22T09:00:00Z", "label": {"name": "full-sweep-enabled"}},
+                {"event": "labeled", "created_at": "2026-08-22T09:10:00Z", "label": {"name": "evals-only"}},
+                {"event": "unlabeled", "created_at": "2026-08-22T11:00:00Z", "label": {"name": "evals-only"}},
+            ]),
+            "array",
+        ));
+        let out = recover(&s, &[]);
+        refused_without_dispatch(
+            &s,
+            &out,
+            "source run 111 is not a full sweep: it was created while reuse-incompatible label(s) evals-only were applied",
+        );
+    }
+
     #[test]
     fn a_dry_run_checks_without_dispatching() {
         let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
@@ -909,7 +1036,7 @@ mod recover_ingest {
         s.add_route(Route::paginated(
             "GET",
             &format!("{R}/pulls/7/commits"),
-            json!([commit(HEAD, 1, "feat")]),
+            json!([commit(HEAD, &["p"], "feat")]),
             "array",
         ));
         let out = recover(&s, &[]);

@@ -256,6 +256,21 @@ fn the_push_of_a_reuse_authorised_merge_reuses_the_pr_sweep_and_dispatches_inges
             &merge,
         )),
     ));
+    // The PR's label history (issue #34: a reused run is judged by the
+    // labels applied when it was created), from the answers sweepkit's
+    // strict rules add to the same fixture, with this PR's one label.
+    let timeline_file = workspace_root().join(format!(
+        "tests/conformance/sweepkit-routes/github/reuse-sweep/push-unpinned-picks-latest-eligible/api/repos/SemiAnalysisAI/InferenceX/issues/{FX_PR}/timeline.json"
+    ));
+    let mut timeline: Value =
+        serde_json::from_str(&std::fs::read_to_string(timeline_file).unwrap()).unwrap();
+    timeline[0]["label"]["name"] = json!("full-sweep-enabled");
+    h.fake.add_route(Route::paginated(
+        "GET",
+        &format!("/repos/{REPO}/issues/{PR}/timeline"),
+        timeline,
+        "array",
+    ));
     // The PR's one commit: the recorded swept commit, now the bump.
     let recorded_commits = recorded(&format!("pulls/{FX_PR}/commits.json"), &h.scratch, &merge);
     let mut commit = recorded_commits

@@ -7,7 +7,9 @@
 //!   stdout JSON, written JSON files and error text (layout: the folder's
 //!   README).
 //! * `github_scenarios`: `success-rate` and `reuse-sweep find` against the
-//!   scenarios of `fixtures/github/`, served on loopback by `fake-github`.
+//!   scenarios of `fixtures/github/`, served on loopback by `fake-github`,
+//!   plus the routes of `sweepkit-routes/github/<tool>/<case>/` where the
+//!   strict rules ask GitHub more than the reference did.
 //!
 //! JSON is compared by value: object key order ignored, array order kept,
 //! floats equal within a relative 1e-9 (absolute 1e-12), a boolean never
@@ -47,6 +49,11 @@ const ABS_TOL: f64 = 1e-12;
 /// holds visualizer-comment and ingest-dispatch scenarios, which describe
 /// workflow steps rather than a tool's recorded run).
 const GITHUB_TOOLS: &[&str] = &["success-rate", "reuse-sweep"];
+
+/// Extra routes per GitHub scenario, `<tool>/<case>/scenario.json` (layout
+/// of a scenario, routes only): the API answers sweepkit's stricter rules
+/// need that the reference's recording lacks (README there).
+const SWEEPKIT_ROUTES: &str = "sweepkit-routes/github";
 
 fn corpus_root() -> PathBuf {
     let root = match std::env::var_os("SWEEPKIT_CONFORMANCE_DIR").filter(|d| !d.is_empty()) {
@@ -536,6 +543,26 @@ fn run_scenario(tool: &str, dir: &Path) -> Result<(), String> {
     let expected = read_json(&dir.join("expected.json"))?;
     let server = test_kit::fake_github::FakeGitHub::from_scenario(dir)
         .map_err(|e| format!("fake GitHub server: {e}"))?;
+    // The answers to calls only sweepkit's stricter rules make (the
+    // reference never asked, so the recording has none): kept beside the
+    // corpus, never in a recorded case; the workspace's copy serves a
+    // corpus without one (the shared corpus).
+    let case = Path::new(tool).join(dir.file_name().unwrap_or_default());
+    let extra = [
+        corpus_root(),
+        sweepkit_e2e::workspace_root().join("tests/conformance"),
+    ]
+    .into_iter()
+    .map(|root| root.join(SWEEPKIT_ROUTES).join(&case))
+    .find(|d| d.join("scenario.json").is_file())
+    .unwrap_or_default();
+    if extra.join("scenario.json").is_file() {
+        for route in test_kit::fake_github::load_scenario_routes(&extra)
+            .map_err(|e| format!("{}: {e}", extra.display()))?
+        {
+            server.add_route(route);
+        }
+    }
     let tmp = test_kit::tempfile::Builder::new()
         .prefix("ghconf-")
         .tempdir()

@@ -179,8 +179,15 @@ fn sweep_ops_recover_ingest_dry_run_and_an_unknown_command() {
     let run = |id: u64, event: &str, sha: &str, branch: &str| {
         json!({"id": id, "event": event, "status": "completed", "conclusion": "success",
                "path": ".github/workflows/run-sweep.yml", "head_sha": sha, "head_branch": branch,
-               "head_repository": {"full_name": "acme/bench"}})
+               "head_repository": {"full_name": "acme/bench"}, "created_at": "2026-01-01T00:00:00Z"})
     };
+    // Labelled for a full sweep before the run (issue #34's label rule).
+    s.add_route(Route::paginated(
+        "GET",
+        "/repos/acme/bench/issues/5/timeline",
+        json!([{"event": "labeled", "created_at": "2025-12-31T00:00:00Z", "label": {"name": "full-sweep-enabled"}}]),
+        "array",
+    ));
     s.add_route(Route::json(
         "GET",
         "/repos/acme/bench/actions/runs/11",
