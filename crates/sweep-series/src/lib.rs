@@ -7,5 +7,6 @@
 pub mod boundary;
 pub mod change_point;
 pub mod changes;
+pub mod git;
 pub mod series;
 pub mod store;
