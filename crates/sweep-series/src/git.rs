@@ -75,7 +75,10 @@ pub fn append(
     for attempt in 1..=MAX_PUSH_ATTEMPTS {
         if remote_has(work, &refspec)? {
             git(work, &["fetch", "-q", "origin", &refspec])?;
-            git(work, &["checkout", "-q", "-f", "-B", &target.branch, "FETCH_HEAD"])?;
+            git(
+                work,
+                &["checkout", "-q", "-f", "-B", &target.branch, "FETCH_HEAD"],
+            )?;
         } else {
             // A new history: an orphan branch with nothing in it.
             git(work, &["checkout", "-q", "-f", "--orphan", &target.branch])?;
@@ -113,9 +116,14 @@ pub fn append(
             return Ok(Pushed::Landed { attempt, commit });
         }
         let stderr = String::from_utf8_lossy(&push.stderr);
-        let refused = ["[rejected]", "non-fast-forward", "fetch first", "cannot lock ref"]
-            .iter()
-            .any(|m| stderr.contains(m));
+        let refused = [
+            "[rejected]",
+            "non-fast-forward",
+            "fetch first",
+            "cannot lock ref",
+        ]
+        .iter()
+        .any(|m| stderr.contains(m));
         if !refused {
             return Err(GitError::Git {
                 args: "push".into(),

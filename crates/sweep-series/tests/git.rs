@@ -8,7 +8,10 @@ use serde_json::{Map, Value};
 use sweep_series::git::{Branch, Pushed, append};
 use sweep_series::store::{Run, RunRef, Store};
 
-const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/conformance/fixtures/seed-compare");
+const SEED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/conformance/fixtures/seed-compare"
+);
 
 fn rows() -> Vec<Map<String, Value>> {
     let text = std::fs::read_to_string(format!("{SEED}/baseline/agg_bmk.json")).expect("fixture");
@@ -64,7 +67,12 @@ fn landed(remote: &str, dir: &Path) -> Vec<u64> {
     assert!(ok);
     let store = Store::new(&clone);
     store.verify().expect("the pushed history verifies");
-    store.runs().expect("runs").iter().map(|r| r.run.run_id).collect()
+    store
+        .runs()
+        .expect("runs")
+        .iter()
+        .map(|r| r.run.run_id)
+        .collect()
 }
 
 #[test]
@@ -81,7 +89,10 @@ fn a_writer_refused_by_a_race_appends_again_on_the_new_tip() {
         }
     })
     .expect("B lands");
-    assert!(matches!(pushed, Pushed::Landed { attempt: 2, .. }), "{pushed:?}");
+    assert!(
+        matches!(pushed, Pushed::Landed { attempt: 2, .. }),
+        "{pushed:?}"
+    );
     assert_eq!(landed(&remote, dir.path()), vec![1, 2, 3]);
 }
 
@@ -89,7 +100,13 @@ fn a_writer_refused_by_a_race_appends_again_on_the_new_tip() {
 fn two_writers_at_once_both_land() {
     let dir = tempfile::tempdir().expect("tmp");
     let remote = bare(dir.path());
-    append(&branch(&remote, &dir.path().join("seed")), &run(1), "run 1", |_| ()).expect("seed");
+    append(
+        &branch(&remote, &dir.path().join("seed")),
+        &run(1),
+        "run 1",
+        |_| (),
+    )
+    .expect("seed");
     let writers: Vec<_> = [10u64, 20]
         .into_iter()
         .map(|id| {
@@ -112,6 +129,9 @@ fn a_run_appended_twice_lands_once() {
     let a = branch(&remote, &dir.path().join("a"));
     append(&a, &run(7), "run 7", |_| ()).expect("first");
     let again = branch(&remote, &dir.path().join("again"));
-    assert_eq!(append(&again, &run(7), "run 7", |_| ()).expect("second"), Pushed::AlreadyThere);
+    assert_eq!(
+        append(&again, &run(7), "run 7", |_| ()).expect("second"),
+        Pushed::AlreadyThere
+    );
     assert_eq!(landed(&remote, dir.path()), vec![7]);
 }
