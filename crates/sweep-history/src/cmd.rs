@@ -135,12 +135,24 @@ pub(crate) fn verify(s: &StoreArgs) -> Outcome {
 }
 
 pub(crate) fn changes(c: &ChangesArgs) -> Outcome {
+    let in_unit = |x: f64| x.is_finite() && (0.0..=1.0).contains(&x);
+    if !in_unit(c.max_pvalue) || !in_unit(c.min_magnitude) {
+        return Err(Failure::failed(anyhow::anyhow!(
+            "--max-pvalue and --min-magnitude are fractions from 0 to 1 (e.g. 0.001 and 0.02)"
+        )));
+    }
+    let options = Options {
+        max_pvalue: c.max_pvalue,
+        min_magnitude: c.min_magnitude,
+        ..Options::default()
+    };
+    // Every line read is parsed and a corrupt one refused (`lines`), so
+    // no separate verify pass is needed here.
     let store = Store::new(&c.store.store);
-    store.verify().map_err(store_failure)?;
     let mut found = Vec::new();
     for file in store.files().map_err(store_failure)? {
         let lines = store.lines(&file).map_err(store_failure)?;
-        for change in sweep_series::changes::changes(&series(&lines), &Options::default()) {
+        for change in sweep_series::changes::changes(&series(&lines), &options) {
             found.push((file.clone(), change));
         }
     }

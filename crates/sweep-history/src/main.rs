@@ -85,6 +85,14 @@ pub(crate) struct ChangesArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub(crate) json: bool,
+    /// A change point is kept when its p-value is at most this (Otava's default).
+    #[arg(long, default_value_t = 0.001)]
+    pub(crate) max_pvalue: f64,
+    /// ... and its change is at least this fraction (0.02: 2 %). Otava's
+    /// default is 0; a change of under 2 % in a throughput series is not one
+    /// a benchmark team acts on, and noise alone produces a few.
+    #[arg(long, default_value_t = 0.02)]
+    pub(crate) min_magnitude: f64,
 }
 
 #[derive(Args, Debug)]

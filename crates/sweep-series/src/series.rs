@@ -13,7 +13,6 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
-use sweep_model::results::ResultRow;
 
 use crate::store::{Kind, Line, RunRef};
 
@@ -35,21 +34,49 @@ pub enum Better {
     Lower,
 }
 
-/// Fields of a row that are not part of a point's identity: the measured
-/// values and what a change may change.
-const NOT_IDENTITY: &[&str] = &[
-    "tput_per_gpu",
-    "output_tput_per_gpu",
-    "input_tput_per_gpu",
-    "image",
-    "model",
-    "recipe_fingerprint",
-    "router",
-    "kv_p2p_transfer",
+/// The fields of a benchmark row that make a point's identity, in the
+/// aggregate's order: everything the configuration asked for. Left out on
+/// purpose: the measured values, and what a change changes (`image`,
+/// `model`, `recipe_fingerprint`, `router`, `kv_p2p_transfer`).
+pub const IDENTITY: &[&str] = &[
+    "hw",
+    "conc",
+    "infmax_model_prefix",
+    "framework",
+    "precision",
+    "spec_decoding",
+    "disagg",
+    "isl",
+    "osl",
+    "is_multinode",
+    "tp",
+    "pp",
+    "dcp_size",
+    "pcp_size",
+    "ep",
+    "dp_attention",
+    "prefill_tp",
+    "prefill_pp",
+    "prefill_dcp_size",
+    "prefill_pcp_size",
+    "prefill_ep",
+    "prefill_dp_attention",
+    "prefill_num_workers",
+    "decode_tp",
+    "decode_pp",
+    "decode_dcp_size",
+    "decode_pcp_size",
+    "decode_ep",
+    "decode_dp_attention",
+    "decode_num_workers",
+    "num_prefill_gpu",
+    "num_decode_gpu",
+    "prefill_hw",
+    "decode_hw",
 ];
 
-/// A point's identity: its identity fields as compact JSON in the row's
-/// field order (stable across runs: the aggregate writes them in one order).
+/// A point's identity: its identity fields as compact JSON, in
+/// [`IDENTITY`] order.
 pub type PointId = String;
 
 /// One measured value and where it came from.
@@ -65,17 +92,20 @@ pub struct Sample {
 /// the order of the lines.
 pub type Series = BTreeMap<PointId, BTreeMap<&'static str, Vec<Sample>>>;
 
-/// The identity of a benchmark row.
+/// The identity of a benchmark row (a row as the aggregate writes it; the
+/// store checked it when it was appended).
 #[must_use]
-pub fn point_id(row: &ResultRow) -> PointId {
-    let mut id = row.row.to_map();
-    id.retain(|k, _| !NOT_IDENTITY.contains(&k.as_str()) && !row.row.metrics.contains_key(k));
+pub fn point_id(row: &Map<String, Value>) -> PointId {
+    let id: Map<String, Value> = IDENTITY
+        .iter()
+        .filter_map(|k| row.get(*k).map(|v| ((*k).to_string(), v.clone())))
+        .collect();
     Value::Object(id).to_string()
 }
 
-/// The watched series of benchmark `lines`. Lines that are not benchmark
-/// rows, and values that are missing or not finite, are passed over (a
-/// missing value is a gap in that metric's series, not a zero).
+/// The watched series of benchmark `lines`. Eval lines are passed over, and
+/// so are values that are missing or not finite (a gap in that metric's
+/// series, not a zero).
 #[must_use]
 pub fn series(lines: &[Line]) -> Series {
     let mut out = Series::new();
@@ -83,12 +113,15 @@ pub fn series(lines: &[Line]) -> Series {
         if line.kind != Kind::Benchmark {
             continue;
         }
-        let Ok(row) = ResultRow::try_from(line.row.clone()) else {
-            continue;
-        };
-        let id = point_id(&row);
+        let id = point_id(&line.row);
+        let image = line.row.get("image").and_then(Value::as_str).unwrap_or("");
         for (metric, _) in WATCHED {
-            let Some(value) = value(&row, &line.row, metric) else {
+            let Some(value) = line
+                .row
+                .get(*metric)
+                .and_then(Value::as_f64)
+                .filter(|v| v.is_finite())
+            else {
                 continue;
             };
             out.entry(id.clone())
@@ -98,20 +131,11 @@ pub fn series(lines: &[Line]) -> Series {
                 .push(Sample {
                     value,
                     run: line.run.clone(),
-                    image: row.row.image.clone(),
+                    image: image.to_string(),
                 });
         }
     }
     out
-}
-
-fn value(row: &ResultRow, raw: &Map<String, Value>, metric: &str) -> Option<f64> {
-    let v = match metric {
-        "tput_per_gpu" => Some(row.row.tput_per_gpu),
-        "output_tput_per_gpu" => Some(row.row.output_tput_per_gpu),
-        _ => raw.get(metric).and_then(Value::as_f64),
-    }?;
-    v.is_finite().then_some(v)
 }
 
 /// The direction of a watched metric.
