@@ -11,7 +11,7 @@ use sweep_series::git::{self, Branch, GitError, Pushed};
 use sweep_series::series::series;
 use sweep_series::store::{Appended, Run, RunRef, Store, StoreError};
 
-use crate::{AppendArgs, ChangesArgs, ShowArgs, StoreArgs};
+use crate::{AppendArgs, BackfillArgs, ChangesArgs, ShowArgs, StoreArgs};
 
 /// The largest aggregate read: a full sweep's `agg_bmk.json` of 378 points
 /// is under 1 MB; 64 MiB is far past any real one and bounds the memory.
@@ -244,4 +244,81 @@ pub(crate) fn show(s: &ShowArgs) -> Outcome {
 
 fn short(commit: &str) -> &str {
     commit.get(..12).unwrap_or(commit)
+}
+
+pub(crate) fn backfill(b: &BackfillArgs) -> Outcome {
+    use sweep_series::backfill::{self, BackfillError, Query, Report};
+    let config = github_client::Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
+    let client = github_client::Client::new(config).or_failed()?;
+    let q = Query {
+        repo: &b.repo,
+        workflow: &b.workflow,
+        branch: &b.main_branch,
+        max_runs: b.max_runs,
+    };
+    let failure = |e: BackfillError| match e {
+        BackfillError::Store(e) => store_failure(e),
+        other => Failure::failed(other),
+    };
+    let mut report = Report::default();
+    match (&b.remote, &b.store) {
+        (Some(remote), _) => {
+            let target = Branch {
+                remote: remote.clone(),
+                branch: b.branch.clone(),
+                work: b.work.clone().unwrap_or_default(),
+            };
+            let mut inner: Option<BackfillError> = None;
+            let pushed = git::update(
+                &target,
+                &format!("history: backfill from {} ({})", b.repo, b.workflow),
+                |store| match backfill::backfill(&client, &q, store) {
+                    Ok(r) => {
+                        let changed = !r.appended.is_empty();
+                        report = r;
+                        Ok(changed)
+                    }
+                    Err(BackfillError::Store(e)) => Err(e),
+                    Err(e) => {
+                        inner = Some(e);
+                        Err(StoreError::Invalid("the backfill stopped".into()))
+                    }
+                },
+                |_| (),
+            );
+            if let Some(e) = inner {
+                return Err(failure(e));
+            }
+            match pushed {
+                Ok(_) => {}
+                Err(GitError::Store(e)) => return Err(store_failure(e)),
+                Err(e) => return Err(Failure::failed(e)),
+            }
+        }
+        (None, Some(dir)) => {
+            report = backfill::backfill(&client, &q, &Store::new(dir)).map_err(failure)?
+        }
+        (None, None) => return Err(Failure::failed(anyhow::anyhow!("give --store or --remote"))),
+    }
+    let mut out = format!(
+        "backfill: {} run(s) listed, {} appended, {} already in the history",
+        report.listed,
+        report.appended.len(),
+        report.already
+    );
+    if !report.without_artifact.is_empty() {
+        let _ = write!(
+            out,
+            ", {} without a results_bmk artifact (expired or never made): {}",
+            report.without_artifact.len(),
+            report
+                .without_artifact
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    stdout::println(&out);
+    Ok(())
 }

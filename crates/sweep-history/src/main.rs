@@ -29,6 +29,36 @@ enum Command {
     Changes(ChangesArgs),
     /// Show one configuration's series as a table.
     Show(ShowArgs),
+    /// Append past main runs' aggregates read through the GitHub API (resumable: runs already there are passed over).
+    Backfill(BackfillArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct BackfillArgs {
+    /// The history store as a folder (with no --remote).
+    #[arg(long, env = "INPUT_STORE", required_unless_present = "remote")]
+    pub(crate) store: Option<PathBuf>,
+    /// The repository holding the data branch (URL or path); one commit for the whole backfill.
+    #[arg(long, env = "INPUT_REMOTE", requires = "work")]
+    pub(crate) remote: Option<String>,
+    /// The data branch.
+    #[arg(long, env = "INPUT_BRANCH", default_value = "sweepkit-history")]
+    pub(crate) branch: String,
+    /// Work folder for the branch's checkout (with --remote).
+    #[arg(long, env = "INPUT_WORK")]
+    pub(crate) work: Option<PathBuf>,
+    /// The repository whose runs are read (`owner/name`).
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    pub(crate) repo: String,
+    /// The sweep workflow's file.
+    #[arg(long, default_value = "run-sweep.yml")]
+    pub(crate) workflow: String,
+    /// The branch whose push runs are main's history.
+    #[arg(long, default_value = "main")]
+    pub(crate) main_branch: String,
+    /// At most this many runs, newest first (1 to 1000).
+    #[arg(long, default_value_t = 100)]
+    pub(crate) max_runs: usize,
 }
 
 #[derive(Args, Debug)]
@@ -114,5 +144,6 @@ fn main() -> ExitCode {
         Command::Verify(s) => cmd::verify(s),
         Command::Changes(c) => cmd::changes(c),
         Command::Show(s) => cmd::show(s),
+        Command::Backfill(b) => cmd::backfill(b),
     })
 }

@@ -60,6 +60,27 @@ pub fn append(
     target: &Branch,
     run: &Run,
     message: &str,
+    before_push: impl FnMut(u32),
+) -> Result<Pushed, GitError> {
+    update(
+        target,
+        message,
+        |store| Ok(store.append(run)? != Appended::AlreadyThere),
+        before_push,
+    )
+}
+
+/// Applies `change` to the store on the tip of `target`'s branch and pushes
+/// the result, applying it again on the new tip when the push is refused.
+/// `change` says whether it changed anything (nothing to push when not); it
+/// must be safe to apply again on a newer tip (an append is).
+///
+/// # Errors
+/// `change` failed, git failed, or every push was refused.
+pub fn update(
+    target: &Branch,
+    message: &str,
+    mut change: impl FnMut(&Store) -> Result<bool, StoreError>,
     mut before_push: impl FnMut(u32),
 ) -> Result<Pushed, GitError> {
     let work = &target.work;
@@ -85,7 +106,7 @@ pub fn append(
             git(work, &["rm", "-rfq", "--ignore-unmatch", "."])?;
         }
         git(work, &["clean", "-fdxq"])?;
-        if Store::new(work).append(run)? == Appended::AlreadyThere {
+        if !change(&Store::new(work))? {
             return Ok(Pushed::AlreadyThere);
         }
         git(work, &["add", "-A"])?;

@@ -4,6 +4,7 @@
 //! cross ([`boundary`]) and the change points on main ([`change_point`],
 //! named by run, commit and PR in [`changes`]).
 
+pub mod backfill;
 pub mod boundary;
 pub mod change_point;
 pub mod changes;

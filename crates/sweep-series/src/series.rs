@@ -103,9 +103,10 @@ pub fn point_id(row: &Map<String, Value>) -> PointId {
     Value::Object(id).to_string()
 }
 
-/// The watched series of benchmark `lines`. Eval lines are passed over, and
-/// so are values that are missing or not finite (a gap in that metric's
-/// series, not a zero).
+/// The watched series of benchmark `lines`, each in the order main ran
+/// them (run date, then run id and attempt: a backfill appends older runs
+/// after newer ones). Eval lines are passed over, and so are values that
+/// are missing or not finite (a gap in that metric's series, not a zero).
 #[must_use]
 pub fn series(lines: &[Line]) -> Series {
     let mut out = Series::new();
@@ -133,6 +134,18 @@ pub fn series(lines: &[Line]) -> Series {
                     run: line.run.clone(),
                     image: image.to_string(),
                 });
+        }
+    }
+    for metrics in out.values_mut() {
+        for samples in metrics.values_mut() {
+            // Stable: lines of one run keep their order.
+            samples.sort_by(|a, b| {
+                (&a.run.date, a.run.run_id, a.run.attempt).cmp(&(
+                    &b.run.date,
+                    b.run.run_id,
+                    b.run.attempt,
+                ))
+            });
         }
     }
     out
