@@ -8,8 +8,9 @@ use sweep_cli::{Failure, Outcome, ResultExt as _, stdout};
 use sweep_model::fsio::read_regular;
 use sweep_series::change_point::Options;
 use sweep_series::git::{self, Branch, GitError, Pushed};
+use sweep_series::pg::PgStore;
 use sweep_series::series::series;
-use sweep_series::store::{Appended, Run, RunRef, Store, StoreError};
+use sweep_series::store::{Appended, History, Run, RunRef, Store, StoreError};
 
 use crate::{AppendArgs, BackfillArgs, ChangesArgs, ShowArgs, StoreArgs};
 
@@ -21,11 +22,24 @@ const MAX_AGG_BYTES: u64 = 64 * 1024 * 1024;
 /// refuse is a "no" (1); what could not be read or written is 2.
 fn store_failure(e: StoreError) -> Failure {
     match e {
-        StoreError::Read(_) | StoreError::Write { .. } => Failure::failed(e),
+        StoreError::Read(_) | StoreError::Write { .. } | StoreError::Database(_) => {
+            Failure::failed(e)
+        }
         StoreError::Corrupt { .. }
         | StoreError::BadRow { .. }
         | StoreError::Conflict { .. }
         | StoreError::Invalid(_) => Failure::rejected(e),
+    }
+}
+
+/// The store `--store` names: a `postgres://` (or `postgresql://`) URL, or
+/// a folder.
+fn open(store: &Path) -> Result<Box<dyn History>, Failure> {
+    let text = store.to_string_lossy();
+    if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+        Ok(Box::new(PgStore::connect(&text).map_err(store_failure)?))
+    } else {
+        Ok(Box::new(Store::new(store)))
     }
 }
 
@@ -126,7 +140,7 @@ pub(crate) fn append(a: &AppendArgs) -> Outcome {
 }
 
 pub(crate) fn verify(s: &StoreArgs) -> Outcome {
-    let v = Store::new(&s.store).verify().map_err(store_failure)?;
+    let v = open(&s.store)?.verify().map_err(store_failure)?;
     stdout::println(&format!(
         "history verified: {} runs, {} files, {} rows",
         v.runs, v.files, v.lines
@@ -148,7 +162,7 @@ pub(crate) fn changes(c: &ChangesArgs) -> Outcome {
     };
     // Every line read is parsed and a corrupt one refused (`lines`), so
     // no separate verify pass is needed here.
-    let store = Store::new(&c.store.store);
+    let store = open(&c.store.store)?;
     let mut found = Vec::new();
     for file in store.files().map_err(store_failure)? {
         let lines = store.lines(&file).map_err(store_failure)?;
@@ -194,7 +208,7 @@ pub(crate) fn changes(c: &ChangesArgs) -> Outcome {
 }
 
 pub(crate) fn show(s: &ShowArgs) -> Outcome {
-    let store = Store::new(&s.store.store);
+    let store = open(&s.store.store)?;
     let file = format!("series/{}.jsonl", s.config);
     if !store.files().map_err(store_failure)?.contains(&file) {
         return Err(Failure::rejected(anyhow::anyhow!(

@@ -35,7 +35,7 @@ enum Command {
 
 #[derive(Args, Debug)]
 pub(crate) struct BackfillArgs {
-    /// The history store as a folder (with no --remote).
+    /// The history store, a folder or a `postgres://` URL (with no --remote).
     #[arg(long, env = "INPUT_STORE", required_unless_present = "remote")]
     pub(crate) store: Option<PathBuf>,
     /// The repository holding the data branch (URL or path); one commit for the whole backfill.
@@ -63,14 +63,15 @@ pub(crate) struct BackfillArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct StoreArgs {
-    /// The history store: a folder (the checkout of the data branch).
+    /// The history store: a folder (the checkout of the data branch) or a
+    /// `postgres://` URL.
     #[arg(long, env = "INPUT_STORE")]
     pub(crate) store: PathBuf,
 }
 
 #[derive(Args, Debug)]
 pub(crate) struct AppendArgs {
-    /// The history store as a folder (with no --remote).
+    /// The history store, a folder or a `postgres://` URL (with no --remote).
     #[arg(long, env = "INPUT_STORE", required_unless_present = "remote")]
     pub(crate) store: Option<PathBuf>,
     /// The repository holding the data branch (URL or path): fetch, append,

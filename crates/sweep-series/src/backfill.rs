@@ -17,7 +17,7 @@ use std::path::Path;
 use github_client::{Client, actions};
 use serde_json::{Map, Value};
 
-use crate::store::{Appended, Run, RunRef, Store, StoreError};
+use crate::store::{Appended, History, Run, RunRef, StoreError};
 
 /// The most runs one backfill reads: a year of daily main sweeps and then
 /// some. Each costs an artifact listing and a download.
@@ -84,7 +84,11 @@ struct Listed {
 /// # Errors
 /// An API call failed, an artifact is not an aggregate, or the store
 /// refused a run.
-pub fn backfill(client: &Client, q: &Query<'_>, store: &Store) -> Result<Report, BackfillError> {
+pub fn backfill(
+    client: &Client,
+    q: &Query<'_>,
+    store: &dyn History,
+) -> Result<Report, BackfillError> {
     if q.max_runs == 0 || q.max_runs > MAX_BACKFILL_RUNS {
         return Err(BackfillError::MaxRuns(q.max_runs));
     }

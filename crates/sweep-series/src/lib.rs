@@ -9,5 +9,6 @@ pub mod boundary;
 pub mod change_point;
 pub mod changes;
 pub mod git;
+pub mod pg;
 pub mod series;
 pub mod store;

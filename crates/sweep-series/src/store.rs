@@ -153,6 +153,105 @@ pub enum StoreError {
     },
     #[error("{0}")]
     Invalid(String),
+    #[error("{0}")]
+    Database(String),
+}
+
+/// A history store: the folder ([`Store`]) or PostgreSQL
+/// ([`crate::pg::PgStore`]), with the same rules.
+pub trait History {
+    /// Where the store is, for messages (a password never shown).
+    fn describe(&self) -> String;
+    /// Every run in the history, in the order appended.
+    ///
+    /// # Errors
+    /// The index cannot be read or is corrupt.
+    fn runs(&self) -> Result<Vec<IndexLine>, StoreError>;
+    /// Appends one run, idempotently per run id and attempt.
+    ///
+    /// # Errors
+    /// See [`Store::append`].
+    fn append(&self, run: &Run) -> Result<Appended, StoreError>;
+    /// Every series file (relative path, sorted).
+    ///
+    /// # Errors
+    /// The store cannot be listed.
+    fn files(&self) -> Result<Vec<String>, StoreError>;
+    /// The lines of one series file, only of runs in the index.
+    ///
+    /// # Errors
+    /// A line cannot be read or is corrupt.
+    fn lines(&self, file: &str) -> Result<Vec<Line>, StoreError>;
+    /// Checks the whole store.
+    ///
+    /// # Errors
+    /// The first problem found.
+    fn verify(&self) -> Result<Verified, StoreError>;
+}
+
+impl History for Store {
+    fn describe(&self) -> String {
+        self.root.display().to_string()
+    }
+    fn runs(&self) -> Result<Vec<IndexLine>, StoreError> {
+        Store::runs(self)
+    }
+    fn append(&self, run: &Run) -> Result<Appended, StoreError> {
+        Store::append(self, run)
+    }
+    fn files(&self) -> Result<Vec<String>, StoreError> {
+        Store::files(self)
+    }
+    fn lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
+        Store::lines(self, file)
+    }
+    fn verify(&self) -> Result<Verified, StoreError> {
+        Store::verify(self)
+    }
+}
+
+/// A run checked and placed, ready to be written by either store.
+#[derive(Debug, Clone)]
+pub(crate) struct Planned {
+    pub(crate) digest: String,
+    /// (file, kind, the line's row as compact JSON), in the run's order:
+    /// benchmark rows, then eval rows.
+    pub(crate) rows: Vec<(String, Kind, String)>,
+}
+
+/// Checks every row of `run` and names its file, before anything is
+/// written.
+pub(crate) fn plan(run: &Run) -> Result<Planned, StoreError> {
+    if run.run.commit.is_empty() || run.run.run_id == 0 || run.run.attempt == 0 {
+        return Err(StoreError::Invalid(
+            "a run needs its id, attempt (from 1) and commit".into(),
+        ));
+    }
+    let mut rows = Vec::new();
+    for (what, kind, list) in [
+        ("benchmarks", Kind::Benchmark, &run.benchmarks),
+        ("evals", Kind::Eval, &run.evals),
+    ] {
+        for (index, row) in list.iter().enumerate() {
+            let file =
+                file_of(kind, row).map_err(|cause| StoreError::BadRow { what, index, cause })?;
+            let text =
+                serde_json::to_string(row).map_err(|e| StoreError::Invalid(e.to_string()))?;
+            rows.push((file, kind, text));
+        }
+    }
+    Ok(Planned {
+        digest: digest(run),
+        rows,
+    })
+}
+
+/// The file a row of `kind` belongs in (after checking it is one).
+pub(crate) fn file_of(kind: Kind, row: &Map<String, Value>) -> Result<String, String> {
+    match kind {
+        Kind::Benchmark => benchmark_file(row),
+        Kind::Eval => eval_file(row),
+    }
 }
 
 /// The store at a folder.
@@ -195,44 +294,36 @@ impl Store {
     /// not a plain name; the run is there already with other rows; the
     /// index is corrupt; a file cannot be written.
     pub fn append(&self, run: &Run) -> Result<Appended, StoreError> {
-        if run.run.commit.is_empty() || run.run.run_id == 0 || run.run.attempt == 0 {
-            return Err(StoreError::Invalid(
-                "a run needs its id, attempt (from 1) and commit".into(),
-            ));
-        }
-        let digest = digest(run);
+        let planned = plan(run)?;
         if let Some(have) = self
             .runs()?
             .into_iter()
             .find(|l| l.run.run_id == run.run.run_id && l.run.attempt == run.run.attempt)
         {
-            if have.digest == digest {
+            if have.digest == planned.digest {
                 return Ok(Appended::AlreadyThere);
             }
             return Err(StoreError::Conflict {
                 run_id: run.run.run_id,
                 attempt: run.run.attempt,
                 have: have.digest,
-                new: digest,
+                new: planned.digest,
             });
         }
-        // Every row is checked and placed before anything is written.
         let mut by_file: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-        for (index, row) in run.benchmarks.iter().enumerate() {
-            let file = benchmark_file(row).map_err(|cause| StoreError::BadRow {
-                what: "benchmarks",
-                index,
-                cause,
-            })?;
-            push_line(&mut by_file, file, &run.run, Kind::Benchmark, row);
-        }
-        for (index, row) in run.evals.iter().enumerate() {
-            let file = eval_file(row).map_err(|cause| StoreError::BadRow {
-                what: "evals",
-                index,
-                cause,
-            })?;
-            push_line(&mut by_file, file, &run.run, Kind::Eval, row);
+        for (file, kind, text) in &planned.rows {
+            let line = format!(
+                "{{\"v\":{FORMAT},\"run\":{},\"kind\":\"{}\",\"row\":{text}}}\n",
+                serde_json::to_string(&run.run).map_err(|e| StoreError::Invalid(e.to_string()))?,
+                match kind {
+                    Kind::Benchmark => "benchmark",
+                    Kind::Eval => "eval",
+                }
+            );
+            by_file
+                .entry(file.clone())
+                .or_default()
+                .extend_from_slice(line.as_bytes());
         }
         for (file, bytes) in &by_file {
             append_bytes(&self.root.join(file), bytes)?;
@@ -244,7 +335,7 @@ impl Store {
             event: run.event.clone(),
             benchmarks: run.benchmarks.len(),
             evals: run.evals.len(),
-            digest,
+            digest: planned.digest,
         };
         let mut line =
             serde_json::to_vec(&index).map_err(|e| StoreError::Invalid(e.to_string()))?;
@@ -358,11 +449,7 @@ impl Store {
                         key.0, key.1
                     )));
                 }
-                let placed = match l.kind {
-                    Kind::Benchmark => benchmark_file(&l.row),
-                    Kind::Eval => eval_file(&l.row),
-                }
-                .map_err(&at)?;
+                let placed = file_of(l.kind, &l.row).map_err(&at)?;
                 if placed != *file {
                     return Err(at(format!("the row belongs in {placed}")));
                 }
@@ -450,27 +537,6 @@ fn component(s: &str) -> Result<&str, String> {
         Err(format!(
             "{s:?} cannot name a history file (letters, digits, '.', '_' and '-', at most {MAX_COMPONENT})"
         ))
-    }
-}
-
-fn push_line(
-    by_file: &mut BTreeMap<String, Vec<u8>>,
-    file: String,
-    run: &RunRef,
-    kind: Kind,
-    row: &Map<String, Value>,
-) {
-    let line = Line {
-        v: FORMAT,
-        run: run.clone(),
-        kind,
-        row: row.clone(),
-    };
-    let buf = by_file.entry(file).or_default();
-    // A Map of JSON values always serialises.
-    if let Ok(bytes) = serde_json::to_vec(&line) {
-        buf.extend_from_slice(&bytes);
-        buf.push(b'\n');
     }
 }
 
