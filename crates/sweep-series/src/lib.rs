@@ -5,6 +5,7 @@
 //! named by run, commit and PR in [`changes`]).
 
 pub mod backfill;
+pub mod baseline;
 pub mod boundary;
 pub mod change_point;
 pub mod changes;
