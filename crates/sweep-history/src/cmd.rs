@@ -91,26 +91,26 @@ pub(crate) fn append(a: &AppendArgs) -> Outcome {
         run.benchmarks.len(),
         run.evals.len()
     );
-    match (&a.remote, &a.store) {
+    match (&a.target.remote, &a.target.store) {
         (Some(remote), _) => {
             let target = Branch {
                 remote: remote.clone(),
-                branch: a.branch.clone(),
-                work: a.work.clone().unwrap_or_default(),
+                branch: a.target.branch.clone(),
+                work: a.target.work.clone().unwrap_or_default(),
             };
             let message = format!("history: {what}");
             match git::append(&target, &run, &message, |_| ()) {
                 Ok(Pushed::Landed { attempt, commit }) => {
                     eprintln!(
                         "sweep-history: {what} pushed to {} as {commit} (attempt {attempt})",
-                        a.branch
+                        a.target.branch
                     );
                     Ok(())
                 }
                 Ok(Pushed::AlreadyThere) => {
                     eprintln!(
                         "sweep-history: {what} is on {} already; nothing to push",
-                        a.branch
+                        a.target.branch
                     );
                     Ok(())
                 }
@@ -275,12 +275,12 @@ pub(crate) fn backfill(b: &BackfillArgs) -> Outcome {
         other => Failure::failed(other),
     };
     let mut report = Report::default();
-    match (&b.remote, &b.store) {
+    match (&b.target.remote, &b.target.store) {
         (Some(remote), _) => {
             let target = Branch {
                 remote: remote.clone(),
-                branch: b.branch.clone(),
-                work: b.work.clone().unwrap_or_default(),
+                branch: b.target.branch.clone(),
+                work: b.target.work.clone().unwrap_or_default(),
             };
             let mut inner: Option<BackfillError> = None;
             let pushed = git::update(

@@ -35,18 +35,8 @@ enum Command {
 
 #[derive(Args, Debug)]
 pub(crate) struct BackfillArgs {
-    /// The history store, a folder or a `postgres://` URL (with no --remote).
-    #[arg(long, env = "INPUT_STORE", required_unless_present = "remote")]
-    pub(crate) store: Option<PathBuf>,
-    /// The repository holding the data branch (URL or path); one commit for the whole backfill.
-    #[arg(long, env = "INPUT_REMOTE", requires = "work")]
-    pub(crate) remote: Option<String>,
-    /// The data branch.
-    #[arg(long, env = "INPUT_BRANCH", default_value = "sweepkit-history")]
-    pub(crate) branch: String,
-    /// Work folder for the branch's checkout (with --remote).
-    #[arg(long, env = "INPUT_WORK")]
-    pub(crate) work: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) target: Target,
     /// The repository whose runs are read (`owner/name`).
     #[arg(long, env = "GITHUB_REPOSITORY")]
     pub(crate) repo: String,
@@ -70,12 +60,13 @@ pub(crate) struct StoreArgs {
 }
 
 #[derive(Args, Debug)]
-pub(crate) struct AppendArgs {
-    /// The history store, a folder or a `postgres://` URL (with no --remote).
+pub(crate) struct Target {
+    /// The history store: a folder or a `postgres://` URL (with no --remote).
     #[arg(long, env = "INPUT_STORE", required_unless_present = "remote")]
     pub(crate) store: Option<PathBuf>,
-    /// The repository holding the data branch (URL or path): fetch, append,
-    /// commit and push, appending again on the new tip when a push is refused.
+    /// The repository holding the data branch (URL or path): fetch, change,
+    /// commit and push, applying the change again on the new tip when a
+    /// push is refused.
     #[arg(long, env = "INPUT_REMOTE", requires = "work")]
     pub(crate) remote: Option<String>,
     /// The data branch.
@@ -84,6 +75,12 @@ pub(crate) struct AppendArgs {
     /// Work folder for the branch's checkout (with --remote).
     #[arg(long, env = "INPUT_WORK")]
     pub(crate) work: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct AppendArgs {
+    #[command(flatten)]
+    pub(crate) target: Target,
     /// The run's aggregated benchmark rows (`agg_bmk.json`).
     #[arg(long, env = "INPUT_AGG")]
     pub(crate) agg: PathBuf,
