@@ -16,11 +16,14 @@
 //!   as [`fake_github`](mod@fake_github)), [`closed_url`].
 //! * Snapshots: [`assert_snapshot!`](crate::assert_snapshot) (insta with
 //!   this workspace's settings) and [`redact`] for temp paths.
+//! * [`pg::Server`]: a throw-away PostgreSQL server for the database tests.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
+
+pub mod pg;
 
 pub use fake_github::{self, FakeGitHub, Fault, Route, closed_url, unused_port};
 pub use insta;

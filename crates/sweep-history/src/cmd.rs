@@ -1,0 +1,338 @@
+//! The subcommands: read the inputs, call `sweep-series`, print.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+use sweep_cli::{Failure, Outcome, ResultExt as _, stdout};
+use sweep_model::fsio::read_regular;
+use sweep_series::change_point::Options;
+use sweep_series::git::{self, Branch, GitError, Pushed};
+use sweep_series::pg::PgStore;
+use sweep_series::series::series;
+use sweep_series::store::{Appended, History, Run, RunRef, Store, StoreError};
+
+use crate::{AppendArgs, BackfillArgs, ChangesArgs, ShowArgs, StoreArgs};
+
+/// The largest aggregate read: a full sweep's `agg_bmk.json` of 378 points
+/// is under 1 MB; 64 MiB is far past any real one and bounds the memory.
+const MAX_AGG_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A store error as the exit contract sees it: what the store or the rows
+/// refuse is a "no" (1); what could not be read or written is 2.
+fn store_failure(e: StoreError) -> Failure {
+    match e {
+        StoreError::Read(_) | StoreError::Write { .. } | StoreError::Database(_) => {
+            Failure::failed(e)
+        }
+        StoreError::Corrupt { .. }
+        | StoreError::BadRow { .. }
+        | StoreError::Conflict { .. }
+        | StoreError::Invalid(_) => Failure::rejected(e),
+    }
+}
+
+/// The store `--store` names: a `postgres://` (or `postgresql://`) URL, or
+/// a folder.
+fn open(store: &Path) -> Result<Box<dyn History>, Failure> {
+    let text = store.to_string_lossy();
+    if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+        Ok(Box::new(PgStore::connect(&text).map_err(store_failure)?))
+    } else {
+        Ok(Box::new(Store::new(store)))
+    }
+}
+
+fn rows(path: &Path) -> Result<Vec<Map<String, Value>>, Failure> {
+    let bytes = read_regular(path, MAX_AGG_BYTES).or_failed()?;
+    let value: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| Failure::rejected(anyhow::anyhow!("{}: invalid JSON: {e}", path.display())))?;
+    let Value::Array(items) = value else {
+        return Err(Failure::rejected(anyhow::anyhow!(
+            "{}: an aggregate is a JSON array of rows",
+            path.display()
+        )));
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::Object(m) => Ok(m),
+            _ => Err(Failure::rejected(anyhow::anyhow!(
+                "{}[{i}]: a row is a JSON object",
+                path.display()
+            ))),
+        })
+        .collect()
+}
+
+pub(crate) fn append(a: &AppendArgs) -> Outcome {
+    let run = Run {
+        run: RunRef {
+            run_id: a.run_id,
+            attempt: a.run_attempt,
+            commit: a.commit.clone(),
+            date: a.date.clone(),
+            pr: a.pr_number,
+        },
+        repo: a.repo.clone(),
+        event: a.event.clone(),
+        benchmarks: rows(&a.agg)?,
+        evals: match &a.evals {
+            Some(p) => rows(p)?,
+            None => Vec::new(),
+        },
+    };
+    let what = format!(
+        "run {} attempt {} of {} ({} benchmark and {} eval rows)",
+        a.run_id,
+        a.run_attempt,
+        a.commit,
+        run.benchmarks.len(),
+        run.evals.len()
+    );
+    match (&a.target.remote, &a.target.store) {
+        (Some(remote), _) => {
+            let target = Branch {
+                remote: remote.clone(),
+                branch: a.target.branch.clone(),
+                work: a.target.work.clone().unwrap_or_default(),
+            };
+            let message = format!("history: {what}");
+            match git::append(&target, &run, &message, |_| ()) {
+                Ok(Pushed::Landed { attempt, commit }) => {
+                    eprintln!(
+                        "sweep-history: {what} pushed to {} as {commit} (attempt {attempt})",
+                        a.target.branch
+                    );
+                    Ok(())
+                }
+                Ok(Pushed::AlreadyThere) => {
+                    eprintln!(
+                        "sweep-history: {what} is on {} already; nothing to push",
+                        a.target.branch
+                    );
+                    Ok(())
+                }
+                Err(GitError::Store(e)) => Err(store_failure(e)),
+                Err(e) => Err(Failure::failed(e)),
+            }
+        }
+        (None, Some(dir)) => match Store::new(dir).append(&run).map_err(store_failure)? {
+            Appended::Added { files } => {
+                eprintln!(
+                    "sweep-history: {what} appended to {} file(s) of {}",
+                    files.len(),
+                    dir.display()
+                );
+                Ok(())
+            }
+            Appended::AlreadyThere => {
+                eprintln!(
+                    "sweep-history: {what} is in {} already; nothing appended",
+                    dir.display()
+                );
+                Ok(())
+            }
+        },
+        (None, None) => Err(Failure::failed(anyhow::anyhow!("give --store or --remote"))),
+    }
+}
+
+pub(crate) fn verify(s: &StoreArgs) -> Outcome {
+    let v = open(&s.store)?.verify().map_err(store_failure)?;
+    stdout::println(&format!(
+        "history verified: {} runs, {} files, {} rows",
+        v.runs, v.files, v.lines
+    ));
+    Ok(())
+}
+
+pub(crate) fn changes(c: &ChangesArgs) -> Outcome {
+    let in_unit = |x: f64| x.is_finite() && (0.0..=1.0).contains(&x);
+    if !in_unit(c.max_pvalue) || !in_unit(c.min_magnitude) {
+        return Err(Failure::failed(anyhow::anyhow!(
+            "--max-pvalue and --min-magnitude are fractions from 0 to 1 (e.g. 0.001 and 0.02)"
+        )));
+    }
+    let options = Options {
+        max_pvalue: c.max_pvalue,
+        min_magnitude: c.min_magnitude,
+        ..Options::default()
+    };
+    // Every line read is parsed and a corrupt one refused (`lines`), so
+    // no separate verify pass is needed here.
+    let store = open(&c.store.store)?;
+    let mut found = Vec::new();
+    for file in store.files().map_err(store_failure)? {
+        let lines = store.lines(&file).map_err(store_failure)?;
+        for change in sweep_series::changes::changes(&series(&lines), &options) {
+            found.push((file.clone(), change));
+        }
+    }
+    if c.json {
+        let items: Vec<Value> = found
+            .iter()
+            .map(|(file, ch)| {
+                let mut v = serde_json::to_value(ch).unwrap_or(Value::Null);
+                if let Value::Object(m) = &mut v {
+                    m.insert("file".into(), Value::from(file.as_str()));
+                }
+                v
+            })
+            .collect();
+        stdout::println(&Value::Array(items).to_string());
+        return Ok(());
+    }
+    let mut out = format!("{} change point(s)\n", found.len());
+    for (file, ch) in &found {
+        let pr = ch
+            .after
+            .pr
+            .map_or_else(|| "no PR".to_string(), |p| format!("PR #{p}"));
+        let _ = writeln!(
+            out,
+            "{file} {metric} {change:+.1}% at run {run} ({pr}, commits {from}..{to}, {date}; p = {p:.2e}) {point}",
+            metric = ch.metric,
+            change = ch.change * 100.0,
+            run = ch.after.run_id,
+            from = short(&ch.before.commit),
+            to = short(&ch.after.commit),
+            date = ch.after.date,
+            p = ch.pvalue,
+            point = ch.point,
+        );
+    }
+    stdout::print(&out);
+    Ok(())
+}
+
+pub(crate) fn show(s: &ShowArgs) -> Outcome {
+    let store = open(&s.store.store)?;
+    let file = format!("series/{}.jsonl", s.config);
+    if !store.files().map_err(store_failure)?.contains(&file) {
+        return Err(Failure::rejected(anyhow::anyhow!(
+            "no series for {} in {} (a configuration is <hw>/<model prefix>-<precision>-<framework>)",
+            s.config,
+            s.store.store.display()
+        )));
+    }
+    let all = series(&store.lines(&file).map_err(store_failure)?);
+    let mut out = String::new();
+    for (point, metrics) in &all {
+        let Some(samples) = metrics.get(s.metric.as_str()) else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "{point}\n| run | commit | date | PR | {} |\n|---:|---|---|---:|---:|",
+            s.metric
+        );
+        for x in samples {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {:.2} |",
+                x.run.run_id,
+                short(&x.run.commit),
+                x.run.date,
+                x.run.pr.map_or_else(String::new, |p| format!("#{p}")),
+                x.value
+            );
+        }
+    }
+    if out.is_empty() {
+        return Err(Failure::rejected(anyhow::anyhow!(
+            "{}: no values of {} (watched: {})",
+            s.config,
+            s.metric,
+            sweep_series::series::WATCHED
+                .iter()
+                .map(|(m, _)| *m)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    stdout::print(&out);
+    Ok(())
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+pub(crate) fn backfill(b: &BackfillArgs) -> Outcome {
+    use sweep_series::backfill::{self, BackfillError, Query, Report};
+    let config = github_client::Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
+    let client = github_client::Client::new(config).or_failed()?;
+    let q = Query {
+        repo: &b.repo,
+        workflow: &b.workflow,
+        branch: &b.main_branch,
+        max_runs: b.max_runs,
+    };
+    let failure = |e: BackfillError| match e {
+        BackfillError::Store(e) => store_failure(e),
+        other => Failure::failed(other),
+    };
+    let mut report = Report::default();
+    match (&b.target.remote, &b.target.store) {
+        (Some(remote), _) => {
+            let target = Branch {
+                remote: remote.clone(),
+                branch: b.target.branch.clone(),
+                work: b.target.work.clone().unwrap_or_default(),
+            };
+            let mut inner: Option<BackfillError> = None;
+            let pushed = git::update(
+                &target,
+                &format!("history: backfill from {} ({})", b.repo, b.workflow),
+                |store| match backfill::backfill(&client, &q, store) {
+                    Ok(r) => {
+                        let changed = !r.appended.is_empty();
+                        report = r;
+                        Ok(changed)
+                    }
+                    Err(BackfillError::Store(e)) => Err(e),
+                    Err(e) => {
+                        inner = Some(e);
+                        Err(StoreError::Invalid("the backfill stopped".into()))
+                    }
+                },
+                |_| (),
+            );
+            if let Some(e) = inner {
+                return Err(failure(e));
+            }
+            match pushed {
+                Ok(_) => {}
+                Err(GitError::Store(e)) => return Err(store_failure(e)),
+                Err(e) => return Err(Failure::failed(e)),
+            }
+        }
+        (None, Some(dir)) => {
+            report = backfill::backfill(&client, &q, &Store::new(dir)).map_err(failure)?
+        }
+        (None, None) => return Err(Failure::failed(anyhow::anyhow!("give --store or --remote"))),
+    }
+    let mut out = format!(
+        "backfill: {} run(s) listed, {} appended, {} already in the history",
+        report.listed,
+        report.appended.len(),
+        report.already
+    );
+    if !report.without_artifact.is_empty() {
+        let _ = write!(
+            out,
+            ", {} without a results_bmk artifact (expired or never made): {}",
+            report.without_artifact.len(),
+            report
+                .without_artifact
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    stdout::println(&out);
+    Ok(())
+}

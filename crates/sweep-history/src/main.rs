@@ -1,0 +1,147 @@
+//! `sweep-history`: main's memory. Appends a completed main sweep's
+//! aggregated rows to the history store (a folder, or the repository's data
+//! branch), verifies the store, lists the change points of its series and
+//! shows one configuration's series. The logic is in `sweep-series`.
+//! Exit codes: 0 done; 1 the history or the rows were refused (a corrupt or
+//! orphan line, a run already there with other rows, a row that is not an
+//! aggregate row); 2 could not do the job (unreadable input, git, I/O).
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+mod cmd;
+
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Append one main run's aggregated rows (idempotent per run id and attempt).
+    Append(AppendArgs),
+    /// Check every line of the store; a corrupt line is named by file:line.
+    Verify(StoreArgs),
+    /// List the change points of every series, with the runs, commits and PR either side.
+    Changes(ChangesArgs),
+    /// Show one configuration's series as a table.
+    Show(ShowArgs),
+    /// Append past main runs' aggregates read through the GitHub API (resumable: runs already there are passed over).
+    Backfill(BackfillArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct BackfillArgs {
+    #[command(flatten)]
+    pub(crate) target: Target,
+    /// The repository whose runs are read (`owner/name`).
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    pub(crate) repo: String,
+    /// The sweep workflow's file.
+    #[arg(long, default_value = "run-sweep.yml")]
+    pub(crate) workflow: String,
+    /// The branch whose push runs are main's history.
+    #[arg(long, default_value = "main")]
+    pub(crate) main_branch: String,
+    /// At most this many runs, newest first (1 to 1000).
+    #[arg(long, default_value_t = 100)]
+    pub(crate) max_runs: usize,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct StoreArgs {
+    /// The history store: a folder (the checkout of the data branch) or a
+    /// `postgres://` URL.
+    #[arg(long, env = "INPUT_STORE")]
+    pub(crate) store: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct Target {
+    /// The history store: a folder or a `postgres://` URL (with no --remote).
+    #[arg(long, env = "INPUT_STORE", required_unless_present = "remote")]
+    pub(crate) store: Option<PathBuf>,
+    /// The repository holding the data branch (URL or path): fetch, change,
+    /// commit and push, applying the change again on the new tip when a
+    /// push is refused.
+    #[arg(long, env = "INPUT_REMOTE", requires = "work")]
+    pub(crate) remote: Option<String>,
+    /// The data branch.
+    #[arg(long, env = "INPUT_BRANCH", default_value = "sweepkit-history")]
+    pub(crate) branch: String,
+    /// Work folder for the branch's checkout (with --remote).
+    #[arg(long, env = "INPUT_WORK")]
+    pub(crate) work: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct AppendArgs {
+    #[command(flatten)]
+    pub(crate) target: Target,
+    /// The run's aggregated benchmark rows (`agg_bmk.json`).
+    #[arg(long, env = "INPUT_AGG")]
+    pub(crate) agg: PathBuf,
+    /// The run's aggregated eval rows (`agg_eval_all.json`), if it ran evals.
+    #[arg(long, env = "INPUT_EVALS")]
+    pub(crate) evals: Option<PathBuf>,
+    #[arg(long, env = "GITHUB_RUN_ID")]
+    pub(crate) run_id: u64,
+    #[arg(long, env = "GITHUB_RUN_ATTEMPT", default_value_t = 1)]
+    pub(crate) run_attempt: u32,
+    /// The commit of main the run measured.
+    #[arg(long, env = "GITHUB_SHA")]
+    pub(crate) commit: String,
+    /// When the run was made (RFC 3339).
+    #[arg(long, env = "INPUT_DATE")]
+    pub(crate) date: String,
+    /// The pull request the commit came from, when known.
+    #[arg(long, env = "INPUT_PR_NUMBER")]
+    pub(crate) pr_number: Option<u64>,
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    pub(crate) repo: String,
+    #[arg(long, env = "GITHUB_EVENT_NAME", default_value = "push")]
+    pub(crate) event: String,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ChangesArgs {
+    #[command(flatten)]
+    pub(crate) store: StoreArgs,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// A change point is kept when its p-value is at most this (Otava's default).
+    #[arg(long, default_value_t = 0.001)]
+    pub(crate) max_pvalue: f64,
+    /// ... and its change is at least this fraction (0.02: 2 %). Otava's
+    /// default is 0; a change of under 2 % in a throughput series is not one
+    /// a benchmark team acts on, and noise alone produces a few.
+    #[arg(long, default_value_t = 0.02)]
+    pub(crate) min_magnitude: f64,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ShowArgs {
+    #[command(flatten)]
+    pub(crate) store: StoreArgs,
+    /// The configuration: `<hw>/<model prefix>-<precision>-<framework>`, e.g. `b200/qwen3.5-fp4-sglang`.
+    #[arg(long)]
+    pub(crate) config: String,
+    /// The metric.
+    #[arg(long, default_value = "tput_per_gpu")]
+    pub(crate) metric: String,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    sweep_cli::main("sweep-history", || match &cli.command {
+        Command::Append(a) => cmd::append(a),
+        Command::Verify(s) => cmd::verify(s),
+        Command::Changes(c) => cmd::changes(c),
+        Command::Show(s) => cmd::show(s),
+        Command::Backfill(b) => cmd::backfill(b),
+    })
+}

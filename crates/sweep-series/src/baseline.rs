@@ -1,0 +1,134 @@
+//! The history as a baseline: each new point judged against its own series
+//! (same identity, same hardware; another hardware never mixes in, since it
+//! lives in another file) with the boundary learnt from the series since its
+//! last change point. This is what `compare-results --baseline history`
+//! reports per row; with too few values it says so, and the caller falls
+//! back to its fixed tolerance.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::boundary::{Boundary, Judgement, Settings, learn};
+use crate::change_point::{Options, change_points};
+use crate::series::{PointId, Sample, WATCHED, point_id, series};
+use crate::store::{History, Kind, RunRef, StoreError, file_of};
+
+/// How many of the newest runs a judgement names as its baseline.
+pub const NAMED_RUNS: usize = 5;
+
+/// One new value judged against its series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    pub point: PointId,
+    pub metric: &'static str,
+    pub value: f64,
+    /// Values of the series (since its last change point) the boundary was
+    /// learnt from, or would have been.
+    pub samples: usize,
+    /// The newest runs of those values (at most [`NAMED_RUNS`], newest
+    /// last): the baseline's commits and dates.
+    pub runs: Vec<RunRef>,
+    /// The learnt boundary and the judgement, or why there is none.
+    pub verdict: Result<(Boundary, Judgement), Fallback>,
+}
+
+/// Why a value has no learnt boundary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fallback {
+    /// The point has no series in the history.
+    NoSeries,
+    /// Fewer values since the last change point than the settings need.
+    TooFew { have: usize, need: usize },
+    /// The series' mean is zero (no relative boundary).
+    ZeroMean,
+}
+
+impl std::fmt::Display for Fallback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fallback::NoSeries => write!(f, "no history for this point"),
+            Fallback::TooFew { have, need } => {
+                write!(f, "{have} of the {need} main runs a learnt boundary needs")
+            }
+            Fallback::ZeroMean => write!(f, "the history's mean is zero"),
+        }
+    }
+}
+
+/// The newest values of a series since its last change point: a shift that
+/// main already took is the series' new level, not noise.
+fn since_last_change<'a>(samples: &'a [Sample], options: &Options) -> &'a [Sample] {
+    let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
+    let start = change_points(&values, options)
+        .last()
+        .map_or(0, |c| c.index);
+    &samples[start..]
+}
+
+/// Judges every watched metric of every benchmark row of `new` against the
+/// history.
+///
+/// # Errors
+/// A row is not a benchmark row, or the store cannot be read.
+pub fn judge(
+    store: &dyn History,
+    new: &[Map<String, Value>],
+    settings: &Settings,
+    options: &Options,
+) -> Result<Vec<Judged>, StoreError> {
+    let mut by_file: BTreeMap<String, BTreeMap<PointId, BTreeMap<&'static str, Vec<Sample>>>> =
+        BTreeMap::new();
+    let mut out = Vec::new();
+    for (index, row) in new.iter().enumerate() {
+        let file = file_of(Kind::Benchmark, row).map_err(|cause| StoreError::BadRow {
+            what: "new",
+            index,
+            cause,
+        })?;
+        if !by_file.contains_key(&file) {
+            let lines = store.lines(&file)?;
+            by_file.insert(file.clone(), series(&lines));
+        }
+        let id = point_id(row);
+        let history = by_file.get(&file).and_then(|s| s.get(&id));
+        for (metric, better) in WATCHED {
+            let Some(value) = row
+                .get(*metric)
+                .and_then(Value::as_f64)
+                .filter(|v| v.is_finite())
+            else {
+                continue;
+            };
+            let samples = history
+                .and_then(|m| m.get(metric))
+                .map_or(&[][..], |s| since_last_change(s, options));
+            let runs = samples[samples.len().saturating_sub(NAMED_RUNS)..]
+                .iter()
+                .map(|s| s.run.clone())
+                .collect();
+            let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
+            let verdict = if history.is_none() {
+                Err(Fallback::NoSeries)
+            } else if values.len() < settings.min_samples {
+                Err(Fallback::TooFew {
+                    have: values.len(),
+                    need: settings.min_samples,
+                })
+            } else {
+                learn(&values, *better, settings)
+                    .map(|b| (b, b.judge(value, settings)))
+                    .ok_or(Fallback::ZeroMean)
+            };
+            out.push(Judged {
+                point: id.clone(),
+                metric,
+                value,
+                samples: values.len(),
+                runs,
+                verdict,
+            });
+        }
+    }
+    Ok(out)
+}
