@@ -409,6 +409,7 @@ fn every_variable_an_action_passes_is_read_by_its_tool() {
             "sweep-ops",
             &[
                 &["sweep-ops", "authorize-fork"],
+                &["sweep-ops", "check-fork-runners"],
                 &["sweep-ops", "dispatch-ingest"],
                 &["sweep-ops", "recover-ingest"],
                 &["sweep-ops", "runner-digest"],
