@@ -255,6 +255,15 @@ fn a_trusted_fork_sweep_runs_its_legs_apart_from_mains_cache_labels_and_images_u
         );
     }
 
+    // The fork's runners were checked against the base's runner file
+    // (sweep-ops check-fork-runners in setup) before any leg was planned.
+    let checked = log
+        .lines()
+        .find_map(|l| l.split_once("fork legs: ").map(|(_, t)| t.to_string()))
+        .unwrap_or_else(|| panic!("setup did not check the fork's runners:\n{tail}"));
+    assert!(checked.contains("trusted-runners.yaml"), "{checked}");
+    eprintln!("trusted dispatch runner check: fork legs: {checked}");
+
     // The checkout (#34 item 5): every leg checked out the merge commit
     // with the job token, not REPO_PAT, without submodules or persisted
     // credentials.
