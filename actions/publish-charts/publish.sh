@@ -2,9 +2,15 @@
 # publish-charts: push the PNG charts of one run to a branch, in the folder
 # <run id>-<attempt>, and print `base-url=<url of that folder at the commit>`
 # to $GITHUB_OUTPUT. Environment: CHARTS_DIR, CHARTS_BRANCH, CHARTS_TOKEN,
-# GITHUB_REPOSITORY, GITHUB_SERVER_URL, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT;
-# CHARTS_REMOTE overrides the remote (the test's local repository).
-# Exit 0 pushed or nothing to push, 2 could not push.
+# CHARTS_DEFAULT_BRANCH (the repository's default branch, from the event),
+# GITHUB_REPOSITORY, GITHUB_SERVER_URL, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT,
+# GITHUB_EVENT_PATH; CHARTS_REMOTE overrides the remote (the test's local
+# repository).
+# Never the default branch or a name that looks protected (main, master,
+# trunk, develop, release*): the job holds `contents: write`, and the push
+# replaces a folder there. The run id and attempt must be positive integers:
+# they name the folder that is removed and re-added.
+# Exit 0 pushed or nothing to push, 2 refused or could not push.
 set -euo pipefail
 
 fail() { echo "::error::publish-charts: $*" >&2; exit 2; }
@@ -17,8 +23,29 @@ MAX_ATTEMPTS=3
 server=${GITHUB_SERVER_URL:-https://github.com}
 git check-ref-format --branch "$CHARTS_BRANCH" >/dev/null 2>&1 ||
   fail "branch '$CHARTS_BRANCH' is not a valid branch name"
-[[ $GITHUB_RUN_ID =~ ^[0-9]+$ ]] || fail "GITHUB_RUN_ID '$GITHUB_RUN_ID' is not a number"
-folder="$GITHUB_RUN_ID-${GITHUB_RUN_ATTEMPT:-1}"
+# Every default_branch the event names (the repository's; on a pull
+# request also its head and base repositories'), and the one passed in.
+defaults=()
+[ -z "${CHARTS_DEFAULT_BRANCH:-}" ] || defaults+=("$CHARTS_DEFAULT_BRANCH")
+if [ -n "${GITHUB_EVENT_PATH:-}" ] && [ -f "$GITHUB_EVENT_PATH" ]; then
+  mapfile -t -O "${#defaults[@]}" defaults < <(
+    grep -o '"default_branch"[[:space:]]*:[[:space:]]*"[^"]*"' "$GITHUB_EVENT_PATH" |
+      sed 's/.*:[[:space:]]*"\(.*\)"$/\1/' | LC_ALL=C sort -u)
+fi
+for d in "${defaults[@]}"; do
+  [ "$CHARTS_BRANCH" != "$d" ] ||
+    fail "branch '$CHARTS_BRANCH' is the repository's default branch: give the charts a branch of their own"
+done
+lower=${CHARTS_BRANCH,,}
+case "$lower" in
+  main | master | trunk | develop | development | production | release | release[-/_]* | releases/* | stable | head)
+    fail "branch '$CHARTS_BRANCH' looks protected (a default or release branch): give the charts a branch of their own" ;;
+esac
+positive='^[1-9][0-9]{0,18}$'
+[[ $GITHUB_RUN_ID =~ $positive ]] || fail "GITHUB_RUN_ID '$GITHUB_RUN_ID' is not a positive integer"
+attempt_no=${GITHUB_RUN_ATTEMPT:-1}
+[[ $attempt_no =~ $positive ]] || fail "GITHUB_RUN_ATTEMPT '$attempt_no' is not a positive integer"
+folder="$GITHUB_RUN_ID-$attempt_no"
 
 manifest="$CHARTS_DIR/charts.json"
 if [ ! -f "$manifest" ]; then
@@ -66,7 +93,7 @@ for attempt in $(seq "$MAX_ATTEMPTS"); do
   cp "$manifest" "$work/$folder/"
   for f in "${files[@]}"; do cp "$CHARTS_DIR/$f" "$work/$folder/"; done
   g add "$folder"
-  g commit -q -m "charts of run $GITHUB_RUN_ID (attempt ${GITHUB_RUN_ATTEMPT:-1})"
+  g commit -q -m "charts of run $GITHUB_RUN_ID (attempt $attempt_no)"
   if g push -q origin "HEAD:refs/heads/$CHARTS_BRANCH"; then
     sha=$(g rev-parse HEAD)
     url="$server/$GITHUB_REPOSITORY/raw/$sha/$folder/"

@@ -106,3 +106,43 @@ fn rejection_annotates_on_stderr_and_keeps_stdout_empty() {
     let out = run(tmp.path(), false);
     assert!(!String::from_utf8(out.stderr).unwrap().contains("::error"));
 }
+
+/// Issue #34 item 8: a changelog value with a line break cannot start a
+/// workflow command of its own: under Actions the error line and the
+/// annotation carry it as `%0A`, so the only line starting with `::` is
+/// the tool's one annotation.
+#[test]
+fn a_newline_in_a_config_key_cannot_inject_a_workflow_command() {
+    let tmp = repo(
+        "\n- config-keys: [\"x\\n::error::INJECTED\\r\\n::warning::TWO\"]\n  description: [x]\n  pr-link: y\n",
+    );
+    let out = run(tmp.path(), true);
+    assert_eq!(out.status.code(), Some(1));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let commands: Vec<&str> = text
+        .lines()
+        .flat_map(|l| l.split('\r'))
+        .filter(|l| l.trim_start().starts_with("::"))
+        .collect();
+    assert_eq!(commands.len(), 1, "{text}");
+    assert!(
+        commands[0].starts_with("::error file=perf-changelog.yaml,line=5::"),
+        "{text}"
+    );
+    assert!(
+        commands[0].contains("x%0A::error::INJECTED%0D%0A::warning::TWO"),
+        "{text}"
+    );
+    assert!(
+        text.contains("generate-matrix: error: ") && text.contains("x%0A::error::INJECTED"),
+        "the error line is escaped too: {text}"
+    );
+    // Outside Actions the error line is the text as it is.
+    let out = run(tmp.path(), false);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("x\n::error::INJECTED"), "{err}");
+}

@@ -54,7 +54,7 @@ pub(crate) fn run(cli: &Cli) -> Result<()> {
                 out.display()
             );
             annotate(Level::Warning, None, None, &msg);
-            eprintln!("warning: {msg}");
+            eprintln!("warning: {}", sweep_model::gha::log_text(&msg));
             stdout::println("No data to display");
             write(&out, "null")?;
             if let Some(p) = by_runner {

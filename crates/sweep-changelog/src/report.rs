@@ -39,7 +39,9 @@ pub fn report(
     r: &Rejection,
     to: AnnotationStream,
 ) {
-    eprintln!("{prefix}{}", r.message);
+    // The message quotes changelog text: under Actions its line breaks
+    // are encoded, or one could start a workflow command (#34 item 8).
+    eprintln!("{prefix}{}", gha::log_text(&r.message));
     let file = annotation_path(repo, changelog_file);
     match to {
         AnnotationStream::Stdout => gha::annotate(Level::Error, Some(&file), r.line, &r.message),

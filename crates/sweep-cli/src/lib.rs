@@ -28,7 +28,7 @@ pub use sweep_model::stdout;
 
 pub use sweep_model::fsio::{write_atomic, write_json_atomic};
 pub use sweep_model::gha::{
-    Level, annotate, annotation, append_step_summary, in_actions, write_output,
+    Level, annotate, annotation, append_step_summary, in_actions, log_text, write_output,
 };
 
 /// The job was done: the check passed, the output was written.
@@ -267,7 +267,10 @@ pub enum Annotations {
 }
 
 /// Prints `failure` (once) for `tool`: an `::error::` annotation on stdout
-/// inside GitHub Actions, then `<tool>: error: <message>` on stderr.
+/// inside GitHub Actions, then `<tool>: error: <message>` on stderr. Inside
+/// Actions both are encoded as workflow-command data ([`log_text`]): a
+/// message quotes user input (a changelog key, a file name), and a raw line
+/// break in it would start a line the runner reads as a command.
 pub fn report(tool: &str, failure: &Failure) {
     report_to(tool, Annotations::Stdout, failure);
 }
@@ -283,7 +286,7 @@ pub fn report_to(tool: &str, annotations: Annotations, failure: &Failure) {
             }
             Annotations::Stderr => {}
         }
-        eprintln!("{}{msg}", error_prefix(tool));
+        eprintln!("{}{}", error_prefix(tool), log_text(&msg));
     }
 }
 

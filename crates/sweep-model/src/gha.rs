@@ -55,13 +55,27 @@ pub fn annotate(level: Level, file: Option<&str>, line: Option<usize>, message: 
     }
 }
 
-fn escape_data(s: &str) -> String {
+/// `text` as it may go to a runner log: inside Actions encoded as the data
+/// of a workflow command (`%` → `%25`, CR → `%0D`, LF → `%0A`), so no line
+/// break in user text starts a line the runner reads as a command
+/// (`::error::…`, `::add-mask::…`); outside Actions unchanged.
+pub fn log_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if in_actions() && text.contains(['%', '\r', '\n']) {
+        std::borrow::Cow::Owned(escape_data(text))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// Encodes the data (message) of a workflow command.
+pub fn escape_data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
-fn escape_property(s: &str) -> String {
+/// Encodes a property value (`file=`, `title=`) of a workflow command.
+pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
@@ -152,6 +166,15 @@ mod tests {
             s,
             "::error file=a%2Cb%3Ac.yaml,line=7::bad value%0A50%25 off"
         );
+    }
+
+    #[test]
+    fn every_line_break_and_percent_is_encoded_in_data_and_properties() {
+        let evil = "x\n::error::INJECTED\r\n::add-mask::y%0A";
+        let d = escape_data(evil);
+        assert_eq!(d, "x%0A::error::INJECTED%0D%0A::add-mask::y%250A");
+        assert!(!d.contains(['\n', '\r']));
+        assert_eq!(escape_property("a:b,c\nd"), "a%3Ab%2Cc%0Ad");
     }
 
     #[test]

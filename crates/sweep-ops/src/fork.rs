@@ -15,6 +15,14 @@
 //! creation time; here it is the newest run whose title holds the marker
 //! and whose id is above every run listed before the dispatch, so no clock
 //! is compared.
+//!
+//! Fail closed on the runners (issue #34 item 5): the dispatch is refused
+//! unless the caller names the dedicated runner label of fork legs
+//! (`--fork-runner-label`, the repository variable
+//! `FORK_SWEEP_RUNNER_LABEL` that the dispatched workflow passes on as
+//! `fork-runner-label`); without it a fork's code would run on main's
+//! runners. The fork's configs are checked against the base's runner
+//! labels by [`check_runners`] in the dispatched sweep.
 
 use github_client::{Client, encode};
 use serde_json::{Value, json};
@@ -39,6 +47,52 @@ pub struct ForkArgs {
     pub server_url: String,
     /// How long to look for the dispatched run.
     pub lookup: Poll,
+    /// The label only the runners kept for fork code carry (the
+    /// repository variable `FORK_SWEEP_RUNNER_LABEL`); `None` or empty
+    /// refuses the dispatch.
+    pub fork_runner_label: Option<String>,
+}
+
+/// The repository variable the dispatched workflow reads the fork runner
+/// label from (examples/e2e-tests.yml, examples/trusted-external-sweep.yml).
+pub const FORK_RUNNER_VARIABLE: &str = "FORK_SWEEP_RUNNER_LABEL";
+
+/// Longest runner label accepted: GitHub's own limit on a custom label.
+pub const MAX_RUNNER_LABEL_CHARS: usize = 256;
+
+/// Checks the dedicated fork runner label: set, not the label every
+/// self-hosted runner has, and plain characters (it lands in `runs-on`).
+///
+/// # Errors
+/// [`OpsError::Refused`] naming the variable to set.
+pub fn check_fork_runner_label(label: Option<&str>) -> Result<String> {
+    let label = label.map(str::trim).unwrap_or_default();
+    if label.is_empty() {
+        return refused(format!(
+            "no dedicated runner label for fork legs: set the repository variable \
+             {FORK_RUNNER_VARIABLE} (Settings > Secrets and variables > Actions > Variables) \
+             to a label only the runners kept for fork code carry, and pass it to this step as \
+             `fork-runner-label: ${{{{ vars.{FORK_RUNNER_VARIABLE} }}}}`; without it fork legs \
+             would run on main's runners, so nothing was dispatched"
+        ));
+    }
+    if label.eq_ignore_ascii_case("self-hosted") {
+        return refused(format!(
+            "fork-runner-label '{label}' is carried by every self-hosted runner: set \
+             {FORK_RUNNER_VARIABLE} to a label only the runners kept for fork code carry"
+        ));
+    }
+    let plain = label.chars().count() <= MAX_RUNNER_LABEL_CHARS
+        && label
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._:-".contains(c));
+    if !plain {
+        return refused(format!(
+            "fork-runner-label {label:?} is not a plain runner label (letters, digits, '.', '_', \
+             ':', '-'; at most {MAX_RUNNER_LABEL_CHARS} characters): fix {FORK_RUNNER_VARIABLE}"
+        ));
+    }
+    Ok(label.to_string())
 }
 
 /// What was dispatched.
@@ -58,6 +112,7 @@ pub struct Dispatched {
 /// Authorises the event's head SHA and dispatches the sweep (module doc).
 pub fn authorize(client: &Client, args: &ForkArgs) -> Result<Dispatched> {
     let ev = &args.event;
+    check_fork_runner_label(args.fork_runner_label.as_deref())?;
     let label = str_at(ev, "/label/name").unwrap_or_default().to_string();
     if !PRIMARY_SWEEP_LABELS.contains(&label.as_str()) {
         return refused(format!(
@@ -191,7 +246,7 @@ pub fn authorize(client: &Client, args: &ForkArgs) -> Result<Dispatched> {
         Err(e) => {
             let msg = format!("the sweep was dispatched, but the PR comment failed: {e}");
             sweep_model::gha::annotate(sweep_model::gha::Level::Warning, None, None, &msg);
-            eprintln!("warning: {msg}");
+            eprintln!("warning: {}", sweep_model::gha::log_text(&msg));
             false
         }
     };
@@ -204,4 +259,224 @@ pub fn authorize(client: &Client, args: &ForkArgs) -> Result<Dispatched> {
         run_url,
         commented,
     })
+}
+
+/// Most bytes of the search-space config `check-fork-runners` reads: the
+/// limit `generate-matrix split` applies to the same file.
+pub const MAX_MATRIX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// How deep a matrix is searched for rows: the search-space config nests
+/// rows three levels down (`single_node.1k1k[i]`); 16 leaves room and
+/// bounds the walk.
+pub const MAX_MATRIX_DEPTH: usize = 16;
+
+/// One master config file of the checkout, for naming the config a bad
+/// runner came from.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    /// The path as given (messages).
+    pub path: String,
+    /// The parsed file.
+    pub doc: sweep_model::yaml::YamlDoc,
+}
+
+/// What [`check_runners`] saw when every runner was a known label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunnersChecked {
+    /// Matrix rows checked.
+    pub rows: usize,
+    /// The distinct runner labels they use, sorted.
+    pub runners: Vec<String>,
+}
+
+/// Checks every row of a trusted dispatch's matrix: its `runner` must be a
+/// label of the base's runner file (`runners`), so a fork config cannot
+/// name `self-hosted` or any label main's runners carry outside that file.
+/// The configs that name a bad runner are found in `configs` (the
+/// checkout's master configs) and named with file and line.
+///
+/// # Errors
+/// [`OpsError::Refused`] naming each config (or, when no config names it,
+/// the row's `exp-name`), the value and the known labels.
+pub fn check_runners(
+    matrix: &Value,
+    runners: &sweep_model::runners::Runners,
+    configs: &[ConfigFile],
+) -> Result<RunnersChecked> {
+    fn rows<'a>(v: &'a Value, depth: usize, out: &mut Vec<&'a Value>) -> Result<()> {
+        if depth > MAX_MATRIX_DEPTH {
+            return Err(OpsError::Failed(format!(
+                "the matrix nests deeper than {MAX_MATRIX_DEPTH} levels"
+            )));
+        }
+        match v {
+            Value::Object(m) if m.contains_key("runner") => out.push(v),
+            Value::Object(m) => {
+                for x in m.values() {
+                    rows(x, depth + 1, out)?;
+                }
+            }
+            Value::Array(a) => {
+                for x in a {
+                    rows(x, depth + 1, out)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+    let mut found = Vec::new();
+    rows(matrix, 0, &mut found)?;
+    let mut seen = std::collections::BTreeSet::new();
+    let mut bad: Vec<(String, Vec<String>)> = Vec::new();
+    for row in &found {
+        let runner = match &row["runner"] {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        if runners.labels.contains_key(&runner) {
+            seen.insert(runner);
+            continue;
+        }
+        let exp = str_at(row, "/exp-name").unwrap_or("?").to_string();
+        match bad.iter_mut().find(|(r, _)| *r == runner) {
+            Some((_, exps)) => {
+                if !exps.contains(&exp) {
+                    exps.push(exp);
+                }
+            }
+            None => bad.push((runner, vec![exp])),
+        }
+    }
+    if bad.is_empty() {
+        return Ok(RunnersChecked {
+            rows: found.len(),
+            runners: seen.into_iter().collect(),
+        });
+    }
+    let known: Vec<&str> = runners.labels.keys().map(String::as_str).collect();
+    let file = runners.file.display();
+    let mut lines = Vec::new();
+    for (runner, exps) in &bad {
+        let mut named = Vec::new();
+        for c in configs {
+            let Value::Object(entries) = c.doc.value() else {
+                continue;
+            };
+            for (key, entry) in entries {
+                if entry.get("runner").and_then(Value::as_str) == Some(runner.as_str()) {
+                    let seg = |k: &str| sweep_model::yaml::PathSeg::Key(k.to_string());
+                    let at = c
+                        .doc
+                        .line_of(&[seg(key), seg("runner")])
+                        .map(|l| format!(":{l}"))
+                        .unwrap_or_default();
+                    named.push(format!("{}{at}: config '{key}'", c.path));
+                }
+            }
+        }
+        if named.is_empty() {
+            named.push(format!("the matrix rows {}", exps.join(", ")));
+        }
+        for n in named {
+            lines.push(format!(
+                "{n}: runner {runner:?} is not a label of the base's {file}"
+            ));
+        }
+    }
+    refused(format!(
+        "{} (known labels: {}); a fork's legs run only on the labels the base branch lists",
+        lines.join("; "),
+        known.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
+    use super::*;
+
+    fn runners() -> sweep_model::runners::Runners {
+        let doc =
+            sweep_model::yaml::parse_str("labels:\n  h100: [h100_0]\n  cluster:b200: [b200_0]\n")
+                .unwrap();
+        sweep_model::runners::Runners::from_doc(std::path::Path::new("configs/runners.yaml"), &doc)
+            .unwrap()
+    }
+
+    fn config(text: &str) -> ConfigFile {
+        ConfigFile {
+            path: "configs/nvidia-master.yaml".into(),
+            doc: sweep_model::yaml::parse_str(text).unwrap(),
+        }
+    }
+
+    fn msg<T: std::fmt::Debug>(r: Result<T>) -> String {
+        match r {
+            Err(OpsError::Refused(m)) => m,
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_label_is_required_and_must_be_dedicated() {
+        for none in [None, Some(""), Some("  ")] {
+            let m = msg(check_fork_runner_label(none));
+            assert!(
+                m.contains("set the repository variable FORK_SWEEP_RUNNER_LABEL"),
+                "{m}"
+            );
+            assert!(m.contains("nothing was dispatched"), "{m}");
+        }
+        let m = msg(check_fork_runner_label(Some("Self-Hosted")));
+        assert!(m.contains("every self-hosted runner"), "{m}");
+        for odd in ["a,b", "x\ny", "fork sweeps", "${{ x }}"] {
+            let m = msg(check_fork_runner_label(Some(odd)));
+            assert!(m.contains("not a plain runner label"), "{m}");
+        }
+        assert_eq!(
+            check_fork_runner_label(Some(" fork-sweeps ")).unwrap(),
+            "fork-sweeps"
+        );
+    }
+
+    #[test]
+    fn rows_on_known_labels_pass() {
+        let m = serde_json::json!({"single_node": {"1k1k": [
+            {"runner": "h100", "exp-name": "a"}, {"runner": "cluster:b200", "exp-name": "b"}]},
+            "multi_node": {}, "evals": [{"runner": "h100", "exp-name": "c"}]});
+        let r = check_runners(&m, &runners(), &[]).unwrap();
+        assert_eq!(r.rows, 3);
+        assert_eq!(r.runners, ["cluster:b200", "h100"]);
+    }
+
+    #[test]
+    fn an_unknown_runner_names_the_config_the_value_and_the_labels() {
+        let m = serde_json::json!({"single_node": {"1k1k": [
+            {"runner": "self-hosted", "exp-name": "evil_1024"}, {"runner": "h100", "exp-name": "ok"}]}});
+        let c = config(
+            "ok-fp8-h100-sglang:\n  runner: h100\nevil-fp8-h100-sglang:\n  image: x\n  runner: self-hosted\n",
+        );
+        let m = msg(check_runners(&m, &runners(), &[c]));
+        assert!(
+            m.contains(
+                "configs/nvidia-master.yaml:5: config 'evil-fp8-h100-sglang': runner \"self-hosted\" is not a label of the base's configs/runners.yaml"
+            ),
+            "{m}"
+        );
+        assert!(m.contains("(known labels: h100, cluster:b200)"), "{m}");
+        assert!(!m.contains("ok-fp8"), "{m}");
+    }
+
+    #[test]
+    fn a_runner_no_config_names_is_reported_by_its_rows() {
+        let m = serde_json::json!({"multi_node": {"8k1k": [
+            {"runner": "gpu-main", "exp-name": "x_8192"}, {"runner": 7, "exp-name": "y"}]}});
+        let m = msg(check_runners(&m, &runners(), &[]));
+        assert!(
+            m.contains("the matrix rows x_8192: runner \"gpu-main\""),
+            "{m}"
+        );
+        assert!(m.contains("the matrix rows y: runner \"7\""), "{m}");
+    }
 }

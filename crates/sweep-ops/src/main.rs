@@ -1,5 +1,5 @@
 //! `sweep-ops`: the benchmark repository's GitHub entry points other than
-//! the PR/push sweep (`authorize-fork`, `dispatch-ingest`, `merge`, `recover-ingest`,
+//! the PR/push sweep (`authorize-fork`, `check-fork-runners`, `dispatch-ingest`, `merge`, `recover-ingest`,
 //! `runner-digest`; see the crate's library). Exit codes are those of
 //! `sweep_cli` (docs/exit-codes.md): 0 done, 1 the rules refused (message on stderr and
 //! as an `::error::` annotation), 2 the command could not work (usage, an
@@ -26,6 +26,9 @@ enum Cmd {
     /// On a fork PR's `labeled` event: authorise its exact head SHA and
     /// dispatch the sweep (pull_request_target; never checks out PR code).
     AuthorizeFork(cmd::fork::ForkCli),
+    /// Trusted dispatch: refuse a matrix row whose `runner` is not a label
+    /// of the base's runner file (exit 1, naming the config).
+    CheckForkRunners(cmd::fork::CheckRunnersCli),
     /// Dispatch the ingest of a push-to-main sweep (or of the PR sweep it
     /// reused) to the ingest repository (token in INGEST_TOKEN).
     DispatchIngest(cmd::ingest::IngestCli),
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     sweep_cli::main("sweep-ops", || match cli.cmd {
         Cmd::AuthorizeFork(c) => cmd::fork::authorize_fork(c),
+        Cmd::CheckForkRunners(c) => cmd::fork::check_fork_runners(c),
         Cmd::DispatchIngest(c) => cmd::ingest::dispatch_ingest(c),
         Cmd::Merge(c) => cmd::merge::run_merge(c),
         Cmd::RecoverIngest(c) => cmd::recover::recover_ingest(c),

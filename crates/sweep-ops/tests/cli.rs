@@ -135,8 +135,49 @@ mod authorize_fork {
                 ("GITHUB_REPOSITORY", "acme/bench"),
                 ("GITHUB_EVENT_PATH", &path),
                 ("GITHUB_ACTOR", actor),
+                ("INPUT_FORK_RUNNER_LABEL", "fork-sweeps"),
             ],
         )
+    }
+
+    /// Issue #34 item 5: without the dedicated runner label nothing is
+    /// dispatched (exit 1, before any API call) and the error names the
+    /// variable to set; `self-hosted` is no dedicated label.
+    #[test]
+    fn no_fork_runner_label_refuses_before_any_request_and_names_the_variable() {
+        let s = server(pull(&["sweep-enabled"], HEAD));
+        let d = test_kit::temp_dir();
+        let path = d.path().join("event.json");
+        std::fs::write(
+            &path,
+            event("sweep-enabled", HEAD, "fork/bench").to_string(),
+        )
+        .expect("event");
+        let path = path.to_string_lossy().into_owned();
+        for label in [None, Some(""), Some("self-hosted")] {
+            let mut env = vec![
+                ("GITHUB_REPOSITORY", "acme/bench"),
+                ("GITHUB_EVENT_PATH", path.as_str()),
+                ("GITHUB_ACTOR", "writer"),
+                ("GITHUB_ACTIONS", "true"),
+            ];
+            if let Some(l) = label {
+                env.push(("INPUT_FORK_RUNNER_LABEL", l));
+            }
+            let out = run(&s, d.path(), &["authorize-fork"], &env);
+            code(&out, 1);
+            let err = stderr(&out);
+            assert!(err.contains("FORK_SWEEP_RUNNER_LABEL"), "{label:?}: {err}");
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            assert!(stdout.starts_with("::error::"), "{stdout}");
+            if label != Some("self-hosted") {
+                assert!(
+                    err.contains("set the repository variable FORK_SWEEP_RUNNER_LABEL"),
+                    "{err}"
+                );
+            }
+        }
+        assert!(s.requests().is_empty(), "{:#?}", s.requests());
     }
 
     #[test]
@@ -356,6 +397,83 @@ mod authorize_fork {
         code(&out, 2);
         assert!(stderr(&out).contains("missing.json"), "{}", stderr(&out));
         assert!(s.requests().is_empty());
+    }
+}
+
+mod check_fork_runners {
+    use super::*;
+
+    const RUNNERS: &str = "labels:\n  h100: [h100_0]\n  cluster:b200: [b200_0]\n";
+    const CONFIG: &str = "fine-fp8-h100-sglang:\n  runner: h100\nfork-fp8-h100-sglang:\n  image: x\n  runner: self-hosted\n";
+
+    fn check(matrix: &Value) -> Output {
+        let d = test_kit::temp_dir();
+        std::fs::create_dir(d.path().join("configs")).expect("configs");
+        std::fs::write(d.path().join("configs/nvidia-master.yaml"), CONFIG).expect("config");
+        std::fs::write(d.path().join("base-runners.yaml"), RUNNERS).expect("runners");
+        std::fs::write(d.path().join("matrix.json"), matrix.to_string()).expect("matrix");
+        let s = test_kit::fake_github();
+        let out = run(
+            &s,
+            d.path(),
+            &[
+                "check-fork-runners",
+                "--matrix",
+                "matrix.json",
+                "--runner-config",
+                "base-runners.yaml",
+            ],
+            &[],
+        );
+        assert!(s.requests().is_empty());
+        out
+    }
+
+    #[test]
+    fn rows_on_the_bases_labels_pass() {
+        let out = check(
+            &json!({"single_node": {"1k1k": [{"runner": "h100", "exp-name": "a"}]},
+            "multi_node": {"8k1k": [{"runner": "cluster:b200", "exp-name": "b"}]}}),
+        );
+        code(&out, 0);
+        assert!(
+            stderr(&out).contains("2 rows on 2 label(s)"),
+            "{}",
+            stderr(&out)
+        );
+    }
+
+    #[test]
+    fn a_fork_runner_outside_the_bases_file_is_refused_naming_config_value_and_labels() {
+        let out = check(&json!({"single_node": {"1k1k": [
+            {"runner": "h100", "exp-name": "a"}, {"runner": "self-hosted", "exp-name": "fork_1024"}]}}));
+        code(&out, 1);
+        let err = stderr(&out);
+        assert!(
+            err.contains("configs/nvidia-master.yaml:5: config 'fork-fp8-h100-sglang': runner \"self-hosted\" is not a label of the base's base-runners.yaml"),
+            "{err}"
+        );
+        assert!(err.contains("known labels: h100, cluster:b200"), "{err}");
+    }
+
+    #[test]
+    fn an_unreadable_matrix_or_runner_file_cannot_work() {
+        let d = test_kit::temp_dir();
+        let s = test_kit::fake_github();
+        let out = run(
+            &s,
+            d.path(),
+            &[
+                "check-fork-runners",
+                "--matrix",
+                "none.json",
+                "--runner-config",
+                "none.yaml",
+            ],
+            &[],
+        );
+        code(&out, 2);
+        assert!(stderr(&out).contains("none.json"), "{}", stderr(&out));
     }
 }
 

@@ -25,6 +25,9 @@ use test_kit::git;
 
 /// The label the fork runners carry (the caller's repository variable).
 const FORK_LABEL: &str = "fork-sweeps";
+/// The caller's `REPO_PAT` (e2e-tests.yml passes it as `repo-token`): a
+/// fork leg's checkout never gets it.
+const REPO_PAT: &str = "ghp_fakeRepoPat0000000000000000000000000";
 /// Main's cache, as examples/e2e-tests.yml's leg-env sets it.
 const MAIN_CACHE: &str = "/mnt/hf_hub_cache/";
 /// The fork legs' cache by default: `untrusted/` beside main's.
@@ -144,6 +147,14 @@ fn a_trusted_fork_sweep_runs_its_legs_apart_from_mains_cache_labels_and_images_u
     let record = h.dir.join("legs-env");
     h.env
         .insert("ACT_LEG_RECORD".into(), record.display().to_string());
+    // The checkout stand-in records each checkout's inputs (the token by
+    // its hash); the caller passes REPO_PAT as repo-token.
+    let checkouts = h.dir.join("checkouts");
+    h.env.insert(
+        "ACT_CHECKOUT_RECORD".into(),
+        checkouts.display().to_string(),
+    );
+    h.secrets.push(("REPO_PAT".into(), REPO_PAT.into()));
 
     // calc-success-rate reads this run's jobs (as in scenario d).
     h.serve_recorded_run();
@@ -243,6 +254,59 @@ fn a_trusted_fork_sweep_runs_its_legs_apart_from_mains_cache_labels_and_images_u
             "a leg used main's cache {c}"
         );
     }
+
+    // The fork's runners were checked against the base's runner file
+    // (sweep-ops check-fork-runners in setup) before any leg was planned.
+    let checked = log
+        .lines()
+        .find_map(|l| l.split_once("fork legs: ").map(|(_, t)| t.to_string()))
+        .unwrap_or_else(|| panic!("setup did not check the fork's runners:\n{tail}"));
+    assert!(checked.contains("trusted-runners.yaml"), "{checked}");
+    eprintln!("trusted dispatch runner check: fork legs: {checked}");
+
+    // The checkout (#34 item 5): every leg checked out the merge commit
+    // with the job token, not REPO_PAT, without submodules or persisted
+    // credentials.
+    let sha = |t: &str| {
+        sh(
+            &h.dir,
+            std::path::Path::new("bash"),
+            &[
+                "-c",
+                &format!("printf '%s' '{t}' | sha256sum | cut -d' ' -f1"),
+            ],
+        )
+        .trim()
+        .to_string()
+    };
+    let pat_sha = sha(REPO_PAT);
+    let record = std::fs::read_to_string(&checkouts).unwrap_or_default();
+    let leg_checkouts: Vec<&str> = record
+        .lines()
+        .filter(|l| l.starts_with("job=single-node ") || l.starts_with("job=multi-node "))
+        .collect();
+    assert_eq!(
+        leg_checkouts.len(),
+        legs.len(),
+        "one checkout per leg:\n{record}"
+    );
+    for l in &leg_checkouts {
+        assert!(l.contains(&format!(" ref={merge} ")), "{l}");
+        assert!(l.contains(" submodules=false "), "{l}");
+        assert!(l.contains(" persist-credentials=false "), "{l}");
+        assert!(
+            !l.contains(&pat_sha),
+            "a fork leg checked out with REPO_PAT: {l}"
+        );
+    }
+    assert!(
+        !record.contains(&pat_sha),
+        "no checkout of the run saw REPO_PAT:\n{record}"
+    );
+    eprintln!(
+        "trusted dispatch checkouts: {} leg checkouts of {merge} with the job token, submodules=false, persist-credentials=false",
+        leg_checkouts.len()
+    );
 
     // The images: on each leg's runner the leg pulled its image, and only
     // that one went; main's warm images stayed.

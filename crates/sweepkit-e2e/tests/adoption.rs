@@ -78,10 +78,31 @@ fn written_workflow_pins_every_action_at_one_commit_and_check_catches_a_one_byte
         stderr(&out)
     );
 
-    // Writing again restores it (also how a newer sweepkit upgrades it).
+    // Writing again keeps the local edit (#34 item 8): exit 1, the diff on
+    // stdout, nothing written; `--force` restores the file.
     let out = run(repo.path(), &["workflow", "write", "--allow-unreleased"]);
-    assert!(out.status.success());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--force"), "{}", stderr(&out));
+    let diff = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        diff.contains("(as written)") && diff.contains("\n+    runN-on: ubuntu-latest\n"),
+        "{diff}"
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), bytes);
+    let out = run(
+        repo.path(),
+        &["workflow", "write", "--allow-unreleased", "--force"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "the vendored file is world-readable");
+    }
+    // Unedited, it is rewritten without --force (how a newer sweepkit upgrades it).
+    let out = run(repo.path(), &["workflow", "write", "--allow-unreleased"]);
+    assert!(out.status.success(), "{}", stderr(&out));
     assert!(run(repo.path(), &["workflow", "check"]).status.success());
 
     // An explicit action commit: every ref names it, and it checks.

@@ -197,3 +197,120 @@ fn the_documented_verdict_job_asks_only_for_checks_write_and_skips_forks() {
     assert_eq!(steps[0]["with"]["name"], "compare-report");
     assert_eq!(steps[1]["with"]["report"], "report/compare.json");
 }
+
+/// Runs publish.sh for real against a fresh local bare repository with
+/// one chart, with `env` over the defaults of
+/// [`publish_charts_pushes_to_the_folder_the_comment_url_names`]; returns
+/// the run's output, the bare repository and the scratch directory.
+fn publish_with(env: &[(&str, &str)]) -> (std::process::Output, PathBuf, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let remote = tmp.path().join("remote.git");
+    std::fs::create_dir(&remote).unwrap();
+    test_kit::git(&remote, &["init", "-q", "--bare"]);
+    let charts = tmp.path().join("charts");
+    std::fs::create_dir(&charts).unwrap();
+    std::fs::write(charts.join("01-a.png"), b"\x89PNG fake").unwrap();
+    std::fs::write(
+        charts.join("charts.json"),
+        json!({"schema_version": 1, "charts": [{"configuration": "a", "file": "01-a.png", "regressed_points": 0}]})
+            .to_string(),
+    )
+    .unwrap();
+    let mut cmd = test_kit::command("bash");
+    cmd.arg(root().join("actions/publish-charts/publish.sh"))
+        .current_dir(tmp.path())
+        .env("CHARTS_DIR", &charts)
+        .env("CHARTS_BRANCH", BRANCH)
+        .env("CHARTS_REMOTE", &remote)
+        .env("GITHUB_REPOSITORY", REPO)
+        .env("GITHUB_RUN_ID", RUN_ID)
+        .env("GITHUB_RUN_ATTEMPT", ATTEMPT)
+        .env("GITHUB_OUTPUT", tmp.path().join("output"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    (cmd.output().unwrap(), remote, tmp)
+}
+
+/// Issue #34 item 8: publish-charts never pushes to the default branch (as
+/// the caller passes it, or as the event names it) nor to a name that
+/// looks protected, and the run id and attempt that name the folder it
+/// replaces are positive integers (`../../x` would reach outside it).
+/// Nothing is pushed and nothing outside the clone is removed.
+#[test]
+fn publish_charts_refuses_the_default_branch_and_a_bad_run_attempt() {
+    let refused = |env: &[(&str, &str)], why: &str| {
+        let (out, remote, tmp) = publish_with(env);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{env:?}: {err}");
+        assert!(
+            err.contains("::error::publish-charts: ") && err.contains(why),
+            "{env:?}: {err}"
+        );
+        let heads = test_kit::git(&remote, &["for-each-ref", "refs/heads"]);
+        assert!(heads.trim().is_empty(), "{env:?} pushed: {heads}");
+        // The directories around the scratch clone are untouched.
+        assert!(tmp.path().join("charts/charts.json").is_file());
+        assert!(tmp.path().join("remote.git").is_dir());
+    };
+    refused(
+        &[
+            ("CHARTS_BRANCH", "trunk-of-acme"),
+            ("CHARTS_DEFAULT_BRANCH", "trunk-of-acme"),
+        ],
+        "is the repository's default branch",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let event = tmp.path().join("event.json");
+    std::fs::write(
+        &event,
+        serde_json::to_string_pretty(
+            &json!({"repository": {"full_name": REPO, "default_branch": "dev-line"},
+            "pull_request": {"head": {"repo": {"default_branch": "fork-main"}}}}),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let event = event.to_string_lossy().into_owned();
+    for branch in ["dev-line", "fork-main"] {
+        refused(
+            &[("CHARTS_BRANCH", branch), ("GITHUB_EVENT_PATH", &event)],
+            "is the repository's default branch",
+        );
+    }
+    for branch in [
+        "main",
+        "Master",
+        "trunk",
+        "develop",
+        "release",
+        "release/1.2",
+        "release-v2",
+        "releases/x",
+    ] {
+        refused(&[("CHARTS_BRANCH", branch)], "looks protected");
+    }
+    for attempt in ["../../x", "0", "-1", "1/../..", "01", "1 2"] {
+        refused(&[("GITHUB_RUN_ATTEMPT", attempt)], "GITHUB_RUN_ATTEMPT");
+    }
+    for run_id in ["0", "../1", "12a"] {
+        refused(&[("GITHUB_RUN_ID", run_id)], "GITHUB_RUN_ID");
+    }
+    // A branch of its own, with the event naming another default: pushed.
+    let (out, remote, _tmp) = publish_with(&[
+        ("GITHUB_EVENT_PATH", &event),
+        ("CHARTS_DEFAULT_BRANCH", "main"),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pushed = test_kit::git(&remote, &["ls-tree", "-r", "--name-only", BRANCH]);
+    assert!(
+        pushed
+            .lines()
+            .any(|l| l == format!("{RUN_ID}-{ATTEMPT}/01-a.png")),
+        "{pushed}"
+    );
+}

@@ -401,3 +401,39 @@ fn the_example_takes_the_fork_label_and_cache_from_repository_variables_only() {
         );
     }
 }
+
+/// Issue #34 item 5: a trusted dispatch's legs check out the fork's merge
+/// commit with the job token only, without submodules and without
+/// persisted credentials; main's sweeps keep `repo-token` and submodules.
+#[test]
+fn a_fork_leg_checks_out_without_the_repo_token_or_submodules() {
+    let wf = workflow();
+    let jobs = gpu_jobs(&wf);
+    assert_eq!(jobs.len(), 2, "the single- and multi-node leg jobs");
+    for (id, job) in &jobs {
+        let checkout = step(job, "Check out the repository under test");
+        let with = &checkout["with"];
+        let ctx = |head_ref: &str| {
+            json!({
+                "inputs": {"sweep": json!({"changelog-head-ref": head_ref, "ref": "m"}).to_string()},
+                "secrets": {"repo-token": "ghp_REPO_PAT"},
+                "github": {"token": "ghs_JOB_TOKEN"},
+            })
+        };
+        let eval = |k: &str, head_ref: &str| common::eval_template(&s(&with[k]), &ctx(head_ref));
+        let fork = "feedface00000000000000000000000000000001";
+        assert_eq!(eval("token", fork), "ghs_JOB_TOKEN", "{id}");
+        assert_eq!(eval("submodules", fork), "false", "{id}");
+        assert_eq!(eval("token", ""), "ghp_REPO_PAT", "{id}");
+        assert_eq!(eval("submodules", ""), "true", "{id}");
+        // Without a repo-token main's sweeps use the job token, as before.
+        let mut no_pat = ctx("");
+        no_pat["secrets"] = json!({});
+        assert_eq!(
+            common::eval_template(&s(&with["token"]), &no_pat),
+            "ghs_JOB_TOKEN",
+            "{id}"
+        );
+        assert_eq!(with["persist-credentials"], json!(false), "{id}");
+    }
+}

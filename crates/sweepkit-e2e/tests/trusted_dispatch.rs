@@ -102,6 +102,7 @@ fn dispatched_inputs(labels: &[&str]) -> Map<String, Value> {
         .env("GITHUB_REPOSITORY", "acme/bench")
         .env("GITHUB_EVENT_PATH", &event)
         .env("GITHUB_ACTOR", "writer")
+        .env("INPUT_FORK_RUNNER_LABEL", "fork-sweeps")
         .output()
         .unwrap();
     assert_eq!(
@@ -280,6 +281,9 @@ const CHECK_STEP: &str = "Check the approved revision (trusted dispatch)";
 const REUSE_STEP: &str = "Look up a reusable sweep (fails closed on main)";
 const RANGE_STEP: &str = "Diff range";
 const POLICY_STEP: &str = "Take the priority policy from the base (trusted dispatch)";
+const RUNNERS_STEP: &str = "Take the runner file from the base (trusted dispatch)";
+const FORK_RUNNERS_STEP: &str =
+    "Check the fork's runners against the base's labels (trusted dispatch)";
 /// Where the trusted-policy step leaves the base's policy (under RUNNER_TEMP).
 const TRUSTED_POLICY: &str = "trusted-ci-priority.yaml";
 
@@ -306,11 +310,22 @@ fn trusted_mode_sweeps_the_changelog_at_the_approved_head() {
         "setup runs on the trusted dispatch"
     );
     let steps = running_steps(setup, &ctx);
-    for want in [CHECK_STEP, POLICY_STEP, CHANGELOG_STEP] {
+    for want in [
+        CHECK_STEP,
+        POLICY_STEP,
+        RUNNERS_STEP,
+        CHANGELOG_STEP,
+        FORK_RUNNERS_STEP,
+    ] {
         assert!(steps.iter().any(|n| n == want), "{want} runs: {steps:?}");
     }
     let at = |name: &str| steps.iter().position(|n| n == name).unwrap();
     assert!(at(CHECK_STEP) < at(POLICY_STEP) && at(POLICY_STEP) < at(CHANGELOG_STEP));
+    // The fork's runners are checked against the base's file, before the
+    // matrix is uploaded and split into legs.
+    assert!(at(CHECK_STEP) < at(RUNNERS_STEP) && at(RUNNERS_STEP) < at(CHANGELOG_STEP));
+    assert!(at(CHANGELOG_STEP) < at(FORK_RUNNERS_STEP));
+    assert!(at(FORK_RUNNERS_STEP) < at("Upload the search-space config"));
     for not in [COMMAND_STEP, REUSE_STEP, RANGE_STEP] {
         assert!(!steps.iter().any(|n| n == not), "{not} is off: {steps:?}");
     }
@@ -337,6 +352,20 @@ fn trusted_mode_sweeps_the_changelog_at_the_approved_head() {
     // Without the step's output, no path at all: never the checkout's copy.
     ctx["steps"]["trusted-policy"] = json!({"outputs": {}});
     assert_eq!(policy_of(&ctx), "");
+    // check-fork-runners reads the matrix and the base's runner file.
+    let fr = &setup_step(&wf, FORK_RUNNERS_STEP)["with"];
+    let mut rctx = ctx.clone();
+    rctx["steps"]["changelog-matrix"] = json!({"outputs": {"config-file": "/tmp/m.json"}});
+    rctx["steps"]["trusted-runners"] = json!({"outputs": {"file": "/tmp/runner/runners.yaml"}});
+    assert_eq!(s(&fr["command"]), "check-fork-runners");
+    assert_eq!(
+        common::eval_template(&s(&fr["matrix"]), &rctx),
+        "/tmp/m.json"
+    );
+    assert_eq!(
+        common::eval_template(&s(&fr["runner-config"]), &rctx),
+        "/tmp/runner/runners.yaml"
+    );
     // The checkout is the merge commit, with full history.
     let checkout = &setup["steps"][0];
     assert_eq!(
@@ -399,6 +428,8 @@ fn the_manual_and_pr_paths_keep_their_steps() {
     for not in [
         CHECK_STEP,
         POLICY_STEP,
+        RUNNERS_STEP,
+        FORK_RUNNERS_STEP,
         CHANGELOG_STEP,
         REUSE_STEP,
         RANGE_STEP,
@@ -417,7 +448,13 @@ fn the_manual_and_pr_paths_keep_their_steps() {
     for want in [RANGE_STEP, CHANGELOG_STEP, REUSE_STEP] {
         assert!(steps.iter().any(|n| n == want), "{want} runs: {steps:?}");
     }
-    for not in [CHECK_STEP, POLICY_STEP, COMMAND_STEP] {
+    for not in [
+        CHECK_STEP,
+        POLICY_STEP,
+        RUNNERS_STEP,
+        FORK_RUNNERS_STEP,
+        COMMAND_STEP,
+    ] {
         assert!(!steps.iter().any(|n| n == not), "{not} is off: {steps:?}");
     }
     // A PR reads the caller's policy path from its checkout, as before.
@@ -482,9 +519,15 @@ fn the_revision_check_accepts_only_the_merge_commit_of_the_approved_head() {
         .unwrap();
     let script = s(&step["run"]);
     let env_names: BTreeSet<&String> = step["env"].as_object().unwrap().keys().collect();
-    let want: BTreeSet<String> = ["BASE_SHA", "HEAD_SHA", "CHECKOUT_REF", "MANUAL_COMMAND"]
-        .map(String::from)
-        .into();
+    let want: BTreeSet<String> = [
+        "BASE_SHA",
+        "HEAD_SHA",
+        "CHECKOUT_REF",
+        "MANUAL_COMMAND",
+        "FORK_RUNNER_LABEL",
+    ]
+    .map(String::from)
+    .into();
     assert_eq!(env_names, want.iter().collect());
 
     // main: a; the fork's head h on a; main moves to b; the test merge m = b + h.
@@ -500,14 +543,18 @@ fn the_revision_check_accepts_only_the_merge_commit_of_the_approved_head() {
     git(r, &["merge", "-q", "--no-ff", "-m", "merge", "fork"]);
     let merge = git(r, &["rev-parse", "HEAD"]);
 
-    let check = |head_sha: &str, base_sha: &str, manual: &str| {
+    let check_with = |head_sha: &str, base_sha: &str, manual: &str, label: &str| {
         let env = vec![
             ("BASE_SHA".to_string(), base_sha.to_string()),
             ("HEAD_SHA".to_string(), head_sha.to_string()),
             ("CHECKOUT_REF".to_string(), merge.clone()),
             ("MANUAL_COMMAND".to_string(), manual.to_string()),
+            ("FORK_RUNNER_LABEL".to_string(), label.to_string()),
         ];
         run_script(&script, r, &env)
+    };
+    let check = |head_sha: &str, base_sha: &str, manual: &str| {
+        check_with(head_sha, base_sha, manual, "fork-sweeps")
     };
     let refused = |(out, outputs): (Output, Map<String, Value>), why: &str| {
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -543,6 +590,17 @@ fn the_revision_check_accepts_only_the_merge_commit_of_the_approved_head() {
     refused(check(&"0".repeat(40), &base, ""), "not the approved head");
     refused(check(&head, &"1".repeat(40), ""), "is not in the checkout");
     refused(check(&head, &base, "full-sweep"), "not both");
+    // Fail closed (#34 item 5): no fork leg without a dedicated label.
+    refused(
+        check_with(&head, &base, "", ""),
+        "set the repository variable FORK_SWEEP_RUNNER_LABEL",
+    );
+    for label in ["self-hosted", "Self-Hosted", "a,b", "a b"] {
+        refused(
+            check_with(&head, &base, "", label),
+            "is not a dedicated plain runner label",
+        );
+    }
     // The checkout is the head itself, not a merge commit.
     git(r, &["checkout", "-q", "--detach", &head]);
     refused(check(&head, &base, ""), "is not a merge commit");
@@ -757,4 +815,94 @@ fn trusted_mode_judges_evals_by_the_base_thresholds() {
         common::eval_template(&s(&checkout["with"]["ref"]), &ctx),
         "feature"
     );
+}
+
+/// Issue #34 item 5: the runner labels a fork's legs may ask for come from
+/// the base's `configs/runners.yaml`, never the fork's edit of it; a base
+/// without the file, or a path outside the repository, fails the step.
+#[test]
+fn the_runner_file_is_the_base_copy_and_its_absence_fails() {
+    let wf = load(".github/workflows/run-sweep.yml");
+    let step = setup_step(&wf, RUNNERS_STEP);
+    assert_eq!(s(&step["id"]), "trusted-runners");
+    let script = s(&step["run"]);
+    let env_names: BTreeSet<&String> = step["env"].as_object().unwrap().keys().collect();
+    let want: BTreeSet<String> = ["BASE_SHA", "RUNNER_CONFIG"].map(String::from).into();
+    assert_eq!(env_names, want.iter().collect());
+
+    let runners = "configs/runners.yaml";
+    let build = |with_file: bool| {
+        let repo = test_kit::temp_dir();
+        let r = repo.path();
+        std::fs::create_dir(r.join("configs")).unwrap();
+        git(r, &["init", "-q", "-b", "main"]);
+        commit(r, "perf-changelog.yaml", "- a\n");
+        if with_file {
+            commit(r, runners, "labels:\n  h100: [h100_0]\n");
+        }
+        git(r, &["checkout", "-q", "-b", "fork"]);
+        let head = commit(r, runners, "labels:\n  self-hosted: [any]\n");
+        git(r, &["checkout", "-q", "main"]);
+        let base = commit(r, "other.txt", "b\n");
+        git(r, &["checkout", "-q", "--detach", "main"]);
+        git(r, &["merge", "-q", "--no-ff", "-m", "merge", "fork"]);
+        (repo, base, head)
+    };
+    let run = |r: &Path, base: &str, head: &str, path: &str, temp: &Path| {
+        let mut given = Map::new();
+        given.insert("changelog-base-ref".into(), json!(base));
+        given.insert("changelog-head-ref".into(), json!(head));
+        given.insert("runner-config".into(), json!(path));
+        let mut ctx = setup_ctx(&wf, "workflow_dispatch", &given);
+        ctx["steps"] = json!({"trusted-range": {"outputs": {"base": base, "head": head}}});
+        assert!(common::eval_if(&s(&step["if"]), &ctx, true));
+        let mut env: Vec<(String, String)> = step["env"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
+            .collect();
+        env.push(("RUNNER_TEMP".into(), temp.display().to_string()));
+        run_script(&script, r, &env)
+    };
+
+    let (repo, base, head) = build(true);
+    let r = repo.path();
+    assert!(
+        std::fs::read_to_string(r.join(runners))
+            .unwrap()
+            .contains("self-hosted"),
+        "the checkout holds the fork's edit"
+    );
+    let temp = test_kit::temp_dir();
+    let (out, outputs) = run(r, &base, &head, runners, temp.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let file = temp.path().join("trusted-runners.yaml");
+    assert_eq!(outputs["file"], file.display().to_string().as_str());
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "labels:\n  h100: [h100_0]\n"
+    );
+    for bad in ["../x.yaml", "/etc/passwd", "configs/../../x"] {
+        let (out, outputs) = run(r, &base, &head, bad, temp.path());
+        assert_eq!(out.status.code(), Some(1), "{bad}");
+        assert!(outputs.is_empty());
+        assert!(String::from_utf8_lossy(&out.stdout).contains("not a path inside the repository"));
+    }
+
+    let (repo, base, head) = build(false);
+    let temp = test_kit::temp_dir();
+    let (out, outputs) = run(repo.path(), &base, &head, runners, temp.path());
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("::error::") && stdout.contains("cannot be checked"),
+        "{stdout}"
+    );
+    assert!(outputs.is_empty());
+    assert!(!temp.path().join("trusted-runners.yaml").exists());
 }

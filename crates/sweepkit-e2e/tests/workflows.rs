@@ -2,7 +2,8 @@
 //! not make: no expression inside `run:`, `shell: bash` everywhere, every
 //! `uses:` pinned, the job graph of workflow.md §2 present, every policy
 //! output the workflow reads produced by `sweep-policy`, every action input
-//! the steps read declared, and the example caller within 30 lines.
+//! the steps read declared, the example caller within 30 lines, and a
+//! `timeout-minutes` on every step that runs a sweepkit tool.
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
@@ -409,6 +410,7 @@ fn every_variable_an_action_passes_is_read_by_its_tool() {
             "sweep-ops",
             &[
                 &["sweep-ops", "authorize-fork"],
+                &["sweep-ops", "check-fork-runners"],
                 &["sweep-ops", "dispatch-ingest"],
                 &["sweep-ops", "recover-ingest"],
                 &["sweep-ops", "runner-digest"],
@@ -666,5 +668,81 @@ fn job_names_the_tools_read_are_the_workflows() {
             .any(|n| n == jobs::LEGACY_CANARY_SELECT),
         "{} is a job again: it is no longer legacy",
         jobs::LEGACY_CANARY_SELECT
+    );
+}
+
+/// The binaries a workflow step may run (crates/* with a `[[bin]]`).
+const TOOLS: [&str; 9] = [
+    "check-changelog",
+    "collect-results",
+    "compare-results",
+    "generate-matrix",
+    "reuse-sweep",
+    "success-rate",
+    "sweep-ops",
+    "sweepkit",
+    "visualizer-comment",
+];
+
+/// Whether a step runs a sweepkit tool: one of this repository's actions,
+/// or a `run:` script that calls a binary as a command.
+fn runs_a_tool(step: &Value) -> bool {
+    let uses = s(&step["uses"]);
+    if uses.starts_with("sweepkit/sweepkit/actions/") || uses.starts_with("./actions/") {
+        return true;
+    }
+    let run = s(&step["run"]);
+    run.lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .any(|l| {
+            l.split(|c: char| c.is_whitespace() || "();|&$\"'`".contains(c))
+                .any(|w| TOOLS.contains(&w))
+        })
+}
+
+/// Issue #34 item 4: every step that runs a sweepkit tool has its own
+/// `timeout-minutes` (a tool that spins on bad input stops in minutes, not
+/// at the job's or GitHub's six hours). The one exception is a leg's launch
+/// step, which runs the caller's benchmark for as long as the job allows:
+/// its job must carry the timeout.
+#[test]
+fn every_step_that_runs_a_sweepkit_tool_has_a_timeout() {
+    let mut files: Vec<(String, Value)> =
+        WORKFLOWS.iter().map(|f| (f.to_string(), load(f))).collect();
+    files.push((
+        ".github/workflows/sweepkit-sweep-legs.yml".into(),
+        load(".github/workflows/sweepkit-sweep-legs.yml"),
+    ));
+    let mut checked = 0;
+    let mut missing = Vec::new();
+    for (f, doc) in &files {
+        for (job_id, job) in doc["jobs"].as_object().unwrap() {
+            for step in job["steps"].as_array().into_iter().flatten() {
+                if !runs_a_tool(step) {
+                    continue;
+                }
+                checked += 1;
+                let name = s(&step["name"]);
+                let launches = step["env"].get("LAUNCH_COMMAND").is_some();
+                let bounded = if launches {
+                    job.get("timeout-minutes").is_some()
+                } else {
+                    step.get("timeout-minutes").is_some()
+                };
+                if !bounded {
+                    missing.push(format!("{f}: {job_id}: {name:?}"));
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "steps running a sweepkit tool without timeout-minutes (in {}):\n{}",
+        root().display(),
+        missing.join("\n")
+    );
+    assert!(
+        checked > 30,
+        "only {checked} tool steps found: the walk is broken"
     );
 }

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use sweep_cli::{Failure, Outcome};
-use sweepkit::{FILES, Release, Verdict, WORKFLOW_FILE};
+use sweepkit::{FILES, Release, Verdict, WORKFLOW_FILE, Written};
 
 /// The annotation location of the vendored workflow file.
 fn at(path: &Path) -> (Option<&str>, Option<usize>) {
@@ -44,10 +44,29 @@ pub(crate) fn judge_release(dir: &Path, pin: Option<&str>, allow: bool) -> Outco
     }
 }
 
-/// Writes every file of [`FILES`] into `dir`.
-pub(crate) fn write(dir: &Path, pin: Option<&str>) -> Outcome {
-    let paths = sweepkit::write(dir, pin)
+/// Writes every file of [`FILES`] into `dir`; exit 1 (nothing written,
+/// each kept file annotated and its diff printed) when one holds local
+/// edits or is not sweepkit's, unless `force`.
+pub(crate) fn write(dir: &Path, pin: Option<&str>, force: bool) -> Outcome {
+    let written = sweepkit::write(dir, pin, force)
         .map_err(|e| Failure::failed_msg(e).at(at(&dir.join(WORKFLOW_FILE))))?;
+    let paths = match written {
+        Written::All(paths) => paths,
+        Written::Refused(kept) => {
+            for k in &kept {
+                let msg = format!(
+                    "{}: {}; not overwritten (nothing was written): keep your edit out of the vendored file, or run `sweepkit workflow write --force` to replace it (the diff from what sweepkit would write follows)",
+                    k.path.display(),
+                    k.reason
+                );
+                sweep_cli::report("sweepkit", &Failure::rejected_msg(msg).at(at(&k.path)));
+                if !k.diff.is_empty() {
+                    sweep_cli::stdout::println(&k.diff);
+                }
+            }
+            return Err(Failure::reported(sweep_cli::Kind::Rejected));
+        }
+    };
     for path in &paths {
         eprintln!("wrote {} (sweepkit {})", path.display(), sweepkit::VERSION);
     }

@@ -245,13 +245,94 @@ fn source_of(name: &str) -> Option<&'static str> {
     FILES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
 
+/// The mode of a written workflow: world-readable like any file of the
+/// repository (git records only the executable bit; 0600 would keep
+/// teammates and CI users on a shared checkout from reading it).
+pub const WRITTEN_MODE: u32 = 0o644;
+
+/// A file `write` would not replace: it exists and is not as a sweepkit
+/// wrote it (edited, or not a sweepkit file at all).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    pub path: PathBuf,
+    /// Why (the verdict's reason).
+    pub reason: String,
+    /// The unified diff from what sweepkit would have written there to the
+    /// file as found.
+    pub diff: String,
+}
+
+/// What [`write`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// Every file written, in [`FILES`] order.
+    All(Vec<PathBuf>),
+    /// Nothing written: these files hold edits (or are not sweepkit's), and
+    /// `force` was not given.
+    Refused(Vec<Kept>),
+}
+
+/// Whether the file at `path` (one of [`FILES`], `source` its embedded
+/// text) may be replaced: absent, or unedited since a sweepkit wrote it
+/// (any version: that is the upgrade). Otherwise why not, with the diff.
+fn replaceable(path: &Path, source: &str) -> Result<Option<Kept>, Error> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(Error::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let kept = |reason: String, diff: String| {
+        Ok(Some(Kept {
+            path: path.to_path_buf(),
+            reason,
+            diff,
+        }))
+    };
+    if !meta.file_type().is_file() {
+        return kept(
+            "not a regular file (a symlink, directory or device is never replaced)".into(),
+            String::new(),
+        );
+    }
+    let text = match read_limited(path) {
+        Ok(t) => t,
+        Err(Error::TooLarge { .. } | Error::NotText { .. }) => {
+            return kept("not a workflow sweepkit wrote".into(), String::new());
+        }
+        Err(e) => return Err(e),
+    };
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    match verdict_of(source, &text) {
+        Verdict::Edited { reason } => kept(reason, diff(source, &text, name)),
+        Verdict::Unchanged { .. } | Verdict::OtherVersion { .. } | Verdict::NotGenerated => {
+            Ok(None)
+        }
+        Verdict::Unknown => kept("not a file sweepkit writes".into(), String::new()),
+    }
+}
+
 /// Writes every file of [`FILES`] into `dir` (created when missing), each
-/// atomically (temp file + rename), after all of them rendered. Also the
-/// upgrade: it replaces older files.
-pub fn write(dir: &Path, pin: Option<&str>) -> Result<Vec<PathBuf>, Error> {
+/// atomically (temp file + rename, mode [`WRITTEN_MODE`]), after all of
+/// them rendered. Also the upgrade: it replaces files a sweepkit wrote and
+/// nobody edited. A file that exists and is not that (edited since, or not
+/// sweepkit's) is kept, and then nothing is written, unless `force`.
+pub fn write(dir: &Path, pin: Option<&str>, force: bool) -> Result<Written, Error> {
     let mut texts = Vec::with_capacity(FILES.len());
+    let mut kept = Vec::new();
     for (name, source) in FILES {
-        texts.push((dir.join(name), render_file(source, pin)?));
+        let path = dir.join(name);
+        if !force && let Some(k) = replaceable(&path, source)? {
+            kept.push(k);
+        }
+        texts.push((path, render_file(source, pin)?));
+    }
+    if !kept.is_empty() {
+        return Ok(Written::Refused(kept));
     }
     let mut written = Vec::with_capacity(texts.len());
     for (path, text) in texts {
@@ -262,11 +343,18 @@ pub fn write(dir: &Path, pin: Option<&str>) -> Result<Vec<PathBuf>, Error> {
         std::fs::create_dir_all(dir).map_err(werr)?;
         let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(werr)?;
         tmp.write_all(text.as_bytes()).map_err(werr)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            tmp.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(WRITTEN_MODE))
+                .map_err(werr)?;
+        }
         tmp.as_file().sync_all().map_err(werr)?;
         tmp.persist(&path).map_err(|e| werr(e.error))?;
         written.push(path);
     }
-    Ok(written)
+    Ok(Written::All(written))
 }
 
 fn read_limited(path: &Path) -> Result<String, Error> {
@@ -474,7 +562,9 @@ mod tests {
     #[test]
     fn write_writes_every_shipped_workflow_and_check_passes_them() {
         let dir = tempfile::tempdir().unwrap();
-        let paths = write(dir.path(), None).unwrap();
+        let Written::All(paths) = write(dir.path(), None, false).unwrap() else {
+            panic!("refused")
+        };
         let names: Vec<String> = paths
             .iter()
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
@@ -495,9 +585,82 @@ mod tests {
     }
 
     #[test]
+    fn write_keeps_an_edited_or_foreign_file_unless_forced_and_writes_0644() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let Written::All(paths) = write(dir.path(), None, false).unwrap() else {
+            panic!("refused on an empty directory")
+        };
+        for p in &paths {
+            let mode = std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, WRITTEN_MODE, "{}", p.display());
+        }
+        // Unedited: written again (the upgrade path), as often as asked.
+        assert!(matches!(
+            write(dir.path(), None, false).unwrap(),
+            Written::All(_)
+        ));
+
+        // A local edit of the leg workflow: nothing is written, the edit
+        // stays, and the refusal carries the diff.
+        let legs = dir.path().join(LEGS_FILE);
+        let sweep = dir.path().join(WORKFLOW_FILE);
+        let text = std::fs::read_to_string(&legs).unwrap();
+        let edited = text.replacen("runs-on: ubuntu-latest", "runs-on: my-runner", 1);
+        std::fs::write(&legs, &edited).unwrap();
+        std::fs::remove_file(&sweep).unwrap();
+        let Written::Refused(kept) = write(dir.path(), None, false).unwrap() else {
+            panic!("an edited file was overwritten")
+        };
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert_eq!(kept[0].path, legs);
+        assert!(kept[0].reason.contains("content changed"), "{:?}", kept[0]);
+        assert!(
+            kept[0].diff.contains("\n+    runs-on: my-runner\n"),
+            "{}",
+            kept[0].diff
+        );
+        assert_eq!(std::fs::read_to_string(&legs).unwrap(), edited);
+        assert!(!sweep.exists(), "a refused write wrote the other file");
+
+        // A file of the same name sweepkit never wrote: kept too.
+        std::fs::write(&sweep, "name: mine\n").unwrap();
+        let Written::Refused(kept) = write(dir.path(), None, false).unwrap() else {
+            panic!("a foreign file was overwritten")
+        };
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert!(
+            kept[0].reason.contains("no sweepkit header"),
+            "{:?}",
+            kept[0]
+        );
+        assert_eq!(std::fs::read_to_string(&sweep).unwrap(), "name: mine\n");
+
+        // --force replaces both, 0644.
+        assert!(matches!(
+            write(dir.path(), None, true).unwrap(),
+            Written::All(_)
+        ));
+        assert_eq!(std::fs::read_to_string(&legs).unwrap(), text);
+        for p in [&legs, &sweep] {
+            assert!(matches!(check(p).unwrap().0, Verdict::Unchanged { .. }));
+            let mode = std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, WRITTEN_MODE);
+        }
+
+        // A symlink in a file's place is never followed or replaced.
+        std::fs::remove_file(&legs).unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", &legs).unwrap();
+        let Written::Refused(kept) = write(dir.path(), None, false).unwrap() else {
+            panic!("a symlink was replaced")
+        };
+        assert!(kept[0].reason.contains("not a regular file"), "{kept:?}");
+    }
+
+    #[test]
     fn an_edit_of_the_leg_workflow_fails_the_check_with_a_unified_diff() {
         let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), None).unwrap();
+        write(dir.path(), None, false).unwrap();
         let legs = dir.path().join(LEGS_FILE);
         let text = std::fs::read_to_string(&legs).unwrap();
         let edited = text.replacen("runs-on: ubuntu-latest", "runs-on: my-runner", 1);

@@ -29,9 +29,11 @@ enum Cmd {
 #[derive(Subcommand, Debug)]
 enum WorkflowCmd {
     /// Write (or upgrade) `<dir>/sweepkit-run-sweep.yml` and the leg
-    /// workflow it calls, `<dir>/sweepkit-sweep-legs.yml`. Refused (exit 1)
-    /// when the pinned commit's `actions/setup/checksums.txt` lists no
-    /// release archive of this version for a release target.
+    /// workflow it calls, `<dir>/sweepkit-sweep-legs.yml` (mode 0644).
+    /// Refused (exit 1) when the pinned commit's `actions/setup/checksums.txt`
+    /// lists no release archive of this version for a release target, or
+    /// when a file there holds local edits or is not sweepkit's (its diff
+    /// printed; `--force` replaces it).
     Write {
         /// The repository's workflow directory.
         #[arg(long, default_value = ".github/workflows")]
@@ -45,6 +47,10 @@ enum WorkflowCmd {
         /// `build-from-source: true` (the setup steps build the binaries).
         #[arg(long)]
         allow_unreleased: bool,
+        /// Replace a file that holds local edits (or that sweepkit did not
+        /// write); without it such a file is kept, its diff printed, exit 1.
+        #[arg(long)]
+        force: bool,
     },
     /// Fail (exit 1) when a file `write` writes changed since it was
     /// written (printing the unified diff), or was written by another
@@ -63,9 +69,10 @@ fn main() -> ExitCode {
             dir,
             pin,
             allow_unreleased,
+            force,
         } => {
             cmd::judge_release(&dir, pin.as_deref(), allow_unreleased)?;
-            cmd::write(&dir, pin.as_deref())
+            cmd::write(&dir, pin.as_deref(), force)
         }
         WorkflowCmd::Check { dir } => cmd::check(&dir),
     })

@@ -87,7 +87,7 @@ pub(crate) fn run(args: &CheckRunArgs) -> Result<()> {
                 check.name
             );
             sweep_cli::annotate(sweep_cli::Level::Warning, None, None, &msg);
-            eprintln!("warning: {msg}");
+            eprintln!("warning: {}", sweep_model::gha::log_text(&msg));
         }
     }
     Ok(())

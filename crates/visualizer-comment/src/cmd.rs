@@ -19,7 +19,7 @@ fn json_input(what: &str, path: &std::path::Path) -> Result<Option<Value>> {
                 path.display()
             );
             sweep_cli::annotate(sweep_cli::Level::Warning, None, None, &msg);
-            eprintln!("warning: {msg}");
+            eprintln!("warning: {}", sweep_model::gha::log_text(&msg));
             return Ok(None);
         }
         Err(e) => return Err(anyhow!("{what} {}: {e}", path.display())),
@@ -49,7 +49,7 @@ pub(crate) fn run(cli: &CommentArgs) -> Result<()> {
                     None,
                     &msg,
                 );
-                eprintln!("warning: {msg}");
+                eprintln!("warning: {}", sweep_model::gha::log_text(&msg));
             }
         }
     }
@@ -150,7 +150,7 @@ pub(crate) fn run(cli: &CommentArgs) -> Result<()> {
                 pr_number
             );
             sweep_cli::annotate(sweep_cli::Level::Warning, None, None, &msg);
-            eprintln!("warning: {msg}");
+            eprintln!("warning: {}", sweep_model::gha::log_text(&msg));
             let summary = body::render_read_only(&input, pr_number, &reason)
                 .context("building the job summary")?;
             sweep_cli::append_step_summary(&summary).context("writing the job summary")?;

@@ -205,7 +205,10 @@ pub fn publish(client: &Client, post: &Post, body: &str) -> Result<Outcome, Erro
                 return dedupe_after_create(client, &repo, &list_path, post, body, id, url_of(&c));
             }
             Err(e @ Error::Ambiguous { .. }) => {
-                eprintln!("warning: {e}; checking whether the comment exists");
+                eprintln!(
+                    "warning: {}; checking whether the comment exists",
+                    sweep_model::gha::log_text(&e.to_string())
+                );
             }
             Err(e) => return wrap(Err(e)),
         }
@@ -234,7 +237,10 @@ fn dedupe_after_create(
     let comments = match client.get_all(list_path, &[], None) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("warning: could not re-list the comments to check for a duplicate: {e}");
+            eprintln!(
+                "warning: could not re-list the comments to check for a duplicate: {}",
+                sweep_model::gha::log_text(&e.to_string())
+            );
             return Ok(Outcome::Created { id, url });
         }
     };

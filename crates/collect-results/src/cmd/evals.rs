@@ -14,7 +14,7 @@ pub(crate) fn run_evals(root: &str, exp_name: &str, sort_by: Option<&str>) -> Ou
                 let shown = p.strip_prefix(&dir).unwrap_or(p).display().to_string();
                 let msg = format!("{shown}: not a valid JSON object; left out of the eval table");
                 annotate(Level::Warning, Some(&shown), None, &msg);
-                eprintln!("warning: {msg}");
+                eprintln!("warning: {}", sweep_model::gha::log_text(&msg));
             }
             stdout::print(&evals::render_markdown(
                 &report.rows,

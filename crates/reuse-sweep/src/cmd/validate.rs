@@ -15,7 +15,7 @@ pub(crate) fn validate(dir: &std::path::Path) -> Outcome {
         // The reference's report, then the one error line (and annotation).
         eprintln!("Reusable sweep artifact validation failed:");
         for e in &report.errors {
-            eprintln!("{e}");
+            eprintln!("{}", sweep_cli::log_text(&e.to_string()));
         }
         return Err(Failure::rejected_msg(format!(
             "reusable sweep artifact validation failed ({} problem line(s))",
