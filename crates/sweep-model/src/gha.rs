@@ -55,13 +55,26 @@ pub fn annotate(level: Level, file: Option<&str>, line: Option<usize>, message: 
     }
 }
 
-/// `text` as it may go to a runner log: inside Actions encoded as the data
-/// of a workflow command (`%` → `%25`, CR → `%0D`, LF → `%0A`), so no line
-/// break in user text starts a line the runner reads as a command
-/// (`::error::…`, `::add-mask::…`); outside Actions unchanged.
+/// `text` as it may go to a runner log as a plain line: inside Actions its
+/// line breaks are written as GitHub's command encoding writes them (CR →
+/// `%0D`, LF → `%0A`), so no line break in user text starts a line the
+/// runner reads as a command (`::error::…`, `::add-mask::…`); outside
+/// Actions unchanged. `%` stays as it is: the runner decodes nothing in a
+/// plain line, so `24.000%` must not read `24.000%25` there (an
+/// annotation's data, which the runner does decode, goes through
+/// [`escape_data`]).
 pub fn log_text(text: &str) -> std::borrow::Cow<'_, str> {
-    if in_actions() && text.contains(['%', '\r', '\n']) {
-        std::borrow::Cow::Owned(escape_data(text))
+    if in_actions() {
+        one_line(text)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// `text` with its line breaks written `%0D`/`%0A` (see [`log_text`]).
+fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains(['\r', '\n']) {
+        std::borrow::Cow::Owned(text.replace('\r', "%0D").replace('\n', "%0A"))
     } else {
         std::borrow::Cow::Borrowed(text)
     }
@@ -175,6 +188,13 @@ mod tests {
         assert_eq!(d, "x%0A::error::INJECTED%0D%0A::add-mask::y%250A");
         assert!(!d.contains(['\n', '\r']));
         assert_eq!(escape_property("a:b,c\nd"), "a%3Ab%2Cc%0Ad");
+    }
+
+    #[test]
+    fn a_plain_log_line_keeps_its_percent_signs_and_loses_its_line_breaks() {
+        let evil = "24.000% > 10%\n::error::INJECTED\r\n";
+        assert_eq!(one_line(evil), "24.000% > 10%%0A::error::INJECTED%0D%0A");
+        assert_eq!(one_line("12/50 = 24.000%"), "12/50 = 24.000%");
     }
 
     #[test]
