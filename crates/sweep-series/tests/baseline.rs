@@ -35,7 +35,7 @@ fn history(levels: &[f64]) -> (test_kit::TempDir, Store) {
                     run_id: id,
                     attempt: 1,
                     commit: format!("{id:040x}"),
-                    date: format!("2026-11-{:02}T00:00:00Z", id),
+                    date: format!("2026-11-01T{:02}:{:02}:00Z", id / 60, id % 60),
                     pr: Some(100 + id),
                 },
                 repo: "acme/bench".into(),

@@ -30,7 +30,7 @@ fn run(id: u64, scale: f64) -> Run {
             run_id: id,
             attempt: 1,
             commit: format!("{id:040x}"),
-            date: format!("2026-11-{:02}T00:00:00Z", 1 + id % 28),
+            date: format!("2026-11-01T{:02}:{:02}:00Z", id / 60, id % 60),
             pr: Some(id + 500),
         },
         repo: "acme/bench".into(),

@@ -34,7 +34,8 @@ fn run(id: u64, rows: Vec<Map<String, Value>>) -> Run {
             run_id: id,
             attempt: 1,
             commit: format!("{id:040x}"),
-            date: format!("2026-11-{:02}T10:00:00Z", 1 + id % 28),
+            // Minutes apart, in run order (the series are ordered by date).
+            date: format!("2026-11-01T{:02}:{:02}:00Z", id / 60, id % 60),
             pr: Some(1000 + id),
         },
         repo: "acme/bench".into(),
