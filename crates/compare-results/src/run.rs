@@ -317,7 +317,8 @@ fn parse_fraction(s: &str) -> Option<f64> {
 }
 
 fn read_structured(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).map_err(io(format!("reading {}", path.display())))?;
+    let text = sweep_model::fsio::read_text(path, sweep_model::yaml::MAX_YAML_BYTES as u64)
+        .map_err(io(format!("reading {}", path.display())))?;
     let name = path.display().to_string();
     if let Ok(v) = serde_json::from_str::<Value>(&text) {
         return Ok(v);

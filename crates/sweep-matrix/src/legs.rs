@@ -54,9 +54,11 @@ pub fn utf16_bytes(s: &str) -> usize {
     s.encode_utf16().count() * 2
 }
 
-/// The search-space config file read by `split`: 64 MiB, far above any real
-/// sweep (the biggest recorded one is 254 KB) but bounded.
-pub const MAX_CONFIG_BYTES: u64 = 64 * 1024 * 1024;
+/// The search-space config file read by `split`: the matrix limit
+/// (`fsio::MAX_MATRIX_JSON_BYTES`: the 10× scale catalogue fits, the
+/// biggest recorded real sweep is 254 KB), within which `split` stays under
+/// 200 MB of memory.
+pub const MAX_CONFIG_BYTES: u64 = sweep_model::fsio::MAX_MATRIX_JSON_BYTES;
 
 /// The caller's `leg-env` input reaches the step through one environment
 /// variable, and Linux refuses a single environment string above 128 KiB;
@@ -622,7 +624,7 @@ pub fn read_config(path: &Path) -> Result<Value, ReadConfigError> {
             bytes: meta.len(),
         });
     }
-    let text = std::fs::read_to_string(path).map_err(unreadable)?;
+    let text = sweep_model::fsio::read_text(path, MAX_CONFIG_BYTES).map_err(unreadable)?;
     serde_json::from_str(&text).map_err(|source| ReadConfigError::NotJson {
         path: path.to_path_buf(),
         source,

@@ -33,7 +33,7 @@ pub(crate) fn run(args: &CanaryArgs) -> Outcome {
         // A missing or unreadable input: the job cannot be done.
         (Some(p), _) => (
             p.display().to_string(),
-            std::fs::read_to_string(p)
+            sweep_model::fsio::read_text(p, sweep_model::fsio::MAX_MATRIX_JSON_BYTES)
                 .or_failed()
                 .map_err(|f| f.context(format!("{}: cannot read", p.display())))?,
         ),
