@@ -23,19 +23,21 @@ const MIB: u64 = 1024 * 1024;
 /// One leg's result file: a benchmark result, an aiperf aggregate, an
 /// lm-eval results file, a power manifest or window, `meta_env.json`. Real
 /// ones are under 10 KB (the largest in tests/conformance is 8.6 KB); a
-/// parsed file takes about ten times its text.
+/// parsed file of small numbers takes about 19 times its text (161 MB at
+/// the limit).
 pub const MAX_RESULT_JSON_BYTES: u64 = 8 * MIB;
 
 /// A whole sweep's aggregate (`agg_bmk.json`, `agg_eval_all.json`,
 /// compare's JSON report, a saved baseline) and each file of a results
 /// tree. A row is about 1.7 KB: a full sweep of the real configs (1,820
 /// rows) is about 3 MB, so 8 MiB holds 4,900 rows; compare keeps both sides
-/// and their index, about 22 times the text.
+/// and their index, about 15 times the text (126 MB at the limit).
 pub const MAX_AGGREGATE_JSON_BYTES: u64 = 8 * MIB;
 
 /// A search-space config or matrix (`split`, `canary`, `priority`,
 /// `changelog-metadata`): a full sweep of the real configs is 1 MB, the 10×
-/// scale catalogue of docs/limits.md 11.5 MB; 12 MiB holds it.
+/// scale catalogue of docs/limits.md 11.5 MB; 12 MiB holds it (`split`
+/// and `canary` take about 140 MB at the limit).
 pub const MAX_MATRIX_JSON_BYTES: u64 = 12 * MIB;
 
 /// A GitHub event payload (`GITHUB_EVENT_PATH`): GitHub caps webhook
