@@ -17,6 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+use sweep_model::fsio::{MAX_RESULT_JSON_BYTES as RESULT_MAX, read_bytes};
 
 /// aiperf's aggregate file name.
 pub const AGGREGATE_FILE: &str = "profile_export_aiperf.json";
@@ -210,10 +211,11 @@ impl std::fmt::Display for ErrorRateOk {
 /// accepted error fraction `threshold` (inclusive, `0..=1`).
 pub fn validate_result(artifact_dir: &Path, threshold: f64) -> Result<ErrorRateOk, AgenticError> {
     let path = resolve_aggregate_path(artifact_dir);
-    if !path.is_file() {
+    // `exists`, not `is_file`: a FIFO so named is refused by the read.
+    if !path.exists() {
         return Err(AgenticError::NotFound(path));
     }
-    let bytes = std::fs::read(&path).map_err(|source| AgenticError::Read {
+    let bytes = read_bytes(&path, RESULT_MAX).map_err(|source| AgenticError::Read {
         path: path.clone(),
         source,
     })?;
@@ -301,10 +303,11 @@ pub fn validate_results(
     let mut files = Vec::new();
     for name in names {
         let shown = PathBuf::from(&name);
-        let bytes = std::fs::read(dir.join(&name)).map_err(|source| AgenticError::Read {
-            path: shown.clone(),
-            source,
-        })?;
+        let bytes =
+            read_bytes(&dir.join(&name), RESULT_MAX).map_err(|source| AgenticError::Read {
+                path: shown.clone(),
+                source,
+            })?;
         let value: Value =
             sweep_model::json_strict::parse_value(&bytes).map_err(|e| AgenticError::Invalid {
                 path: shown.clone(),

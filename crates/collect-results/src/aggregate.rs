@@ -29,10 +29,10 @@ use sweep_model::tree::{TreeError, json_files};
 use crate::group::{GroupKey, element_facts};
 
 /// Largest result file read, in bytes. A benchmark result is a few KB and
-/// the biggest real files (a whole aggregate fed back in) a few MB; 64 MiB
-/// leaves room for those while keeping one hostile file from taking the
-/// runner's memory (a parsed document needs several times its text).
-pub const MAX_RESULT_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// the biggest real files (a whole aggregate fed back in) a few MB: the
+/// aggregate limit (`fsio::MAX_AGGREGATE_JSON_BYTES`, 8 MiB), within which
+/// one file keeps `aggregate` under 200 MB (a 60 MB one took 442 MB).
+pub const MAX_RESULT_FILE_BYTES: u64 = sweep_model::fsio::MAX_AGGREGATE_JSON_BYTES;
 
 /// Deepest nesting of a result file (arrays and objects): serde_json's own
 /// recursion limit (it refuses the 128th level), which keeps its recursive

@@ -14,6 +14,7 @@ use sweep_model::results::EvalRow;
 use sweep_model::tree::{TreeError, json_files_in};
 
 use crate::table::{Cell, github_table};
+use sweep_model::fsio::{MAX_RESULT_JSON_BYTES, ReadError, read_regular};
 use sweep_model::python::{
     python_float_of_value, python_int_of_value, python_path, python_path_join,
 };
@@ -31,6 +32,10 @@ pub enum EvalsError {
     NothingReadable { files: Vec<String> },
     #[error(transparent)]
     Tree(#[from] TreeError),
+    /// A FIFO, device or directory in place of a file, or a file over the
+    /// limit: refused by the bounded reader, never skipped as unparseable.
+    #[error(transparent)]
+    Refused(#[from] ReadError),
     #[error("cannot write {file}: {source}")]
     Write {
         file: String,
@@ -81,12 +86,20 @@ struct Candidate {
     data: Map<String, Value>,
 }
 
-fn load_object(path: &Path) -> Option<Map<String, Value>> {
-    let bytes = std::fs::read(path).ok()?;
-    match sweep_model::json_strict::parse_value(&bytes).ok()? {
-        Value::Object(m) => Some(m),
+/// The JSON object in `path`; `None` when it cannot be read or parsed (as
+/// the reference's `load_json`), but an error when the bounded reader
+/// refuses it (a FIFO would block the reference; a file over the limit is
+/// not an eval result).
+fn load_object(path: &Path) -> Result<Option<Map<String, Value>>, EvalsError> {
+    let bytes = match read_regular(path, MAX_RESULT_JSON_BYTES) {
+        Ok(b) => b,
+        Err(ReadError::Io { .. }) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    Ok(match sweep_model::json_strict::parse_value(&bytes) {
+        Ok(Value::Object(m)) => Some(m),
         _ => None,
-    }
+    })
 }
 
 /// `_conc<N>.json` / `_conc<N>_<k>.json` at the end of a file name (the
@@ -153,7 +166,7 @@ fn candidates(dir: &Path, skipped: &mut SkipCounts) -> Result<Vec<Candidate>, Ev
         if name == "meta_env.json" {
             continue;
         }
-        match load_object(&path) {
+        match load_object(&path)? {
             None => {
                 skipped.unparseable += 1;
                 skipped.unparseable_files.push(path.clone());
@@ -414,7 +427,7 @@ pub fn collect(root_arg: &str, cwd: &Path) -> Result<EvalsReport, EvalsError> {
             Some(s) => python_path_join(&root_display, s),
             None => root_display.clone(),
         };
-        let meta = load_object(&dir.join("meta_env.json")).unwrap_or_default();
+        let meta = load_object(&dir.join("meta_env.json"))?.unwrap_or_default();
         let batch = meta.get("eval_concs").and_then(Value::as_array);
         let mut cands = candidates(&dir, &mut report.skipped)?;
         let selected: Vec<(Candidate, Option<i64>)> = match batch {

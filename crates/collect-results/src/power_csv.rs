@@ -134,7 +134,7 @@ struct Table {
 
 impl Table {
     fn read(path: &Path) -> std::io::Result<Table> {
-        let bytes = std::fs::read(path)?;
+        let bytes = sweep_model::fsio::read_bytes(path, sweep_model::fsio::MAX_POWER_CSV_BYTES)?;
         let text = String::from_utf8_lossy(&bytes);
         let mut rows = parse_csv(&text);
         // The header alone is kept: with no data rows the outcome is the same.

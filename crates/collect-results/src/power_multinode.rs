@@ -464,7 +464,7 @@ fn read_samples(path: &Path) -> (Vec<SampleRow>, Vec<String>) {
     }
     let mut reasons = Vec::new();
     let mut rows = Vec::new();
-    match std::fs::read(path)
+    match sweep_model::fsio::read_bytes(path, sweep_model::fsio::MAX_POWER_CSV_BYTES)
         .ok()
         .and_then(|b| String::from_utf8(b).ok())
     {
@@ -819,7 +819,8 @@ fn status_invariants_hold(
 }
 
 fn read_json(path: &Path) -> Option<Value> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes =
+        sweep_model::fsio::read_bytes(path, sweep_model::fsio::MAX_RESULT_JSON_BYTES).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
 
@@ -1231,9 +1232,12 @@ fn validate_and_integrate(inp: &Inputs<'_>, benchmark: Option<Benchmark>) -> Aud
         );
         return audit;
     }
-    let manifest = match std::fs::read(&manifest_path)
-        .map_err(|e| e.to_string())
-        .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|e| e.to_string()))
+    let manifest = match sweep_model::fsio::read_bytes(
+        &manifest_path,
+        sweep_model::fsio::MAX_RESULT_JSON_BYTES,
+    )
+    .map_err(|e| e.to_string())
+    .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|e| e.to_string()))
     {
         Ok(Value::Object(m)) => m,
         Ok(_) => {

@@ -233,10 +233,11 @@ fn is_true(v: &str) -> bool {
 
 /// Reads the raw result object, naming the file on every failure.
 fn read_result(path: &Path, display: &str) -> Result<Map<String, Value>, ProcessError> {
-    let bytes = std::fs::read(path).map_err(|source| ProcessError::Read {
-        file: display.to_owned(),
-        source,
-    })?;
+    let bytes = sweep_model::fsio::read_bytes(path, sweep_model::fsio::MAX_RESULT_JSON_BYTES)
+        .map_err(|source| ProcessError::Read {
+            file: display.to_owned(),
+            source,
+        })?;
     let value: Value =
         sweep_model::json_strict::parse_value(&bytes).map_err(|source| ProcessError::Json {
             file: display.to_owned(),

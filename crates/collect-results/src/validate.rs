@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::evals::conc_suffix;
+use sweep_model::fsio::{MAX_RESULT_JSON_BYTES as RESULT_MAX, read_bytes, read_text};
 use sweep_model::python::{python_float_repr, python_str};
+use sweep_model::yaml::MAX_YAML_BYTES;
 
 /// Options of `validate-scores` (the reference's flags).
 #[derive(Debug, Clone)]
@@ -79,13 +81,18 @@ enum ThresholdsError {
 }
 
 fn load_thresholds(path: &Path, shown: &str) -> Result<Thresholds, ThresholdsError> {
-    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+    let text = read_text(path, MAX_YAML_BYTES as u64).map_err(|e| match e.kind() {
         // Present but not text: judging by the defaults would hide it.
         std::io::ErrorKind::InvalidData => {
             ThresholdsError::Invalid(format!("{shown}: not UTF-8 text: {e}"))
         }
         std::io::ErrorKind::NotFound => {
             ThresholdsError::Unreadable(format!("[Errno 2] No such file or directory: '{shown}'"))
+        }
+        // Refused by the bounded reader (a FIFO, a file over the limit):
+        // an error, never a silent fall back to the defaults.
+        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::FileTooLarge => {
+            ThresholdsError::Invalid(format!("{shown}: {e}"))
         }
         _ => ThresholdsError::Unreadable(format!("{e}: '{shown}'")),
     })?;
@@ -143,7 +150,7 @@ enum MetaError {
 
 /// Reads `meta_env.json`.
 fn read_meta(path: &str, cwd: &Path) -> Result<Value, MetaError> {
-    let bytes = std::fs::read(cwd.join(path)).map_err(|source| match source.kind() {
+    let bytes = read_bytes(&cwd.join(path), RESULT_MAX).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => MetaError::NotFound(path.to_string()),
         _ => MetaError::Io {
             path: path.to_string(),
@@ -514,7 +521,7 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
 
     for f in &result_files {
         let label = conc_suffix(file_name(f)).map_or_else(String::new, |n| format!("[conc={n}] "));
-        let data = match std::fs::read(cwd.join(f))
+        let data = match read_bytes(&cwd.join(f), RESULT_MAX)
             .map_err(|e| e.to_string())
             .and_then(|b| {
                 sweep_model::json_strict::parse_value(&b).map_err(|e| format!("invalid JSON: {e}"))

@@ -49,10 +49,12 @@ pub fn parse_json(text: &str, path: &str) -> Result<Value, CompareError> {
 }
 
 fn read(path: &Path) -> Result<String, CompareError> {
-    std::fs::read_to_string(path).map_err(|source| CompareError::Io {
-        path: path.display().to_string(),
-        source,
-    })
+    sweep_model::fsio::read_text(path, sweep_model::fsio::MAX_AGGREGATE_JSON_BYTES).map_err(
+        |source| CompareError::Io {
+            path: path.display().to_string(),
+            source,
+        },
+    )
 }
 
 /// Every object in the file or directory at `path`, with its origin.

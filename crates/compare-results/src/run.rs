@@ -320,7 +320,8 @@ fn parse_fraction(s: &str) -> Option<f64> {
 /// object or mapping is refused (JSON's with line and column, YAML's with
 /// its key path and both lines), never read as its last value.
 fn read_structured(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).map_err(io(format!("reading {}", path.display())))?;
+    let text = sweep_model::fsio::read_text(path, sweep_model::yaml::MAX_YAML_BYTES as u64)
+        .map_err(io(format!("reading {}", path.display())))?;
     let name = path.display().to_string();
     match sweep_model::json_strict::parse_str(&text) {
         Ok(v) => return Ok(v),

@@ -731,9 +731,10 @@ pub fn callback(client: &Client, a: &CallbackArgs) -> Result<Report> {
 
 /// Reads a JSON event file.
 pub fn read_event(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        StageError::Failed(format!("reading the event payload {}: {e}", path.display()))
-    })?;
+    let text = sweep_model::fsio::read_text(path, sweep_model::fsio::MAX_EVENT_PAYLOAD_BYTES)
+        .map_err(|e| {
+            StageError::Failed(format!("reading the event payload {}: {e}", path.display()))
+        })?;
     serde_json::from_str(&text)
         .map_err(|e| StageError::Failed(format!("{}: not JSON: {e}", path.display())))
 }

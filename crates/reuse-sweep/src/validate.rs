@@ -388,7 +388,13 @@ fn load_json(path: &Path) -> Result<Value, ValidateError> {
 
 /// `dir.glob("*.json")`: the `*.json` entries directly in `dir`, as
 /// `sweep_model::tree` lists them (sorted); none when `dir` is absent.
+/// `dir` is a category folder of the artifact root (`root/results_bmk`): a
+/// symlink from there out of the root is refused, naming it, before it is
+/// listed (or, for `eval_results_all`, rewritten).
 fn json_files(dir: &Path) -> Result<Vec<PathBuf>, ValidateError> {
+    if let Some(root) = dir.parent() {
+        tree::check_inside(root, dir)?;
+    }
     if !dir.is_dir() {
         return Ok(Vec::new());
     }
@@ -478,11 +484,24 @@ impl<'de, F: FnMut(usize, Value)> Visitor<'de> for Rows<'_, F> {
 fn stream_rows(path: &Path, mut each: impl FnMut(usize, Value)) -> Result<Shape, ValidateError> {
     // The one reader's rules (a regular file only: a FIFO is refused, not
     // waited on); streamed, so no size cap is needed for memory's sake.
-    let (file, _) =
+    let (file, size) =
         sweep_model::fsio::open_regular(path).map_err(|error| ValidateError::Unreadable {
             path: path.to_path_buf(),
             error,
         })?;
+    if size > MAX_ARTIFACT_JSON_BYTES {
+        let error = sweep_model::fsio::ReadError::TooLarge {
+            path: path.to_path_buf(),
+            size,
+            limit: MAX_ARTIFACT_JSON_BYTES,
+        };
+        return Err(ValidateError::TooLarge {
+            path: path.to_path_buf(),
+            error,
+        });
+    }
+    // A file that grows past the limit while read ends there (a JSON error).
+    let file = std::io::Read::take(file, MAX_ARTIFACT_JSON_BYTES);
     let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(file));
     Rows(&mut each)
         .deserialize(&mut de)

@@ -145,7 +145,10 @@ fn uncommitted_changelog(repo: &Repo, opts: &GateOptions) -> Result<(), Rejectio
     let Ok(committed) = repo.show(&head, path) else {
         return Ok(()); // the gate says it cannot be read
     };
-    match std::fs::read(repo.dir().join(path)) {
+    match sweep_model::fsio::read_bytes(
+        &repo.dir().join(path),
+        sweep_model::yaml::MAX_YAML_BYTES as u64,
+    ) {
         Ok(work) if work != committed => Err(Rejection::new(format!(
             "{path} has uncommitted changes and the dry run reads the commit {}: commit first \
              (`git commit {path}`), then run the dry run again",

@@ -173,8 +173,8 @@ pub fn prepare_merge(
         repo: common.repo.clone(),
     };
     let pr = common.pr_number;
-    let original =
-        std::fs::read(&file).map_err(|e| Unreadable(format!("cannot read {path}: {e}")))?;
+    let original = sweep_model::fsio::read_bytes(&file, sweep_model::yaml::MAX_YAML_BYTES as u64)
+        .map_err(|e| Unreadable(format!("cannot read {path}: {e}")))?;
     // What to run after a conflict's rewrite.
     let mut next = None;
     let prepared = match mode {

@@ -390,7 +390,7 @@ fn py_falsy(v: &Value) -> bool {
 /// invalid content, any other read failure is unreadable.
 fn read_worktree(repo: &Repo, path: &str) -> Result<Option<String>, Rejection> {
     let full = repo.dir().join(path);
-    match std::fs::read(&full) {
+    match sweep_model::fsio::read_bytes(&full, sweep_model::yaml::MAX_YAML_BYTES as u64) {
         Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| {
             Rejection::new(format!("{path}: 'utf-8' codec can't decode the file: {e}"))
         }),

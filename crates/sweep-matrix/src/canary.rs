@@ -37,27 +37,72 @@ pub struct CanarySplit {
 const BUCKETS: [&str; 2] = ["1k1k", "8k1k"];
 
 /// Splits a search-space config as the canary part of `split` does.
+///
+/// The remaining config is a copy of `ssc` less the canary: a caller that
+/// owns the config and needs no more of it saves that copy with
+/// [`select_owned`], one that needs only the canary row with [`pick`].
 pub fn select(ssc: &Value) -> Result<CanarySplit, CanaryError> {
+    // Checked first, so a config that is refused is never copied.
+    pick(ssc)?;
+    select_owned(ssc.clone())
+}
+
+/// [`select`] on a config the caller gives up: the remaining config is
+/// `ssc` itself with the canary taken out, no copy (the memory of `split`
+/// and `canary` follows the config once, not three times).
+pub fn select_owned(ssc: Value) -> Result<CanarySplit, CanaryError> {
+    let canary = pick(&ssc)?;
+    let Value::Object(mut top) = ssc else {
+        return Err(CanaryError::NotObject(json_type_name(&ssc)));
+    };
+    // `.single_node // {}`: null (or false) counts as absent. Taking the
+    // value leaves a null in its place, so the insert below keeps the key's
+    // position (a key that was absent is appended, as before).
+    let mut single = match top.get_mut("single_node").map(Value::take) {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    for b in BUCKETS {
+        let mut list = match single.get_mut(b).map(Value::take) {
+            Some(Value::Array(a)) => a,
+            _ => Vec::new(),
+        };
+        if let Some(c) = canary.first()
+            && let Some(i) = list.iter().position(|r| jq_cmp(r, c) == Ordering::Equal)
+        {
+            list.remove(i);
+        }
+        single.insert(b.to_string(), Value::Array(list));
+    }
+    top.insert("single_node".into(), Value::Object(single));
+    Ok(CanarySplit {
+        canary,
+        remaining: Value::Object(top),
+    })
+}
+
+/// The canary row alone (an empty list when there is none), checking the
+/// config's shape as [`select`] does; nothing but that row is copied.
+pub fn pick(ssc: &Value) -> Result<Vec<Value>, CanaryError> {
     let Value::Object(top) = ssc else {
         return Err(CanaryError::NotObject(json_type_name(ssc)));
     };
     // `.single_node // {}`: null (or false) counts as absent.
     let single = match top.get("single_node") {
-        None | Some(Value::Null) | Some(Value::Bool(false)) => Map::new(),
-        Some(Value::Object(m)) => m.clone(),
+        None | Some(Value::Null) | Some(Value::Bool(false)) => None,
+        Some(Value::Object(m)) => Some(m),
         Some(other) => return Err(CanaryError::SingleNode(json_type_name(other))),
     };
-    let mut lists: Vec<Vec<Value>> = Vec::with_capacity(2);
+    let mut lists: Vec<&[Value]> = Vec::with_capacity(2);
     for b in BUCKETS {
-        lists.push(match single.get(b) {
-            None | Some(Value::Null) | Some(Value::Bool(false)) => Vec::new(),
-            Some(Value::Array(a)) => a.clone(),
+        lists.push(match single.and_then(|m| m.get(b)) {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => &[],
+            Some(Value::Array(a)) => a,
             Some(other) => return Err(CanaryError::Bucket(b, json_type_name(other))),
         });
     }
-
     let mut canary: Option<&Value> = None;
-    for row in lists.iter().flatten() {
+    for row in lists.into_iter().flatten() {
         if row.get("run-eval") == Some(&Value::Bool(true)) {
             continue;
         }
@@ -68,29 +113,13 @@ pub fn select(ssc: &Value) -> Result<CanarySplit, CanaryError> {
             canary = Some(row);
         }
     }
-    let canary = canary.cloned();
-
-    let mut single_out = single;
-    for (b, mut list) in BUCKETS.into_iter().zip(lists) {
-        if let Some(c) = &canary
-            && let Some(i) = list.iter().position(|r| jq_cmp(r, c) == Ordering::Equal)
-        {
-            list.remove(i);
-        }
-        single_out.insert(b.to_string(), Value::Array(list));
-    }
-    let mut remaining = top.clone();
-    remaining.insert("single_node".into(), Value::Object(single_out));
-    Ok(CanarySplit {
-        canary: canary.into_iter().collect(),
-        remaining: Value::Object(remaining),
-    })
+    Ok(canary.cloned().into_iter().collect())
 }
 
 /// Parses the config text first (the workflow hands it over as a string).
 pub fn select_str(text: &str) -> Result<CanarySplit, CanaryError> {
     let v: Value = serde_json::from_str(text).map_err(|e| CanaryError::Json(e.to_string()))?;
-    select(&v)
+    select_owned(v)
 }
 
 fn rank(v: &Value) -> u8 {

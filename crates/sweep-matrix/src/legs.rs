@@ -54,9 +54,11 @@ pub fn utf16_bytes(s: &str) -> usize {
     s.encode_utf16().count() * 2
 }
 
-/// The search-space config file read by `split`: 64 MiB, far above any real
-/// sweep (the biggest recorded one is 254 KB) but bounded.
-pub const MAX_CONFIG_BYTES: u64 = 64 * 1024 * 1024;
+/// The search-space config file read by `split`: the matrix limit
+/// (`fsio::MAX_MATRIX_JSON_BYTES`: the 10× scale catalogue fits, the
+/// biggest recorded real sweep is 254 KB), within which `split` stays under
+/// 200 MB of memory.
+pub const MAX_CONFIG_BYTES: u64 = sweep_model::fsio::MAX_MATRIX_JSON_BYTES;
 
 /// The caller's `leg-env` input reaches the step through one environment
 /// variable, and Linux refuses a single environment string above 128 KiB;
@@ -370,7 +372,46 @@ pub fn split(
     part: usize,
 ) -> Result<Split, SplitError> {
     // The canary is the one leg the fan-out runs first ([`canary::select`]).
-    let picked = canary::select(ssc)?;
+    // Without `without_canary` only the canary row is needed: no copy.
+    let picked = if without_canary {
+        canary::select(ssc)?
+    } else {
+        canary::CanarySplit {
+            canary: canary::pick(ssc)?,
+            remaining: Value::Null,
+        }
+    };
+    split_picked(ssc, picked, without_canary, family, part)
+}
+
+/// [`split`] of a config the caller gives up (`generate-matrix split`):
+/// with `without_canary` the config less its canary is the config itself,
+/// not a copy, so memory follows the config once.
+///
+/// # Errors
+/// As [`split`].
+pub fn split_owned(
+    ssc: Value,
+    without_canary: bool,
+    family: Option<&str>,
+    part: usize,
+) -> Result<Split, SplitError> {
+    if !without_canary {
+        return split(&ssc, false, family, part);
+    }
+    let picked = canary::select_owned(ssc)?;
+    split_picked(&Value::Null, picked, true, family, part)
+}
+
+/// [`split`] once the canary is picked (`picked.remaining` is the config
+/// read when `without_canary`, else `ssc`).
+fn split_picked(
+    ssc: &Value,
+    picked: canary::CanarySplit,
+    without_canary: bool,
+    family: Option<&str>,
+    part: usize,
+) -> Result<Split, SplitError> {
     let mut budget = Budget::default();
     if family == Some(CANARY) {
         if part != 1 || picked.canary.is_empty() {
@@ -622,7 +663,7 @@ pub fn read_config(path: &Path) -> Result<Value, ReadConfigError> {
             bytes: meta.len(),
         });
     }
-    let text = std::fs::read_to_string(path).map_err(unreadable)?;
+    let text = sweep_model::fsio::read_text(path, MAX_CONFIG_BYTES).map_err(unreadable)?;
     serde_json::from_str(&text).map_err(|source| ReadConfigError::NotJson {
         path: path.to_path_buf(),
         source,
@@ -1020,6 +1061,26 @@ mod tests {
 
     fn parts(s: &Split, group: &str) -> Vec<Value> {
         serde_json::from_str(out(s, &format!("{group}-parts"))).unwrap()
+    }
+
+    /// `split_owned` (no copy of the config) gives what `split` gives, with
+    /// and without the canary, for the parts lists and for one part.
+    #[test]
+    fn splitting_an_owned_config_is_the_same_split() {
+        let ssc = json!({"single_node": {"1k1k": rows(600, 1024), "8k1k": rows(3, 8192)},
+            "evals": rows(2, 1024)});
+        for without_canary in [false, true] {
+            for (family, part) in [(None, 1), (Some("sn-1k1k"), 2), (Some(CANARY), 1)] {
+                let by_ref = split(&ssc, without_canary, family, part).map(|s| s.outputs);
+                let owned =
+                    split_owned(ssc.clone(), without_canary, family, part).map(|s| s.outputs);
+                assert_eq!(
+                    format!("{by_ref:?}"),
+                    format!("{owned:?}"),
+                    "{without_canary} {family:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -13,6 +13,47 @@
 use std::io::{Read as _, Write};
 use std::path::{Path, PathBuf};
 
+const MIB: u64 = 1024 * 1024;
+
+// The size limits of the inputs, one per kind of file. Each is chosen from
+// the largest real input of its kind times a margin, and low enough that
+// the tool reading it stays within 200 MB of memory at the limit (the
+// figures are in docs/limits.md, `scripts/memory-check` measures them).
+
+/// One leg's result file: a benchmark result, an aiperf aggregate, an
+/// lm-eval results file, a power manifest or window, `meta_env.json`. Real
+/// ones are under 10 KB (the largest in tests/conformance is 8.6 KB); a
+/// parsed file of small numbers takes about 19 times its text (161 MB at
+/// the limit).
+pub const MAX_RESULT_JSON_BYTES: u64 = 8 * MIB;
+
+/// A whole sweep's aggregate (`agg_bmk.json`, `agg_eval_all.json`,
+/// compare's JSON report, a saved baseline) and each file of a results
+/// tree. A row is about 1.7 KB: a full sweep of the real configs (1,820
+/// rows) is about 3 MB, so 8 MiB holds 4,900 rows; compare keeps both sides
+/// and their index, about 15 times the text (126 MB at the limit).
+pub const MAX_AGGREGATE_JSON_BYTES: u64 = 8 * MIB;
+
+/// A search-space config or matrix (`split`, `canary`, `priority`,
+/// `changelog-metadata`): a full sweep of the real configs is 1 MB, the 10×
+/// scale catalogue of docs/limits.md 11.5 MB; 12 MiB holds it (`split`
+/// and `canary` take about 140 MB at the limit).
+pub const MAX_MATRIX_JSON_BYTES: u64 = 12 * MIB;
+
+/// A GitHub event payload (`GITHUB_EVENT_PATH`): GitHub caps webhook
+/// payloads at 25 MB, and a payload is mostly text (little parsing
+/// overhead).
+pub const MAX_EVENT_PAYLOAD_BYTES: u64 = 25 * MIB;
+
+/// A markdown section of the PR comment: the comment holds at most 65,536
+/// characters, and compare's full report of a full sweep is about 1 MB.
+pub const MAX_MARKDOWN_BYTES: u64 = 4 * MIB;
+
+/// A power monitor's CSV (`gpu_metrics.csv`, `samples.csv`): one line of
+/// about 150 bytes per GPU per sample; 8 GPUs sampled every second for a
+/// two-hour leg is 8.6 MB (the real ones in tests/conformance are 5 KB).
+pub const MAX_POWER_CSV_BYTES: u64 = 32 * MIB;
+
 /// Why an input file was not read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
@@ -166,6 +207,72 @@ pub fn read_regular(path: &Path, max_bytes: u64) -> Result<Vec<u8>, ReadError> {
         return Err(too_large(size.max(bytes.len() as u64)));
     }
     Ok(bytes)
+}
+
+/// [`read_regular`] for a caller whose errors hold a [`std::io::Error`] and
+/// name the path themselves: an I/O failure comes back as it was (a
+/// missing file is still `NotFound`), a refusal as an error whose text is
+/// [`ReadError::cause`] (`it is a FIFO (named pipe), not a regular file`,
+/// `the file is N bytes, more than the limit of M bytes`).
+///
+/// # Errors
+/// As [`read_regular`].
+pub fn read_bytes(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
+    read_regular(path, max_bytes).map_err(std::io::Error::from)
+}
+
+/// [`read_bytes`] as UTF-8 text, the bounded `std::fs::read_to_string`
+/// (the same `InvalidData` error for text that is not UTF-8).
+///
+/// # Errors
+/// As [`read_regular`], or the file is not UTF-8.
+pub fn read_text(path: &Path, max_bytes: u64) -> std::io::Result<String> {
+    String::from_utf8(read_bytes(path, max_bytes)?).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
+/// Reads standard input as UTF-8 text, at most `max_bytes` of it: input
+/// longer than that is refused when the byte after the limit arrives
+/// (nothing more is read), so a tool fed an endless pipe stops.
+///
+/// # Errors
+/// A failed read, more than `max_bytes`, or text that is not UTF-8.
+pub fn read_stdin_text(max_bytes: u64) -> std::io::Result<String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("standard input is more than the limit of {max_bytes} bytes"),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
+impl From<ReadError> for std::io::Error {
+    fn from(e: ReadError) -> Self {
+        match e {
+            ReadError::Io { source, .. } => source,
+            e @ ReadError::NotRegular { .. } => {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, e.cause())
+            }
+            e @ ReadError::TooLarge { .. } => {
+                std::io::Error::new(std::io::ErrorKind::FileTooLarge, e.cause())
+            }
+        }
+    }
 }
 
 /// Writes `contents` to `path` atomically (temp file in the same directory,

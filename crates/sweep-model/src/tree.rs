@@ -101,6 +101,26 @@ pub fn json_files_in(dir: &Path) -> Result<JsonFiles, TreeError> {
     Ok(found)
 }
 
+/// Refuses `path`, an entry named inside `root` (a category folder such as
+/// `root/results_bmk`), when it is a symlink whose target resolves outside
+/// `root`: the same rule, and the same error, as a `*.json` link of a walk.
+/// Anything else (not a symlink, a link inside `root`, a dangling link or
+/// no entry at all) is left to the caller.
+///
+/// # Errors
+/// [`TreeError::OutsideRoot`] naming the link and its target, or `root`
+/// cannot be resolved.
+pub fn check_inside(root: &Path, path: &Path) -> Result<(), TreeError> {
+    if path
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+    {
+        Root::new(root).check_link(path)
+    } else {
+        Ok(())
+    }
+}
+
 /// The walked root, resolved on first need (only a symlink needs it).
 struct Root<'a> {
     given: &'a Path,

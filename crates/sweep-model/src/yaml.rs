@@ -31,11 +31,12 @@ use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, Tag};
 use serde_json::{Map, Number, Value};
 
 /// Largest YAML input accepted, in bytes. The builder keeps the value and
-/// a line index of every node, several times the text in memory; a real
-/// master config is about 400 KB and `perf-changelog.yaml` a few hundred
-/// KB, so 16 MiB is forty times the biggest real file while keeping a
-/// hostile or runaway file far from exhausting a runner's memory.
-pub const MAX_YAML_BYTES: usize = 16 * 1024 * 1024;
+/// a line index of every node, about 25 times the text in memory (a
+/// 15 MB config took `full-sweep` to 302 MB, docs/limits.md); a real
+/// master config is about 330 KB, the 10× scale catalogue's 3.2 MB and
+/// `perf-changelog.yaml` a few hundred KB, so 4 MiB holds all of them and
+/// keeps every tool that reads YAML under 200 MB.
+pub const MAX_YAML_BYTES: usize = 4 * 1024 * 1024;
 
 /// Deepest nesting accepted. The builder recurses once per level, so this
 /// bounds its stack; real configs nest fewer than ten levels. (It is below

@@ -15,7 +15,7 @@
 //! SHA-256 of everything else in the file.
 
 use std::fmt::Write as _;
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -362,16 +362,14 @@ fn read_limited(path: &Path) -> Result<String, Error> {
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(rerr)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(rerr)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(Error::TooLarge {
+    // The one bounded reader: a regular file only (a FIFO is refused, not
+    // waited on), at most MAX_FILE_BYTES.
+    let bytes = sweep_model::fsio::read_regular(path, MAX_FILE_BYTES).map_err(|e| match e {
+        sweep_model::fsio::ReadError::TooLarge { .. } => Error::TooLarge {
             path: path.to_path_buf(),
-        });
-    }
+        },
+        e => rerr(e.into()),
+    })?;
     String::from_utf8(bytes).map_err(|_| Error::NotText {
         path: path.to_path_buf(),
     })

@@ -32,7 +32,7 @@ pub(crate) struct CheckRunArgs {
 
 pub(crate) fn run(args: &CheckRunArgs) -> Result<()> {
     let path = &args.report;
-    let text = std::fs::read_to_string(path)
+    let text = sweep_model::fsio::read_text(path, sweep_model::fsio::MAX_AGGREGATE_JSON_BYTES)
         .with_context(|| format!("compare JSON {}: cannot read it", path.display()))?;
     let report: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| anyhow!("compare JSON {}: invalid JSON: {e}", path.display()))?;

@@ -11,7 +11,8 @@ use crate::CommentArgs;
 /// A JSON input file: `None` (with a warning) when it is not there, an
 /// error when it is there but cannot be read or parsed.
 fn json_input(what: &str, path: &std::path::Path) -> Result<Option<Value>> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match sweep_model::fsio::read_text(path, sweep_model::fsio::MAX_AGGREGATE_JSON_BYTES)
+    {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let msg = format!(
@@ -38,9 +39,13 @@ pub(crate) fn run(cli: &CommentArgs) -> Result<()> {
     };
     let mut sections = Vec::new();
     for path in cli.sections.iter().filter(|p| !p.as_os_str().is_empty()) {
-        match std::fs::read_to_string(path) {
+        match sweep_model::fsio::read_text(path, sweep_model::fsio::MAX_MARKDOWN_BYTES) {
             Ok(text) if !text.trim().is_empty() => sections.push(text),
             Ok(_) => eprintln!("warning: section {} is empty; skipped", path.display()),
+            // A FIFO or a file over the limit is not a missing section.
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(anyhow!("section {}: {e}", path.display()));
+            }
             Err(e) => {
                 let msg = format!("section {} cannot be read ({e}); skipped", path.display());
                 sweep_cli::annotate(

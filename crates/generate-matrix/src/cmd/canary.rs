@@ -33,7 +33,7 @@ pub(crate) fn run(args: &CanaryArgs) -> Outcome {
         // A missing or unreadable input: the job cannot be done.
         (Some(p), _) => (
             p.display().to_string(),
-            std::fs::read_to_string(p)
+            sweep_model::fsio::read_text(p, sweep_model::fsio::MAX_MATRIX_JSON_BYTES)
                 .or_failed()
                 .map_err(|f| f.context(format!("{}: cannot read", p.display())))?,
         ),
@@ -45,12 +45,17 @@ pub(crate) fn run(args: &CanaryArgs) -> Outcome {
         }
     };
     let split = select_str(&text).map_err(|e| Failure::rejected(e).context(origin))?;
+    // Memory follows the config once: the text goes before the output is
+    // built, and the output is written from the parsed config (what
+    // `json!` of the two would print, without copying the config into it).
+    drop(text);
     let canary = Value::Array(split.canary.clone());
-    let doc = serde_json::json!({
-        "canary-config": canary,
-        "remaining-search-space-config": split.remaining,
-    });
-    sweep_cli::stdout::println(&doc.to_string());
+    let doc = format!(
+        "{{\"canary-config\":{canary},\"remaining-search-space-config\":{}}}",
+        split.remaining
+    );
+    sweep_cli::stdout::println(&doc);
+    drop(doc);
     let remaining_file = args
         .remaining_file
         .as_ref()

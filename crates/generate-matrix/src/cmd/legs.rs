@@ -4,19 +4,21 @@
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use sweep_cli::{Failure, Outcome, ResultExt as _};
-use sweep_matrix::legs::{changelog_metadata, parse_leg_env, read_config, split, worker_settings};
+use sweep_matrix::legs::{
+    changelog_metadata, parse_leg_env, read_config, split_owned, worker_settings,
+};
 
 /// Reads the search-space config at `input` and applies `f` to it; a
 /// failure of either is annotated on the file (the kind from the library
 /// error: unreadable 2, refused 1), `f`'s message prefixed with the path.
-fn on_config<T, E>(input: &Path, f: impl FnOnce(&Value) -> Result<T, E>) -> Result<T, Failure>
+fn on_config<T, E>(input: &Path, f: impl FnOnce(Value) -> Result<T, E>) -> Result<T, Failure>
 where
     Failure: From<E>,
 {
     let file = input.display().to_string();
     let at = |f: Failure| f.at((Some(&file), None));
     let ssc = read_config(input).map_err(|e| at(e.into()))?;
-    f(&ssc).map_err(|e| at(Failure::from(e).context(file.clone())))
+    f(ssc).map_err(|e| at(Failure::from(e).context(file.clone())))
 }
 
 /// `path: cannot …` as an exit-2 failure.
@@ -49,7 +51,7 @@ pub(crate) struct SplitArgs {
 
 pub(crate) fn run_split(a: &SplitArgs) -> Outcome {
     let s = on_config(&a.input, |ssc| {
-        split(ssc, a.without_canary, a.family.as_deref(), a.part)
+        split_owned(ssc, a.without_canary, a.family.as_deref(), a.part)
     })?;
     match a
         .github_output
@@ -94,7 +96,7 @@ pub(crate) struct MetadataArgs {
 }
 
 pub(crate) fn run_metadata(a: &MetadataArgs) -> Outcome {
-    let meta = on_config(&a.input, changelog_metadata)?;
+    let meta = on_config(&a.input, |ssc| changelog_metadata(&ssc))?;
     let mut text = serde_json::to_string_pretty(&meta)
         .or_failed()
         .map_err(|f| f.context("cannot serialise the metadata"))?;

@@ -98,7 +98,7 @@ pub(crate) fn input_from_args(args: &PolicyArgs) -> Result<PolicyInput, Failure>
         .as_ref()
         .filter(|p| !p.as_os_str().is_empty())
     {
-        let text = std::fs::read_to_string(path)
+        let text = sweep_model::fsio::read_text(path, sweep_model::fsio::MAX_EVENT_PAYLOAD_BYTES)
             .or_failed()
             .map_err(|f| f.context(format!("{}: cannot read the event payload", path.display())))?;
         let event: serde_json::Value = serde_json::from_str(&text).or_rejected().map_err(|f| {

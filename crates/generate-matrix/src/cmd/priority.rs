@@ -1,7 +1,7 @@
 //! `generate-matrix priority`: flags, inputs and exit codes around
 //! `sweep_matrix::priority`.
 
-use std::io::{BufWriter, Read as _, Seek as _, SeekFrom, Write as _};
+use std::io::{BufWriter, Seek as _, SeekFrom, Write as _};
 use std::path::PathBuf;
 
 use clap::Args;
@@ -58,14 +58,12 @@ pub(crate) fn run_priority(a: &PriorityArgs) -> Result<std::fs::File, Failure> {
     let (source, text) = match &a.input {
         Some(p) => (
             p.display().to_string(),
-            std::fs::read_to_string(p)
+            sweep_model::fsio::read_text(p, sweep_model::fsio::MAX_MATRIX_JSON_BYTES)
                 .or_failed()
                 .map_err(|f| f.context(format!("cannot read {}", p.display())))?,
         ),
         None => {
-            let mut s = String::new();
-            std::io::stdin()
-                .read_to_string(&mut s)
+            let s = sweep_model::fsio::read_stdin_text(sweep_model::fsio::MAX_MATRIX_JSON_BYTES)
                 .or_failed()
                 .map_err(|f| f.context("cannot read stdin"))?;
             ("stdin".to_string(), s)

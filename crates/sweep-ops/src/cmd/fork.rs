@@ -59,8 +59,9 @@ fn sweep_matrix_masters() -> [&'static str; 2] {
 }
 
 pub(crate) fn authorize_fork(c: ForkCli) -> Result<(), Failure> {
-    let text = std::fs::read_to_string(&c.event_path)
-        .with_context(|| format!("reading the event payload {}", c.event_path.display()))?;
+    let text =
+        sweep_model::fsio::read_text(&c.event_path, sweep_model::fsio::MAX_EVENT_PAYLOAD_BYTES)
+            .with_context(|| format!("reading the event payload {}", c.event_path.display()))?;
     let event: Value = serde_json::from_str(&text)
         .with_context(|| format!("{}: not JSON", c.event_path.display()))?;
     let client = client(&["GH_TOKEN", "GITHUB_TOKEN"])?;
