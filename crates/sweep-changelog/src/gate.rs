@@ -83,6 +83,11 @@ pub fn check_matrix(
         all_evals: args.all_evals,
         evals_only: args.evals_only,
     };
+    // An unknown ref is said plainly, before anything is judged.
+    for (flag, rev) in [("--base-ref", &base), ("--head-ref", &head)] {
+        repo.require_commit(flag, rev)
+            .map_err(|e| Rejection::unreadable(e.message))?;
+    }
     // Judged in the reference's order: newline, (strict rules), diff.
     let head_bytes = repo
         .show(&head, path)
@@ -116,8 +121,9 @@ pub fn check_matrix(
         })?;
     }
     let matrix = pipeline::run(repo, &opts).map_err(|r| {
+        // The cause first; which step said no after it.
         let message = format!(
-            "the matrix generation (as `generate-matrix changelog`) rejected the diff:\n{}",
+            "{}\n(the matrix generation, as `generate-matrix changelog`, rejected the diff)",
             r.message.trim()
         );
         r.with_message(message)

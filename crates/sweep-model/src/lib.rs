@@ -2,7 +2,7 @@
 //! `runners.yaml`, matrix rows, changelog entries and result rows; the
 //! Python-compatible spellings the reference's outputs depend on
 //! ([`python`]), type names for messages ([`json_type`]) and the results-tree
-//! walker ([`tree`]); plus the small I/O helpers every binary needs (atomic
+//! walker ([`tree`]), "did you mean" suggestions ([`suggest`]); plus the small I/O helpers every binary needs (atomic
 //! writes, stdout, GitHub Actions annotations, step summaries and outputs).
 
 pub mod changelog;
@@ -17,5 +17,6 @@ pub mod results;
 pub mod rows;
 pub mod runners;
 pub mod stdout;
+pub mod suggest;
 pub mod tree;
 pub mod yaml;
