@@ -875,3 +875,82 @@ mod messages {
         assert!(!err.contains("rejected the diff"), "{err}");
     }
 }
+
+/// Issue #38 item 4: a runner label `configs/runners.yaml` lacks is named:
+/// a warning from the gate (the reference accepts it), an error under
+/// `--strict` and in the dry run, which would otherwise plan legs on it.
+mod unknown_runner_label {
+    use super::*;
+
+    fn fixture() -> (Fixture, String) {
+        let f = Fixture::new();
+        let base = f.git(&["rev-parse", "HEAD"]);
+        f.write(
+            "configs/nvidia-master.yaml",
+            &NVIDIA.replace("runner: h200", "runner: h2000"),
+        );
+        f.append(&format!(
+            "\n{}",
+            entry("beta-fp4-h200-vllm", &format!("{LINK}2"))
+        ));
+        f.commit("runner typo");
+        (f, base)
+    }
+
+    const MESSAGE: &str = "configs/nvidia-master.yaml:1: config 'beta-fp4-h200-vllm': field \
+        'runner': 'h2000' is not a label in configs/runners.yaml (did you mean 'h200'?): its 1 \
+        leg would wait for a runner that never comes; add the label to configs/runners.yaml or \
+        fix the runner";
+
+    #[test]
+    fn the_gate_warns_and_accepts() {
+        let (f, base) = fixture();
+        let out = f.check(&["--base-ref", &base, "--head-ref", "HEAD"], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            format!("warning: check-changelog: {MESSAGE}\n")
+        );
+        let out = f.check(
+            &["--base-ref", &base, "--head-ref", "HEAD"],
+            &[("GITHUB_ACTIONS", "true")],
+        );
+        assert!(
+            stdout(&out).starts_with("::warning file=configs/nvidia-master.yaml,line=1::"),
+            "{}",
+            stdout(&out)
+        );
+    }
+
+    #[test]
+    fn strict_refuses() {
+        let (f, base) = fixture();
+        let out = f.check(
+            &[
+                "--base-ref",
+                &base,
+                "--head-ref",
+                "HEAD",
+                "--strict",
+                "--pr-number",
+                "2",
+            ],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with(&format!("check-changelog: error: {MESSAGE}\n")),
+            "{}",
+            stderr(&out)
+        );
+    }
+
+    #[test]
+    fn the_dry_run_refuses_to_plan_it() {
+        let (f, base) = fixture();
+        let out = f.check(&["dry-run", "--base-ref", &base], &[]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert_eq!(stderr(&out), format!("check-changelog: error: {MESSAGE}\n"));
+        assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    }
+}
