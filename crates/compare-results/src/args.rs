@@ -145,7 +145,7 @@ pub(crate) struct Args {
     #[arg(long, env = "INPUT_FULL_MARKDOWN")]
     pub(crate) full_markdown: Option<String>,
 
-    /// Write the JSON report here (an SVG chart is written next to it).
+    /// Write the JSON report here (no SVG: ask for one with --svg).
     #[arg(long, env = "INPUT_JSON")]
     pub(crate) json: Option<String>,
 

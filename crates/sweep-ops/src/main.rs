@@ -14,7 +14,10 @@ mod cmd;
 #[derive(Parser, Debug)]
 #[command(
     version,
-    about = "Trusted fork sweeps, the ingest dispatch, the merge helper, ingest recovery and the runner digest"
+    about = "Trusted fork sweeps, the ingest dispatch, the merge helper, ingest recovery and the runner digest",
+    after_help = "Exit codes: 0 done; 1 the rules refused (the reason on stderr as `sweep-ops: error: …`); \
+2 the command could not work (usage, an unreadable event file, GitHub failing after retries, a wait \
+that timed out)."
 )]
 struct Cli {
     #[command(subcommand)]
