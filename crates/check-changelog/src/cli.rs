@@ -7,12 +7,18 @@ use sweep_changelog::gate::{self, GateOptions, MergeMode, MergeOptions, PrepareE
 use sweep_changelog::git::Repo;
 use sweep_changelog::strict;
 
+/// The exit codes, as `--help` prints them (docs/tools/check-changelog.md).
+const EXIT_CODES: &str = "Exit codes: 0 accepted; 1 rejected (the reason on stderr as \
+`check-changelog: error: perf-changelog.yaml:<line>: …`); 2 usage, or a git ref, the changelog or a \
+config that cannot be read.";
+
 /// Command line of `check-changelog`.
 #[derive(Debug, Parser)]
 #[command(
     name = "check-changelog",
     version,
     about = "Gate perf-changelog.yaml changes between two git refs",
+    after_help = EXIT_CODES,
     args_conflicts_with_subcommands = true,
     infer_long_args = true,
     args_override_self = true,

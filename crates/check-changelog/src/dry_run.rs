@@ -16,8 +16,8 @@ use crate::estimate::{self, Estimate, Source};
 /// Flags of `check-changelog dry-run`: the gate's, plus the plan's.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct DryRunArgs {
-    /// Older revision (the branch the PR will target, e.g. `origin/main`).
-    #[arg(long)]
+    /// Older revision: the branch the PR will target.
+    #[arg(long, default_value = "origin/main")]
     base_ref: String,
     /// Newer revision: the commit to be pushed (uncommitted changelog edits
     /// are not seen; the configs are read from the working tree).

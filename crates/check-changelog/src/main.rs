@@ -15,6 +15,7 @@ use sweep_changelog::gate;
 use sweep_changelog::git::Repo;
 use sweep_changelog::report::{AnnotationStream, report};
 use sweep_cli::{Classify, Failure, Outcome, stdout};
+use sweep_model::gha::{self, Level};
 
 /// The tool's name in `check-changelog: error: …` messages.
 pub(crate) const TOOL: &str = "check-changelog";
@@ -30,8 +31,14 @@ fn run(cli: &Cli) -> Outcome {
             Ok(())
         }
         None => match gate::check(&repo, &cli.check.options()) {
-            Ok(msg) => {
-                stdout::println(&msg);
+            Ok(accepted) => {
+                for w in &accepted.warnings {
+                    let msg = w.message();
+                    eprintln!("warning: {TOOL}: {msg}");
+                    let (file, line) = w.at.clone().unzip();
+                    gha::annotate(Level::Warning, file.as_deref(), line.flatten(), &msg);
+                }
+                stdout::println(&accepted.message);
                 Ok(())
             }
             Err(r) => {

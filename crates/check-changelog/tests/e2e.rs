@@ -355,7 +355,7 @@ fn rejections_are_annotated_in_github_actions() {
         so.starts_with("::error file=perf-changelog.yaml,line=7::"),
         "{so}"
     );
-    assert!(so.contains("pr-link%0A  Field required"), "{so}");
+    assert!(so.contains("required field 'pr-link' is missing"), "{so}");
     let annotations = so.replace(&base, "[BASE]").replace(&head, "[HEAD]");
     test_kit::assert_snapshot!("missing_pr_link_annotations", annotations);
     // Outside Actions: no workflow command.
@@ -783,7 +783,174 @@ fn errors_name_check_changelog() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
-        err.starts_with("check-changelog: error: the matrix generation (as `generate-matrix changelog`) rejected the diff:"),
+        err.starts_with("check-changelog: error: No additions found in the changelog file.\n(the matrix generation, as `generate-matrix changelog`, rejected the diff)"),
         "{err}"
     );
+}
+
+/// Issue #38 item 3: every rejection names `perf-changelog.yaml:<line>`
+/// (the file's line, as the annotation), its cause, and for a config key a
+/// "did you mean"; a key typo names the key; an unknown ref says so.
+mod messages {
+    use super::*;
+
+    fn rejected(f: &Fixture, base: &str) -> String {
+        let out = f.check(&["--base-ref", base, "--head-ref", "HEAD"], &[]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        stderr(&out)
+    }
+
+    #[test]
+    fn a_bad_config_key_names_its_line_and_the_closest_key() {
+        let f = Fixture::new();
+        let base = f.git(&["rev-parse", "HEAD"]);
+        // Lines 1-5 hold the first entry, 6 is blank, the key is on 8.
+        f.append(&format!(
+            "\n{}",
+            entry("alpha-fp8-mi355x-sglan", &format!("{LINK}2"))
+        ));
+        f.commit("typo");
+        let err = rejected(&f, &base);
+        assert_eq!(
+            err.lines().next().unwrap(),
+            "check-changelog: error: perf-changelog.yaml:8: Config key 'alpha-fp8-mi355x-sglan' \
+             not found in master configs. Did you mean 'alpha-fp8-mi355x-sglang'?"
+        );
+        // The corpus' recorded wording is still there.
+        assert!(err.contains("rejected the diff"), "{err}");
+    }
+
+    #[test]
+    fn a_field_typo_names_the_field_not_the_validator() {
+        let f = Fixture::new();
+        let base = f.git(&["rev-parse", "HEAD"]);
+        f.append(&format!(
+            "\n- config-keys:\n    - alpha-fp8-mi355x-sglang\n  descripton:\n    - x\n  pr-link: {LINK}2\n"
+        ));
+        f.commit("field typo");
+        let err = rejected(&f, &base);
+        assert_eq!(
+            err.lines().next().unwrap(),
+            "check-changelog: error: perf-changelog.yaml:9: changelog entry 1 (added): \
+             'descripton' is not a changelog field; did you mean 'description'?"
+        );
+        assert!(!err.contains("[type="), "{err}");
+    }
+
+    #[test]
+    fn wrong_indentation_names_the_files_line() {
+        let f = Fixture::new();
+        let base = f.git(&["rev-parse", "HEAD"]);
+        // The fourth added line (file line 9) is indented one space.
+        f.append(&format!(
+            "\n- config-keys:\n  - alpha-fp8-mi355x-sglang\n description:\n    - x\n  pr-link: {LINK}2\n"
+        ));
+        f.commit("indent");
+        let err = rejected(&f, &base);
+        let first = err.lines().next().unwrap();
+        assert!(
+            first.starts_with(
+                "check-changelog: error: perf-changelog.yaml:9: the changelog additions are not \
+                 valid YAML: "
+            ),
+            "{err}"
+        );
+        assert!(first.contains("check the indentation"), "{err}");
+        assert!(!first.contains("line 4"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_ref_says_so_plainly() {
+        let f = Fixture::new();
+        let out = f.check(&["--base-ref", "no-such-ref", "--head-ref", "HEAD"], &[]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = stderr(&out);
+        assert!(
+            err.starts_with(
+                "check-changelog: error: unknown git revision 'no-such-ref' (--base-ref): the \
+                 checkout does not contain it; fetch it first"
+            ),
+            "{err}"
+        );
+        assert!(!err.contains("rejected the diff"), "{err}");
+    }
+}
+
+/// Issue #38 item 4: a runner label `configs/runners.yaml` lacks is named:
+/// a warning from the gate (the reference accepts it), an error under
+/// `--strict` and in the dry run, which would otherwise plan legs on it.
+mod unknown_runner_label {
+    use super::*;
+
+    fn fixture() -> (Fixture, String) {
+        let f = Fixture::new();
+        let base = f.git(&["rev-parse", "HEAD"]);
+        f.write(
+            "configs/nvidia-master.yaml",
+            &NVIDIA.replace("runner: h200", "runner: h2000"),
+        );
+        f.append(&format!(
+            "\n{}",
+            entry("beta-fp4-h200-vllm", &format!("{LINK}2"))
+        ));
+        f.commit("runner typo");
+        (f, base)
+    }
+
+    const MESSAGE: &str = "configs/nvidia-master.yaml:1: config 'beta-fp4-h200-vllm': field \
+        'runner': 'h2000' is not a label in configs/runners.yaml (did you mean 'h200'?): its 1 \
+        leg would wait for a runner that never comes; add the label to configs/runners.yaml or \
+        fix the runner";
+
+    #[test]
+    fn the_gate_warns_and_accepts() {
+        let (f, base) = fixture();
+        let out = f.check(&["--base-ref", &base, "--head-ref", "HEAD"], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            format!("warning: check-changelog: {MESSAGE}\n")
+        );
+        let out = f.check(
+            &["--base-ref", &base, "--head-ref", "HEAD"],
+            &[("GITHUB_ACTIONS", "true")],
+        );
+        assert!(
+            stdout(&out).starts_with("::warning file=configs/nvidia-master.yaml,line=1::"),
+            "{}",
+            stdout(&out)
+        );
+    }
+
+    #[test]
+    fn strict_refuses() {
+        let (f, base) = fixture();
+        let out = f.check(
+            &[
+                "--base-ref",
+                &base,
+                "--head-ref",
+                "HEAD",
+                "--strict",
+                "--pr-number",
+                "2",
+            ],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with(&format!("check-changelog: error: {MESSAGE}\n")),
+            "{}",
+            stderr(&out)
+        );
+    }
+
+    #[test]
+    fn the_dry_run_refuses_to_plan_it() {
+        let (f, base) = fixture();
+        let out = f.check(&["dry-run", "--base-ref", &base], &[]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert_eq!(stderr(&out), format!("check-changelog: error: {MESSAGE}\n"));
+        assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    }
 }

@@ -110,10 +110,17 @@ pub(crate) struct Args {
     #[arg(long, env = "INPUT_METRICS", value_parser = parse_metrics, default_value = "default")]
     pub(crate) metrics: MetricSet,
 
-    /// Per-metric tolerance, METRIC=FRACTION or METRIC=N% (repeatable or
-    /// comma-separated), e.g. mean_ttft=0.15 or TTFT=15%: METRIC is a key
-    /// or the short name the report prints (tput, output tput, TPOT, TTFT).
-    #[arg(long = "tolerance", env = "INPUT_TOLERANCES", value_delimiter = ',')]
+    /// Per-metric tolerance, METRIC=N% or METRIC=FRACTION below 1
+    /// (repeatable or comma-separated), e.g. TTFT=15% or mean_ttft=0.15:
+    /// METRIC is a key or the short name the report prints (tput, output
+    /// tput, TPOT, TTFT). A bare number of 1 or more (tput=5) and anything
+    /// above 100% are refused.
+    #[arg(
+        long = "tolerance",
+        env = "INPUT_TOLERANCES",
+        value_delimiter = ',',
+        value_parser = parse_tolerance
+    )]
     pub(crate) tolerances: Vec<String>,
 
     /// Policy file (JSON or YAML): {"tolerances": {metric: fraction},
@@ -138,7 +145,7 @@ pub(crate) struct Args {
     #[arg(long, env = "INPUT_FULL_MARKDOWN")]
     pub(crate) full_markdown: Option<String>,
 
-    /// Write the JSON report here (an SVG chart is written next to it).
+    /// Write the JSON report here (no SVG: ask for one with --svg).
     #[arg(long, env = "INPUT_JSON")]
     pub(crate) json: Option<String>,
 
@@ -218,6 +225,70 @@ fn bad(value: &str, expected: impl Into<String>) -> BadValue {
         value: value.to_string(),
         expected: expected.into(),
     }
+}
+
+/// A `--tolerance` value that would not mean what it says.
+#[derive(Debug, thiserror::Error)]
+#[error("'{value}': {why}")]
+pub(crate) struct BadTolerance {
+    value: String,
+    why: String,
+}
+
+/// Checks the unit of a `METRIC=VALUE` tolerance (the metric name is
+/// checked later, against the metric set): `N%` up to 100, or a fraction
+/// below 1. A bare `5` would be read as 500 %, so it is refused with the
+/// spelling that was meant. Empty (an unset action input) passes.
+fn parse_tolerance(s: &str) -> Result<String, BadTolerance> {
+    let t = s.trim();
+    let refuse = |why: String| BadTolerance {
+        value: t.to_string(),
+        why,
+    };
+    let Some((metric, value)) = t.split_once('=') else {
+        if t.is_empty() {
+            return Ok(String::new());
+        }
+        return Err(refuse(
+            "expected METRIC=N% or METRIC=FRACTION, e.g. TTFT=15% or mean_ttft=0.15".into(),
+        ));
+    };
+    let (metric, value) = (metric.trim(), value.trim());
+    if let Some(pct) = value.strip_suffix('%') {
+        match pct.trim().parse::<f64>() {
+            Ok(p) if p.is_finite() && (0.0..=100.0).contains(&p) => {}
+            Ok(p) if p.is_finite() && p > 100.0 => {
+                return Err(refuse(format!(
+                    "{pct}% is above 100 %: a tolerance is the relative change a point may move \
+                     before it counts as a regression; write at most {metric}=100%"
+                )));
+            }
+            _ => {
+                return Err(refuse(format!(
+                    "'{value}' is not a percentage from 0% to 100%, e.g. {metric}=5%"
+                )));
+            }
+        }
+    } else {
+        match value.parse::<f64>() {
+            Ok(f) if f.is_finite() && (0.0..1.0).contains(&f) => {}
+            Ok(f) if f.is_finite() && f >= 1.0 => {
+                return Err(refuse(format!(
+                    "a bare number is a fraction, so {value} would mean {} %; write \
+                     {metric}={value}% for {value} percent (or {metric}={} as a fraction)",
+                    f * 100.0,
+                    f / 100.0
+                )));
+            }
+            _ => {
+                return Err(refuse(format!(
+                    "'{value}' is not a tolerance: write a percentage (e.g. {metric}=5%) or a \
+                     fraction below 1 (e.g. {metric}=0.05)"
+                )));
+            }
+        }
+    }
+    Ok(t.to_string())
 }
 
 /// An empty action input means the default, one run.

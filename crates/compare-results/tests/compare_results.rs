@@ -1404,3 +1404,42 @@ fn a_failure_in_actions_is_annotated_on_stderr_once() {
         .collect();
     assert_eq!(lines.len(), 1, "{err}");
 }
+
+/// #38 item 4: a tolerance without a unit that would mean 100 % or more
+/// (`tput=5` = 500 %), or a percentage above 100, is refused as a usage
+/// error with the spelling that was meant; fractions below 1 still work.
+#[test]
+fn tolerances_without_a_unit_or_above_100_percent_are_refused() {
+    let (base, new) = small_runs();
+    let f = Fixture::new(&base, &new);
+    let with = |t: &str| {
+        run(cmd()
+            .arg("--new")
+            .arg(f.path("new/agg_bmk.json"))
+            .arg("--baseline")
+            .arg(f.path("base/agg_bmk.json"))
+            .arg("--tolerance")
+            .arg(t))
+    };
+    let o = with("tput=5");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "'tput=5': a bare number is a fraction, so 5 would mean 500 %; write tput=5% for 5 \
+             percent (or tput=0.05 as a fraction)"
+        ),
+        "{err}"
+    );
+    let o = with("TTFT=150%");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("'TTFT=150%': 150% is above 100 %"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).is_empty());
+    let o = with("tput=0.05,TTFT=100%");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("tput 5 %"), "{}", stdout(&o));
+}

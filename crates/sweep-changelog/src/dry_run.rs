@@ -19,6 +19,7 @@ use crate::gate::{self, GateOptions};
 use crate::git::Repo;
 use crate::masters::RawMasters;
 use crate::pipeline::{self, Rejection};
+use crate::runner_labels;
 use serde_json::{Map, Value, json};
 use sweep_matrix::assemble::seq_len_name;
 use sweep_matrix::canary;
@@ -169,6 +170,16 @@ pub fn run(
     uncommitted_changelog(repo, gate_opts).map_err(DryRunError::Rejected)?;
     let (_, matrix) =
         gate::check_matrix(repo, gate_opts, trim_conc).map_err(DryRunError::Rejected)?;
+    // A leg on a label runners.yaml lacks would never start: the plan
+    // refuses it (the gate only warns, unless --strict).
+    let unknown = runner_labels::check(repo, &matrix).map_err(DryRunError::Rejected)?;
+    if !unknown.is_empty() {
+        let messages: Vec<String> = unknown
+            .iter()
+            .map(runner_labels::UnknownRunner::message)
+            .collect();
+        return Err(DryRunError::Rejected(Rejection::new(messages.join("\n"))));
+    }
     let masters = pipeline::load_head_masters(repo).map_err(DryRunError::Rejected)?;
     let selected = selected_configs(&matrix, &masters.entries);
     let mut plan = plan(&matrix, &selected, leg_minutes).map_err(DryRunError::Matrix)?;
@@ -180,7 +191,7 @@ pub fn run(
 
 /// The master configs the change's entries select (`changelog_metadata`'s
 /// config keys and wildcards, resolved as the pipeline resolves them).
-fn selected_configs<'a>(matrix: &Value, entries: &'a [ConfigEntry]) -> Vec<&'a ConfigEntry> {
+pub fn selected_configs<'a>(matrix: &Value, entries: &'a [ConfigEntry]) -> Vec<&'a ConfigEntry> {
     let raw = RawMasters::new(entries.iter().map(|e| (e.key.as_str(), &e.raw)));
     let mut keys: Vec<String> = Vec::new();
     let listed = matrix

@@ -10,6 +10,7 @@
 use crate::git::Repo;
 use crate::pipeline::{self, Options, Rejection, RejectionKind};
 use crate::prepare_merge as merge;
+use crate::runner_labels;
 use crate::strict::{self, Links};
 
 /// What the gate checks.
@@ -58,10 +59,31 @@ pub struct MergeOptions {
     pub repo: String,
 }
 
-/// The gate. Returns the success line or the rejection (with the head-file
-/// line it is about, when known).
-pub fn check(repo: &Repo, args: &GateOptions) -> Result<String, Rejection> {
-    check_matrix(repo, args, false).map(|(line, _)| line)
+/// What the gate accepted: the success line and the warnings to print
+/// (runner labels `runners.yaml` lacks, which `--strict` refuses).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Accepted {
+    pub message: String,
+    pub warnings: Vec<runner_labels::UnknownRunner>,
+}
+
+/// The gate. Returns the success line (with its warnings) or the rejection
+/// (with the head-file line it is about, when known).
+pub fn check(repo: &Repo, args: &GateOptions) -> Result<Accepted, Rejection> {
+    let (message, matrix) = check_matrix(repo, args, false)?;
+    let warnings = runner_labels::check(repo, &matrix)?;
+    if args.strict && !warnings.is_empty() {
+        let messages: Vec<String> = warnings
+            .iter()
+            .map(runner_labels::UnknownRunner::message)
+            .collect();
+        return Err(Rejection::new(format!(
+            "{}\n(--strict refuses legs on a runner label that configs/runners.yaml does not \
+             define)",
+            messages.join("\n")
+        )));
+    }
+    Ok(Accepted { message, warnings })
 }
 
 /// The gate, also returning the matrix its generation produced (what
@@ -83,6 +105,11 @@ pub fn check_matrix(
         all_evals: args.all_evals,
         evals_only: args.evals_only,
     };
+    // An unknown ref is said plainly, before anything is judged.
+    for (flag, rev) in [("--base-ref", &base), ("--head-ref", &head)] {
+        repo.require_commit(flag, rev)
+            .map_err(|e| Rejection::unreadable(e.message))?;
+    }
     // Judged in the reference's order: newline, (strict rules), diff.
     let head_bytes = repo
         .show(&head, path)
@@ -116,8 +143,9 @@ pub fn check_matrix(
         })?;
     }
     let matrix = pipeline::run(repo, &opts).map_err(|r| {
+        // The cause first; which step said no after it.
         let message = format!(
-            "the matrix generation (as `generate-matrix changelog`) rejected the diff:\n{}",
+            "{}\n(the matrix generation, as `generate-matrix changelog`, rejected the diff)",
             r.message.trim()
         );
         r.with_message(message)

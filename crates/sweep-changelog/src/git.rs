@@ -187,6 +187,43 @@ impl Repo {
         git_path("rebase-apply").is_some_and(|p| p.is_dir() && !p.join("applying").exists())
     }
 
+    /// How to get a revision the checkout lacks.
+    fn fetch_hint(&self) -> &'static str {
+        if self.is_shallow() {
+            "this is a shallow clone: check out with full history (actions/checkout with \
+             `fetch-depth: 0`) or `git fetch --unshallow origin`"
+        } else {
+            "fetch it first (e.g. `git fetch origin <branch>`, or actions/checkout with \
+             `fetch-depth: 0` so base branches and PR heads are present)"
+        }
+    }
+
+    /// Fails with a plain "unknown git revision" message (naming the flag
+    /// that gave it) when `rev` does not name a commit of this checkout.
+    pub fn require_commit(&self, flag: &str, rev: &str) -> Result<(), GitError> {
+        check_rev(rev)?;
+        if self.resolve(rev).is_some() {
+            return Ok(());
+        }
+        let inside = self
+            .run(&["rev-parse", "--is-inside-work-tree"])
+            .is_ok_and(|o| o.status.success());
+        if !inside {
+            return Err(GitError {
+                message: format!(
+                    "{} is not inside a git work tree; run from the top of the repository checkout",
+                    self.dir.display()
+                ),
+            });
+        }
+        Err(GitError {
+            message: format!(
+                "unknown git revision '{rev}' ({flag}): the checkout does not contain it; {}",
+                self.fetch_hint()
+            ),
+        })
+    }
+
     fn is_shallow(&self) -> bool {
         self.run(&["rev-parse", "--is-shallow-repository"])
             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "true")
@@ -214,17 +251,11 @@ impl Repo {
                 .map(|r| format!("'{r}'"))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let hint = if self.is_shallow() {
-                "this is a shallow clone: check out with full history (actions/checkout with \
-                 `fetch-depth: 0`) or `git fetch --unshallow origin`"
-            } else {
-                "fetch it first (e.g. `git fetch origin <branch>`, or actions/checkout with \
-                 `fetch-depth: 0` so base branches and PR heads are present)"
-            };
             return GitError {
                 message: format!(
-                    "unknown git revision {names}: the checkout does not contain it; {hint} \
-                     (git: {stderr})"
+                    "unknown git revision {names}: the checkout does not contain it; {} (git: \
+                     {stderr})",
+                    self.fetch_hint()
                 ),
             };
         }

@@ -3,7 +3,8 @@
 //! of the changelog diff ([`diff`]), the changelog → matrix pipeline over the
 //! `sweep-matrix` generator ([`pipeline`], [`append_only`], both over the
 //! raw-config view [`masters`]), the gate of `check-changelog` ([`gate`]),
-//! rejection messages and annotations ([`report`]), the stale-branch
+//! rejection messages and annotations ([`report`]), runner labels
+//! `runners.yaml` lacks ([`runner_labels`]), the stale-branch
 //! diagnosis ([`stale`]), the byte-level rules behind `check-changelog
 //! --strict` ([`strict`]), the merge helper ([`prepare_merge`]) and the
 //! local dry run ([`dry_run`]).
@@ -17,5 +18,6 @@ pub mod masters;
 pub mod pipeline;
 pub mod prepare_merge;
 pub mod report;
+pub mod runner_labels;
 pub mod stale;
 pub mod strict;

@@ -281,8 +281,10 @@ pub fn parse_additions(d: &Diff) -> Result<Additions, Rejection> {
             .and_then(|l| d.head_line_of(l));
         Rejection::at(
             format!(
-                "the changelog additions are not valid YAML: {}",
-                pyyaml_wording(&e.message, &text, e.line)
+                "the changelog additions are not valid YAML: {} (check the indentation: an entry \
+                 starts with `- config-keys:` at the line start, its fields are indented two \
+                 spaces and their list items four)",
+                pyyaml_wording(&e.message, &text, e.line, line)
             ),
             line,
         )
@@ -312,13 +314,28 @@ pub fn parse_additions(d: &Diff) -> Result<Additions, Rejection> {
         match ChangelogEntry::from_value(item) {
             Ok(e) => entries.push(e),
             Err(e) => {
-                let line = if raw.is_array() {
-                    line_of(i)
-                } else {
-                    d.head_line_of(1)
-                };
+                // Point at the offending field's own line when it is in
+                // the entry (a typo), else at the entry.
+                let field_line = e.first_present_field().and_then(|k| {
+                    raw.is_array()
+                        .then(|| doc.line_of(&[PathSeg::Index(i), PathSeg::Key(k.to_string())]))
+                        .flatten()
+                        .and_then(|l| d.head_line_of(l))
+                });
+                let line = field_line.or_else(|| {
+                    if raw.is_array() {
+                        line_of(i)
+                    } else {
+                        d.head_line_of(1)
+                    }
+                });
                 return Err(Rejection::at(
-                    format!("changelog entry {} (added): {e}", i + 1),
+                    format!(
+                        "changelog entry {} (added): {}\n(reference wording: {})",
+                        i + 1,
+                        e.plain(),
+                        e.reference_wording()
+                    ),
                     line,
                 ));
             }
@@ -359,19 +376,26 @@ fn yaml_printable(c: char) -> bool {
 }
 
 /// Adds PyYAML's wording for a tab used as indentation (the case the
-/// reference corpus pins) to the parser's own message.
-fn pyyaml_wording(msg: &str, text: &str, line: usize) -> String {
+/// reference corpus pins) to the parser's own message. `line` is the line
+/// of the added text; when its line in the file (`head_line`) is known the
+/// report already leads with `<file>:<line>:`, so the message does not
+/// repeat a line number of the added text, which readers took for the
+/// file's.
+fn pyyaml_wording(msg: &str, text: &str, line: usize, head_line: Option<usize>) -> String {
     let tab_indent = line > 0
         && text
             .split('\n')
             .nth(line - 1)
             .is_some_and(|l| l.trim_start_matches(' ').starts_with('\t'));
-    if tab_indent && !msg.contains("cannot start any token") {
-        format!("found character '\\t' that cannot start any token (line {line}: {msg})")
-    } else if line > 0 {
-        format!("line {line}: {msg}")
+    let msg = if tab_indent && !msg.contains("cannot start any token") {
+        format!("found character '\\t' that cannot start any token ({msg})")
     } else {
         msg.to_string()
+    };
+    if line > 0 && head_line.is_none() {
+        format!("added line {line}: {msg}")
+    } else {
+        msg
     }
 }
 
@@ -453,6 +477,18 @@ pub fn resolve_keys(
         }
     }
     Ok(out)
+}
+
+/// " Did you mean '<key>'?" for the `j`-th config key of `entry` when a
+/// master config key is within a typo of it; empty otherwise (and for
+/// wildcards).
+fn did_you_mean(entry: &ChangelogEntry, j: usize, masters: &RawMasters<'_>) -> String {
+    entry
+        .config_keys
+        .get(j)
+        .filter(|k| !k.contains('*'))
+        .and_then(|k| sweep_model::suggest::closest(k, masters.keys()))
+        .map_or_else(String::new, |s| format!(" Did you mean '{s}'?"))
 }
 
 /// Full-string match where `*` matches any run of characters.
@@ -602,7 +638,7 @@ fn generate_with(
                 .and_then(|l| l.get(j))
                 .copied()
                 .flatten();
-            Rejection::at(msg, line)
+            Rejection::at(format!("{msg}{}", did_you_mean(e, j, &raw)), line)
         })?;
         resolved.push((e, keys));
     }
@@ -839,7 +875,9 @@ mod tests {
         let d = diff_of(&["", "- config-keys: [a]", "  description: [x]"]);
         let e = parse_additions(&d).unwrap_err();
         assert!(
-            e.message.contains("pr-link\n  Field required"),
+            e.message.contains("required field 'pr-link' is missing")
+                && e.message
+                    .contains("ChangelogEntry: pr-link: Field required"),
             "{}",
             e.message
         );

@@ -22,6 +22,16 @@ pub fn annotation_path(repo: &Repo, changelog_file: &str) -> String {
     changelog_file.trim_start_matches("./").to_string()
 }
 
+/// The terminal form of a rejection: `<file>:<line>: <message>` when the
+/// line is known (what the annotation shows on the PR's diff), as
+/// `generate-matrix` prints config errors.
+pub fn located(file: &str, r: &Rejection) -> String {
+    match r.line {
+        Some(line) => format!("{file}:{line}: {}", r.message),
+        None => r.message.clone(),
+    }
+}
+
 /// Where a workflow-command annotation goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnnotationStream {
@@ -39,10 +49,10 @@ pub fn report(
     r: &Rejection,
     to: AnnotationStream,
 ) {
-    // The message quotes changelog text: under Actions its line breaks
-    // are encoded, or one could start a workflow command (#34 item 8).
-    eprintln!("{prefix}{}", gha::log_text(&r.message));
     let file = annotation_path(repo, changelog_file);
+    // The message quotes changelog text: under Actions its line breaks are
+    // encoded, or one could start a workflow command (#34 item 8).
+    eprintln!("{prefix}{}", gha::log_text(&located(&file, r)));
     match to {
         AnnotationStream::Stdout => gha::annotate(Level::Error, Some(&file), r.line, &r.message),
         AnnotationStream::Stderr if gha::in_actions() => {

@@ -65,6 +65,86 @@ impl fmt::Display for EntryError {
 
 impl std::error::Error for EntryError {}
 
+impl EntryError {
+    /// sweepkit's wording: one clause per failing field, naming the field;
+    /// an unknown field gets the closest accepted name ("did you mean"),
+    /// and a required field that such a typo stands for is not reported
+    /// missing a second time.
+    #[must_use]
+    pub fn plain(&self) -> String {
+        let suggestion = |key: &str| {
+            crate::suggest::closest(key, FIELDS.iter().flat_map(|(a, n)| [*a, *n]))
+                .map(|s| FIELDS.iter().find(|(_, n)| *n == s).map_or(s, |(a, _)| *a))
+        };
+        let typos: Vec<&str> = self
+            .errors
+            .iter()
+            .filter(|e| e.kind == "extra_forbidden")
+            .filter_map(|e| suggestion(&e.loc))
+            .collect();
+        let mut clauses = Vec::new();
+        for e in &self.errors {
+            let clause = match e.kind {
+                "extra_forbidden" => match suggestion(&e.loc) {
+                    Some(s) if s != e.loc => {
+                        format!("'{}' is not a changelog field; did you mean '{s}'?", e.loc)
+                    }
+                    _ => format!(
+                        "'{}' is not a changelog field (fields: {})",
+                        e.loc,
+                        field_names().collect::<Vec<_>>().join(", ")
+                    ),
+                },
+                "missing" if typos.contains(&e.loc.as_str()) => continue,
+                "missing" => format!("required field '{}' is missing", e.loc),
+                _ if e.loc.is_empty() => e.msg.clone(),
+                _ => format!("field '{}': {}", e.loc, e.msg),
+            };
+            clauses.push(clause);
+        }
+        clauses.join("; ")
+    }
+
+    /// The reference's (pydantic's) report on one line, without its
+    /// `[type=…]` tags: `1 validation error for ChangelogEntry: pr-link:
+    /// Field required`.
+    #[must_use]
+    pub fn reference_wording(&self) -> String {
+        let n = self.errors.len();
+        let parts: Vec<String> = self
+            .errors
+            .iter()
+            .map(|e| {
+                if e.loc.is_empty() {
+                    e.msg.clone()
+                } else {
+                    format!("{}: {}", e.loc, e.msg)
+                }
+            })
+            .collect();
+        format!(
+            "{n} validation error{} for ChangelogEntry: {}",
+            if n == 1 { "" } else { "s" },
+            parts.join("; ")
+        )
+    }
+
+    /// The first failing field that is present in the entry (an unknown
+    /// or mistyped one), to point at its line.
+    #[must_use]
+    pub fn first_present_field(&self) -> Option<&str> {
+        self.errors
+            .iter()
+            .find(|e| e.kind != "missing" && !e.loc.is_empty())
+            .map(|e| e.loc.split('.').next().unwrap_or(&e.loc))
+    }
+}
+
+/// The field names an entry accepts (the aliases), in model order.
+pub fn field_names() -> impl Iterator<Item = &'static str> {
+    FIELDS.iter().map(|(a, _)| *a)
+}
+
 /// (alias, field name) of every field, in model order.
 const FIELDS: [(&str, &str); 8] = [
     ("config-keys", "config_keys"),
@@ -482,6 +562,33 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("pr-link\n  Field required"), "{s}");
+    }
+
+    /// Issue #38 item 3: a key typo names the key and the field it
+    /// stands for, not pydantic's "2 validation errors … [type=missing]";
+    /// the reference wording stays available on one line.
+    #[test]
+    fn key_typos_name_the_key_and_suggest_the_field() {
+        let v = json!({"config-key": ["a"], "description": ["d"], "pr-link": "p"});
+        let e = ChangelogEntry::from_value(&v).unwrap_err();
+        assert_eq!(
+            e.plain(),
+            "'config-key' is not a changelog field; did you mean 'config-keys'?"
+        );
+        assert_eq!(
+            e.reference_wording(),
+            "2 validation errors for ChangelogEntry: config-keys: Field required; config-key: \
+             Extra inputs are not permitted"
+        );
+        assert_eq!(e.first_present_field(), Some("config-key"));
+        let v = json!({"config-keys": ["a"], "description": "d", "priority": 1});
+        let e = ChangelogEntry::from_value(&v).unwrap_err();
+        assert_eq!(
+            e.plain(),
+            "field 'description': Input should be a valid list; required field 'pr-link' is \
+             missing; 'priority' is not a changelog field (fields: config-keys, description, \
+             pr-link, evals-only, all-evals, append-only, eval-min-prefill-ep, scenario-type)"
+        );
     }
 
     #[test]

@@ -282,11 +282,28 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut tmp = temp_builder().tempfile_in(dir)?;
-    tmp.write_all(contents)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
+    let plain = |e: std::io::Error| without_temp_name(e, dir);
+    let mut tmp = temp_builder().tempfile_in(dir).map_err(plain)?;
+    tmp.write_all(contents).map_err(plain)?;
+    tmp.as_file().sync_all().map_err(plain)?;
+    tmp.persist(path).map_err(|e| plain(e.error))?;
     Ok(())
+}
+
+/// The error of a step of [`write_atomic`] without the temporary file's
+/// name (tempfile adds `at path "…/.sweepkit-XXXX.tmp"`, a name the user
+/// never chose): callers name the destination, this says the cause, and a
+/// missing folder is named as such.
+fn without_temp_name(e: std::io::Error, dir: &Path) -> std::io::Error {
+    let kind = e.kind();
+    if kind == std::io::ErrorKind::NotFound && !dir.is_dir() {
+        return std::io::Error::new(kind, format!("the folder {} does not exist", dir.display()));
+    }
+    let cause = e.raw_os_error().map_or_else(
+        || kind.to_string(),
+        |code| std::io::Error::from_raw_os_error(code).to_string(),
+    );
+    std::io::Error::new(kind, cause)
 }
 
 /// The temporary-file builder behind every atomic write: a hidden name in
@@ -322,6 +339,21 @@ pub fn write_json_atomic<T: serde::Serialize + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// #38 item 6: a write into a missing folder names the folder, not
+    /// the internal `.sweepkit-*.tmp` file.
+    #[test]
+    fn a_missing_folder_is_named_not_the_temp_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let missing = dir.path().join("no-such-dir");
+        let e = write_atomic(&missing.join("out.md"), b"x").expect_err("refused");
+        let msg = e.to_string();
+        assert_eq!(
+            msg,
+            format!("the folder {} does not exist", missing.display())
+        );
+        assert!(!msg.contains(".sweepkit-"), "{msg}");
+    }
 
     #[test]
     fn writes_whole_file_and_leaves_no_temp_files() {

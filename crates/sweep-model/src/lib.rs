@@ -3,8 +3,9 @@
 //! Python-compatible spellings the reference's outputs depend on
 //! ([`python`]), type names for messages ([`json_type`]), the JSON parser that
 //! refuses a key twice in one object ([`json_strict`]), the ranges a
-//! figure or count must lie in ([`ranges`]) and the results-tree walker
-//! ([`tree`]); plus the small I/O helpers every binary needs (atomic
+//! figure or count must lie in ([`ranges`]), "did you mean" suggestions
+//! ([`suggest`]) and the results-tree walker ([`tree`]); plus the small I/O
+//! helpers every binary needs (atomic
 //! writes, stdout, GitHub Actions annotations, step summaries and outputs).
 
 pub mod changelog;
@@ -21,5 +22,6 @@ pub mod results;
 pub mod rows;
 pub mod runners;
 pub mod stdout;
+pub mod suggest;
 pub mod tree;
 pub mod yaml;

@@ -9,6 +9,7 @@
 //! * [`ingest`]: the ingest dispatch of a push-to-main sweep (`dispatch-ingest`).
 //! * [`recover`]: re-dispatching the ingest of a reused run (`recover-ingest`).
 //! * [`digest`]: the offline self-hosted runner digest (`runner-digest`).
+//! * [`reminder`]: the once-per-PR reminder comment (`pr-reminder`).
 //!
 //! The `/stage-results` command lives in `reuse-sweep` (it validates a
 //! finished sweep's artifacts with that crate's library).
@@ -24,6 +25,7 @@ pub mod fork;
 pub mod ingest;
 pub mod merge;
 pub mod recover;
+pub mod reminder;
 
 /// Repository permissions that may authorise privileged work (the
 /// reference's rule: the legacy `permission` field of

@@ -1,6 +1,6 @@
 //! `sweep-ops`: the benchmark repository's GitHub entry points other than
-//! the PR/push sweep (`authorize-fork`, `check-fork-runners`, `dispatch-ingest`, `merge`, `recover-ingest`,
-//! `runner-digest`; see the crate's library). Exit codes are those of
+//! the PR/push sweep (`authorize-fork`, `check-fork-runners`, `dispatch-ingest`, `merge`,
+//! `recover-ingest`, `runner-digest`, `pr-reminder`; see the crate's library). Exit codes are those of
 //! `sweep_cli` (docs/exit-codes.md): 0 done, 1 the rules refused (message on stderr and
 //! as an `::error::` annotation), 2 the command could not work (usage, an
 //! unreadable event file, GitHub failures after retries, a wait that timed
@@ -14,7 +14,10 @@ mod cmd;
 #[derive(Parser, Debug)]
 #[command(
     version,
-    about = "Trusted fork sweeps, the ingest dispatch, the merge helper, ingest recovery and the runner digest"
+    about = "Trusted fork sweeps, the ingest dispatch, the merge helper, ingest recovery and the runner digest",
+    after_help = "Exit codes: 0 done; 1 the rules refused (the reason on stderr as `sweep-ops: error: …`); \
+2 the command could not work (usage, an unreadable event file, GitHub failing after retries, a wait \
+that timed out)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -38,6 +41,9 @@ enum Cmd {
     RecoverIngest(cmd::recover::RecoverCli),
     /// Markdown digest of the offline self-hosted runners.
     RunnerDigest(cmd::digest::DigestCli),
+    /// Post the reminder (your template file) once on a new pull request;
+    /// a token that cannot write (a fork's) is a warning, exit 0.
+    PrReminder(cmd::reminder::ReminderCli),
 }
 
 fn main() -> ExitCode {
@@ -49,5 +55,6 @@ fn main() -> ExitCode {
         Cmd::Merge(c) => cmd::merge::run_merge(c),
         Cmd::RecoverIngest(c) => cmd::recover::recover_ingest(c),
         Cmd::RunnerDigest(c) => cmd::digest::runner_digest(c),
+        Cmd::PrReminder(c) => cmd::reminder::pr_reminder(c),
     })
 }

@@ -172,6 +172,14 @@ fn write_refuses_a_pin_whose_checksums_list_no_archive_and_names_the_fix() {
         err.contains("warning:") && err.contains("build-from-source: true"),
         "{err}"
     );
+    // #38 item 2: exactly the lines to add, for the caller and for the
+    // other workflows that use sweepkit's actions.
+    for lines in [
+        "    with:\n      build-from-source: true\n",
+        "    env:\n      SWEEPKIT_BUILD_FROM_SOURCE: \"true\"",
+    ] {
+        assert!(err.contains(lines), "the hint lacks {lines:?}: {err}");
+    }
     assert!(file.is_file());
     assert!(run(repo.path(), &["workflow", "check"]).status.success());
 }

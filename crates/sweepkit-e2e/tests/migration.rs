@@ -191,8 +191,15 @@ fn following_the_migration_page_leaves_a_tree_that_calls_no_deleted_file_and_pas
         .inspect(|c| assert_eq!(c[..2], ["git", "rm"], "step 1 runs only `git rm`: {c:?}"))
         .flat_map(|c| c[2..].iter().filter(|a| !a.starts_with('-')).cloned())
         .collect();
+    // The benchmark templates stay: four kept InferenceX test files read
+    // them (docs/migration.md, What stays).
+    for kept in KEPT_TEMPLATES {
+        assert!(
+            !deleted.iter().any(|d| d.ends_with(kept)),
+            "step 1 deletes {kept}, which kept tests read"
+        );
+    }
     for named in [
-        ".github/workflows/benchmark-tmpl.yml",
         ".github/workflows/e2e-tests.yml",
         ".github/workflows/run-sweep.yml",
         "utils/process_changelog.py",
@@ -216,6 +223,10 @@ fn following_the_migration_page_leaves_a_tree_that_calls_no_deleted_file_and_pas
     // Step 2: the callers.
     let mut added = Vec::new();
     for c in commands(&block(&blocks, "add").2) {
+        if c == ["mkdir", "-p", ".github/workflows"] {
+            std::fs::create_dir_all(tree.join(".github/workflows")).unwrap();
+            continue;
+        }
         assert_eq!(c.len(), 3, "step 2 lines are `cp <sweepkit>/… …`: {c:?}");
         assert_eq!(c[0], "cp");
         let from = root().join(c[1].strip_prefix("<sweepkit>/").unwrap());
@@ -299,7 +310,12 @@ fn following_the_migration_page_leaves_a_tree_that_calls_no_deleted_file_and_pas
     );
 
     // The linters over every workflow the migration added.
-    let mut migrated: Vec<String> = added.clone();
+    // (Only workflows: step 2 also copies the reminder's markdown template.)
+    let mut migrated: Vec<String> = added
+        .iter()
+        .filter(|a| a.starts_with(".github/workflows/"))
+        .cloned()
+        .collect();
     migrated.extend(vendored);
     migrated.push(check_path.clone());
     let (Some(actionlint), Some(zizmor)) = (linter("actionlint"), linter("zizmor")) else {
@@ -369,4 +385,136 @@ fn the_page_names_every_reference_workflow_the_sweep_replaced() {
             );
         }
     }
+}
+
+/// The reference's benchmark templates that step 1 keeps (docs/migration.md,
+/// "What stays").
+const KEPT_TEMPLATES: [&str; 2] = [
+    ".github/workflows/benchmark-tmpl.yml",
+    ".github/workflows/benchmark-multinode-tmpl.yml",
+];
+
+/// The kept InferenceX test files that read those templates from disk
+/// (paths under `utils/`, where InferenceX's CI runs pytest).
+const KEPT_TESTS: [&str; 4] = [
+    "test_gb200_power_official_contract.py",
+    "agentic/aggregation/test_power_lifecycle.py",
+    "agentic/validation/test_validate_agentic_result.py",
+    "evals/test_batched_eval.py",
+];
+
+/// `(passed, failed node ids)` of one pytest run of `tests` in `utils`.
+fn pytest(python: &str, utils: &Path, tests: &[&str]) -> (usize, Vec<String>) {
+    let out = Command::new(python)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf"])
+        .args(tests)
+        .current_dir(utils)
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    let failed: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("FAILED "))
+        .map(|l| l.split(" - ").next().unwrap_or(l).trim().to_string())
+        .collect();
+    // The summary line: `==== 1 failed, 32 passed in 1.48s ====`.
+    let summary: Vec<&str> = text
+        .lines()
+        .last()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let passed = summary
+        .windows(2)
+        .find(|w| w[1].trim_end_matches(',') == "passed")
+        .and_then(|w| w[0].parse().ok())
+        .unwrap_or(0);
+    assert!(
+        passed + failed.len() > 0,
+        "pytest ran nothing in {}:\n{text}{}",
+        utils.display(),
+        stderr(&out)
+    );
+    (passed, failed)
+}
+
+/// Runs of a failing test on its own before it counts as failing: one of
+/// InferenceX's signal tests (`test_signal_stops_monitor_once_…[15-143]`)
+/// fails about one run in three on a loaded 2-core machine, with or
+/// without the migration.
+const RERUNS: usize = 3;
+
+/// pytest over `tests`, each failure run again on its own up to [`RERUNS`]
+/// times; returns (passed, still failing).
+fn pytest_settled(python: &str, utils: &Path, tests: &[&str]) -> (usize, Vec<String>) {
+    let (mut passed, failed) = pytest(python, utils, tests);
+    let mut still = Vec::new();
+    for id in failed {
+        let ok = (0..RERUNS).any(|_| pytest(python, utils, &[id.as_str()]).1.is_empty());
+        if ok {
+            passed += 1;
+        } else {
+            still.push(id);
+        }
+    }
+    (passed, still)
+}
+
+/// #38 item 1: on the real InferenceX tree (a checkout named by
+/// SWEEPKIT_INFERENCEX_DIR, e.g. 843c6254f; CI has no network, so without
+/// it the test says why and passes), the kept test files that read the
+/// benchmark templates pass before step 1 and, with the same count, after.
+#[test]
+fn the_real_inferencex_tree_keeps_its_pytest_files_green() {
+    let Some(src) = std::env::var_os("SWEEPKIT_INFERENCEX_DIR").filter(|v| !v.is_empty()) else {
+        eprintln!(
+            "skipped: SWEEPKIT_INFERENCEX_DIR names no InferenceX checkout (e.g. `git clone \
+             <mirror> /tmp/ix && git -C /tmp/ix checkout 843c6254f`); CI has no network to fetch one"
+        );
+        return;
+    };
+    let python = std::env::var("SWEEPKIT_PYTHON").unwrap_or_else(|_| "python3".into());
+    let probe = Command::new(&python)
+        .args(["-c", "import pytest, pydantic, yaml"])
+        .output();
+    assert!(
+        probe.as_ref().is_ok_and(|o| o.status.success()),
+        "SWEEPKIT_INFERENCEX_DIR is set but {python} lacks pytest, pydantic or pyyaml \
+         (pip install pytest pydantic pyyaml, or name another interpreter in SWEEPKIT_PYTHON)"
+    );
+    // A scratch clone at the checkout's commit: the migration never
+    // touches the adopter's own tree.
+    let tmp = test_kit::temp_dir();
+    let tree = tmp.path().join("InferenceX");
+    let src = PathBuf::from(src);
+    let head = git(&src, &["rev-parse", "HEAD"]);
+    let out = Command::new("git")
+        .args(["clone", "-q", "--no-checkout"])
+        .arg(&src)
+        .arg(&tree)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    git(&tree, &["checkout", "-q", head.trim()]);
+    let utils = tree.join("utils");
+
+    let (before, failing) = pytest_settled(&python, &utils, &KEPT_TESTS);
+    assert!(failing.is_empty(), "fail before the migration: {failing:?}");
+
+    let page = std::fs::read_to_string(root().join("docs/migration.md")).unwrap();
+    let blocks = migration_blocks(&page);
+    for c in commands(&block(&blocks, "delete").2) {
+        let args: Vec<&str> = c[1..].iter().map(String::as_str).chain(["-q"]).collect();
+        git(&tree, &args);
+    }
+    for kept in KEPT_TEMPLATES {
+        assert!(tree.join(kept).is_file(), "{kept} was deleted");
+    }
+    let (after, failing) = pytest_settled(&python, &utils, &KEPT_TESTS);
+    eprintln!(
+        "InferenceX {}: kept template tests {before} passed before step 1, {after} after",
+        &head.trim()[..9]
+    );
+    assert!(failing.is_empty(), "fail after the migration: {failing:?}");
+    assert_eq!(after, before);
 }

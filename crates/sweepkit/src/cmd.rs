@@ -10,6 +10,17 @@ fn at(path: &Path) -> (Option<&str>, Option<usize>) {
     (path.to_str(), Some(1))
 }
 
+/// The lines an adopter adds while the pin has no release archives: the
+/// caller's `with:` of the vendored sweep, and the top-level `env:` of
+/// every other workflow that uses sweepkit's actions (their tools install
+/// themselves and read the variable).
+pub(crate) const BUILD_FROM_SOURCE_LINES: &str = "  in .github/workflows/run-sweep.yml, under the job that `uses: ./.github/workflows/sweepkit-run-sweep.yml`:
+    with:
+      build-from-source: true
+  in every other workflow that uses sweepkit's actions (the `workflow check` job, trusted-external-sweep.yml, stage-results*.yml, recover-reused-ingest.yml, runner-offline-digest.yml), at the top level:
+    env:
+      SWEEPKIT_BUILD_FROM_SOURCE: \"true\"";
+
 /// Refuses (exit 1) a pin whose `checksums.txt` lists no archive of this
 /// version for a release target, unless `allow`; warns when it cannot know.
 pub(crate) fn judge_release(dir: &Path, pin: Option<&str>, allow: bool) -> Outcome {
@@ -24,12 +35,12 @@ pub(crate) fn judge_release(dir: &Path, pin: Option<&str>, allow: bool) -> Outco
             );
             if allow {
                 eprintln!(
-                    "warning: {what}; written anyway (--allow-unreleased): set `build-from-source: true` in your caller's `with:` so the setup steps build the binaries with cargo"
+                    "warning: {what}; written anyway (--allow-unreleased). Add these lines so the setup steps build the binaries with cargo (remove them once you pin a release):\n{BUILD_FROM_SOURCE_LINES}"
                 );
                 Ok(())
             } else {
                 let msg = format!(
-                    "{what}. Fix: run `sweepkit workflow write --ref <SHA>` with the pin the release notes of v{version} name (the commit that lists its checksums); or, to build the binaries on the runners instead, pass `--allow-unreleased` and set `build-from-source: true` in your caller's `with:`"
+                    "{what}. Fix: run `sweepkit workflow write --ref <SHA>` with the pin the release notes of v{version} name (the commit that lists its checksums); or, to build the binaries on the runners instead, pass `--allow-unreleased` and add:\n{BUILD_FROM_SOURCE_LINES}"
                 );
                 Err(Failure::rejected_msg(msg).at(at(&path)))
             }

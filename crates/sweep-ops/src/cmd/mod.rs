@@ -15,6 +15,7 @@ pub(crate) mod fork;
 pub(crate) mod ingest;
 pub(crate) mod merge;
 pub(crate) mod recover;
+pub(crate) mod reminder;
 
 /// A client with the first token of `vars`; none is a usage failure.
 pub(crate) fn client(vars: &[&str]) -> Result<Client, Failure> {
