@@ -16,6 +16,7 @@ use crate::compare::{
 use crate::evals::EvalRow;
 use crate::key::{GroupKey, PointKey, Topology, metric_value, seq_label};
 use crate::metrics::MetricDef;
+use sweep_model::compare_summary::{self as summary, BaselineRef, CompareSummary, Verdict};
 
 const MAIN_TEMPLATE: &str = include_str!("../../../templates/compare.md.j2");
 const REFERENCE_TEMPLATE: &str = include_str!("../../../templates/compare-reference.md.j2");
@@ -284,6 +285,17 @@ fn common(input: &ReportInput<'_>) -> serde_json::Map<String, Value> {
     m.insert("new_rows".into(), (!input.new_rows.is_empty()).into());
     let counts = c.counts();
     m.insert("summary_line".into(), counts.line().into());
+    let all = self::counts(c, input.evals, input.new_rows.len());
+    let icon = match verdict(c, input.evals, input.new_rows.len()) {
+        Verdict::Regressions | Verdict::EvalsFailed => "❌",
+        Verdict::NoResults => "⚠️",
+        Verdict::NoRegressions if counts.matched == 0 => "⚠️",
+        Verdict::NoRegressions => "✅",
+    };
+    m.insert(
+        "verdict_line".into(),
+        format!("{icon} {}", all.line()).into(),
+    );
     m.insert("matched".into(), counts.matched.into());
     m.insert("strict".into(), c.strict.into());
     let tol: Vec<String> = c
@@ -297,8 +309,8 @@ fn common(input: &ReportInput<'_>) -> serde_json::Map<String, Value> {
 }
 
 /// The regressed metrics, formatted: configuration, point, metric label,
-/// change (`-11.1% (1800.0 → 1600.0)`) and tolerance.
-fn regression_items(c: &Comparison) -> Vec<Value> {
+/// change (`▼ -11.1 % (1800.0 → 1600.0)`) and tolerance.
+fn regression_items(c: &Comparison) -> Vec<summary::Regression> {
     c.regressions
         .iter()
         .map(|r| {
@@ -316,57 +328,132 @@ fn regression_items(c: &Comparison) -> Vec<Value> {
                 .map_or((None, None), |(d, cell)| (Some(d), Some(cell)));
             let change = match (def, cell) {
                 (Some(d), Some(cell)) => format!(
-                    "{:+.1}% ({} → {})",
-                    r.rel_delta * 100.0,
+                    "{} ({} → {})",
+                    arrow(r.rel_delta),
                     num(cell.baseline, d),
                     num(cell.new, d)
                 ),
-                _ => format!("{:+.1}%", r.rel_delta * 100.0),
+                _ => arrow(r.rel_delta),
             };
-            json!({
-                "group": r.key.group.title(),
-                "point": r.key.label(),
-                "metric": def.map_or(r.metric, |d| d.label),
-                "change": change,
-                "tolerance": pct_plain(r.tolerance),
-            })
+            summary::Regression {
+                group: r.key.group.title(),
+                point: r.key.label(),
+                metric: def.map_or(r.metric, |d| d.label).to_string(),
+                change,
+                tolerance: pct_plain(r.tolerance),
+            }
         })
         .collect()
+}
+
+/// The one verdict of a comparison, its evals and the number of new rows:
+/// regressed points first, then evals below threshold, then no results.
+pub fn verdict(c: &Comparison, evals: &[EvalRow], new_rows: usize) -> Verdict {
+    if c.has_regressions() {
+        Verdict::Regressions
+    } else if evals.iter().any(|e| e.pass() == Some(false)) {
+        Verdict::EvalsFailed
+    } else if new_rows == 0 {
+        Verdict::NoResults
+    } else {
+        Verdict::NoRegressions
+    }
+}
+
+/// Every count of the comparison, its evals and its new rows.
+pub fn counts(c: &Comparison, evals: &[EvalRow], new_rows: usize) -> summary::Counts {
+    let k = c.counts();
+    let n = |v: usize| v as u64;
+    summary::Counts {
+        new_rows: n(new_rows),
+        matched: n(k.matched),
+        regressed_points: n(k.regressed_points),
+        regressed_metrics: n(k.regressed_metrics),
+        improved: n(k.improved),
+        unchanged: n(k.unchanged),
+        inconclusive: n(k.inconclusive),
+        other_hardware: n(k.other_hardware),
+        no_baseline: n(c.unmatched_new.len()),
+        not_rerun: n(c.unmatched_baseline.len()),
+        evals: n(evals.len()),
+        evals_failed: n(evals.iter().filter(|e| e.pass() == Some(false)).count()),
+    }
+}
+
+/// The median of the primary metric's relative changes over each
+/// configuration's matched points, worst first (for the metric's
+/// direction).
+fn impacts(c: &Comparison) -> Vec<summary::Impact> {
+    let Some(def) = c.metrics.first() else {
+        return Vec::new();
+    };
+    let mut groups: BTreeMap<&GroupKey, Vec<f64>> = BTreeMap::new();
+    for p in &c.points {
+        if let Some(r) = p.cells.first().and_then(|cell| cell.rel_delta) {
+            groups.entry(&p.key.group).or_default().push(r);
+        }
+    }
+    let mut out: Vec<(f64, summary::Impact)> = groups
+        .into_iter()
+        .filter_map(|(g, mut rs)| {
+            let m = median(&mut rs)?;
+            Some((
+                goodness(def, m),
+                summary::Impact {
+                    group: g.title(),
+                    metric: def.label.to_string(),
+                    median_change: arrow(m),
+                    better: better(def, m),
+                },
+            ))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out.into_iter().map(|(_, i)| i).collect()
+}
+
+/// The median of finite values (`None` for none).
+pub(crate) fn median(v: &mut [f64]) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
 }
 
 /// The comparison in a few strings for a PR comment (the JSON report's
 /// `summary`, read by visualizer-comment): verdict, counts, the formatted
 /// regressions and the eval results against their thresholds. Data strings
 /// are raw; the reader escapes them for markdown.
-pub fn summary(c: &Comparison, evals: &[EvalRow], baseline_label: &str) -> Value {
-    let evals: Vec<Value> = evals
+pub fn summary(
+    c: &Comparison,
+    evals: &[EvalRow],
+    new_rows: usize,
+    baseline: BaselineRef,
+) -> CompareSummary {
+    let eval_items = evals
         .iter()
-        .map(|e| {
-            let g = &e.key.group;
-            json!({
-                "configuration": format!("{} {} {} {} {}", g.model, g.precision, g.hw, g.framework, seq_label(g.isl, g.osl)),
-                "point": e.key.label(),
-                "task": e.task,
-                "score": pct2(e.em_strict.or(e.em_flexible)),
-                "threshold": e.threshold.as_ref().map(|t| pct_plain(t.value)),
-                "pass": e.pass(),
-            })
+        .map(|e| summary::Eval {
+            configuration: e.key.group.title(),
+            point: e.key.label(),
+            task: e.task.clone(),
+            score: pct2(e.em_strict.or(e.em_flexible)),
+            threshold: e.threshold.as_ref().map(|t| pct_plain(t.value)),
+            pass: e.pass(),
         })
         .collect();
-    let counts = c.counts();
-    json!({
-        "verdict": c.verdict(),
-        "baseline": baseline_label,
-        "line": counts.line(),
-        "counts": counts.to_json(),
-        "matched": counts.matched,
-        "regressed_points": counts.regressed_points,
-        "regressions": regression_items(c),
-        "top_regressions": top(c).iter().map(Top::item).collect::<Vec<_>>(),
-        "unmatched_new": c.unmatched_new.len(),
-        "unmatched_baseline": c.unmatched_baseline.len(),
-        "evals": evals,
-    })
+    CompareSummary {
+        verdict: verdict(c, evals, new_rows),
+        baseline,
+        line: counts(c, evals, new_rows).line(),
+        counts: counts(c, evals, new_rows),
+        regressions: regression_items(c),
+        top_regressions: top(c).iter().map(Top::item).collect(),
+        impacts: impacts(c),
+        evals: eval_items,
+    }
 }
 
 /// Which report `compare.md.j2` lays out.
@@ -417,6 +504,15 @@ fn arrow(r: f64) -> String {
 /// where lower is better.
 fn goodness(def: &MetricDef, r: f64) -> f64 {
     if def.higher_is_better { r } else { -r }
+}
+
+/// Whether a change is better (`Some(true)`) or worse for the metric;
+/// `None` for no change at the report's precision.
+fn better(def: &MetricDef, r: f64) -> Option<bool> {
+    match format!("{:+.1}", r * 100.0).as_str() {
+        "+0.0" | "-0.0" => None,
+        _ => Some(goodness(def, r) > 0.0),
+    }
 }
 
 /// A regressed point for the top regressions: its worst regressed metric
@@ -503,15 +599,15 @@ impl Top<'_> {
     }
 
     /// The summary's item, raw (the comment escapes it).
-    fn item(&self) -> Value {
-        json!({
-            "group": self.point.key.group.title(),
-            "point": self.point.key.label(),
-            "metric": self.def.label,
-            "change": self.change(),
-            "also": self.also,
-            "other_hardware": self.point.other_hardware,
-        })
+    fn item(&self) -> summary::TopRegression {
+        summary::TopRegression {
+            group: self.point.key.group.title(),
+            point: self.point.key.label(),
+            metric: self.def.label.to_string(),
+            change: self.change(),
+            also: self.also.clone(),
+            other_hardware: self.point.other_hardware,
+        }
     }
 }
 

@@ -273,7 +273,7 @@ fn seed_compare_markdown_reproduces_the_seed_table() {
     let md = stdout(&o);
     assert!(
         md.contains(
-            "**Verdict: 0 points regressed (0 metrics) · 7 improved · 0 unchanged · 0 inconclusive**"
+            "**Verdict: ✅ 0 points regressed (0 metrics) · 7 improved · 0 unchanged · 0 inconclusive · 0 not re-run · 0 no baseline · 0 evals failed**"
         ),
         "{md}"
     );
@@ -462,14 +462,18 @@ fn markdown_snapshot_with_unmatched_points_and_evals() {
     let md = stdout(&o);
     assert_snapshot!("small_markdown", md);
     let j = read_json(&f.path("out/compare.json"));
-    assert_eq!(j["verdict"], "no_regressions");
+    // One verdict for points and evals (issue #37 item 5): dsr1's 0.90 is
+    // below its 0.91.
+    assert_eq!(j["verdict"], "evals_failed");
+    assert_eq!(j["summary"]["verdict"], "evals_failed");
+    assert_eq!(j["summary"]["counts"]["evals_failed"], 1);
     assert_eq!(j["points"].as_array().expect("points").len(), 5);
     assert_eq!(j["unmatched_new"][0]["conc"], 64);
     assert_eq!(j["unmatched_baseline"][0]["conc"], 32);
     assert_eq!(j["evals"][1]["pass"], false, "0.90 < dsr1's 0.91");
     assert_eq!(
         j["summary"]["evals"][1],
-        json!({"configuration": "dsr1 fp8 h100 sglang 1k1k", "point": "TP8 EP1, conc 8",
+        json!({"configuration": "dsr1 fp8 h100 sglang, 1k1k (spec: none)", "point": "TP8 EP1, conc 8",
             "task": "gsm8k", "score": "90.00%", "threshold": "91 %", "pass": false})
     );
     assert_eq!(j["evals"][1]["significant_drop"], true);
@@ -487,7 +491,7 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
     assert_eq!(o.status.code(), Some(0), "no flag: report only");
     let md = stdout(&o);
     assert!(
-        md.contains("**Verdict: 1 point regressed (2 metrics) · "),
+        md.contains("**Verdict: ❌ 1 point regressed (2 metrics) · "),
         "{md}"
     );
     assert!(
@@ -508,20 +512,22 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
     // The summary visualizer-comment puts at the top of the PR comment.
     let sum = &j["summary"];
     assert_eq!(sum["verdict"], "regressions");
-    assert_eq!(sum["matched"], 5);
-    assert_eq!(sum["regressed_points"], 1);
+    // Each count once, under `counts` (issue #36 item 2).
+    assert!(sum.get("matched").is_none() && j.get("counts").is_none());
+    assert_eq!(sum["counts"]["matched"], 5);
+    assert_eq!(sum["counts"]["regressed_points"], 1);
     assert_eq!(
         sum["regressions"][0],
         json!({
             "group": "dsr1 fp8 h100 sglang, 1k1k (spec: none)",
             "point": "TP8 EP1, conc 8",
             "metric": "tput/GPU (tok/s)",
-            "change": "-11.1% (1800.0 → 1600.0)",
+            "change": "▼ -11.1 % (1800.0 → 1600.0)",
             "tolerance": "5 %",
         })
     );
-    assert_eq!(sum["unmatched_new"], 1);
-    assert_eq!(sum["unmatched_baseline"], 1);
+    assert_eq!(sum["counts"]["no_baseline"], 1);
+    assert_eq!(sum["counts"]["not_rerun"], 1);
     let o = run(f
         .compare()
         .arg("--fail-on-regression")
@@ -1257,7 +1263,7 @@ fn action_inputs_arrive_as_environment_with_empty_values() {
     assert!(
         std::fs::read_to_string(&summary)
             .expect("summary")
-            .contains("**Verdict: 0 points regressed (0 metrics) · ")
+            .contains("**Verdict: ✅ 0 points regressed (0 metrics) · ")
     );
 }
 

@@ -205,7 +205,7 @@ fn markdown_with_repeats_shows_n_the_range_and_inconclusive_points() {
     );
     assert!(
         md.contains(
-            "**Verdict: 1 point regressed (2 metrics) · 0 improved · 0 unchanged · 1 inconclusive**"
+            "**Verdict: ❌ 1 point regressed (2 metrics) · 0 improved · 0 unchanged · 1 inconclusive · 0 not re-run · 0 no baseline · no evals**"
         ),
         "the inconclusive point is counted: {md}"
     );

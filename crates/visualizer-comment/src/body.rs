@@ -232,13 +232,11 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
         }
     }
     if let Some(compare) = &input.compare {
-        let h = verdict::head(compare)?;
+        let scheduled =
+            verdict::scheduled(input.run_stats.as_ref(), input.run_stats_by_runner.as_ref());
+        let h = verdict::head(compare, scheduled)?;
         ctx.insert("headline".into(), format!("{} {}", h.icon, h.line).into());
-        let tail = if h.regressions_are_points {
-            " (see the top regressions below)"
-        } else {
-            " (see the tables)"
-        };
+        let tail = " (see the top regressions below)";
         ctx.insert("regressions".into(), h.regressions.into());
         ctx.insert(
             "more_regressions".into(),
