@@ -23,6 +23,11 @@ fn run(c: &mut Command) -> Output {
     c.output().expect("run compare-results")
 }
 
+/// `~` written for the no-break space between a number and its unit.
+fn nb(s: &str) -> String {
+    s.replace('~', "\u{a0}")
+}
+
 fn read_json(p: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).expect("read json")).expect("parse json")
 }
@@ -322,9 +327,9 @@ fn seed_compare_markdown_reproduces_the_seed_table() {
     }
     // The eval table carries the gsm8k figures.
     for s in [
-        "96.82%", "±0.48%", "95.98%", "96.51%", "±0.51%", "95.38%", "1319",
+        "96.82~%", "±0.48~%", "95.98~%", "96.51~%", "±0.51~%", "95.38~%", "1319",
     ] {
-        assert!(md.contains(s), "eval table lacks {s}");
+        assert!(md.contains(&nb(s)), "eval table lacks {s}");
     }
     // One mermaid chart per topology: the TP2 sweep over its six
     // concurrencies; TP4 (one point) gets none, and no line runs from one
@@ -370,7 +375,7 @@ fn seed_compare_svg_parses_and_has_both_series() {
     ] {
         assert!(texts.contains(&label), "legend lacks {label}: {texts:?}");
     }
-    let new_tp2 = format!("#{:02X}{:02X}{:02X}", 33, 113, 181);
+    let new_tp2 = format!("#{:02X}{:02X}{:02X}", 255, 127, 14);
     let lengths: Vec<usize> = doc
         .descendants()
         .filter(|n| n.tag_name().name() == "polyline")
@@ -474,7 +479,7 @@ fn markdown_snapshot_with_unmatched_points_and_evals() {
     assert_eq!(
         j["summary"]["evals"][1],
         json!({"configuration": "dsr1 fp8 h100 sglang, 1k1k (spec: none)", "point": "TP8 EP1, conc 8",
-            "task": "gsm8k", "score": "90.00%", "threshold": "91 %", "pass": false})
+            "task": "gsm8k", "score": nb("90.00~%"), "threshold": nb("91~%"), "pass": false})
     );
     assert_eq!(j["evals"][1]["significant_drop"], true);
     assert_eq!(j["evals"][0]["significant_drop"], false);
@@ -495,10 +500,10 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
         "{md}"
     );
     assert!(
-        md.contains("| dsr1 fp8 h100 sglang, 1k1k (spec: none) | TP8 EP1, conc 8 | tput/GPU (tok/s) | **▼ -11.1 %** (1800.0 → 1600.0) | output tput ▼ -11.1 % |"),
+        md.contains(&nb("| dsr1 fp8 h100 sglang, 1k1k (spec: none) | TP8 EP1, conc 8 | tput/GPU (tok/s) | **🔴~▼~-11.1~%** (1800.0 → 1600.0) | output tput 🔴~▼~-11.1~% |")),
         "{md}"
     );
-    assert!(md.contains("(**▼ -11.1 %**)"), "{md}");
+    assert!(md.contains(&nb("(**🔴~▼~-11.1~%**)")), "{md}");
     assert!(!md.contains("\\color"), "no LaTeX colour: {md}");
     let j = read_json(&f.path("out/compare.json"));
     assert_eq!(j["verdict"], "regressions");
@@ -522,8 +527,8 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
             "group": "dsr1 fp8 h100 sglang, 1k1k (spec: none)",
             "point": "TP8 EP1, conc 8",
             "metric": "tput/GPU (tok/s)",
-            "change": "▼ -11.1 % (1800.0 → 1600.0)",
-            "tolerance": "5 %",
+            "change": nb("🔴~▼~-11.1~% (1800.0 → 1600.0)"),
+            "tolerance": nb("5~%"),
         })
     );
     assert_eq!(sum["counts"]["no_baseline"], 1);
@@ -574,7 +579,9 @@ fn seed_injected_regression_lists_the_point() {
     assert_eq!(j["regressions"][0]["metric"], "mean_ttft");
     assert_eq!(j["regressions"][0]["conc"], 64);
     assert!(
-        stdout(&o).contains("| TP2 EP1, conc 64 | mean TTFT (ms) | **▲ +30.1 %**"),
+        stdout(&o).contains(&nb(
+            "| TP2 EP1, conc 64 | mean TTFT (ms) | **🔴~▲~+30.1~%**"
+        )),
         "{}",
         stdout(&o)
     );
@@ -871,7 +878,7 @@ fn report_names_set_tolerances_and_json_alone_writes_no_svg() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let md = stdout(&o);
     assert!(
-        md.contains("tput 7 %") && md.contains("TTFT 20 %"),
+        md.contains(&nb("tput 7~%")) && md.contains(&nb("TTFT 20~%")),
         "tolerances set by the printed names: {md}"
     );
     assert!(f.path("json-only.json").is_file());
@@ -1312,7 +1319,9 @@ fn multi_node_points_get_prefill_and_decode_columns() {
         "{md}"
     );
     assert!(
-        md.contains("| **regressed** | 512 | 800.0 → 700.0 (**▼ -12.5 %**) |"),
+        md.contains(&nb(
+            "| **regressed** | 512 | 800.0 → 700.0 (**🔴~▼~-12.5~%**) |"
+        )),
         "{md}"
     );
     let j = read_json(&f.path("out/compare.json"));

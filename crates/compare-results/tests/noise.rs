@@ -199,7 +199,8 @@ fn markdown_with_repeats_shows_n_the_range_and_inconclusive_points() {
     assert!(!md.contains('±'), "a range, not ±: {md}");
     assert!(
         md.contains(
-            "1000.0 [970.0–1030.0] → 960.0 [950.0–970.0] (▼ -4.0 %, inconclusive — re-run)"
+            &"1000.0 [970.0–1030.0] → 960.0 [950.0–970.0] (🔴~▼~-4.0~%, inconclusive — re-run)"
+                .replace('~', "\u{a0}")
         ),
         "{md}"
     );

@@ -194,7 +194,7 @@ pub fn head(compare: &Value, scheduled: Scheduled) -> Result<Head, BodyError> {
         let also = if r.also.is_empty() {
             String::new()
         } else {
-            format!(" (also {})", md(&r.also.join(", ")))
+            format!(", also {}", md(&r.also.join(", ")))
         };
         let flag = if r.other_hardware {
             " ⚠️ baseline on other hardware"

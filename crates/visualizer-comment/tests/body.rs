@@ -310,7 +310,8 @@ fn regression_body_lists_the_regressions_first() {
     // One item per regressed point, its largest change first.
     assert_eq!(
         head[1],
-        "**Regressed:** qwen3.5 fp4 b200 sglang, 8k1k (spec: none) — TP2 EP1, conc 16: tput/GPU (tok/s) ▼ -12.0 % (5621.2 → 4946.7) (also output tput ▼ -12.0 %); TP2 EP1, conc 32: tput/GPU (tok/s) ▼ -12.0 % (7784.4 → 6850.3) (also output tput ▼ -12.0 %)"
+        "**Regressed:** qwen3.5 fp4 b200 sglang, 8k1k (spec: none) — TP2 EP1, conc 16: tput/GPU (tok/s) 🔴~▼~-12.0~% (5621.2 → 4946.7), also output tput 🔴~▼~-12.0~%; TP2 EP1, conc 32: tput/GPU (tok/s) 🔴~▼~-12.0~% (7784.4 → 6850.3), also output tput 🔴~▼~-12.0~%"
+            .replace('~', "\u{a0}")
     );
     assert_eq!(
         head[1].matches("qwen3.5").count(),
@@ -434,7 +435,7 @@ fn eval_failure_body_comes_from_a_real_run_of_both_binaries() {
     );
     assert_eq!(
         head[1],
-        "**Evals below threshold:** qwen3.5 fp4 b200 sglang, 8k1k (spec: none), TP2 EP1, conc 128: gsm8k 88.10% < 94 %"
+        "**Evals below threshold:** qwen3.5 fp4 b200 sglang, 8k1k (spec: none), TP2 EP1, conc 128: gsm8k 88.10\u{a0}% < 94\u{a0}%"
     );
     let evals = table_after(&text, "### Evals");
     assert_eq!(evals.len(), 2, "both evals in the table:\n{text}");
@@ -761,6 +762,7 @@ fn repeats_body_counts_the_inconclusive_point() {
 #[test]
 fn sweep_of_54_configurations_fits_and_names_every_configuration() {
     let (c, section) = sweep_compared();
+    let summary = c.clone();
     let counts = c["summary"]["counts"].clone();
     assert_eq!(counts["matched"], 378);
     let mut i = input(Some(c), &[&section]);
@@ -770,9 +772,18 @@ fn sweep_of_54_configurations_fits_and_names_every_configuration() {
         "h200-nv": {"n_success": 126, "total": 126},
         "mi355x-amds": {"n_success": 126, "total": 126}
     }));
+    // With its charts embedded from the charts branch (issue #37 item 1:
+    // one budget for the whole body).
+    let (manifest, base_url) = sweep_charts();
+    i.charts.manifest = Some(manifest);
+    i.charts.base_url = Some(base_url);
+    i.head = Some((
+        "4f2a9c0d1e3b5a7968f0c2d4e6a8b0c1d3e5f7a9".into(),
+        Some("https://github.com/SemiAnalysisAI/InferenceX/commit/4f2a9c0d1e3b5a7968f0c2d4e6a8b0c1d3e5f7a9".into()),
+    ));
     let b = body::render(&i, NOTICE).expect("body");
     let n = b.text.chars().count();
-    eprintln!("54-configuration sweep: comment body {n} characters");
+    eprintln!("54-configuration sweep with charts: comment body {n} characters");
     assert!(
         !b.truncated,
         "the report fits without a cut: {n} characters"
@@ -813,16 +824,77 @@ fn sweep_of_54_configurations_fits_and_names_every_configuration() {
         "{}",
         first_lines(&b.text, 4).join("\n")
     );
-    // The tables left out to fit are counted: with those shown, every
-    // configuration (each has a point beyond tolerance here).
-    let left_out = b
-        .text
+    // The report comes before the charts (issue #37 item 1).
+    let charts_at = b.text.find("#### Charts").expect("the charts block");
+    let report_at = b.text.find("## Benchmark comparison").expect("the report");
+    assert!(report_at < charts_at, "the report precedes the charts");
+    let report = &b.text[report_at..charts_at];
+    // Whole tables are left out, named with their worst change; with those
+    // shown, every configuration (each has a point beyond tolerance here).
+    let left_out: Vec<&str> = report
         .lines()
-        .find_map(|l| l.strip_prefix("To fit a PR comment, the tables of "))
-        .and_then(|l| l.split_whitespace().next())
-        .and_then(|n| n.parse::<usize>().ok())
-        .unwrap_or(0);
-    assert_eq!(b.text.matches("<details>").count() + left_out, 54);
+        .find_map(|l| l.strip_prefix("- the tables of "))
+        .or_else(|| {
+            report
+                .lines()
+                .find_map(|l| l.strip_prefix("- the table of "))
+        })
+        .and_then(|l| l.split_once(": "))
+        .map(|(_, names)| names.split("; ").collect())
+        .unwrap_or_default();
+    eprintln!("54-configuration sweep: tables left out: {left_out:#?}");
+    assert_eq!(report.matches("\n<details").count() + left_out.len(), 54);
+    // Kept by severity: every regressed configuration whose table is shown
+    // has a worst regression (compare's largest change of any metric, from
+    // its list of regressed points, largest first) at least as large as
+    // every one left out.
+    let magnitude = |change: &str| -> f64 {
+        change
+            .split('\u{a0}')
+            .find(|t| t.starts_with(['+', '-']))
+            .and_then(|n| n.parse::<f64>().ok())
+            .map_or(0.0, f64::abs)
+    };
+    let mut worst_by_group: std::collections::BTreeMap<String, f64> = Default::default();
+    for t in summary["summary"]["top_regressions"]
+        .as_array()
+        .expect("top")
+    {
+        let g = t["group"].as_str().unwrap_or_default().to_string();
+        let m = magnitude(t["change"].as_str().unwrap_or_default());
+        let e = worst_by_group.entry(g).or_insert(0.0);
+        *e = e.max(m);
+    }
+    let dropped_names: Vec<&str> = left_out
+        .iter()
+        .map(|n| n.rsplit_once(" (worst ").map_or(*n, |(t, _)| t))
+        .collect();
+    let dropped_max = dropped_names
+        .iter()
+        .filter_map(|n| worst_by_group.get(*n))
+        .fold(0.0_f64, |a, b| a.max(*b));
+    let overview = table_after(&b.text, "### Configurations");
+    for block in report.split("\n### ").skip(1) {
+        let title = block.lines().next().unwrap_or_default().trim();
+        let Some(row) = overview.iter().find(|r| r[0] == title) else {
+            continue;
+        };
+        if let Some(w) = worst_by_group.get(title) {
+            assert!(
+                *w >= dropped_max,
+                "{title} (worst {w}) kept over a dropped one at {dropped_max}"
+            );
+        }
+        // Every regressed configuration is open (issue #37 item 2).
+        let open = block.contains("<details open>");
+        assert_eq!(open, row[3] != "0", "{title}: open iff regressed");
+    }
+    // No table is cut: each has its header, alignment and rows, and the
+    // fold closes.
+    assert_eq!(
+        report.matches("<details").count(),
+        report.matches("</details>").count()
+    );
     let counted = check_counts(&b.text);
     assert_eq!(
         counted.regressed_points,

@@ -106,6 +106,7 @@ fn report_of(dom: &str) -> Value {
     }) + "<pre id=\"report\">".len();
     let end = dom[start..].find("</pre>").expect("report closed") + start;
     let text = dom[start..end]
+        .replace("&nbsp;", "\u{a0}")
         .replace("&quot;", "\"")
         .replace("&lt;", "<")
         .replace("&gt;", ">")
@@ -161,7 +162,7 @@ fn the_regression_comment_renders_as_on_github() {
     assert_eq!(
         headings.first().copied(),
         Some(
-            "❌ 2 points regressed (4 metrics) · 0 improved · 5 unchanged · 0 inconclusive vs main @ 2026-11-30"
+            "❌ 2 points regressed (4 metrics) · 0 improved · 5 unchanged · 0 inconclusive · 0 not re-run · 0 no baseline · no evals vs main @ 2026-11-30"
         ),
         "{headings:?}"
     );
@@ -182,7 +183,7 @@ fn the_regression_comment_renders_as_on_github() {
     assert!(
         rows[0][3]
             .as_str()
-            .is_some_and(|c| c.starts_with("▼ -12.0 % (5621.2 → 4946.7)")),
+            .is_some_and(|c| c.starts_with("🔴\u{a0}▼\u{a0}-12.0\u{a0}% (5621.2 → 4946.7)")),
         "{top}"
     );
     // One line per configuration, counts in cells.
