@@ -239,7 +239,7 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
         // runner that ran it (the reference's name rule counts 0 of them:
         // the leg names carry the group label `b200`).
         "#### Success rate per hardware",
-        "| b200-nscale | 9 / 9 | 100 % |",
+        "| b200-nscale | 9 / 9 | 100\u{a0}% |",
         &format!("https://github.com/{REPO}/actions/runs/{ACT_RUN_ID}"),
     ] {
         assert!(body.contains(want), "the comment lacks {want:?}:\n{body}");

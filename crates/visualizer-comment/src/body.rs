@@ -146,7 +146,7 @@ fn stats_rows(v: &Value) -> Result<Option<Vec<Value>>, BodyError> {
                     " ⚠️"
                 };
                 json!({"hw": md(hw), "ok": s.n_success, "total": s.total,
-                       "rate": format!("{rate:.0} %{mark}")})
+                       "rate": format!("{rate:.0}\u{a0}%{mark}")})
             })
             .collect(),
     ))

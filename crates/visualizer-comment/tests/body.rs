@@ -623,7 +623,10 @@ fn placed_counts_are_shown_and_the_unplaced_jobs_named() {
     })));
     let b = body::render(&i, NOTICE).expect("body");
     let part = success_part(&b.text);
-    assert!(part.contains("| b200-nscale | 9 / 9 | 100 % |"), "{part}");
+    assert!(
+        part.contains("| b200-nscale | 9 / 9 | 100\u{a0}% |"),
+        "{part}"
+    );
     assert!(!part.contains("No GPU jobs were counted"), "{part}");
     test_kit::assert_snapshot!("success_rate_by_runner_unplaced", part);
 }
@@ -636,7 +639,10 @@ fn all_placed_means_no_unplaced_line() {
     ));
     let b = body::render(&i, NOTICE).expect("body");
     let part = success_part(&b.text);
-    assert!(part.contains("| b200-nscale | 9 / 9 | 100 % |"), "{part}");
+    assert!(
+        part.contains("| b200-nscale | 9 / 9 | 100\u{a0}% |"),
+        "{part}"
+    );
     assert!(!part.contains("could not be placed"), "{part}");
 }
 
@@ -686,7 +692,7 @@ fn null_placed_stats_fall_back_to_run_stats() {
     i.run_stats_by_runner = Some(Value::Null);
     let b = body::render(&i, NOTICE).expect("body");
     assert!(
-        success_part(&b.text).contains("| h200-cw | 9 / 12 | 75 % ⚠️ |"),
+        success_part(&b.text).contains("| h200-cw | 9 / 12 | 75\u{a0}% ⚠️ |"),
         "{}",
         b.text
     );
