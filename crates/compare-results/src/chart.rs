@@ -238,15 +238,44 @@ fn mermaid_topology(label: &str, pts: &[&(&Topology, i64, f64, f64)]) -> String 
     let base: Vec<String> = pts.iter().map(|p| fmt(p.2)).collect();
     let new: Vec<String> = pts.iter().map(|p| fmt(p.3)).collect();
     let max = pts.iter().map(|p| p.2.max(p.3)).fold(0.0_f64, f64::max);
+    let min = pts
+        .iter()
+        .map(|p| p.2.min(p.3))
+        .fold(f64::INFINITY, f64::min);
+    let hi = nice_ceiling(max);
     format!(
-        "%%{{init: {{\"themeVariables\": {{\"xyChart\": {{\"plotColorPalette\": \"{MERMAID_BASELINE}, {MERMAID_NEW}\"}}}}}}}}%%\nxychart-beta\n    title {}\n    x-axis {} [{}]\n    y-axis \"tput/GPU (tok/s)\" 0 --> {}\n    line \"baseline\" [{}]\n    line \"new\" [{}]",
+        "%%{{init: {{\"themeVariables\": {{\"xyChart\": {{\"plotColorPalette\": \"{MERMAID_BASELINE}, {MERMAID_NEW}\"}}}}}}}}%%\nxychart-beta\n    title {}\n    x-axis {} [{}]\n    y-axis \"tput/GPU (tok/s)\" {} --> {}\n    line \"baseline\" [{}]\n    line \"new\" [{}]",
         quote(&format!("{label}: tput/GPU")),
         quote("concurrency"),
         concs.join(", "),
-        nice_ceiling(max),
+        nice_floor(min, hi),
+        hi,
         base.join(", "),
         new.join(", ")
     )
+}
+
+/// A concurrency tick's label: the powers of two only (concurrencies are
+/// 1, 2, 4, …); the log axis's ticks between them would round to repeated
+/// labels ("6 6 … 8 8").
+fn conc_tick(x: &f64) -> String {
+    let l = x.log2();
+    if x.is_finite() && *x > 0.0 && (l - l.round()).abs() < 0.01 {
+        format!("{}", x.round())
+    } else {
+        String::new()
+    }
+}
+
+/// A round lower bound for an axis whose top is `hi` (from
+/// [`nice_ceiling`]): `lo` rounded down to a tenth of `hi`, so the data
+/// fills the axis instead of sitting in a corner above a zero.
+fn nice_floor(lo: f64, hi: f64) -> f64 {
+    let step = hi / 10.0;
+    if !(lo.is_finite() && step.is_finite()) || lo <= 0.0 || step <= 0.0 {
+        return 0.0;
+    }
+    ((lo / step).floor() * step).max(0.0)
 }
 
 /// Largest value an axis is drawn to: ten times
@@ -299,14 +328,18 @@ pub fn axis_top(v: f64, axis: &str) -> Result<f64, ChartError> {
     Ok(nice_ceiling(v))
 }
 
-/// (baseline, new) colours per topology: a light and a dark shade of one
-/// hue. Public so the browser test can look for them in the rendering.
+/// (baseline, new) colours per topology. The first (most charts have one
+/// topology) is the mermaid charts' pair, [`MERMAID_BASELINE`] blue and
+/// [`MERMAID_NEW`] orange, so a PNG and a mermaid chart say "baseline" and
+/// "new" in the same colours (issue #37 item 8); the others are a light
+/// and a dark shade of one hue, none of them blue, orange or the ring's
+/// red. Public so the browser test can look for them in the rendering.
 pub const PAIRS: &[(RGBColor, RGBColor)] = &[
-    (RGBColor(158, 202, 225), RGBColor(33, 113, 181)),
-    (RGBColor(253, 174, 107), RGBColor(217, 72, 1)),
+    (RGBColor(31, 119, 180), RGBColor(255, 127, 14)),
     (RGBColor(161, 217, 155), RGBColor(35, 139, 69)),
     (RGBColor(188, 189, 220), RGBColor(106, 81, 163)),
     (RGBColor(189, 189, 189), RGBColor(82, 82, 82)),
+    (RGBColor(199, 233, 192), RGBColor(0, 109, 44)),
 ];
 
 /// Width of a configuration's picture, in px: about the width GitHub gives
@@ -653,7 +686,7 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
         .y_labels(MAX_TICKS)
         .x_desc("concurrency")
         .y_desc("tput/GPU (tok/s)")
-        .x_label_formatter(&|x| format!("{}", x.round()))
+        .x_label_formatter(&conc_tick)
         .y_label_formatter(&|y| format!("{y:.0}"))
         .label_style(font(LABEL_PX))
         .axis_desc_style(font(AXIS_PX))
@@ -727,6 +760,32 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One palette (issue #37 item 8): the PNG's first topology draws
+    /// baseline and new in the mermaid charts' colours.
+    #[test]
+    fn the_png_and_mermaid_share_the_baseline_and_new_colours() {
+        let hex = |c: RGBColor| format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2);
+        assert_eq!(hex(PAIRS[0].0), MERMAID_BASELINE);
+        assert_eq!(hex(PAIRS[0].1), MERMAID_NEW);
+        for (b, n) in &PAIRS[1..] {
+            assert!(![MERMAID_BASELINE, MERMAID_NEW].contains(&hex(*b).as_str()));
+            assert!(![MERMAID_BASELINE, MERMAID_NEW].contains(&hex(*n).as_str()));
+        }
+    }
+
+    #[test]
+    fn axes_follow_the_data_and_concurrency_labels_do_not_repeat() {
+        assert_eq!(nice_floor(2491.3, 20000.0), 2000.0);
+        assert_eq!(nice_floor(100.0, 20000.0), 0.0);
+        assert_eq!(nice_floor(f64::NAN, 20000.0), 0.0);
+        let labels: Vec<String> = [4.0, 5.2, 6.0, 6.4, 8.0, 11.3, 16.0]
+            .iter()
+            .map(conc_tick)
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(labels, ["4", "8", "16"]);
+    }
 
     #[test]
     fn nice_ceiling_rounds_up_to_1_2_5() {

@@ -14,8 +14,9 @@ use crate::compare::{
     Cell, Class, Comparison, Counts, Machine, PointResult, PointState, Row, Stats,
 };
 use crate::evals::EvalRow;
-use crate::key::{GroupKey, PointKey, Topology, metric_value, seq_label};
+use crate::key::{GroupKey, PointKey, Topology, metric_value};
 use crate::metrics::MetricDef;
+use sweep_model::compare_summary::{self as summary, BaselineRef, CompareSummary, Verdict};
 
 const MAIN_TEMPLATE: &str = include_str!("../../../templates/compare.md.j2");
 const REFERENCE_TEMPLATE: &str = include_str!("../../../templates/compare-reference.md.j2");
@@ -30,11 +31,16 @@ pub struct ReportInput<'a> {
     pub charts: bool,
 }
 
+/// Between a number and its unit, and an arrow and its number: a table
+/// cell never wraps there (issue #37 item 4). Every percentage is
+/// `12.0 %` with this space.
+pub const NBSP: char = '\u{a0}';
+
 /// `5 %`, `2.5 %`.
 fn pct_plain(fraction: f64) -> String {
     let s = format!("{:.2}", fraction * 100.0);
     let s = s.trim_end_matches('0').trim_end_matches('.');
-    format!("{s} %")
+    format!("{s}{NBSP}%")
 }
 
 fn num(v: Option<f64>, def: &MetricDef) -> String {
@@ -44,25 +50,42 @@ fn num(v: Option<f64>, def: &MetricDef) -> String {
     )
 }
 
-/// The change of the means in plain markup: `▲ +4.0 %` up, `▼ -11.1 %`
-/// down (the direction of the number; the column says whether up is
-/// better), bold beyond tolerance (`**▼ -11.1 %**`), `0.0 %` for no
-/// change at this precision. Inside the noise of repeats the cell says so:
+/// The change of the means, judged for the metric: `🟢 ▲ +4.0 %` better,
+/// `🔴 ▼ -11.1 %` worse (the arrow is the direction of the value, the mark
+/// whether that is good for this metric: throughput up, latency down),
+/// bold beyond tolerance (`**🔴 ▼ -11.1 %**`), `0.0 %` for no change at
+/// this precision. Inside the noise of repeats the cell says so:
 /// `▼ -4.0 %, inconclusive — re-run`.
-fn change(c: &Cell) -> Option<String> {
+fn change(def: &MetricDef, c: &Cell) -> Option<String> {
     let r = c.rel_delta?;
-    let number = format!("{:+.1}", r * 100.0);
-    let text = match number.as_str() {
-        "+0.0" | "-0.0" => "0.0 %".to_string(),
-        n if n.starts_with('-') => format!("▼ {n} %"),
-        n => format!("▲ {n} %"),
-    };
+    let text = judged(def, r);
     Some(match c.class {
         Some(Class::Improvement) | Some(Class::Regression) => format!("**{text}**"),
         _ if c.within_noise => format!("{text}, {INCONCLUSIVE}"),
         _ => text,
     })
 }
+
+/// 🟢 better or 🔴 worse for the metric (colour emoji read the same on a
+/// light and a dark page), nothing for no change.
+fn mark(def: &MetricDef, r: f64) -> &'static str {
+    match better(def, r) {
+        Some(true) => "🟢",
+        Some(false) => "🔴",
+        None => "",
+    }
+}
+
+/// A change with its mark and arrow: `🔴 ▼ -12.0 %`.
+fn judged(def: &MetricDef, r: f64) -> String {
+    match mark(def, r) {
+        "" => arrow(r),
+        m => format!("{m}{NBSP}{}", arrow(r)),
+    }
+}
+
+/// The legend of the marks, one line above the tables.
+pub const CHANGE_LEGEND: &str = "Changes: 🟢 better, 🔴 worse for that metric (higher throughput, lower latency); ▲ ▼ the direction of the value; **bold** beyond tolerance.";
 
 /// What an inconclusive cell and point say.
 pub const INCONCLUSIVE: &str = "inconclusive — re-run";
@@ -88,7 +111,7 @@ fn side_text(def: &MetricDef, mean: Option<f64>, s: Option<Stats>) -> String {
 fn cell_text(def: &MetricDef, c: &Cell) -> String {
     let base = side_text(def, c.baseline, c.baseline_stats);
     let new = side_text(def, c.new, c.new_stats);
-    match change(c) {
+    match change(def, c) {
         Some(ch) => format!("{base} → {new} ({ch})"),
         None => format!("{base} → {new}"),
     }
@@ -284,6 +307,17 @@ fn common(input: &ReportInput<'_>) -> serde_json::Map<String, Value> {
     m.insert("new_rows".into(), (!input.new_rows.is_empty()).into());
     let counts = c.counts();
     m.insert("summary_line".into(), counts.line().into());
+    let all = self::counts(c, input.evals, input.new_rows.len());
+    let icon = match verdict(c, input.evals, input.new_rows.len()) {
+        Verdict::Regressions | Verdict::EvalsFailed => "❌",
+        Verdict::NoResults => "⚠️",
+        Verdict::NoRegressions if counts.matched == 0 => "⚠️",
+        Verdict::NoRegressions => "✅",
+    };
+    m.insert(
+        "verdict_line".into(),
+        format!("{icon} {}", all.line()).into(),
+    );
     m.insert("matched".into(), counts.matched.into());
     m.insert("strict".into(), c.strict.into());
     let tol: Vec<String> = c
@@ -297,8 +331,8 @@ fn common(input: &ReportInput<'_>) -> serde_json::Map<String, Value> {
 }
 
 /// The regressed metrics, formatted: configuration, point, metric label,
-/// change (`-11.1% (1800.0 → 1600.0)`) and tolerance.
-fn regression_items(c: &Comparison) -> Vec<Value> {
+/// change (`▼ -11.1 % (1800.0 → 1600.0)`) and tolerance.
+fn regression_items(c: &Comparison) -> Vec<summary::Regression> {
     c.regressions
         .iter()
         .map(|r| {
@@ -316,57 +350,132 @@ fn regression_items(c: &Comparison) -> Vec<Value> {
                 .map_or((None, None), |(d, cell)| (Some(d), Some(cell)));
             let change = match (def, cell) {
                 (Some(d), Some(cell)) => format!(
-                    "{:+.1}% ({} → {})",
-                    r.rel_delta * 100.0,
+                    "{} ({} → {})",
+                    judged(d, r.rel_delta),
                     num(cell.baseline, d),
                     num(cell.new, d)
                 ),
-                _ => format!("{:+.1}%", r.rel_delta * 100.0),
+                _ => arrow(r.rel_delta),
             };
-            json!({
-                "group": r.key.group.title(),
-                "point": r.key.label(),
-                "metric": def.map_or(r.metric, |d| d.label),
-                "change": change,
-                "tolerance": pct_plain(r.tolerance),
-            })
+            summary::Regression {
+                group: r.key.group.title(),
+                point: r.key.label(),
+                metric: def.map_or(r.metric, |d| d.label).to_string(),
+                change,
+                tolerance: pct_plain(r.tolerance),
+            }
         })
         .collect()
+}
+
+/// The one verdict of a comparison, its evals and the number of new rows:
+/// regressed points first, then evals below threshold, then no results.
+pub fn verdict(c: &Comparison, evals: &[EvalRow], new_rows: usize) -> Verdict {
+    if c.has_regressions() {
+        Verdict::Regressions
+    } else if evals.iter().any(|e| e.pass() == Some(false)) {
+        Verdict::EvalsFailed
+    } else if new_rows == 0 {
+        Verdict::NoResults
+    } else {
+        Verdict::NoRegressions
+    }
+}
+
+/// Every count of the comparison, its evals and its new rows.
+pub fn counts(c: &Comparison, evals: &[EvalRow], new_rows: usize) -> summary::Counts {
+    let k = c.counts();
+    let n = |v: usize| v as u64;
+    summary::Counts {
+        new_rows: n(new_rows),
+        matched: n(k.matched),
+        regressed_points: n(k.regressed_points),
+        regressed_metrics: n(k.regressed_metrics),
+        improved: n(k.improved),
+        unchanged: n(k.unchanged),
+        inconclusive: n(k.inconclusive),
+        other_hardware: n(k.other_hardware),
+        no_baseline: n(c.unmatched_new.len()),
+        not_rerun: n(c.unmatched_baseline.len()),
+        evals: n(evals.len()),
+        evals_failed: n(evals.iter().filter(|e| e.pass() == Some(false)).count()),
+    }
+}
+
+/// The median of the primary metric's relative changes over each
+/// configuration's matched points, worst first (for the metric's
+/// direction).
+fn impacts(c: &Comparison) -> Vec<summary::Impact> {
+    let Some(def) = c.metrics.first() else {
+        return Vec::new();
+    };
+    let mut groups: BTreeMap<&GroupKey, Vec<f64>> = BTreeMap::new();
+    for p in &c.points {
+        if let Some(r) = p.cells.first().and_then(|cell| cell.rel_delta) {
+            groups.entry(&p.key.group).or_default().push(r);
+        }
+    }
+    let mut out: Vec<(f64, summary::Impact)> = groups
+        .into_iter()
+        .filter_map(|(g, mut rs)| {
+            let m = median(&mut rs)?;
+            Some((
+                goodness(def, m),
+                summary::Impact {
+                    group: g.title(),
+                    metric: def.label.to_string(),
+                    median_change: judged(def, m),
+                    better: better(def, m),
+                },
+            ))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out.into_iter().map(|(_, i)| i).collect()
+}
+
+/// The median of finite values (`None` for none).
+pub(crate) fn median(v: &mut [f64]) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
 }
 
 /// The comparison in a few strings for a PR comment (the JSON report's
 /// `summary`, read by visualizer-comment): verdict, counts, the formatted
 /// regressions and the eval results against their thresholds. Data strings
 /// are raw; the reader escapes them for markdown.
-pub fn summary(c: &Comparison, evals: &[EvalRow], baseline_label: &str) -> Value {
-    let evals: Vec<Value> = evals
+pub fn summary(
+    c: &Comparison,
+    evals: &[EvalRow],
+    new_rows: usize,
+    baseline: BaselineRef,
+) -> CompareSummary {
+    let eval_items = evals
         .iter()
-        .map(|e| {
-            let g = &e.key.group;
-            json!({
-                "configuration": format!("{} {} {} {} {}", g.model, g.precision, g.hw, g.framework, seq_label(g.isl, g.osl)),
-                "point": e.key.label(),
-                "task": e.task,
-                "score": pct2(e.em_strict.or(e.em_flexible)),
-                "threshold": e.threshold.as_ref().map(|t| pct_plain(t.value)),
-                "pass": e.pass(),
-            })
+        .map(|e| summary::Eval {
+            configuration: e.key.group.title(),
+            point: e.key.label(),
+            task: e.task.clone(),
+            score: pct2(e.em_strict.or(e.em_flexible)),
+            threshold: e.threshold.as_ref().map(|t| pct_plain(t.value)),
+            pass: e.pass(),
         })
         .collect();
-    let counts = c.counts();
-    json!({
-        "verdict": c.verdict(),
-        "baseline": baseline_label,
-        "line": counts.line(),
-        "counts": counts.to_json(),
-        "matched": counts.matched,
-        "regressed_points": counts.regressed_points,
-        "regressions": regression_items(c),
-        "top_regressions": top(c).iter().map(Top::item).collect::<Vec<_>>(),
-        "unmatched_new": c.unmatched_new.len(),
-        "unmatched_baseline": c.unmatched_baseline.len(),
-        "evals": evals,
-    })
+    CompareSummary {
+        verdict: verdict(c, evals, new_rows),
+        baseline,
+        line: counts(c, evals, new_rows).line(),
+        counts: counts(c, evals, new_rows),
+        regressions: regression_items(c),
+        top_regressions: top(c).iter().map(Top::item).collect(),
+        impacts: impacts(c),
+        evals: eval_items,
+    }
 }
 
 /// Which report `compare.md.j2` lays out.
@@ -403,13 +512,13 @@ pub fn markdown_full(input: &ReportInput<'_>) -> Result<String, CompareError> {
     render_report(input, Layout::Full)
 }
 
-/// A relative change with its arrow, `▼ -12.0 %`.
+/// A relative change with its arrow, `▼ -12.0 %` (no-break spaces).
 fn arrow(r: f64) -> String {
     let number = format!("{:+.1}", r * 100.0);
     match number.as_str() {
-        "+0.0" | "-0.0" => "0.0 %".into(),
-        n if n.starts_with('-') => format!("▼ {n} %"),
-        n => format!("▲ {n} %"),
+        "+0.0" | "-0.0" => format!("0.0{NBSP}%"),
+        n if n.starts_with('-') => format!("▼{NBSP}{n}{NBSP}%"),
+        n => format!("▲{NBSP}{n}{NBSP}%"),
     }
 }
 
@@ -417,6 +526,15 @@ fn arrow(r: f64) -> String {
 /// where lower is better.
 fn goodness(def: &MetricDef, r: f64) -> f64 {
     if def.higher_is_better { r } else { -r }
+}
+
+/// Whether a change is better (`Some(true)`) or worse for the metric;
+/// `None` for no change at the report's precision.
+fn better(def: &MetricDef, r: f64) -> Option<bool> {
+    match format!("{:+.1}", r * 100.0).as_str() {
+        "+0.0" | "-0.0" => None,
+        _ => Some(goodness(def, r) > 0.0),
+    }
 }
 
 /// A regressed point for the top regressions: its worst regressed metric
@@ -448,7 +566,7 @@ fn top(c: &Comparison) -> Vec<Top<'_>> {
             let &(def, cell, rel) = regressed.first()?;
             let also = regressed[1..]
                 .iter()
-                .map(|(d, _, r)| format!("{} {}", d.short, arrow(*r)))
+                .map(|(d, _, r)| format!("{} {}", d.short, judged(d, *r)))
                 .collect();
             Some(Top {
                 point: p,
@@ -475,7 +593,7 @@ impl Top<'_> {
     fn change(&self) -> String {
         format!(
             "{} ({} → {})",
-            arrow(self.rel),
+            judged(self.def, self.rel),
             num(self.cell.baseline, self.def),
             num(self.cell.new, self.def)
         )
@@ -503,15 +621,15 @@ impl Top<'_> {
     }
 
     /// The summary's item, raw (the comment escapes it).
-    fn item(&self) -> Value {
-        json!({
-            "group": self.point.key.group.title(),
-            "point": self.point.key.label(),
-            "metric": self.def.label,
-            "change": self.change(),
-            "also": self.also,
-            "other_hardware": self.point.other_hardware,
-        })
+    fn item(&self) -> summary::TopRegression {
+        summary::TopRegression {
+            group: self.point.key.group.title(),
+            point: self.point.key.label(),
+            metric: self.def.label.to_string(),
+            change: self.change(),
+            also: self.also.clone(),
+            other_hardware: self.point.other_hardware,
+        }
     }
 }
 
@@ -582,52 +700,115 @@ fn best_worst(def: &MetricDef, idx: usize, pts: &[&PointResult]) -> (String, Str
     let key = |r: &&f64| goodness(def, **r);
     let best = rs.iter().max_by(|a, b| key(a).total_cmp(&key(b)));
     let worst = rs.iter().min_by(|a, b| key(a).total_cmp(&key(b)));
-    let show = |r: Option<&f64>| r.map_or_else(|| "N/A".into(), |r| arrow(*r));
+    let show = |r: Option<&f64>| r.map_or_else(|| "N/A".into(), |r| judged(def, *r));
     (show(best), show(worst))
 }
 
-/// What the comment layout leaves out to fit [`COMMENT_REPORT_BUDGET`],
-/// in this order: charts of configurations without a regressed point,
-/// their tables, then (from the last) regressed configurations' charts
-/// and tables.
-#[derive(Debug, Clone, Copy, Default)]
-struct Trim {
-    /// Configurations (without a regressed point) whose charts are left out.
-    quiet_charts: bool,
-    /// ... whose tables are left out too.
-    quiet_tables: bool,
-    /// Regressed configurations' charts left out.
-    loud_charts: bool,
-    /// How many regressed configurations' tables are left out, from the end.
-    loud_tables: usize,
+/// What the comment layout leaves out to fit [`COMMENT_REPORT_BUDGET`]:
+/// whole charts and whole tables of configurations (never part of one),
+/// named in the note.
+#[derive(Debug, Clone, Default)]
+struct Trim<'a> {
+    charts: Vec<&'a GroupKey>,
+    tables: Vec<&'a GroupKey>,
+}
+
+type Worst<'a> = Option<(f64, &'a MetricDef, f64)>;
+
+/// `w`, or the change `r` of `d` (goodness `g`) when that is worse.
+fn lower<'a>(w: Worst<'a>, g: f64, d: &'a MetricDef, r: f64) -> Worst<'a> {
+    match w {
+        Some(w) if w.0 <= g => Some(w),
+        _ => Some((g, d, r)),
+    }
+}
+
+/// How bad a configuration is, lowest first: its worst change for the
+/// metric's direction among its regressed cells (a regressed configuration
+/// always before one without), else among all its cells; and that change,
+/// `mean TPOT 🔴 ▲ +12.4 %`, which the note names.
+fn severity(c: &Comparison, pts: &[&PointResult]) -> ((bool, i64), String) {
+    let mut worst_regressed: Worst<'_> = None;
+    let mut worst: Worst<'_> = None;
+    for p in pts {
+        for (d, cell) in c.metrics.iter().zip(&p.cells) {
+            let Some(r) = cell.rel_delta else { continue };
+            let g = goodness(d, r);
+            worst = lower(worst, g, d, r);
+            if cell.class == Some(Class::Regression) {
+                worst_regressed = lower(worst_regressed, g, d, r);
+            }
+        }
+    }
+    let text = |w: Worst<'_>| {
+        w.map_or_else(
+            || "N/A".into(),
+            |(_, d, r)| format!("{} {}", d.short, judged(d, r)),
+        )
+    };
+    match worst_regressed {
+        Some(w) => ((false, (w.0 * 1e6).round() as i64), text(Some(w))),
+        None => (
+            (true, (worst.map_or(0.0, |w| w.0) * 1e6).round() as i64),
+            text(worst),
+        ),
+    }
+}
+
+/// The order in which the comment drops parts to fit: the charts of the
+/// configurations without a regressed point, then their tables, then the
+/// regressed configurations' charts, then their tables; within each, the
+/// least severe configuration first (see [`severity`]), so the worst
+/// regressions keep their tables and charts longest. Only configurations
+/// the comment shows a table for (a point beyond tolerance) are listed.
+fn drop_order(c: &Comparison) -> Vec<(bool, &GroupKey)> {
+    let mut groups: BTreeMap<&GroupKey, Vec<&PointResult>> = BTreeMap::new();
+    for p in &c.points {
+        groups.entry(&p.key.group).or_default().push(p);
+    }
+    let mut ranked: Vec<((bool, i64), &GroupKey, bool)> = groups
+        .iter()
+        .filter(|(_, pts)| pts.iter().any(|p| p.state != PointState::Unchanged))
+        .map(|(g, pts)| {
+            (
+                severity(c, pts).0,
+                *g,
+                pts.iter().any(|p| p.state == PointState::Regressed),
+            )
+        })
+        .collect();
+    // Least severe first: quiet before regressed, then the mildest worst
+    // change first (a stable sort keeps report order for ties).
+    ranked.sort_by_key(|(s, _, _)| (std::cmp::Reverse(s.0), std::cmp::Reverse(s.1)));
+    let mut order = Vec::new();
+    for loud in [false, true] {
+        for table in [false, true] {
+            order.extend(
+                ranked
+                    .iter()
+                    .filter(|(_, _, r)| *r == loud)
+                    .map(|(_, g, _)| (table, *g)),
+            );
+        }
+    }
+    order
 }
 
 fn render_report(input: &ReportInput<'_>, layout: Layout) -> Result<String, CompareError> {
-    let out = render_report_trimmed(input, layout, Trim::default())?;
+    let out = render_report_trimmed(input, layout, &Trim::default())?;
     if layout == Layout::Full || out.chars().count() <= COMMENT_REPORT_BUDGET {
         return Ok(out);
     }
-    let loud = input
-        .comparison
-        .points
-        .iter()
-        .filter(|p| p.regressed)
-        .map(|p| &p.key.group)
-        .collect::<std::collections::BTreeSet<_>>()
-        .len();
-    let mut trim = Trim {
-        quiet_charts: true,
-        ..Trim::default()
-    };
+    let order = drop_order(input.comparison);
     let mut last = out;
-    for step in 0..(3 + loud) {
-        match step {
-            0 => {}
-            1 => trim.quiet_tables = true,
-            2 => trim.loud_charts = true,
-            _ => trim.loud_tables += 1,
+    let mut trim = Trim::default();
+    for (table, g) in order {
+        if table {
+            trim.tables.push(g);
+        } else {
+            trim.charts.push(g);
         }
-        last = render_report_trimmed(input, layout, trim)?;
+        last = render_report_trimmed(input, layout, &trim)?;
         if last.chars().count() <= COMMENT_REPORT_BUDGET {
             break;
         }
@@ -638,7 +819,7 @@ fn render_report(input: &ReportInput<'_>, layout: Layout) -> Result<String, Comp
 fn render_report_trimmed(
     input: &ReportInput<'_>,
     layout: Layout,
-    trim: Trim,
+    trim: &Trim<'_>,
 ) -> Result<String, CompareError> {
     let c = input.comparison;
     let full = layout == Layout::Full;
@@ -657,6 +838,7 @@ fn render_report_trimmed(
     let counts = c.counts();
     ctx.insert("other_hardware".into(), counts.other_hardware.into());
     ctx.insert("chart_legend".into(), chart::MERMAID_LEGEND.into());
+    ctx.insert("change_legend".into(), CHANGE_LEGEND.into());
 
     // One chart per topology (never one line across topologies).
     // (charts, labels of the topologies with one point, which get none).
@@ -686,20 +868,20 @@ fn render_report_trimmed(
     }
     let first = c.metrics.first();
     ctx.insert("first_metric".into(), first.map_or("", |d| d.label).into());
-    // The regressed configurations left out under the trim: the last ones.
-    let loud: Vec<&GroupKey> = groups
-        .iter()
-        .filter(|(_, pts)| pts.iter().any(|p| p.regressed))
-        .map(|(g, _)| *g)
-        .collect();
-    let loud_cut: Vec<&GroupKey> = loud.iter().rev().take(trim.loud_tables).copied().collect();
-    let mut left_out = 0usize;
-    let mut charts_left_out = 0usize;
+    // What the trim left out, by name, with its worst change.
+    let mut left_out: Vec<String> = Vec::new();
+    let mut charts_left_out: Vec<String> = Vec::new();
     let mut overview = Vec::new();
     let mut sections = Vec::new();
     for (g, pts) in &groups {
         let counts = Counts::of(pts.iter().copied());
         let (best, worst) = first.map_or(("N/A".into(), "N/A".into()), |d| best_worst(d, 0, pts));
+        let median_change = first
+            .and_then(|d| {
+                let mut rs: Vec<f64> = pts.iter().filter_map(|p| p.cells[0].rel_delta).collect();
+                median(&mut rs).map(|m| judged(d, m))
+            })
+            .unwrap_or_else(|| "N/A".into());
         let here = ran_on(pts);
         overview.push(json!([
             md(&g.title()),
@@ -710,7 +892,8 @@ fn render_report_trimmed(
             counts.unchanged,
             counts.inconclusive,
             best,
-            worst,
+            worst.clone(),
+            median_change,
         ]));
         let regressed = counts.regressed_points > 0;
         // The points the table shows: all of them in the full report;
@@ -726,14 +909,9 @@ fn render_report_trimmed(
             // Nothing beyond tolerance: the overview line says it all.
             continue;
         }
-        let drop_table = !full
-            && if regressed {
-                loud_cut.contains(g)
-            } else {
-                trim.quiet_tables
-            };
-        if drop_table {
-            left_out += 1;
+        let named = || format!("{} (worst {})", md(&g.title()), severity(c, pts).1);
+        if !full && trim.tables.contains(g) {
+            left_out.push(named());
             continue;
         }
         // In the comment, a topology without a chart is named only when
@@ -742,8 +920,8 @@ fn render_report_trimmed(
             .into_iter()
             .filter(|l| full || shown.iter().any(|p| &p.key.topology.label() == l))
             .collect();
-        if !full && ((regressed && trim.loud_charts) || (!regressed && trim.quiet_charts)) {
-            charts_left_out += usize::from(!group_charts.is_empty());
+        if !full && trim.charts.contains(g) && !group_charts.is_empty() {
+            charts_left_out.push(md(&g.title()));
             group_charts.clear();
             single.clear();
         }
@@ -776,7 +954,7 @@ fn render_report_trimmed(
             .collect();
         let constant = drop_constant_columns(&mut header, &mut align, &mut rows);
         header.extend(c.metrics.iter().map(|d| d.label.to_string()));
-        align.extend(c.metrics.iter().map(|_| "---"));
+        align.extend(c.metrics.iter().map(|_| "---:"));
         for (row, p) in rows.iter_mut().zip(&shown) {
             row.extend(
                 c.metrics
@@ -790,7 +968,8 @@ fn render_report_trimmed(
             "title": g.title(),
             "points": counts.matched,
             "regressed": counts.regressed_points,
-            "open": full && regressed,
+            // Regressed configurations open, the rest folded (both layouts).
+            "open": regressed,
             "summary": group_line(&counts),
             "ran_on": here,
             "constant": constant,
@@ -840,7 +1019,7 @@ fn render_report_trimmed(
 }
 
 fn pct2(v: Option<f64>) -> String {
-    v.map_or_else(|| "N/A".into(), |v| format!("{:.2}%", v * 100.0))
+    v.map_or_else(|| "N/A".into(), |v| format!("{:.2}{NBSP}%", v * 100.0))
 }
 
 fn eval_rows(evals: &[EvalRow]) -> Vec<Value> {
@@ -860,8 +1039,8 @@ fn eval_rows(evals: &[EvalRow]) -> Vec<Value> {
                 ),
             };
             let threshold = match (&e.threshold, e.pass()) {
-                (Some(t), Some(true)) => format!("✅ ≥ {}", pct_plain(t.value)),
-                (Some(t), Some(false)) => format!("❌ < {}", pct_plain(t.value)),
+                (Some(t), Some(true)) => format!("✅ ≥{NBSP}{}", pct_plain(t.value)),
+                (Some(t), Some(false)) => format!("❌ <{NBSP}{}", pct_plain(t.value)),
                 (Some(t), None) => format!("? {}", pct_plain(t.value)),
                 (None, _) => "–".into(),
             };
@@ -870,7 +1049,7 @@ fn eval_rows(evals: &[EvalRow]) -> Vec<Value> {
                 |b| {
                     let mut s = pct2(b.em_strict);
                     if let Some(se) = b.em_strict_se {
-                        s.push_str(&format!(" ±{:.2}%", se * 100.0));
+                        s.push_str(&format!(" ±{:.2}{NBSP}%", se * 100.0));
                     }
                     if b.significant_drop {
                         s.push_str(" ⚠️ significant drop");
@@ -879,13 +1058,14 @@ fn eval_rows(evals: &[EvalRow]) -> Vec<Value> {
                 },
             );
             json!({
-                "config": format!("{} {} {} {} {}", g.model, g.precision, g.hw, g.framework, seq_label(g.isl, g.osl)),
+                // The configuration as every other table names it.
+                "config": g.title(),
                 "tp": tp,
                 "ep": ep,
                 "conc": e.key.conc,
                 "task": e.task,
                 "em_strict": pct2(e.em_strict),
-                "se": e.em_strict_se.map_or_else(|| "N/A".into(), |se| format!("±{:.2}%", se * 100.0)),
+                "se": e.em_strict_se.map_or_else(|| "N/A".into(), |se| format!("±{:.2}{NBSP}%", se * 100.0)),
                 "em_flexible": pct2(e.em_flexible),
                 "n_eff": e.raw.get("n_eff").filter(|v| !v.is_null()).map_or_else(String::new, |v| match v {
                     Value::String(s) => s.clone(),
@@ -1056,6 +1236,37 @@ mod tests {
     use super::*;
     use crate::metrics::MetricSet;
 
+    /// `~` written for the no-break space.
+    fn nb(s: &str) -> String {
+        s.replace('~', "\u{a0}")
+    }
+
+    /// Issue #37 item 3: the mark says better or worse for the metric,
+    /// the arrow only the direction: throughput up and TTFT down are both
+    /// 🟢, throughput down and TTFT up both 🔴.
+    #[test]
+    fn every_delta_is_marked_better_or_worse_for_its_metric() {
+        let defs = MetricSet::Default.defs();
+        let (tput, ttft) = (&defs[0], &defs[3]);
+        assert!(tput.higher_is_better && !ttft.higher_is_better);
+        assert_eq!(judged(tput, 0.10), nb("🟢~▲~+10.0~%"));
+        assert_eq!(judged(ttft, 0.25), nb("🔴~▲~+25.0~%"));
+        assert_eq!(judged(ttft, -0.25), nb("🟢~▼~-25.0~%"));
+        assert_eq!(judged(tput, -0.12), nb("🔴~▼~-12.0~%"));
+        assert_eq!(judged(tput, 0.00001), nb("0.0~%"));
+        assert!(CHANGE_LEGEND.contains("🟢 better") && CHANGE_LEGEND.contains("🔴 worse"));
+    }
+
+    /// Issue #37 item 4: a number keeps its unit, and an arrow its number,
+    /// with no-break spaces; one percent style (`12.0 %`) everywhere.
+    #[test]
+    fn numbers_and_units_are_joined_by_no_break_spaces() {
+        for s in [arrow(-0.12), pct_plain(0.94), pct2(Some(0.881))] {
+            assert!(!s.contains(' '), "a breaking space in {s:?}");
+            assert!(s.ends_with("\u{a0}%"), "{s:?}");
+        }
+    }
+
     #[test]
     fn change_cells_are_plain_arrows_bold_only_beyond_tolerance() {
         let def = &MetricSet::Default.defs()[0];
@@ -1069,15 +1280,15 @@ mod tests {
             new_stats: Stats::of(&[1705.0]),
             within_noise: false,
         };
-        assert_eq!(cell_text(def, &c), "1385.5 → 1705.0 (**▲ +23.1 %**)");
+        assert_eq!(cell_text(def, &c), nb("1385.5 → 1705.0 (**🟢~▲~+23.1~%**)"));
         c.class = Some(Class::Neutral);
-        assert_eq!(cell_text(def, &c), "1385.5 → 1705.0 (▲ +23.1 %)");
+        assert_eq!(cell_text(def, &c), nb("1385.5 → 1705.0 (🟢~▲~+23.1~%)"));
         c.rel_delta = Some(-0.111);
         c.class = Some(Class::Regression);
-        assert_eq!(cell_text(def, &c), "1385.5 → 1705.0 (**▼ -11.1 %**)");
+        assert_eq!(cell_text(def, &c), nb("1385.5 → 1705.0 (**🔴~▼~-11.1~%**)"));
         c.rel_delta = Some(-0.00001);
         c.class = Some(Class::Neutral);
-        assert_eq!(cell_text(def, &c), "1385.5 → 1705.0 (0.0 %)");
+        assert_eq!(cell_text(def, &c), nb("1385.5 → 1705.0 (0.0~%)"));
         c.baseline = None;
         c.rel_delta = None;
         assert_eq!(cell_text(def, &c), "N/A → 1705.0");
@@ -1098,7 +1309,7 @@ mod tests {
         };
         assert_eq!(
             cell_text(def, &c),
-            "1000.0 [970.0–1030.0] → 960.0 (▼ -4.0 %, inconclusive — re-run)"
+            nb("1000.0 [970.0–1030.0] → 960.0 (🔴~▼~-4.0~%, inconclusive — re-run)")
         );
         // Runs that all gave the same value show it once, no `±0.0%`.
         let same = Cell {
@@ -1112,7 +1323,7 @@ mod tests {
             within_noise: false,
         };
         let tpot = &MetricSet::Default.defs()[2];
-        assert_eq!(cell_text(tpot, &same), "10.00 → 10.00 (0.0 %)");
+        assert_eq!(cell_text(tpot, &same), nb("10.00 → 10.00 (0.0~%)"));
     }
 
     #[test]
@@ -1152,8 +1363,8 @@ mod tests {
 
     #[test]
     fn tolerance_percentages_are_trimmed() {
-        assert_eq!(pct_plain(0.05), "5 %");
-        assert_eq!(pct_plain(0.025), "2.5 %");
-        assert_eq!(pct_plain(0.1), "10 %");
+        assert_eq!(pct_plain(0.05), nb("5~%"));
+        assert_eq!(pct_plain(0.025), nb("2.5~%"));
+        assert_eq!(pct_plain(0.1), nb("10~%"));
     }
 }

@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use sweep_model::compare_summary::BaselineRef;
+
 use crate::compare::{Comparison, Policy, Repeats, Row, compare};
 use crate::evals::{self, EvalRow, Thresholds};
 use crate::load::{self, BaselineFormat};
@@ -297,6 +299,8 @@ struct Baseline {
     paths: Vec<String>,
     label: String,
     rows: Vec<Row>,
+    /// The baseline run (`last-main-run`): commit, page, day.
+    run: Option<(String, String, String)>,
 }
 
 impl Baseline {
@@ -304,6 +308,40 @@ impl Baseline {
     /// by ", ".
     fn path(&self) -> Option<String> {
         (!self.paths.is_empty()).then(|| self.paths.join(", "))
+    }
+
+    /// What the summary's provenance line names.
+    fn reference(&self) -> BaselineRef {
+        let file = matches!(self.source, "agg" | "api" | "mixed")
+            .then(|| {
+                self.paths
+                    .iter()
+                    .filter(|p| !p.contains("://"))
+                    .map(|p| {
+                        Path::new(p)
+                            .file_name()
+                            .map_or_else(|| p.clone(), |n| n.to_string_lossy().into_owned())
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .filter(|f| !f.is_empty());
+        let (sha, run_url, date) = match &self.run {
+            Some((sha, url, day)) => (
+                Some(sha.clone()).filter(|s| !s.is_empty()),
+                Some(url.clone()).filter(|u| !u.is_empty()),
+                Some(day.clone()).filter(|d| !d.is_empty()),
+            ),
+            None => (None, None, None),
+        };
+        BaselineRef {
+            label: self.label.clone(),
+            source: self.source.to_string(),
+            sha,
+            run_url,
+            date,
+            file,
+        }
     }
 }
 
@@ -493,6 +531,7 @@ fn load_baseline(opts: &Options, new_rows: &[Row]) -> Result<Baseline> {
             paths,
             label,
             rows,
+            run: None,
         });
     }
     if !urls.is_empty() {
@@ -513,6 +552,7 @@ fn load_baseline(opts: &Options, new_rows: &[Row]) -> Result<Baseline> {
                 .unwrap_or_else(|| "InferenceX published results".into()),
             paths,
             rows,
+            run: None,
         });
     }
     if let Some(url) = opts.database_url.as_deref().filter(|u| !u.is_empty()) {
@@ -528,6 +568,7 @@ fn load_baseline(opts: &Options, new_rows: &[Row]) -> Result<Baseline> {
             label: opts.baseline_label.clone().unwrap_or(label),
             paths: Vec::new(),
             rows,
+            run: None,
         });
     }
     refuse!(
@@ -605,6 +646,7 @@ fn last_main_run(opts: &Options) -> Result<Baseline> {
                 .clone()
                 .unwrap_or_else(|| format!("no baseline ({why})")),
             rows: Vec::new(),
+            run: None,
         });
     };
     let zip = client.download_artifact_zip(repo, run.artifact_id)?;
@@ -648,11 +690,13 @@ fn last_main_run(opts: &Options) -> Result<Baseline> {
     } else {
         run.html_url.clone()
     };
+    let day = run.created_at.split('T').next().unwrap_or(&run.created_at);
     Ok(Baseline {
         source: "last-main-run",
         paths: vec![page],
         label,
         rows,
+        run: Some((run.head_sha.clone(), run.html_url.clone(), day.to_string())),
     })
 }
 
@@ -672,21 +716,28 @@ fn load_evals(path: &Path, thresholds: Option<&Thresholds>) -> Result<Vec<EvalRo
 
 /// The JSON report. `baseline_paths` lists every baseline file or URL;
 /// `baseline_path` is them joined (the one path of a single baseline).
+/// `new_rows` is how many new result rows were read. The summary
+/// ([`sweep_model::compare_summary`]) holds every count and the verdict
+/// of the points and evals together, which the top-level `verdict` repeats
+/// (the reference's key).
 pub fn report_json(
     comparison: &Comparison,
-    baseline_source: &str,
+    baseline: &BaselineRef,
     baseline_path: Option<&str>,
     baseline_paths: &[String],
-    baseline_label: &str,
     new_path: &str,
+    new_rows: usize,
     evals: &[EvalRow],
-) -> Value {
+) -> Result<Value> {
     let mut m = Map::new();
-    m.insert("schema_version".into(), 1.into());
+    m.insert(
+        "schema_version".into(),
+        sweep_model::compare_summary::SCHEMA_VERSION.into(),
+    );
     m.insert(
         "baseline".into(),
-        json!({"source": baseline_source, "path": baseline_path, "paths": baseline_paths,
-            "label": baseline_label}),
+        json!({"source": baseline.source, "path": baseline_path, "paths": baseline_paths,
+            "label": baseline.label}),
     );
     m.insert("new".into(), json!({"path": new_path}));
     m.extend(comparison.to_json());
@@ -694,11 +745,14 @@ pub fn report_json(
         "evals".into(),
         evals.iter().map(evals::to_json).collect::<Vec<_>>().into(),
     );
-    m.insert(
-        "summary".into(),
-        report::summary(comparison, evals, baseline_label),
-    );
-    Value::Object(m)
+    let summary = report::summary(comparison, evals, new_rows, baseline.clone());
+    m.insert("verdict".into(), summary.verdict.as_str().into());
+    let summary = serde_json::to_value(&summary).map_err(|source| RunError::Json {
+        what: "the JSON report's summary",
+        source,
+    })?;
+    m.insert("summary".into(), summary);
+    Ok(Value::Object(m))
 }
 
 /// The manifest of `--charts-dir`, read by visualizer-comment and the
@@ -791,6 +845,7 @@ pub fn run(opts: &Options) -> Result<Outcome> {
                 .baseline_label
                 .clone()
                 .unwrap_or_else(|| "baseline".into()),
+            run: None,
             rows: Vec::new(),
         }
     } else {
@@ -846,13 +901,13 @@ pub fn run(opts: &Options) -> Result<Outcome> {
         Some(_) => {
             let doc = report_json(
                 &comparison,
-                baseline.source,
+                &baseline.reference(),
                 baseline.path().as_deref(),
                 &baseline.paths,
-                &baseline.label,
                 &new_path.display().to_string(),
+                new_rows.len(),
                 &eval_rows,
-            );
+            )?;
             let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|source| RunError::Json {
                 what: "the JSON report",
                 source,
@@ -953,8 +1008,11 @@ pub fn run(opts: &Options) -> Result<Outcome> {
             eprintln!("compare-results: warning: could not append to GITHUB_STEP_SUMMARY: {e}");
         }
     }
+    // The one verdict: an eval below its threshold fails the gate as a
+    // regressed point does.
+    let evals_failed = opts.fail_on_regression && eval_rows.iter().any(|e| e.pass() == Some(false));
     Ok(Outcome {
-        regressions: comparison.has_regressions() || nothing_compared,
+        regressions: comparison.has_regressions() || nothing_compared || evals_failed,
         fail_on_regression: opts.fail_on_regression,
     })
 }

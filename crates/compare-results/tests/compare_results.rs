@@ -23,6 +23,11 @@ fn run(c: &mut Command) -> Output {
     c.output().expect("run compare-results")
 }
 
+/// `~` written for the no-break space between a number and its unit.
+fn nb(s: &str) -> String {
+    s.replace('~', "\u{a0}")
+}
+
 fn read_json(p: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).expect("read json")).expect("parse json")
 }
@@ -273,7 +278,7 @@ fn seed_compare_markdown_reproduces_the_seed_table() {
     let md = stdout(&o);
     assert!(
         md.contains(
-            "**Verdict: 0 points regressed (0 metrics) · 7 improved · 0 unchanged · 0 inconclusive**"
+            "**Verdict: ✅ 0 points regressed (0 metrics) · 7 improved · 0 unchanged · 0 inconclusive · 0 not re-run · 0 no baseline · 0 evals failed**"
         ),
         "{md}"
     );
@@ -322,9 +327,9 @@ fn seed_compare_markdown_reproduces_the_seed_table() {
     }
     // The eval table carries the gsm8k figures.
     for s in [
-        "96.82%", "±0.48%", "95.98%", "96.51%", "±0.51%", "95.38%", "1319",
+        "96.82~%", "±0.48~%", "95.98~%", "96.51~%", "±0.51~%", "95.38~%", "1319",
     ] {
-        assert!(md.contains(s), "eval table lacks {s}");
+        assert!(md.contains(&nb(s)), "eval table lacks {s}");
     }
     // One mermaid chart per topology: the TP2 sweep over its six
     // concurrencies; TP4 (one point) gets none, and no line runs from one
@@ -370,7 +375,7 @@ fn seed_compare_svg_parses_and_has_both_series() {
     ] {
         assert!(texts.contains(&label), "legend lacks {label}: {texts:?}");
     }
-    let new_tp2 = format!("#{:02X}{:02X}{:02X}", 33, 113, 181);
+    let new_tp2 = format!("#{:02X}{:02X}{:02X}", 255, 127, 14);
     let lengths: Vec<usize> = doc
         .descendants()
         .filter(|n| n.tag_name().name() == "polyline")
@@ -462,15 +467,19 @@ fn markdown_snapshot_with_unmatched_points_and_evals() {
     let md = stdout(&o);
     assert_snapshot!("small_markdown", md);
     let j = read_json(&f.path("out/compare.json"));
-    assert_eq!(j["verdict"], "no_regressions");
+    // One verdict for points and evals (issue #37 item 5): dsr1's 0.90 is
+    // below its 0.91.
+    assert_eq!(j["verdict"], "evals_failed");
+    assert_eq!(j["summary"]["verdict"], "evals_failed");
+    assert_eq!(j["summary"]["counts"]["evals_failed"], 1);
     assert_eq!(j["points"].as_array().expect("points").len(), 5);
     assert_eq!(j["unmatched_new"][0]["conc"], 64);
     assert_eq!(j["unmatched_baseline"][0]["conc"], 32);
     assert_eq!(j["evals"][1]["pass"], false, "0.90 < dsr1's 0.91");
     assert_eq!(
         j["summary"]["evals"][1],
-        json!({"configuration": "dsr1 fp8 h100 sglang 1k1k", "point": "TP8 EP1, conc 8",
-            "task": "gsm8k", "score": "90.00%", "threshold": "91 %", "pass": false})
+        json!({"configuration": "dsr1 fp8 h100 sglang, 1k1k (spec: none)", "point": "TP8 EP1, conc 8",
+            "task": "gsm8k", "score": nb("90.00~%"), "threshold": nb("91~%"), "pass": false})
     );
     assert_eq!(j["evals"][1]["significant_drop"], true);
     assert_eq!(j["evals"][0]["significant_drop"], false);
@@ -487,14 +496,14 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
     assert_eq!(o.status.code(), Some(0), "no flag: report only");
     let md = stdout(&o);
     assert!(
-        md.contains("**Verdict: 1 point regressed (2 metrics) · "),
+        md.contains("**Verdict: ❌ 1 point regressed (2 metrics) · "),
         "{md}"
     );
     assert!(
-        md.contains("| dsr1 fp8 h100 sglang, 1k1k (spec: none) | TP8 EP1, conc 8 | tput/GPU (tok/s) | **▼ -11.1 %** (1800.0 → 1600.0) | output tput ▼ -11.1 % |"),
+        md.contains(&nb("| dsr1 fp8 h100 sglang, 1k1k (spec: none) | TP8 EP1, conc 8 | tput/GPU (tok/s) | **🔴~▼~-11.1~%** (1800.0 → 1600.0) | output tput 🔴~▼~-11.1~% |")),
         "{md}"
     );
-    assert!(md.contains("(**▼ -11.1 %**)"), "{md}");
+    assert!(md.contains(&nb("(**🔴~▼~-11.1~%**)")), "{md}");
     assert!(!md.contains("\\color"), "no LaTeX colour: {md}");
     let j = read_json(&f.path("out/compare.json"));
     assert_eq!(j["verdict"], "regressions");
@@ -508,20 +517,22 @@ fn injected_regression_is_reported_and_fails_with_the_flag() {
     // The summary visualizer-comment puts at the top of the PR comment.
     let sum = &j["summary"];
     assert_eq!(sum["verdict"], "regressions");
-    assert_eq!(sum["matched"], 5);
-    assert_eq!(sum["regressed_points"], 1);
+    // Each count once, under `counts` (issue #36 item 2).
+    assert!(sum.get("matched").is_none() && j.get("counts").is_none());
+    assert_eq!(sum["counts"]["matched"], 5);
+    assert_eq!(sum["counts"]["regressed_points"], 1);
     assert_eq!(
         sum["regressions"][0],
         json!({
             "group": "dsr1 fp8 h100 sglang, 1k1k (spec: none)",
             "point": "TP8 EP1, conc 8",
             "metric": "tput/GPU (tok/s)",
-            "change": "-11.1% (1800.0 → 1600.0)",
-            "tolerance": "5 %",
+            "change": nb("🔴~▼~-11.1~% (1800.0 → 1600.0)"),
+            "tolerance": nb("5~%"),
         })
     );
-    assert_eq!(sum["unmatched_new"], 1);
-    assert_eq!(sum["unmatched_baseline"], 1);
+    assert_eq!(sum["counts"]["no_baseline"], 1);
+    assert_eq!(sum["counts"]["not_rerun"], 1);
     let o = run(f
         .compare()
         .arg("--fail-on-regression")
@@ -705,7 +716,9 @@ fn seed_injected_regression_lists_the_point() {
     assert_eq!(j["regressions"][0]["metric"], "mean_ttft");
     assert_eq!(j["regressions"][0]["conc"], 64);
     assert!(
-        stdout(&o).contains("| TP2 EP1, conc 64 | mean TTFT (ms) | **▲ +30.1 %**"),
+        stdout(&o).contains(&nb(
+            "| TP2 EP1, conc 64 | mean TTFT (ms) | **🔴~▲~+30.1~%**"
+        )),
         "{}",
         stdout(&o)
     );
@@ -1002,7 +1015,7 @@ fn report_names_set_tolerances_and_json_alone_writes_no_svg() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let md = stdout(&o);
     assert!(
-        md.contains("tput 7 %") && md.contains("TTFT 20 %"),
+        md.contains(&nb("tput 7~%")) && md.contains(&nb("TTFT 20~%")),
         "tolerances set by the printed names: {md}"
     );
     assert!(f.path("json-only.json").is_file());
@@ -1246,7 +1259,7 @@ fn action_inputs_arrive_as_environment_with_empty_values() {
     assert!(
         std::fs::read_to_string(&summary)
             .expect("summary")
-            .contains("**Verdict: 0 points regressed (0 metrics) · ")
+            .contains("**Verdict: ✅ 0 points regressed (0 metrics) · ")
     );
 }
 
@@ -1295,7 +1308,9 @@ fn multi_node_points_get_prefill_and_decode_columns() {
         "{md}"
     );
     assert!(
-        md.contains("| **regressed** | 512 | 800.0 → 700.0 (**▼ -12.5 %**) |"),
+        md.contains(&nb(
+            "| **regressed** | 512 | 800.0 → 700.0 (**🔴~▼~-12.5~%**) |"
+        )),
         "{md}"
     );
     let j = read_json(&f.path("out/compare.json"));

@@ -199,13 +199,14 @@ fn markdown_with_repeats_shows_n_the_range_and_inconclusive_points() {
     assert!(!md.contains('±'), "a range, not ±: {md}");
     assert!(
         md.contains(
-            "1000.0 [970.0–1030.0] → 960.0 [950.0–970.0] (▼ -4.0 %, inconclusive — re-run)"
+            &"1000.0 [970.0–1030.0] → 960.0 [950.0–970.0] (🔴~▼~-4.0~%, inconclusive — re-run)"
+                .replace('~', "\u{a0}")
         ),
         "{md}"
     );
     assert!(
         md.contains(
-            "**Verdict: 1 point regressed (2 metrics) · 0 improved · 0 unchanged · 1 inconclusive**"
+            "**Verdict: ❌ 1 point regressed (2 metrics) · 0 improved · 0 unchanged · 1 inconclusive · 0 not re-run · 0 no baseline · no evals**"
         ),
         "the inconclusive point is counted: {md}"
     );

@@ -9,6 +9,7 @@
 //! writes, stdout, GitHub Actions annotations, step summaries and outputs).
 
 pub mod changelog;
+pub mod compare_summary;
 pub mod config;
 pub mod fsio;
 pub mod gha;

@@ -203,9 +203,13 @@ fn a_pr_compares_against_the_last_main_runs_results_under_act() {
     );
     assert!(
         body.contains(&format!(
-            "**Verdict: 0 points regressed (0 metrics) · 0 improved · {baseline_points} unchanged · 0 inconclusive** ({baseline_points} matched point"
+            "**Verdict: ✅ 0 points regressed (0 metrics) · 0 improved · {baseline_points} unchanged · 0 inconclusive · "
         )),
         "the comment lacks {baseline_points} matched points:\n{body}"
+    );
+    assert!(
+        body.contains(&format!("** ({baseline_points} matched point")),
+        "{body}"
     );
     assert!(!body.contains("\\`"), "{body}");
     let failed = ran.values().filter(|o| **o == Outcome::Failed).count();

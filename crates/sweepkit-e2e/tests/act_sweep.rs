@@ -233,13 +233,13 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
     );
     for want in [
         // compare-results' verdict over the run's own results.
-        "**Verdict: 0 points regressed (0 metrics) · 0 improved · 0 unchanged · 0 inconclusive**",
+        "**Verdict: ⚠️ 0 points regressed (0 metrics) · 0 improved · 0 unchanged · 0 inconclusive · ",
         "qwen3.5 fp4 b200 sglang, 8k1k (spec: none), TP4 EP1, conc 4",
         // success-rate read the run's jobs and placed every leg by the
         // runner that ran it (the reference's name rule counts 0 of them:
         // the leg names carry the group label `b200`).
         "#### Success rate per hardware",
-        "| b200-nscale | 9 / 9 | 100 % |",
+        "| b200-nscale | 9 / 9 | 100\u{a0}% |",
         &format!("https://github.com/{REPO}/actions/runs/{ACT_RUN_ID}"),
     ] {
         assert!(body.contains(want), "the comment lacks {want:?}:\n{body}");

@@ -55,6 +55,9 @@ pub struct BodyInput {
     pub charts: crate::charts::Charts,
     /// The footer's version; [`BodyInput::new`] sets this crate's.
     pub version: String,
+    /// The commit the comment speaks for (the PR's head) and its page, for
+    /// the provenance line.
+    pub head: Option<(String, Option<String>)>,
 }
 
 impl BodyInput {
@@ -143,7 +146,7 @@ fn stats_rows(v: &Value) -> Result<Option<Vec<Value>>, BodyError> {
                     " ⚠️"
                 };
                 json!({"hw": md(hw), "ok": s.n_success, "total": s.total,
-                       "rate": format!("{rate:.0} %{mark}")})
+                       "rate": format!("{rate:.0}\u{a0}%{mark}")})
             })
             .collect(),
     ))
@@ -205,6 +208,38 @@ fn by_runner(v: &Value) -> Result<(ByRunner, Option<String>), BodyError> {
     Ok((placed, Some(line)))
 }
 
+/// `[4f2a9c0](…/commit/…) compared with [main @ 1a2b3c4 (run 123,
+/// 2026-12-01)](…/runs/123)`: the commit this comment speaks for and what it
+/// was compared with (a run, a file or the label), linked when known.
+fn provenance(input: &BodyInput, compare: &Value) -> Result<Option<String>, BodyError> {
+    let s = verdict::summary(compare)?;
+    let b = &s.baseline;
+    let mut base = md(&b.label);
+    if let Some(url) = &b.run_url {
+        check_url("baseline run URL", url)?;
+        base = format!("[{base}]({url})");
+    }
+    if let Some(file) = b.file.as_deref().filter(|f| *f != b.label) {
+        base = format!("{base} (file {})", md(file));
+    }
+    let head = match &input.head {
+        Some((sha, url)) => {
+            let short: String = sha.chars().take(7).collect();
+            let short = md(&short);
+            match url {
+                Some(url) => {
+                    check_url("head commit URL", url)?;
+                    format!("[`{short}`]({url})")
+                }
+                None => format!("`{short}`"),
+            }
+        }
+        None if b.label.is_empty() => return Ok(None),
+        None => "This run".to_string(),
+    };
+    Ok(Some(format!("{head} compared with {base}")))
+}
+
 /// The template's context, sections given separately (they are what a cut
 /// shortens).
 fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, BodyError> {
@@ -232,13 +267,11 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
         }
     }
     if let Some(compare) = &input.compare {
-        let h = verdict::head(compare)?;
+        let scheduled =
+            verdict::scheduled(input.run_stats.as_ref(), input.run_stats_by_runner.as_ref());
+        let h = verdict::head(compare, scheduled)?;
         ctx.insert("headline".into(), format!("{} {}", h.icon, h.line).into());
-        let tail = if h.regressions_are_points {
-            " (see the top regressions below)"
-        } else {
-            " (see the tables)"
-        };
+        let tail = " (the largest in the top regressions below, every one in the full report)";
         ctx.insert("regressions".into(), h.regressions.into());
         ctx.insert(
             "more_regressions".into(),
@@ -253,6 +286,7 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
             verdict::more(h.failed_evals_total, "").into(),
         );
         ctx.insert("evals_line".into(), h.evals_line.into());
+        ctx.insert("provenance".into(), provenance(input, compare)?.into());
     }
     let by_runner = match &input.run_stats_by_runner {
         Some(v) if !v.is_null() => Some(by_runner(v)?),
@@ -338,10 +372,62 @@ fn clean_sections(sections: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The comment body, capped at [`BODY_LIMIT`] characters. `notice` is the
-/// note shown when the sections had to be cut.
+/// The chart images' titles, least severe first: configurations without a
+/// regressed point before regressed ones, then those whose worst regression
+/// comes last in compare's list of regressed points (largest change
+/// first), then the latest in the manifest.
+fn images_least_severe_first(ctx: &Value, compare: Option<&Value>) -> Vec<String> {
+    let top: Vec<String> = compare
+        .and_then(|c| verdict::summary(c).ok())
+        .map(|s| {
+            s.top_regressions
+                .iter()
+                .map(|t| md(&t.group))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let images = ctx
+        .pointer("/charts/images")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut ranked: Vec<(bool, usize, usize, String)> = images
+        .iter()
+        .enumerate()
+        .filter_map(|(i, im)| {
+            let title = im.get("title")?.as_str()?.to_string();
+            let regressed = im.get("regressed").and_then(Value::as_bool) == Some(true);
+            let rank = top.iter().position(|g| *g == title).unwrap_or(usize::MAX);
+            Some((regressed, rank, i, title))
+        })
+        .collect();
+    ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(b.2.cmp(&a.2)));
+    ranked.into_iter().map(|r| r.3).collect()
+}
+
+/// `ctx` without the chart images named in `dropped`, which it names.
+fn without_images(ctx: &Value, dropped: &[String]) -> Value {
+    let mut ctx = ctx.clone();
+    if let Some(Value::Array(images)) = ctx.pointer_mut("/charts/images") {
+        images.retain(|im| {
+            !im.get("title")
+                .and_then(Value::as_str)
+                .is_some_and(|t| dropped.iter().any(|d| d == t))
+        });
+    }
+    if let Value::Object(m) = &mut ctx {
+        m.insert("charts_dropped".into(), dropped.into());
+    }
+    ctx
+}
+
+/// The comment body, capped at [`BODY_LIMIT`] characters, charts
+/// included: one budget for the whole body (issue #37 item 1). Over it,
+/// whole chart images go first, least severe first, named in a note; then
+/// the sections are cut before a `### ` heading (never inside a table or a
+/// fold) with `notice` shown.
 pub fn render(input: &BodyInput, notice: &str) -> Result<Body, BodyError> {
-    let ctx = context(input, None)?;
+    let mut ctx = context(input, None)?;
     let sections = clean_sections(&input.sections);
     let full = render_template(&ctx, &sections, None)?;
     if full.chars().count() <= BODY_LIMIT {
@@ -350,6 +436,20 @@ pub fn render(input: &BodyInput, notice: &str) -> Result<Body, BodyError> {
             truncated: false,
         });
     }
+    let order = images_least_severe_first(&ctx, input.compare.as_ref());
+    for k in 1..=order.len() {
+        let trimmed = without_images(&ctx, &order[..k]);
+        let text = render_template(&trimmed, &sections, None)?;
+        if text.chars().count() <= BODY_LIMIT {
+            return Ok(Body {
+                text,
+                truncated: false,
+            });
+        }
+        if k == order.len() {
+            ctx = trimmed;
+        }
+    }
     let frame = render_template(&ctx, &[], Some(notice))?;
     let joined = sections.join("\n\n");
     // The frame (head, tables, note, footer) stays whole; the sections get
@@ -357,7 +457,7 @@ pub fn render(input: &BodyInput, notice: &str) -> Result<Body, BodyError> {
     // closers a cut may need.
     let mut budget = BODY_LIMIT.saturating_sub(frame.chars().count() + 64);
     loop {
-        let cut = cut_at_line_end(&joined, budget);
+        let cut = cut_at_block(&joined, budget);
         let text = render_template(&ctx, &[cut], Some(notice))?;
         let n = text.chars().count();
         if n <= BODY_LIMIT {
@@ -379,6 +479,20 @@ pub fn render(input: &BodyInput, notice: &str) -> Result<Body, BodyError> {
             });
         }
         budget = budget.saturating_sub(n - BODY_LIMIT);
+    }
+}
+
+/// The first `budget` characters of `text` cut before its last `### `
+/// heading that fits, so no table or fold is cut; a text without such a
+/// heading in the budget is cut at a line end ([`cut_at_line_end`]).
+fn cut_at_block(text: &str, budget: usize) -> String {
+    let head: String = text.chars().take(budget).collect();
+    if head.len() == text.len() {
+        return head;
+    }
+    match head.rfind("\n### ").filter(|i| *i > 0) {
+        Some(i) => head[..i].trim_end().to_string(),
+        None => cut_at_line_end(text, budget),
     }
 }
 

@@ -9,6 +9,10 @@ use std::path::PathBuf;
 use clap::Args;
 use visualizer_comment::check_run::DEFAULT_NAME;
 
+/// success-rate's run stats: one small object per cluster; 16 MiB is far
+/// beyond any sweep's and keeps a wrong file from filling memory.
+const MAX_RUN_STATS_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Flags of `check-run`.
 #[derive(Args, Debug)]
 pub(crate) struct CheckRunArgs {
@@ -28,6 +32,12 @@ pub(crate) struct CheckRunArgs {
     /// repository and GITHUB_RUN_ID, when the run id is set).
     #[arg(long, env = "INPUT_RUN_URL")]
     pub(crate) run_url: Option<String>,
+    /// success-rate's `run_stats.json`: whether legs were meant to run.
+    /// With no result row the check is `failure`, unless this file counts
+    /// no job at all (`neutral`); without it, `failure` (fail closed). A
+    /// missing file is skipped with a warning.
+    #[arg(long, env = "INPUT_RUN_STATS")]
+    pub(crate) run_stats: Option<PathBuf>,
 }
 
 pub(crate) fn run(args: &CheckRunArgs) -> Result<()> {
@@ -53,8 +63,34 @@ pub(crate) fn run(args: &CheckRunArgs) -> Result<()> {
                 )
             }),
     };
-    let check = check_run::from_report(&report, &args.name, &args.sha, run_url.as_deref())
-        .with_context(|| format!("building the check run from {}", path.display()))?;
+    let stats = match args
+        .run_stats
+        .as_deref()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        Some(p) if !p.exists() => {
+            eprintln!("warning: run stats {}: no such file, skipped", p.display());
+            None
+        }
+        Some(p) => {
+            let bytes = sweep_model::fsio::read_regular(p, MAX_RUN_STATS_BYTES)
+                .with_context(|| format!("run stats {}: cannot read it", p.display()))?;
+            Some(
+                serde_json::from_slice::<serde_json::Value>(&bytes)
+                    .map_err(|e| anyhow!("run stats {}: invalid JSON: {e}", p.display()))?,
+            )
+        }
+        None => None,
+    };
+    let scheduled = visualizer_comment::verdict::scheduled(stats.as_ref(), None);
+    let check = check_run::from_report(
+        &report,
+        scheduled,
+        &args.name,
+        &args.sha,
+        run_url.as_deref(),
+    )
+    .with_context(|| format!("building the check run from {}", path.display()))?;
     let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
     if config.token.is_none() {
         return Err(anyhow!(

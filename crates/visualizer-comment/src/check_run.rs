@@ -1,7 +1,8 @@
 //! The verdict as a check run on the pull request's head (issue #26 item 5):
 //! a completed check named "sweep verdict" whose conclusion is the verdict
-//! ([`Conclusion`]: `failure` when a point regressed or an eval is below its
-//! threshold, `neutral` when nothing was compared, else `success`), so a
+//! ([`Conclusion`]: `failure` when a point regressed, an eval is below its
+//! threshold or legs ran and no result arrived, `neutral` when nothing was
+//! meant to run or no point had a baseline, else `success`), so a
 //! failing verdict shows in the PR's checks and GitHub notifies it. Its
 //! title is the comment heading's one-line counts, its summary a few
 //! markdown lines; the sticky comment stays the one comment.
@@ -15,7 +16,7 @@ use github_client::{Client, Error, encode};
 use serde_json::{Value, json};
 
 use crate::error::{BodyError, check_url};
-use crate::verdict::{self, Conclusion};
+use crate::verdict::{self, Conclusion, Scheduled};
 
 /// The check's default name.
 pub const DEFAULT_NAME: &str = "sweep verdict";
@@ -77,8 +78,13 @@ fn plain(s: &str) -> String {
 
 /// The check run for compare-results' JSON report `compare` on `head_sha`.
 /// `run_url` is linked in the summary and as the check's details.
+///
+/// `scheduled` is what success-rate counted ([`verdict::scheduled`]): with
+/// no result row, the check is `failure` unless it counted no job at all
+/// (then nothing was meant to run: `neutral`).
 pub fn from_report(
     compare: &Value,
+    scheduled: Scheduled,
     name: &str,
     head_sha: &str,
     run_url: Option<&str>,
@@ -87,7 +93,7 @@ pub fn from_report(
     if let Some(url) = run_url {
         check_url("run URL", url)?;
     }
-    let h = verdict::head(compare)?;
+    let h = verdict::head(compare, scheduled)?;
     let mut lines = vec![format!("### {} {}", h.icon, h.line)];
     if !h.regressions.is_empty() {
         lines.push(format!(
@@ -174,46 +180,112 @@ pub fn create(client: &Client, repo: &str, run: &CheckRun) -> Result<CheckOutcom
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sweep_model::compare_summary::{BaselineRef, CompareSummary, Counts, Eval, Verdict};
 
-    fn report(verdict: &str, matched: u64, evals: Value) -> Value {
-        json!({"summary": {
-            "verdict": verdict, "baseline": "main @ 2026-11-30",
-            "line": format!("{} points regressed (2 metrics) · 0 improved · 5 unchanged · 0 inconclusive", u64::from(verdict == "regressions")),
-            "counts": {"matched": matched, "inconclusive": 0},
-            "evals": evals,
-        }})
+    fn report(verdict: Verdict, new_rows: u64, matched: u64, evals: Vec<Eval>) -> Value {
+        let s = CompareSummary {
+            verdict,
+            baseline: BaselineRef {
+                label: "main @ 2026-11-30".into(),
+                source: "agg".into(),
+                ..BaselineRef::default()
+            },
+            line: "0 points regressed (0 metrics) · 0 improved · 5 unchanged · 0 inconclusive"
+                .into(),
+            counts: Counts {
+                new_rows,
+                matched,
+                evals: evals.len() as u64,
+                evals_failed: evals.iter().filter(|e| e.pass == Some(false)).count() as u64,
+                ..Counts::default()
+            },
+            regressions: Vec::new(),
+            top_regressions: Vec::new(),
+            impacts: Vec::new(),
+            evals,
+        };
+        json!({ "summary": serde_json::to_value(s).unwrap_or_default() })
     }
 
     const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 
+    fn conclusion(v: &Value, scheduled: Scheduled) -> Option<Conclusion> {
+        from_report(v, scheduled, DEFAULT_NAME, SHA, None)
+            .map(|r| r.conclusion)
+            .ok()
+    }
+
     #[test]
     fn the_conclusion_follows_the_verdict() {
-        let c = |v: Value| from_report(&v, DEFAULT_NAME, SHA, None).map(|r| r.conclusion);
+        let ran = Scheduled::Jobs(7);
+        let c = |v: Value| conclusion(&v, ran);
         assert_eq!(
-            c(report("regressions", 7, json!([]))).ok(),
+            c(report(Verdict::Regressions, 7, 7, vec![])),
             Some(Conclusion::Failure)
         );
         assert_eq!(
-            c(report("no_regressions", 7, json!([]))).ok(),
+            c(report(Verdict::NoRegressions, 7, 7, vec![])),
             Some(Conclusion::Success)
         );
         assert_eq!(
-            c(report("no_regressions", 0, json!([]))).ok(),
-            Some(Conclusion::Neutral)
+            c(report(Verdict::NoRegressions, 7, 0, vec![])),
+            Some(Conclusion::Neutral),
+            "results without a baseline: nothing compared"
         );
-        let failed_eval = json!([{"configuration": "c", "point": "p", "task": "gsm8k",
-            "score": "80%", "threshold": "90 %", "pass": false}]);
+        let failed_eval = vec![Eval {
+            configuration: "c".into(),
+            point: "p".into(),
+            task: "gsm8k".into(),
+            score: "80 %".into(),
+            threshold: Some("90 %".into()),
+            pass: Some(false),
+        }];
         assert_eq!(
-            c(report("no_regressions", 7, failed_eval)).ok(),
+            c(report(Verdict::EvalsFailed, 7, 7, failed_eval)),
             Some(Conclusion::Failure),
             "an eval below threshold fails the check as it makes the heading ❌"
         );
     }
 
+    /// Issue #34 item 3: legs ran, no result arrived, nothing compared:
+    /// `failure`, not the `neutral` a required check lets pass; `neutral`
+    /// only when success-rate counted no job at all.
+    #[test]
+    fn no_results_after_legs_ran_fail_and_nothing_scheduled_is_neutral() {
+        let empty = report(Verdict::NoResults, 0, 0, vec![]);
+        assert_eq!(
+            conclusion(&empty, Scheduled::Jobs(126)),
+            Some(Conclusion::Failure)
+        );
+        assert_eq!(
+            conclusion(&empty, Scheduled::Unknown),
+            Some(Conclusion::Failure),
+            "not knowing whether legs ran fails closed"
+        );
+        assert_eq!(
+            conclusion(&empty, Scheduled::Jobs(0)),
+            Some(Conclusion::Neutral)
+        );
+    }
+
+    /// Issue #34 low item: a verdict string this version does not know is
+    /// an error (exit 2), never a green check.
+    #[test]
+    fn an_unknown_verdict_fails_closed() {
+        let mut r = report(Verdict::NoRegressions, 7, 7, vec![]);
+        r["summary"]["verdict"] = json!("no_regression");
+        let e = from_report(&r, Scheduled::Jobs(7), DEFAULT_NAME, SHA, None);
+        assert!(
+            matches!(&e, Err(BodyError::Input { cause, .. }) if cause.contains("no_regression")),
+            "{e:?}"
+        );
+    }
+
     #[test]
     fn a_short_or_non_hex_sha_is_refused() {
-        let r = report("no_regressions", 7, json!([]));
-        assert!(from_report(&r, DEFAULT_NAME, "abc123", None).is_err());
-        assert!(from_report(&r, DEFAULT_NAME, &"g".repeat(40), None).is_err());
+        let r = report(Verdict::NoRegressions, 7, 7, vec![]);
+        let s = Scheduled::Jobs(7);
+        assert!(from_report(&r, s, DEFAULT_NAME, "abc123", None).is_err());
+        assert!(from_report(&r, s, DEFAULT_NAME, &"g".repeat(40), None).is_err());
     }
 }

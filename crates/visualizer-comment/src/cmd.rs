@@ -74,6 +74,18 @@ pub(crate) fn run(cli: &CommentArgs) -> Result<()> {
     input.run_url = Some(run_url.clone());
     input.reused_run_url = cli.reused_run_url.clone().filter(|u| !u.is_empty());
     input.sections = sections;
+    if let Some(sha) = cli
+        .head_sha
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        if !(7..=64).contains(&sha.len()) || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(anyhow!("--head-sha {sha:?}: not a commit id (hex digits)"));
+        }
+        let url = format!("{}/{}/commit/{sha}", server.trim_end_matches('/'), repo);
+        input.head = Some((sha.to_string(), Some(url)));
+    }
     if let Some(p) = cli
         .compare_json
         .as_deref()

@@ -110,7 +110,11 @@ pub(crate) struct CommentArgs {
         default_value = "github-actions[bot]"
     )]
     pub(crate) comment_author: String,
-    /// Visualizer site.
+    /// The commit the comment speaks for (the pull request's head), named
+    /// and linked in the provenance line ("<sha> compared with <baseline>").
+    #[arg(long, env = "INPUT_HEAD_SHA")]
+    pub(crate) head_sha: Option<String>,
+    /// Visualizer site (its `/inference` and `/evaluation` pages are linked).
     #[arg(long, env = "INPUT_VISUALIZER_URL", default_value = DEFAULT_VISUALIZER_URL)]
     pub(crate) visualizer_url: String,
     /// Print the body to stdout instead of posting it.

@@ -6,6 +6,7 @@
 
 use serde::Deserialize;
 use serde_json::Value;
+use sweep_model::compare_summary::{CompareSummary, Eval, Verdict};
 
 use crate::error::BodyError;
 
@@ -13,74 +14,25 @@ use crate::error::BodyError;
 /// more": enough for a reader to act on, short enough to stay a line.
 pub const HEAD_ITEMS: usize = 5;
 
-#[derive(Debug, Deserialize)]
-struct Summary {
-    verdict: String,
-    #[serde(default)]
-    baseline: String,
-    /// compare-results' summary line (`2 points regressed (4 metrics) · …`),
-    /// the heading's words, so the heading and the report agree.
-    line: String,
-    counts: Counts,
-    #[serde(default)]
-    regressions: Vec<RegressionItem>,
-    /// The regressed points, largest change first (compare-results
-    /// 0.x and later); the head lists these when present, else the
-    /// regressed metrics of `regressions`.
-    #[serde(default)]
-    top_regressions: Option<Vec<TopItem>>,
-    #[serde(default)]
-    evals: Vec<EvalItem>,
-}
-
-/// A regressed point: its largest regressed change and the others.
-#[derive(Debug, Deserialize)]
-struct TopItem {
-    group: String,
-    point: String,
-    metric: String,
-    change: String,
-    #[serde(default)]
-    also: Vec<String>,
-    #[serde(default)]
-    other_hardware: bool,
-}
-
-/// compare-results' counts (its `Counts`), computed once there.
-#[derive(Debug, Deserialize)]
-struct Counts {
-    matched: u64,
-    inconclusive: u64,
-    /// Points whose baseline ran on other hardware.
-    #[serde(default)]
-    other_hardware: u64,
-}
-
-#[derive(Debug, Deserialize)]
-struct RegressionItem {
-    group: String,
-    point: String,
-    metric: String,
-    change: String,
-    tolerance: String,
-}
-
-#[derive(Debug, Deserialize)]
-struct EvalItem {
-    configuration: String,
-    point: String,
-    task: String,
-    score: String,
-    threshold: Option<String>,
-    pass: Option<bool>,
+/// What the caller knows of the legs (success-rate's counts): whether any
+/// job was meant to run. Unknown is treated as "some were".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scheduled {
+    /// success-rate counted this many GPU jobs.
+    Jobs(u64),
+    /// Not known (no run stats given).
+    #[default]
+    Unknown,
 }
 
 /// A check run's conclusion for the verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Conclusion {
-    /// A point regressed, or an eval is below its threshold (the ❌ heading).
+    /// A point regressed, an eval is below its threshold, or legs ran and
+    /// no result arrived (the ❌ heading).
     Failure,
-    /// Nothing was compared (no baseline, or no point in both runs).
+    /// Nothing was compared because nothing was meant to run, or no point
+    /// had a baseline.
     Neutral,
     /// Compared, nothing regressed.
     Success,
@@ -113,11 +65,8 @@ pub struct Head {
     /// The first [`HEAD_ITEMS`] regressed points, the configuration named
     /// once for its run of points.
     pub regressions: Vec<String>,
-    /// How many regressed points (or metrics) there are in all.
+    /// How many regressed points there are in all.
     pub regressions_total: usize,
-    /// Whether [`Head::regressions`] are whole points (`top_regressions`)
-    /// or single metrics (an older report).
-    pub regressions_are_points: bool,
     /// The sentence about baselines on other hardware, when any.
     pub other_hardware: Option<String>,
     /// The first [`HEAD_ITEMS`] evals below threshold.
@@ -143,50 +92,92 @@ pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-fn summary(compare: &Value) -> Result<Summary, BodyError> {
+/// compare-results' JSON report's `summary`, typed; a report of another
+/// layout (an unknown verdict, a missing or unknown field) is an error, never
+/// a green heading.
+pub fn summary(compare: &Value) -> Result<CompareSummary, BodyError> {
     let s = compare.get("summary").ok_or_else(|| BodyError::Input {
         what: "compare JSON".into(),
         cause: "no `summary` object (write it with this version's compare-results --json)".into(),
     })?;
-    Summary::deserialize(s).map_err(|e| BodyError::Input {
+    CompareSummary::deserialize(s).map_err(|e| BodyError::Input {
         what: "compare JSON `summary`".into(),
         cause: e.to_string(),
     })
 }
 
-/// Reads compare-results' JSON report (its `summary`) into the head.
-pub fn head(compare: &Value) -> Result<Head, BodyError> {
-    let s = summary(compare)?;
-    let failed: Vec<&EvalItem> = s.evals.iter().filter(|e| e.pass == Some(false)).collect();
-    let perf = if s.counts.matched == 0 {
-        "No matched points to compare"
-    } else {
-        s.line.as_str()
+/// How many GPU jobs success-rate counted in `run_stats.json` (or the
+/// placed and unplaced ones of `run_stats_by_runner.json`), when given.
+pub fn scheduled(run_stats: Option<&Value>, by_runner: Option<&Value>) -> Scheduled {
+    let total = |v: &Value| -> Option<u64> {
+        let m = v.as_object()?;
+        Some(
+            m.values()
+                .filter_map(|s| s.get("total").and_then(Value::as_u64))
+                .sum(),
+        )
     };
-    let evals_text = if failed.is_empty() {
+    if let Some(b) = by_runner.filter(|v| !v.is_null()) {
+        let placed = b.get("clusters").and_then(total);
+        let unplaced = b.pointer("/unplaced/total").and_then(Value::as_u64);
+        if let (Some(p), Some(u)) = (placed, unplaced) {
+            return Scheduled::Jobs(p + u);
+        }
+    }
+    match run_stats.filter(|v| !v.is_null()).and_then(total) {
+        Some(n) => Scheduled::Jobs(n),
+        None => Scheduled::Unknown,
+    }
+}
+
+/// Reads compare-results' JSON report (its `summary`) into the head;
+/// `scheduled` says whether legs were meant to run (for an empty sweep).
+pub fn head(compare: &Value, scheduled: Scheduled) -> Result<Head, BodyError> {
+    let s = summary(compare)?;
+    let failed: Vec<&Eval> = s.evals.iter().filter(|e| e.pass == Some(false)).collect();
+    let nothing_ran = scheduled == Scheduled::Jobs(0);
+    let perf = match (s.verdict, s.counts.matched) {
+        (Verdict::NoResults, _) if nothing_ran => {
+            "No legs were scheduled: nothing to compare".to_string()
+        }
+        (Verdict::NoResults, _) => {
+            "No benchmark results arrived: nothing could be compared".to_string()
+        }
+        (_, 0) => format!(
+            "No matched points to compare{}",
+            if s.counts.no_baseline > 0 {
+                format!(" · {} no baseline", s.counts.no_baseline)
+            } else {
+                String::new()
+            }
+        ),
+        _ => s.line.clone(),
+    };
+    let (icon, conclusion) = match s.verdict {
+        Verdict::Regressions | Verdict::EvalsFailed => ("❌", Conclusion::Failure),
+        Verdict::NoResults if nothing_ran => ("⚠️", Conclusion::Neutral),
+        Verdict::NoResults => ("❌", Conclusion::Failure),
+        Verdict::NoRegressions if !failed.is_empty() => ("❌", Conclusion::Failure),
+        Verdict::NoRegressions if s.counts.matched == 0 => ("⚠️", Conclusion::Neutral),
+        Verdict::NoRegressions
+            if s.counts.inconclusive > 0
+                || s.counts.other_hardware > 0
+                || s.counts.not_rerun > 0
+                || s.counts.no_baseline > 0 =>
+        {
+            ("⚠️", Conclusion::Success)
+        }
+        Verdict::NoRegressions => ("✅", Conclusion::Success),
+    };
+    let vs = if s.baseline.label.is_empty() {
         String::new()
     } else {
-        format!(
-            ", {} below threshold",
-            plural(failed.len() as u64, "eval", "evals")
-        )
+        format!(" vs {}", s.baseline.label)
     };
-    let (icon, conclusion) = if s.verdict == "regressions" || !failed.is_empty() {
-        ("❌", Conclusion::Failure)
-    } else if s.counts.matched == 0 {
-        ("⚠️", Conclusion::Neutral)
-    } else if s.counts.inconclusive > 0 || s.counts.other_hardware > 0 {
-        ("⚠️", Conclusion::Success)
+    let vs_md = if s.baseline.label.is_empty() {
+        String::new()
     } else {
-        ("✅", Conclusion::Success)
-    };
-    let (vs, vs_md) = if s.baseline.is_empty() {
-        (String::new(), String::new())
-    } else {
-        (
-            format!(" vs {}", s.baseline),
-            format!(" vs {}", md(&s.baseline)),
-        )
+        format!(" vs {}", md(&s.baseline.label))
     };
     // The configuration is named once for its run of regressions.
     let mut items: Vec<String> = Vec::new();
@@ -199,43 +190,25 @@ pub fn head(compare: &Value) -> Result<Head, BodyError> {
             format!("{} — {point}", md(group))
         }
     };
-    let (regressions_total, regressions_are_points) = match &s.top_regressions {
-        Some(top) => {
-            for r in top.iter().take(HEAD_ITEMS) {
-                let also = if r.also.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (also {})", md(&r.also.join(", ")))
-                };
-                let flag = if r.other_hardware {
-                    " ⚠️ baseline on other hardware"
-                } else {
-                    ""
-                };
-                let point = format!(
-                    "{}: {} {}{also}{flag}",
-                    md(&r.point),
-                    md(&r.metric),
-                    md(&r.change)
-                );
-                items.push(name(&r.group, point));
-            }
-            (top.len(), true)
-        }
-        None => {
-            for r in s.regressions.iter().take(HEAD_ITEMS) {
-                let point = format!(
-                    "{}: {} {} (tolerance {})",
-                    md(&r.point),
-                    md(&r.metric),
-                    md(&r.change),
-                    md(&r.tolerance)
-                );
-                items.push(name(&r.group, point));
-            }
-            (s.regressions.len(), false)
-        }
-    };
+    for r in s.top_regressions.iter().take(HEAD_ITEMS) {
+        let also = if r.also.is_empty() {
+            String::new()
+        } else {
+            format!(", also {}", md(&r.also.join(", ")))
+        };
+        let flag = if r.other_hardware {
+            " ⚠️ baseline on other hardware"
+        } else {
+            ""
+        };
+        let point = format!(
+            "{}: {} {}{also}{flag}",
+            md(&r.point),
+            md(&r.metric),
+            md(&r.change)
+        );
+        items.push(name(&r.group, point));
+    }
     let other_hardware = (s.counts.other_hardware > 0).then(|| {
         format!(
             "{} compared with a baseline that ran on other hardware (marked ⚠️ below): the change may be the machine's, not the code's.",
@@ -270,11 +243,10 @@ pub fn head(compare: &Value) -> Result<Head, BodyError> {
     Ok(Head {
         icon,
         conclusion,
-        title: format!("{perf}{evals_text}{vs}"),
-        line: format!("{}{evals_text}{vs_md}", md(perf)),
+        title: format!("{perf}{vs}"),
+        line: format!("{}{vs_md}", md(&perf)),
         regressions: items,
-        regressions_total,
-        regressions_are_points,
+        regressions_total: s.top_regressions.len(),
         other_hardware,
         failed_evals,
         failed_evals_total: failed.len(),

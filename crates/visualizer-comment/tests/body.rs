@@ -239,29 +239,36 @@ fn check_counts(body: &str) -> Stated {
     head
 }
 
-fn gsm8k(conc: i64, score: &str, threshold: Option<&str>, pass: Option<bool>) -> Value {
-    json!({"configuration": "qwen3.5 fp4 b200 sglang 8k1k", "point": format!("TP2 EP1, conc {conc}"),
-           "task": "gsm8k", "score": score, "threshold": threshold, "pass": pass})
-}
-
 fn compare(verdict: &str, regressions: Value, evals: Value) -> Value {
     // Hand-made summaries for the edge cases (hostile strings, huge
     // frames); the snapshots take theirs from [`compared`].
-    let regressed = regressions.as_array().map_or(0, Vec::len);
+    let regressed = regressions.as_array().map_or(0, Vec::len) as u64;
+    let top: Vec<Value> = regressions
+        .as_array()
+        .map(|a| a.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            json!({"group": r["group"], "point": r["point"], "metric": r["metric"],
+                   "change": r["change"], "also": [], "other_hardware": false})
+        })
+        .collect();
     json!({
         "schema_version": 1,
         "verdict": verdict,
         "summary": {
             "verdict": verdict,
-            "baseline": BASELINE,
+            "baseline": {"label": BASELINE, "source": "agg", "sha": null, "run_url": null,
+                         "date": null, "file": "base.json"},
             "line": format!("{regressed} points regressed ({regressed} metrics) · 0 improved · {} unchanged · 0 inconclusive", 7 - regressed.min(7)),
-            "counts": {"matched": 7, "regressed_points": regressed, "regressed_metrics": regressed,
-                       "improved": 0, "unchanged": 7 - regressed.min(7), "inconclusive": 0},
-            "matched": 7,
-            "regressed_points": regressed,
+            "counts": {"new_rows": 7, "matched": 7, "regressed_points": regressed,
+                       "regressed_metrics": regressed, "improved": 0,
+                       "unchanged": 7 - regressed.min(7), "inconclusive": 0, "other_hardware": 0,
+                       "no_baseline": 0, "not_rerun": 0,
+                       "evals": evals.as_array().map_or(0, Vec::len), "evals_failed": 0},
             "regressions": regressions,
-            "unmatched_new": 0,
-            "unmatched_baseline": 0,
+            "top_regressions": top,
+            "impacts": [],
             "evals": evals,
         }
     })
@@ -277,17 +284,13 @@ fn first_lines(body: &str, n: usize) -> Vec<&str> {
 
 #[test]
 fn no_regression_body() {
-    let (mut c, section) = seed_improved();
-    c["summary"]["evals"] = json!([
-        gsm8k(64, "96.82%", Some("90 %"), Some(true)),
-        gsm8k(128, "96.51%", Some("90 %"), Some(true))
-    ]);
+    let (c, section) = seed_improved_with(json!([seed_eval(64, 0.9682), seed_eval(128, 0.9651)]));
     let b = body::render(&input(Some(c), &[&section]), NOTICE).expect("body");
     assert!(!b.truncated);
     let head = first_lines(&b.text, 2);
     assert_eq!(
         head[0],
-        "### ✅ 0 points regressed (0 metrics) · 7 improved · 0 unchanged · 0 inconclusive vs main @ 2026-11-30",
+        "### ✅ 0 points regressed (0 metrics) · 7 improved · 0 unchanged · 0 inconclusive · 0 not re-run · 0 no baseline · 0 evals failed vs main @ 2026-11-30",
         "improvements are in the heading"
     );
     assert_eq!(head[1], "**Evals:** 2 of 2 at or above threshold");
@@ -302,12 +305,13 @@ fn regression_body_lists_the_regressions_first() {
     let head = first_lines(&b.text, 2);
     assert_eq!(
         head[0],
-        "### ❌ 2 points regressed (4 metrics) · 0 improved · 5 unchanged · 0 inconclusive vs main @ 2026-11-30"
+        "### ❌ 2 points regressed (4 metrics) · 0 improved · 5 unchanged · 0 inconclusive · 0 not re-run · 0 no baseline · no evals vs main @ 2026-11-30"
     );
     // One item per regressed point, its largest change first.
     assert_eq!(
         head[1],
-        "**Regressed:** qwen3.5 fp4 b200 sglang, 8k1k (spec: none) — TP2 EP1, conc 16: tput/GPU (tok/s) ▼ -12.0 % (5621.2 → 4946.7) (also output tput ▼ -12.0 %); TP2 EP1, conc 32: tput/GPU (tok/s) ▼ -12.0 % (7784.4 → 6850.3) (also output tput ▼ -12.0 %)"
+        "**Regressed:** qwen3.5 fp4 b200 sglang, 8k1k (spec: none) — TP2 EP1, conc 16: tput/GPU (tok/s) 🔴~▼~-12.0~% (5621.2 → 4946.7), also output tput 🔴~▼~-12.0~%; TP2 EP1, conc 32: tput/GPU (tok/s) 🔴~▼~-12.0~% (7784.4 → 6850.3), also output tput 🔴~▼~-12.0~%"
+            .replace('~', "\u{a0}")
     );
     assert_eq!(
         head[1].matches("qwen3.5").count(),
@@ -369,24 +373,77 @@ fn reused_run_body_names_both_runs() {
     test_kit::assert_snapshot!("reused_run", stable(&b.text));
 }
 
+/// The eval failure as a sweep posts it (issue #37 item 5): compare-results
+/// run on the seed sweep and a real `agg_eval_all.json` with one gsm8k
+/// score below the corpus's 94 % threshold (`tests/data/eval-failure`),
+/// then `visualizer-comment --dry-run` on its JSON and markdown. The
+/// heading, the report's verdict and the JSON all say the evals failed.
 #[test]
-fn eval_failure_body_puts_the_failure_in_the_head() {
-    let (mut c, section) = seed_improved();
-    c["summary"]["evals"] = json!([
-        gsm8k(64, "96.82%", Some("90 %"), Some(true)),
-        gsm8k(128, "88.10%", Some("90 %"), Some(false))
-    ]);
-    let b = body::render(&input(Some(c), &[&section]), NOTICE).expect("body");
-    let head = first_lines(&b.text, 2);
+fn eval_failure_body_comes_from_a_real_run_of_both_binaries() {
+    let seed = root().join("tests/conformance/fixtures/seed-compare");
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/eval-failure");
+    let out = test_kit::temp_dir();
+    let o = test_kit::tool_command("compare-results")
+        .arg("--new")
+        .arg(seed.join("new/agg_bmk.json"))
+        .arg("--baseline")
+        .arg(seed.join("baseline/agg_bmk.json"))
+        .args(["--baseline-label", BASELINE])
+        .arg("--new-evals")
+        .arg(data.join("agg_eval_all.json"))
+        .arg("--thresholds")
+        .arg(thresholds_path())
+        .arg("--json")
+        .arg(out.path().join("compare.json"))
+        .arg("--markdown")
+        .arg(out.path().join("compare.md"))
+        .output()
+        .expect("run compare-results");
+    assert_eq!(o.status.code(), Some(0), "{}", test_kit::stderr(&o));
+    let j: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("compare.json")).expect("json"))
+            .expect("compare.json");
+    assert_eq!(j["verdict"], "evals_failed");
+    assert_eq!(j["summary"]["verdict"], "evals_failed");
+    assert_eq!(j["summary"]["counts"]["evals_failed"], 1);
+    let md = std::fs::read_to_string(out.path().join("compare.md")).expect("md");
     assert!(
-        head[0].starts_with("### ❌ 0 points regressed (0 metrics) · 7 improved · 0 unchanged · 0 inconclusive, 1 eval below threshold"),
+        md.contains("**Verdict: ❌ 0 points regressed (0 metrics) · 7 improved · 0 unchanged · 0 inconclusive · 0 not re-run · 0 no baseline · 1 eval failed**"),
+        "{md}"
+    );
+    let o = test_kit::tool_command("visualizer-comment")
+        .args([
+            "--dry-run",
+            "--repo",
+            "SemiAnalysisAI/InferenceX",
+            "--pr-number",
+            "2714",
+        ])
+        .args(["--run-id", "32991847205", "--run-url", RUN])
+        .arg("--compare-json")
+        .arg(out.path().join("compare.json"))
+        .arg("--section")
+        .arg(out.path().join("compare.md"))
+        .output()
+        .expect("run visualizer-comment");
+    assert_eq!(o.status.code(), Some(0), "{}", test_kit::stderr(&o));
+    let text = test_kit::stdout(&o);
+    let head = first_lines(&text, 2);
+    assert!(
+        head[0].starts_with("### ❌ 0 points regressed (0 metrics) · 7 improved · 0 unchanged · 0 inconclusive · 0 not re-run · 0 no baseline · 1 eval failed"),
         "{head:?}"
     );
     assert_eq!(
         head[1],
-        "**Evals below threshold:** qwen3.5 fp4 b200 sglang 8k1k, TP2 EP1, conc 128: gsm8k 88.10% < 90 %"
+        "**Evals below threshold:** qwen3.5 fp4 b200 sglang, 8k1k (spec: none), TP2 EP1, conc 128: gsm8k 88.10\u{a0}% < 94\u{a0}%"
     );
-    test_kit::assert_snapshot!("eval_failure", stable(&b.text));
+    let evals = table_after(&text, "### Evals");
+    assert_eq!(evals.len(), 2, "both evals in the table:\n{text}");
+    assert!(
+        evals.iter().any(|r| r.iter().any(|c| c.starts_with("❌"))),
+        "{evals:?}"
+    );
+    test_kit::assert_snapshot!("eval_failure", stable(&text));
 }
 
 #[test]
@@ -566,7 +623,10 @@ fn placed_counts_are_shown_and_the_unplaced_jobs_named() {
     })));
     let b = body::render(&i, NOTICE).expect("body");
     let part = success_part(&b.text);
-    assert!(part.contains("| b200-nscale | 9 / 9 | 100 % |"), "{part}");
+    assert!(
+        part.contains("| b200-nscale | 9 / 9 | 100\u{a0}% |"),
+        "{part}"
+    );
     assert!(!part.contains("No GPU jobs were counted"), "{part}");
     test_kit::assert_snapshot!("success_rate_by_runner_unplaced", part);
 }
@@ -579,7 +639,10 @@ fn all_placed_means_no_unplaced_line() {
     ));
     let b = body::render(&i, NOTICE).expect("body");
     let part = success_part(&b.text);
-    assert!(part.contains("| b200-nscale | 9 / 9 | 100 % |"), "{part}");
+    assert!(
+        part.contains("| b200-nscale | 9 / 9 | 100\u{a0}% |"),
+        "{part}"
+    );
     assert!(!part.contains("could not be placed"), "{part}");
 }
 
@@ -629,7 +692,7 @@ fn null_placed_stats_fall_back_to_run_stats() {
     i.run_stats_by_runner = Some(Value::Null);
     let b = body::render(&i, NOTICE).expect("body");
     assert!(
-        success_part(&b.text).contains("| h200-cw | 9 / 12 | 75 % ⚠️ |"),
+        success_part(&b.text).contains("| h200-cw | 9 / 12 | 75\u{a0}% ⚠️ |"),
         "{}",
         b.text
     );
@@ -694,7 +757,7 @@ fn repeats_body_counts_the_inconclusive_point() {
     let b = body::render(&input(Some(c), &[&section]), NOTICE).expect("body");
     assert_eq!(
         first_lines(&b.text, 1)[0],
-        "### ❌ 1 point regressed (2 metrics) · 1 improved · 4 unchanged · 1 inconclusive vs main @ 2026-11-30"
+        "### ❌ 1 point regressed (2 metrics) · 1 improved · 4 unchanged · 1 inconclusive · 0 not re-run · 0 no baseline · no evals vs main @ 2026-11-30"
     );
     assert!(b.text.contains("| inconclusive — re-run |"), "{}", b.text);
     assert!(!b.text.contains('±'), "ranges, not ±: {}", b.text);
@@ -705,6 +768,7 @@ fn repeats_body_counts_the_inconclusive_point() {
 #[test]
 fn sweep_of_54_configurations_fits_and_names_every_configuration() {
     let (c, section) = sweep_compared();
+    let summary = c.clone();
     let counts = c["summary"]["counts"].clone();
     assert_eq!(counts["matched"], 378);
     let mut i = input(Some(c), &[&section]);
@@ -714,9 +778,18 @@ fn sweep_of_54_configurations_fits_and_names_every_configuration() {
         "h200-nv": {"n_success": 126, "total": 126},
         "mi355x-amds": {"n_success": 126, "total": 126}
     }));
+    // With its charts embedded from the charts branch (issue #37 item 1:
+    // one budget for the whole body).
+    let (manifest, base_url) = sweep_charts();
+    i.charts.manifest = Some(manifest);
+    i.charts.base_url = Some(base_url);
+    i.head = Some((
+        "4f2a9c0d1e3b5a7968f0c2d4e6a8b0c1d3e5f7a9".into(),
+        Some("https://github.com/SemiAnalysisAI/InferenceX/commit/4f2a9c0d1e3b5a7968f0c2d4e6a8b0c1d3e5f7a9".into()),
+    ));
     let b = body::render(&i, NOTICE).expect("body");
     let n = b.text.chars().count();
-    eprintln!("54-configuration sweep: comment body {n} characters");
+    eprintln!("54-configuration sweep with charts: comment body {n} characters");
     assert!(
         !b.truncated,
         "the report fits without a cut: {n} characters"
@@ -757,16 +830,77 @@ fn sweep_of_54_configurations_fits_and_names_every_configuration() {
         "{}",
         first_lines(&b.text, 4).join("\n")
     );
-    // The tables left out to fit are counted: with those shown, every
-    // configuration (each has a point beyond tolerance here).
-    let left_out = b
-        .text
+    // The report comes before the charts (issue #37 item 1).
+    let charts_at = b.text.find("#### Charts").expect("the charts block");
+    let report_at = b.text.find("## Benchmark comparison").expect("the report");
+    assert!(report_at < charts_at, "the report precedes the charts");
+    let report = &b.text[report_at..charts_at];
+    // Whole tables are left out, named with their worst change; with those
+    // shown, every configuration (each has a point beyond tolerance here).
+    let left_out: Vec<&str> = report
         .lines()
-        .find_map(|l| l.strip_prefix("To fit a PR comment, the tables of "))
-        .and_then(|l| l.split_whitespace().next())
-        .and_then(|n| n.parse::<usize>().ok())
-        .unwrap_or(0);
-    assert_eq!(b.text.matches("<details>").count() + left_out, 54);
+        .find_map(|l| l.strip_prefix("- the tables of "))
+        .or_else(|| {
+            report
+                .lines()
+                .find_map(|l| l.strip_prefix("- the table of "))
+        })
+        .and_then(|l| l.split_once(": "))
+        .map(|(_, names)| names.split("; ").collect())
+        .unwrap_or_default();
+    eprintln!("54-configuration sweep: tables left out: {left_out:#?}");
+    assert_eq!(report.matches("\n<details").count() + left_out.len(), 54);
+    // Kept by severity: every regressed configuration whose table is shown
+    // has a worst regression (compare's largest change of any metric, from
+    // its list of regressed points, largest first) at least as large as
+    // every one left out.
+    let magnitude = |change: &str| -> f64 {
+        change
+            .split('\u{a0}')
+            .find(|t| t.starts_with(['+', '-']))
+            .and_then(|n| n.parse::<f64>().ok())
+            .map_or(0.0, f64::abs)
+    };
+    let mut worst_by_group: std::collections::BTreeMap<String, f64> = Default::default();
+    for t in summary["summary"]["top_regressions"]
+        .as_array()
+        .expect("top")
+    {
+        let g = t["group"].as_str().unwrap_or_default().to_string();
+        let m = magnitude(t["change"].as_str().unwrap_or_default());
+        let e = worst_by_group.entry(g).or_insert(0.0);
+        *e = e.max(m);
+    }
+    let dropped_names: Vec<&str> = left_out
+        .iter()
+        .map(|n| n.rsplit_once(" (worst ").map_or(*n, |(t, _)| t))
+        .collect();
+    let dropped_max = dropped_names
+        .iter()
+        .filter_map(|n| worst_by_group.get(*n))
+        .fold(0.0_f64, |a, b| a.max(*b));
+    let overview = table_after(&b.text, "### Configurations");
+    for block in report.split("\n### ").skip(1) {
+        let title = block.lines().next().unwrap_or_default().trim();
+        let Some(row) = overview.iter().find(|r| r[0] == title) else {
+            continue;
+        };
+        if let Some(w) = worst_by_group.get(title) {
+            assert!(
+                *w >= dropped_max,
+                "{title} (worst {w}) kept over a dropped one at {dropped_max}"
+            );
+        }
+        // Every regressed configuration is open (issue #37 item 2).
+        let open = block.contains("<details open>");
+        assert_eq!(open, row[3] != "0", "{title}: open iff regressed");
+    }
+    // No table is cut: each has its header, alignment and rows, and the
+    // fold closes.
+    assert_eq!(
+        report.matches("<details").count(),
+        report.matches("</details>").count()
+    );
     let counted = check_counts(&b.text);
     assert_eq!(
         counted.regressed_points,

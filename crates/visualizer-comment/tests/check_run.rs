@@ -112,6 +112,77 @@ fn nothing_compared_is_a_neutral_check_run() {
     );
 }
 
+/// Issue #34 item 3: the legs ran (success-rate counted 126 jobs) and no
+/// result row arrived: compare-results' verdict is `no_results` and the
+/// check is `failure`, not the `neutral` a required check lets pass. Only
+/// run stats that count no job at all make it `neutral`.
+#[test]
+fn no_results_after_legs_ran_is_a_failing_check_and_nothing_scheduled_neutral() {
+    let (base, _) = seed_runs(|_, _| 1.0);
+    let (report, _) = compared(&base, &[], json!([]));
+    assert_eq!(report["summary"]["verdict"], "no_results");
+    for (stats, want) in [
+        (
+            json!({"b200-dgxc": {"n_success": 0, "total": 126}}),
+            "failure",
+        ),
+        (
+            json!({"b200-dgxc": {"n_success": 0, "total": 0}}),
+            "neutral",
+        ),
+    ] {
+        let s = test_kit::fake_github();
+        s.with_check_runs(REPO);
+        let dir = test_kit::temp_dir();
+        let stats_path = dir.path().join("run_stats.json");
+        std::fs::write(&stats_path, stats.to_string()).expect("stats");
+        let path = dir.path().join("compare.json");
+        std::fs::write(&path, report.to_string()).expect("report");
+        let out = test_kit::command(env!("CARGO_BIN_EXE_visualizer-comment"))
+            .args(["check-run", "--sha", SHA, "--report"])
+            .arg(&path)
+            .arg("--run-stats")
+            .arg(&stats_path)
+            .github(&s)
+            .env("GITHUB_REPOSITORY", REPO)
+            .output()
+            .expect("run visualizer-comment check-run");
+        assert!(out.status.success(), "{}", stderr(&out));
+        let run = created(&s);
+        assert_eq!(run["conclusion"], want, "{stats}: {run}");
+    }
+    // Without run stats: not knowing whether legs ran fails closed.
+    let s = test_kit::fake_github();
+    s.with_check_runs(REPO);
+    let dir = test_kit::temp_dir();
+    let out = check_run(&s, dir.path(), &report);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run = created(&s);
+    assert_eq!(run["conclusion"], "failure");
+    assert!(
+        run["output"]["title"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("No benchmark results arrived"),
+        "{run}"
+    );
+}
+
+/// Issue #34 low item: a verdict this version does not know is exit 2 and
+/// no check run, never a green one.
+#[test]
+fn an_unknown_verdict_is_exit_2_and_no_check_run() {
+    let s = test_kit::fake_github();
+    s.with_check_runs(REPO);
+    let dir = test_kit::temp_dir();
+    let (mut report, _) = seed_improved();
+    report["summary"]["verdict"] = json!("looks_fine");
+    let out = check_run(&s, dir.path(), &report);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("looks_fine"), "{}", stderr(&out));
+    assert_eq!(s.count("POST", CHECKS), 0);
+}
+
 #[test]
 fn a_token_without_checks_write_is_a_warning_and_exit_0() {
     let s = test_kit::fake_github();

@@ -335,7 +335,10 @@ fn the_by_runner_file_is_read_from_its_input_and_preferred() {
         .expect("run visualizer-comment");
     ok(&out);
     let body = stdout(&out);
-    assert!(body.contains("| b200-nscale | 8 / 9 | 89 % ⚠️ |"), "{body}");
+    assert!(
+        body.contains("| b200-nscale | 8 / 9 | 89\u{a0}% ⚠️ |"),
+        "{body}"
+    );
     assert!(body.contains("⚠️ 1 job could not be placed"), "{body}");
     assert!(!body.contains("No GPU jobs were counted"), "{body}");
 }
