@@ -832,8 +832,21 @@ pub enum LegEnvError {
     },
     #[error("additional-settings #{index}: expected a list, found {found}")]
     SettingsNotList { index: usize, found: Value },
-    #[error("additional-settings entry: {0}")]
-    SettingsEntry(#[source] SettingError),
+    #[error("{config}: additional-settings #{index}: {source}")]
+    SettingsEntry {
+        config: String,
+        index: usize,
+        #[source]
+        source: SettingError,
+    },
+    #[error(
+        "{config}: additional-settings #{index}: {key} is set by the leg itself (the matrix row, an input or a secret): a worker setting may not override it"
+    )]
+    SettingsLegVar {
+        config: String,
+        index: usize,
+        key: String,
+    },
 }
 
 impl sweep_cli::Classify for LegEnvError {
@@ -899,8 +912,23 @@ pub fn parse_leg_env(
     Ok(out)
 }
 
-/// The settings of each JSON list, in order, checked by [`parse_setting`].
-pub fn worker_settings(lists: &[String]) -> Result<Vec<(String, String)>, LegEnvError> {
+/// Names a credential has by convention: the leg's secrets and any other
+/// token stay out of reach of config-written settings.
+const CREDENTIAL_SUFFIXES: [&str; 2] = ["_TOKEN", "_SECRET"];
+
+/// A variable the leg sets itself ([`TEMPLATE_VARS`]) or a credential name:
+/// what a worker's `additional-settings` may not set.
+pub fn is_leg_var(k: &str) -> bool {
+    TEMPLATE_VARS.contains(&k) || CREDENTIAL_SUFFIXES.iter().any(|s| k.ends_with(s))
+}
+
+/// The settings of each JSON list, in order, checked by [`parse_setting`];
+/// a setting of a variable the leg sets itself ([`is_leg_var`]) is refused.
+/// `config` names the row in messages (its `exp-name`).
+pub fn worker_settings(
+    config: &str,
+    lists: &[String],
+) -> Result<Vec<(String, String)>, LegEnvError> {
     let mut out = Vec::new();
     for (i, text) in lists.iter().enumerate() {
         let v: Value = serde_json::from_str(if text.trim().is_empty() { "null" } else { text })
@@ -923,7 +951,19 @@ pub fn worker_settings(lists: &[String]) -> Result<Vec<(String, String)>, LegEnv
                 Value::String(s) => s,
                 other => other.to_string(),
             };
-            out.push(parse_setting(&s).map_err(LegEnvError::SettingsEntry)?);
+            let (k, v) = parse_setting(&s).map_err(|source| LegEnvError::SettingsEntry {
+                config: config.to_string(),
+                index: i + 1,
+                source,
+            })?;
+            if is_leg_var(&k) {
+                return Err(LegEnvError::SettingsLegVar {
+                    config: config.to_string(),
+                    index: i + 1,
+                    key: k,
+                });
+            }
+            out.push((k, v));
         }
     }
     Ok(out)
@@ -1129,16 +1169,54 @@ mod tests {
 
     #[test]
     fn worker_settings_are_plain_and_unevaluated() {
-        let v = worker_settings(&[
-            r#"["MEM=0.8","X=$(touch pwned)"]"#.into(),
-            "null".into(),
-            r#"[]"#.into(),
-        ])
+        let v = worker_settings(
+            "dsr1_1k1k",
+            &[
+                r#"["MEM=0.8","X=$(touch pwned)"]"#.into(),
+                "null".into(),
+                r#"[]"#.into(),
+            ],
+        )
         .unwrap();
         assert_eq!(v[1], ("X".into(), "$(touch pwned)".into()));
-        assert!(worker_settings(&[r#"["BASH_ENV=./x"]"#.into()]).is_err());
-        assert!(worker_settings(&[r#"["PATH=1\ntouch"]"#.into()]).is_err());
-        assert!(worker_settings(&[r#"{"a":1}"#.into()]).is_err());
+        assert!(worker_settings("c", &[r#"["BASH_ENV=./x"]"#.into()]).is_err());
+        assert!(worker_settings("c", &[r#"["PATH=1\ntouch"]"#.into()]).is_err());
+        assert!(worker_settings("c", &[r#"{"a":1}"#.into()]).is_err());
+    }
+
+    #[test]
+    fn worker_settings_may_not_set_what_the_leg_sets_or_a_credential() {
+        for key in [
+            "RESULT_FILENAME",
+            "IMAGE",
+            "HF_TOKEN",
+            "GH_TOKEN",
+            "MODAL_TOKEN_SECRET",
+            "TP",
+        ] {
+            let lists = [
+                r#"["CONFIG_FILE=a.yaml"]"#.into(),
+                format!(r#"["{key}=x"]"#),
+            ];
+            let e = worker_settings("dsr1_1k1k", &lists)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.starts_with("dsr1_1k1k: additional-settings #2: ")
+                    && e.contains(&format!("{key} is set by the leg itself")),
+                "{key}: {e}"
+            );
+        }
+        // The settings real configs use stay accepted.
+        let ok = worker_settings(
+            "c",
+            &[
+                r#"["CONFIG_FILE=x","PREFILL_NODES=2","DECODE_MTP_SIZE=1","PREFILL_IMAGE=i"]"#
+                    .into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(ok.len(), 4);
     }
 
     #[test]

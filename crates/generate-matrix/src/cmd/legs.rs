@@ -153,13 +153,16 @@ pub(crate) struct WorkerSettingsArgs {
     /// strings, or null); repeatable, in order.
     #[arg(long = "settings-json", value_name = "JSON")]
     pub(crate) settings: Vec<String>,
+    /// The row's name in messages (the leg's `EXP_NAME`).
+    #[arg(long, env = "EXP_NAME", default_value = "the matrix row")]
+    pub(crate) config: String,
     /// Write the `KEY=VALUE` lines here (atomically).
     #[arg(long, value_name = "FILE")]
     pub(crate) output: PathBuf,
 }
 
 pub(crate) fn run_worker_settings(a: &WorkerSettingsArgs) -> Outcome {
-    let vars = worker_settings(&a.settings)?;
+    let vars = worker_settings(&a.config, &a.settings)?;
     let mut text = String::new();
     for (k, v) in &vars {
         text.push_str(&format!("{k}={v}\n"));
