@@ -23,7 +23,6 @@
 //! Both generators return the final rows: built, validated (§8.5), with
 //! eval selection (§10) applied according to [`CommonOptions::evals`].
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -36,6 +35,7 @@ use sweep_model::rows::{
 use sweep_model::runners::Runners;
 
 use crate::evals::apply_evals;
+use crate::keys::KeyMiss;
 use crate::row::{EvalMode, GenError, Row};
 
 /// Master configs plus runner file, loaded and validated once.
@@ -253,8 +253,8 @@ pub fn generate_test_config(
     apply_evals(rows, opts.common.evals)
 }
 
-/// Resolves `--config-keys` (§7.3.1): globs in merged order, exact keys,
-/// later duplicates removed.
+/// Resolves `--config-keys` (§7.3.1) by the one key rule of
+/// [`crate::keys::resolve`], with this command's messages.
 ///
 /// # Errors
 /// A pattern that matches nothing or a key that does not exist.
@@ -262,98 +262,15 @@ pub fn resolve_keys<'a>(
     masters: &'a MasterConfigs,
     wanted: &[String],
 ) -> Result<Vec<&'a str>, GenError> {
-    let mut out: Vec<&str> = Vec::new();
-    let mut seen = HashSet::new();
-    for w in wanted {
-        if w.contains('*') || w.contains('?') {
-            let matched: Vec<&str> = masters.keys().filter(|k| glob_match(w, k)).collect();
-            if matched.is_empty() {
-                return Err(gen_err(format!("No config keys matched the pattern '{w}'")));
-            }
-            for k in matched {
-                if seen.insert(k) {
-                    out.push(k);
-                }
-            }
-        } else {
-            let Some(e) = masters.get(w) else {
-                return Err(gen_err(format!(
-                    "Config key '{w}' does not exist in the master configs"
-                )));
-            };
-            if seen.insert(e.key.as_str()) {
-                out.push(e.key.as_str());
-            }
+    let available: Vec<&str> = masters.keys().collect();
+    crate::keys::resolve(&available, wanted).map_err(|miss| match miss {
+        KeyMiss::NoMatch { pattern, .. } => {
+            gen_err(format!("No config keys matched the pattern '{pattern}'"))
         }
-    }
-    Ok(out)
-}
-
-/// Shell-style glob as Python's `fnmatch.fnmatchcase`: `*`, `?`, `[seq]`, `[!seq]`.
-#[must_use]
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    glob_at(&p, &t)
-}
-
-fn glob_at(p: &[char], t: &[char]) -> bool {
-    let Some(&first) = p.first() else {
-        return t.is_empty();
-    };
-    match first {
-        '*' => (0..=t.len()).any(|i| glob_at(&p[1..], &t[i..])),
-        '?' => !t.is_empty() && glob_at(&p[1..], &t[1..]),
-        '[' => match class_end(p) {
-            Some(end) => {
-                let Some(&c) = t.first() else { return false };
-                class_matches(&p[1..end], c) && glob_at(&p[end + 1..], &t[1..])
-            }
-            None => t.first() == Some(&'[') && glob_at(&p[1..], &t[1..]),
-        },
-        c => t.first() == Some(&c) && glob_at(&p[1..], &t[1..]),
-    }
-}
-
-/// Index of the `]` closing a class that starts at `p[0] == '['`.
-fn class_end(p: &[char]) -> Option<usize> {
-    let mut i = 1;
-    if p.get(i) == Some(&'!') {
-        i += 1;
-    }
-    if p.get(i) == Some(&']') {
-        i += 1;
-    }
-    while i < p.len() {
-        if p[i] == ']' {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
-}
-
-fn class_matches(body: &[char], c: char) -> bool {
-    let (neg, body) = match body.first() {
-        Some('!') => (true, &body[1..]),
-        _ => (false, body),
-    };
-    let mut i = 0;
-    let mut hit = false;
-    while i < body.len() {
-        if i + 2 < body.len() && body[i + 1] == '-' {
-            if body[i] <= c && c <= body[i + 2] {
-                hit = true;
-            }
-            i += 3;
-        } else {
-            if body[i] == c {
-                hit = true;
-            }
-            i += 1;
-        }
-    }
-    hit != neg
+        KeyMiss::Missing { key, .. } => gen_err(format!(
+            "Config key '{key}' does not exist in the master configs"
+        )),
+    })
 }
 
 fn matches_opt(filter: &Option<Vec<String>>, value: &str) -> bool {
@@ -925,18 +842,6 @@ fn dram_budget(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-
-    #[test]
-    fn globbing() {
-        assert!(glob_match("dsr1-*", "dsr1-fp4-b200"));
-        assert!(!glob_match("dsr1-*", "xdsr1-fp4"));
-        assert!(glob_match("a?c", "abc"));
-        assert!(glob_match("[ab]x", "bx"));
-        assert!(!glob_match("[!ab]x", "bx"));
-        assert!(glob_match("[a-c]*", "cat"));
-        assert!(glob_match("x[", "x["));
-        assert!(glob_match("*", ""));
-    }
 
     #[test]
     fn seq_names() {
