@@ -24,6 +24,7 @@ use serde_json::{Map, Value, json};
 use sweep_model::json_type::json_type_name;
 
 use crate::canary;
+use crate::leg::{LegPart, plan_leg};
 
 /// GitHub runs at most 256 jobs from one matrix: a part holds at most this
 /// many legs (the leg job's matrix), and a fan-out group at most
@@ -227,6 +228,14 @@ impl Family {
         }
     }
 
+    /// What the family's legs run, as [`crate::leg`] reads it.
+    pub fn leg_part(&self) -> LegPart {
+        LegPart {
+            nodes: self.nodes,
+            kind: Some(self.kind),
+        }
+    }
+
     /// `single_node.1k1k` / `evals`, as the dry run names it.
     pub fn dotted(&self) -> String {
         match self.path {
@@ -268,7 +277,7 @@ pub struct Split {
     /// Step outputs in order. Without a family (the setup job):
     /// `canary-parts` (the canary's one part, or none), per group
     /// `<group>-parts` (a JSON list of parts), then `legs`, `has-agentic`,
-    /// `has-fixed`, `without-canary`. For one part (the plan job): `rows`.
+    /// `has-fixed`, `without-canary`. For one part (the plan job): `legs`.
     pub outputs: Vec<(String, String)>,
     /// Markdown for the job summary.
     pub summary: String,
@@ -310,11 +319,14 @@ fn part_row(
 }
 
 /// One family's legs dealt evenly over as few parts as hold them (300 legs
-/// become 150 + 150, not 256 + 44), each part as JSON, checked against the
-/// job-output and environment-string budgets.
+/// become 150 + 150, not 256 + 44), each part as the JSON list of its legs
+/// ([`crate::leg::LegPlan::with_row`]: name, runner labels, timeout and the
+/// row), checked against the job-output and environment-string budgets.
 fn family_parts(
-    f: &Family,
+    label: &str,
+    leg_part: LegPart,
     rows: &[Value],
+    sweep: &Map<String, Value>,
     budget: &mut Budget,
 ) -> Result<Vec<String>, SplitError> {
     let parts = rows.len().div_ceil(MAX_LEGS_PER_JOB);
@@ -323,24 +335,30 @@ fn family_parts(
     } else {
         rows.len().div_ceil(parts)
     };
-    let mut out = Vec::with_capacity(parts);
+    let mut legs = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
-        let len = serde_json::to_string(row)?.len();
+        // The leg's first step reads its row as one environment string
+        // (`LEG_ROW`, GitHub's indented `toJSON`).
+        let len = LEG_ROW_VAR.len() + 1 + serde_json::to_string_pretty(row)?.len();
         if len > MAX_ENV_STRING_BYTES {
             return Err(SplitError::RowTooLarge {
-                family: f.label(),
+                family: label.to_string(),
                 index: i,
                 bytes: len,
             });
         }
         budget.largest_row = budget.largest_row.max(len);
+        let empty = Map::new();
+        let fields = row.as_object().unwrap_or(&empty);
+        legs.push(plan_leg(fields, leg_part, sweep).with_row(row));
     }
-    for chunk in rows.chunks(per.max(1)).take(parts) {
+    let mut out = Vec::with_capacity(parts);
+    for chunk in legs.chunks(per.max(1)).take(parts) {
         let text = serde_json::to_string(chunk)?;
         let size = utf16_bytes(&text);
         if size > MAX_JOB_OUTPUT_UTF16_BYTES {
             return Err(SplitError::PartTooLarge {
-                family: f.label(),
+                family: label.to_string(),
                 legs: rows.len(),
                 part_legs: chunk.len(),
                 bytes: size,
@@ -354,11 +372,18 @@ fn family_parts(
     Ok(out)
 }
 
+/// The leg's row reaches its first step as this environment variable.
+pub const LEG_ROW_VAR: &str = "LEG_ROW";
+
 /// Checks `ssc` against every budget and lists its parts per group (the
 /// setup job), or, with `family` (a stem of [`FAMILIES`]) and `part`
-/// (1-based), writes that part's rows (the leg workflow's plan job). With
-/// `without_canary`, the canary row ([`canary::select`]) is left out of the
-/// single-node buckets, as the fan-out runs it first.
+/// (1-based), writes that part's legs (the leg workflow's plan job: each
+/// row with its job name, runner labels and timeout for the caller's
+/// `sweep` inputs, [`crate::leg`]). With `without_canary`, the canary row
+/// ([`canary::select`]) is left out of the single-node buckets, as the
+/// fan-out runs it first. Setup measures the parts with the `sweep` it is
+/// given (none: the plan jobs' inputs are not known yet); each plan job
+/// checks its part again with the caller's.
 ///
 /// # Errors
 /// The config is not shaped as a search-space config, a family is unknown,
@@ -368,6 +393,7 @@ pub fn split(
     without_canary: bool,
     family: Option<&str>,
     part: usize,
+    sweep: &Map<String, Value>,
 ) -> Result<Split, SplitError> {
     // The canary is the one leg the fan-out runs first ([`canary::select`]).
     let picked = canary::select(ssc)?;
@@ -376,10 +402,14 @@ pub fn split(
         if part != 1 || picked.canary.is_empty() {
             return Err(SplitError::NoCanaryPart { part });
         }
-        let text = Value::Array(picked.canary).to_string();
-        budget.largest_job_output = utf16_bytes(&text);
+        let canary_part = LegPart {
+            nodes: Nodes::Single,
+            kind: None,
+        };
+        let text =
+            family_parts(CANARY, canary_part, &picked.canary, sweep, &mut budget)?.swap_remove(0);
         return Ok(Split {
-            outputs: vec![("rows".into(), text)],
+            outputs: vec![("legs".into(), text)],
             summary: "### canary (1/1)\n\nthe canary leg\n".into(),
             budget,
         });
@@ -406,7 +436,7 @@ pub fn split(
             });
         };
         let rows = f.rows(top)?;
-        let parts = family_parts(f, rows, &mut budget)?;
+        let parts = family_parts(&f.label(), f.leg_part(), rows, sweep, &mut budget)?;
         if part == 0 || part > parts.len() {
             return Err(SplitError::NoSuchPart {
                 family: f.label(),
@@ -424,7 +454,7 @@ pub fn split(
             rows.len()
         );
         return Ok(Split {
-            outputs: vec![("rows".into(), text)],
+            outputs: vec![("legs".into(), text)],
             summary,
             budget,
         });
@@ -435,7 +465,7 @@ pub fn split(
     let (mut total, mut agentic, mut fixed) = (0usize, 0usize, 0usize);
     for f in FAMILIES {
         let rows = f.rows(top)?;
-        let parts = family_parts(&f, rows, &mut budget)?.len();
+        let parts = family_parts(&f.label(), f.leg_part(), rows, sweep, &mut budget)?.len();
         let g = GROUPS
             .iter()
             .position(|g| *g == f.kind.group())
@@ -559,7 +589,7 @@ pub enum SplitError {
     #[error("cannot serialise a row: {0}")]
     Json(#[from] serde_json::Error),
     #[error(
-        "{family}[{index}]: the row is {bytes} bytes of JSON, above the {MAX_ENV_STRING_BYTES} one environment string may hold (Linux's 128 KiB); a field of it would not reach the leg"
+        "{family}[{index}]: the row is {bytes} bytes as the leg's {LEG_ROW_VAR} environment string, above the {MAX_ENV_STRING_BYTES} one environment string may hold (Linux's 128 KiB); it would not reach the leg"
     )]
     RowTooLarge {
         family: String,
@@ -704,10 +734,12 @@ const DENIED: [&str; 9] = [
 ];
 const DENIED_PREFIXES: [&str; 5] = ["LD_", "GITHUB_", "RUNNER_", "ACTIONS_", "INPUT_"];
 
-/// The benchmark template's variables (workflow.md §6, the GPU jobs' `env:`
-/// and what the launch step sets): the caller's `leg-env` may not override
-/// them. A test checks this list against the workflow's job env.
-pub const TEMPLATE_VARS: [&str; 72] = [
+/// The benchmark template's variables (workflow.md §6: what
+/// [`crate::leg::leg_env`] sets from the row, the leg workflow's step
+/// `env:` and what the launch step sets): the caller's `leg-env` and a
+/// worker's settings may not override them. Tests check this list against
+/// `leg_env` and the workflow's step env.
+pub const TEMPLATE_VARS: [&str; 76] = [
     "FAMILY",
     "IS_MULTINODE",
     "EXP_NAME",
@@ -775,6 +807,10 @@ pub const TEMPLATE_VARS: [&str; 72] = [
     "LAUNCH_COMMAND",
     "CLEANUP_COMMAND",
     "LEG_ENV",
+    "LEG_ROW",
+    "LEG_FAMILY",
+    "LEG_SWEEP",
+    "LEG_AGENTX_FAST",
     "FORK_CACHE_DIR",
     "HF_TOKEN",
     "MODAL_TOKEN_ID",
@@ -1066,7 +1102,7 @@ mod tests {
     fn a_big_bucket_splits_evenly_into_parts_listed_under_its_group() {
         let ssc = json!({"single_node": {"1k1k": rows(600, 1024), "8k1k": rows(3, 8192)},
             "evals": rows(2, 1024)});
-        let all = split(&ssc, false, None, 1).unwrap();
+        let all = split(&ssc, false, None, 1, &Map::new()).unwrap();
         assert_eq!(out(&all, "legs"), "605");
         assert_eq!(out(&all, "has-fixed"), "true");
         assert_eq!(out(&all, "has-agentic"), "false");
@@ -1082,27 +1118,39 @@ mod tests {
         assert_eq!(parts(&all, "agentic"), Vec::<Value>::new());
         // Each part of the plan job: 200 legs, and no part 4.
         for k in 1..=3 {
-            let s = split(&ssc, false, Some("sn-1k1k"), k).unwrap();
-            let v: Vec<Value> = serde_json::from_str(out(&s, "rows")).unwrap();
+            let s = split(&ssc, false, Some("sn-1k1k"), k, &Map::new()).unwrap();
+            let v: Vec<Value> = serde_json::from_str(out(&s, "legs")).unwrap();
             assert_eq!(v.len(), 200, "part {k}");
+            assert_eq!(v[0]["config"], rows(600, 1024)[(k - 1) * 200]);
+            assert_eq!(v[0]["runs-on"], r#""b200""#);
         }
-        let e = split(&ssc, false, Some("sn-1k1k"), 4)
+        let e = split(&ssc, false, Some("sn-1k1k"), 4, &Map::new())
             .unwrap_err()
             .to_string();
         assert!(e.contains("3 part(s), no part 4"), "{e}");
-        assert!(split(&ssc, false, Some("mn-agentic"), 1).is_err());
+        assert!(split(&ssc, false, Some("mn-agentic"), 1, &Map::new()).is_err());
         // Without the canary: one row fewer in the single-node buckets.
-        assert_eq!(out(&split(&ssc, true, None, 1).unwrap(), "legs"), "604");
-        assert!(split(&ssc, false, Some("nope"), 1).is_err());
+        assert_eq!(
+            out(&split(&ssc, true, None, 1, &Map::new()).unwrap(), "legs"),
+            "604"
+        );
+        assert!(split(&ssc, false, Some("nope"), 1, &Map::new()).is_err());
     }
 
     #[test]
     fn a_family_has_no_fixed_cap_but_a_group_holds_256_parts() {
         // 513 legs were refused when a family had two part jobs.
-        let s = split(&json!({"evals": rows(513, 1024)}), false, None, 1).unwrap();
+        let s = split(
+            &json!({"evals": rows(513, 1024)}),
+            false,
+            None,
+            1,
+            &Map::new(),
+        )
+        .unwrap();
         assert_eq!(parts(&s, "eval").len(), 3);
         let big = rows(MAX_PARTS_PER_GROUP * MAX_LEGS_PER_JOB + 1, 1024);
-        let e = split(&json!({"evals": big}), false, None, 1)
+        let e = split(&json!({"evals": big}), false, None, 1, &Map::new())
             .unwrap_err()
             .to_string();
         assert!(e.contains("257 parts") && e.contains("256 jobs"), "{e}");
@@ -1114,7 +1162,7 @@ mod tests {
         let fat: Vec<Value> = (0..256)
             .map(|i| json!({"conc": i, "isl": 1024, "pad": "x".repeat(2000)}))
             .collect();
-        let e = split(&json!({"evals": fat}), false, None, 1)
+        let e = split(&json!({"evals": fat}), false, None, 1, &Map::new())
             .unwrap_err()
             .to_string();
         assert!(e.contains("UTF-16") && e.contains("evals"), "{e}");
@@ -1123,7 +1171,7 @@ mod tests {
     #[test]
     fn a_row_larger_than_one_environment_string_is_refused() {
         let row = json!({"conc": 1, "pad": "x".repeat(MAX_ENV_STRING_BYTES)});
-        let e = split(&json!({"evals": [row]}), false, None, 1)
+        let e = split(&json!({"evals": [row]}), false, None, 1, &Map::new())
             .unwrap_err()
             .to_string();
         assert!(
@@ -1134,7 +1182,7 @@ mod tests {
 
     #[test]
     fn empty_config_says_so() {
-        let s = split(&json!({}), false, None, 1).unwrap();
+        let s = split(&json!({}), false, None, 1, &Map::new()).unwrap();
         assert_eq!(out(&s, "legs"), "0");
         assert!(s.summary.contains("No legs to run"));
     }

@@ -12,6 +12,7 @@ pub mod decimal;
 pub mod evals;
 pub mod generate;
 pub mod keys;
+pub mod leg;
 pub mod legs;
 pub mod policy;
 pub mod priority;
