@@ -27,7 +27,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use sweep_model::config::{
-    AgenticBlock, AgenticSearch, ConfigEntry, ConfigError, FixedSearch, MasterConfigs, WorkerPool,
+    AgenticBlock, AgenticSearch, ConfigEntry, ConfigError, FixedBlock, FixedSearch, MasterConfigs,
+    MultiNodeFixedSearch, SingleNodeFixedSearch, WorkerPool,
 };
 use sweep_model::rows::{
     MultiNodeAgenticRow, MultiNodeFixedRow, SingleNodeAgenticRow, SingleNodeFixedRow, Verbatim,
@@ -360,6 +361,9 @@ fn gen_all(
     Ok(rows)
 }
 
+/// One entry's rows: its fixed-seq-len blocks (unless `--scenario-type`
+/// leaves them out), then its agentic ones, each search-space item in
+/// config order.
 fn gen_entry(
     loaded: &LoadedConfigs,
     entry: &ConfigEntry,
@@ -375,119 +379,16 @@ fn gen_entry(
             {
                 continue;
             }
-            let exp_name = format!("{}_{}", entry.model_prefix, seq_name(block.isl, block.osl));
-            let max_model_len = block.isl + block.osl + 256;
             for s in &block.search_space {
+                let fixed = FixedRows {
+                    entry,
+                    block,
+                    runners,
+                    mode,
+                };
                 match s {
-                    FixedSearch::Single(s) => {
-                        let mut ep = s.ep;
-                        let concs = match mode {
-                            ConcMode::Full(o) => {
-                                if let Some(m) = o.max_tp
-                                    && (m <= 0 || s.tp > m)
-                                {
-                                    continue;
-                                }
-                                if let Some(m) = o.max_ep {
-                                    if m <= 0 {
-                                        continue;
-                                    }
-                                    if let Some(e) = ep
-                                        && e > m
-                                    {
-                                        ep = Some(m);
-                                    }
-                                }
-                                match sn_full_concs(&s.conc, o) {
-                                    Some(c) => c,
-                                    None => continue,
-                                }
-                            }
-                            ConcMode::Test(filter) => {
-                                match test_filter(s.conc.values_list_if_present(2), *filter) {
-                                    Some(c) => c,
-                                    None => continue,
-                                }
-                            }
-                        };
-                        for c in concs {
-                            for r in runners {
-                                let b = base_row(entry, r);
-                                let row = Row::SingleNodeFixed(SingleNodeFixedRow {
-                                    image: b.image,
-                                    model: b.model,
-                                    model_prefix: b.model_prefix,
-                                    precision: b.precision,
-                                    framework: b.framework,
-                                    runner: b.runner,
-                                    isl: block.isl,
-                                    osl: block.osl,
-                                    tp: s.tp,
-                                    pp: s.pp,
-                                    dcp_size: s.dcp_size,
-                                    pcp_size: s.pcp_size,
-                                    conc: c,
-                                    max_model_len,
-                                    ep: ep.unwrap_or(1),
-                                    dp_attn: s.dp_attn.unwrap_or(false),
-                                    spec_decoding: s.spec_decoding.clone(),
-                                    exp_name: exp_name.clone(),
-                                    disagg: entry.disagg,
-                                    run_eval: false,
-                                    router: scoped(s.router.as_ref(), entry.router.as_ref()),
-                                    eval_only: None,
-                                    recipe_fingerprint: None,
-                                });
-                                push_row(rows, row)?;
-                            }
-                        }
-                    }
-                    FixedSearch::Multi(s) => {
-                        let concs = match mode {
-                            ConcMode::Full(o) => match mn_full_concs(s.conc.values(o.step_size), o)
-                            {
-                                Some(c) => c,
-                                None => continue,
-                            },
-                            ConcMode::Test(filter) => {
-                                match test_filter(s.conc.values_list_if_present(2), *filter) {
-                                    Some(c) => c,
-                                    None => continue,
-                                }
-                            }
-                        };
-                        for r in runners {
-                            let b = base_row(entry, r);
-                            let row = Row::MultiNodeFixed(MultiNodeFixedRow {
-                                image: b.image,
-                                model: b.model,
-                                model_prefix: b.model_prefix,
-                                precision: b.precision,
-                                framework: b.framework,
-                                runner: b.runner,
-                                isl: block.isl,
-                                osl: block.osl,
-                                spec_decoding: s.spec_decoding.clone(),
-                                prefill: s.prefill.row_value.clone(),
-                                decode: s.decode.row_value.clone(),
-                                conc: concs.clone(),
-                                max_model_len,
-                                exp_name: exp_name.clone(),
-                                disagg: entry.disagg,
-                                run_eval: false,
-                                router: scoped(s.router.as_ref(), entry.router.as_ref()),
-                                kv_p2p_transfer: scoped_str(
-                                    s.kv_p2p_transfer.as_ref(),
-                                    entry.kv_p2p_transfer.as_ref(),
-                                ),
-                                eval_conc: None,
-                                eval_all_concs: None,
-                                eval_only: None,
-                                recipe_fingerprint: None,
-                            });
-                            push_row(rows, row)?;
-                        }
-                    }
+                    FixedSearch::Single(s) => fixed.single_node(s, rows)?,
+                    FixedSearch::Multi(s) => fixed.multi_node(s, rows)?,
                 }
             }
         }
@@ -500,6 +401,128 @@ fn gen_entry(
         }
     }
     Ok(())
+}
+
+/// The rows of one search-space item of a fixed-seq-len block.
+struct FixedRows<'a> {
+    entry: &'a ConfigEntry,
+    block: &'a FixedBlock,
+    runners: &'a [String],
+    mode: &'a ConcMode<'a>,
+}
+
+impl FixedRows<'_> {
+    fn exp_name(&self) -> String {
+        let b = self.block;
+        format!("{}_{}", self.entry.model_prefix, seq_name(b.isl, b.osl))
+    }
+
+    fn max_model_len(&self) -> i64 {
+        self.block.isl + self.block.osl + 256
+    }
+
+    /// A single-node item: one row per concurrency and runner (`--max-tp`
+    /// skips the item, `--max-ep` caps its `ep`).
+    fn single_node(&self, s: &SingleNodeFixedSearch, rows: &mut Vec<Row>) -> Result<(), GenError> {
+        let (entry, block) = (self.entry, self.block);
+        let mut ep = s.ep;
+        let concs = match self.mode {
+            ConcMode::Full(o) => {
+                if let Some(m) = o.max_tp
+                    && (m <= 0 || s.tp > m)
+                {
+                    return Ok(());
+                }
+                if let Some(m) = o.max_ep {
+                    if m <= 0 {
+                        return Ok(());
+                    }
+                    if let Some(e) = ep
+                        && e > m
+                    {
+                        ep = Some(m);
+                    }
+                }
+                sn_full_concs(&s.conc, o)
+            }
+            ConcMode::Test(filter) => test_filter(s.conc.values_list_if_present(2), *filter),
+        };
+        let Some(concs) = concs else { return Ok(()) };
+        for c in concs {
+            for r in self.runners {
+                let b = base_row(entry, r);
+                let row = Row::SingleNodeFixed(SingleNodeFixedRow {
+                    image: b.image,
+                    model: b.model,
+                    model_prefix: b.model_prefix,
+                    precision: b.precision,
+                    framework: b.framework,
+                    runner: b.runner,
+                    isl: block.isl,
+                    osl: block.osl,
+                    tp: s.tp,
+                    pp: s.pp,
+                    dcp_size: s.dcp_size,
+                    pcp_size: s.pcp_size,
+                    conc: c,
+                    max_model_len: self.max_model_len(),
+                    ep: ep.unwrap_or(1),
+                    dp_attn: s.dp_attn.unwrap_or(false),
+                    spec_decoding: s.spec_decoding.clone(),
+                    exp_name: self.exp_name(),
+                    disagg: entry.disagg,
+                    run_eval: false,
+                    router: scoped(s.router.as_ref(), entry.router.as_ref()),
+                    eval_only: None,
+                    recipe_fingerprint: None,
+                });
+                push_row(rows, row)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A multi-node item: one row per runner, all its concurrencies in it.
+    fn multi_node(&self, s: &MultiNodeFixedSearch, rows: &mut Vec<Row>) -> Result<(), GenError> {
+        let (entry, block) = (self.entry, self.block);
+        let concs = match self.mode {
+            ConcMode::Full(o) => mn_full_concs(s.conc.values(o.step_size), o),
+            ConcMode::Test(filter) => test_filter(s.conc.values_list_if_present(2), *filter),
+        };
+        let Some(concs) = concs else { return Ok(()) };
+        for r in self.runners {
+            let b = base_row(entry, r);
+            let row = Row::MultiNodeFixed(MultiNodeFixedRow {
+                image: b.image,
+                model: b.model,
+                model_prefix: b.model_prefix,
+                precision: b.precision,
+                framework: b.framework,
+                runner: b.runner,
+                isl: block.isl,
+                osl: block.osl,
+                spec_decoding: s.spec_decoding.clone(),
+                prefill: s.prefill.row_value.clone(),
+                decode: s.decode.row_value.clone(),
+                conc: concs.clone(),
+                max_model_len: self.max_model_len(),
+                exp_name: self.exp_name(),
+                disagg: entry.disagg,
+                run_eval: false,
+                router: scoped(s.router.as_ref(), entry.router.as_ref()),
+                kv_p2p_transfer: scoped_str(
+                    s.kv_p2p_transfer.as_ref(),
+                    entry.kv_p2p_transfer.as_ref(),
+                ),
+                eval_conc: None,
+                eval_all_concs: None,
+                eval_only: None,
+                recipe_fingerprint: None,
+            });
+            push_row(rows, row)?;
+        }
+        Ok(())
+    }
 }
 
 /// SN fixed concurrency in `full-sweep` (§7.2.3 step 4); `None` = skip the entry.
@@ -597,6 +620,9 @@ fn worker_tag(prefix: char, w: &WorkerPool) -> String {
     s
 }
 
+/// One agentic search-space item's rows: its shape checked against the
+/// entry's `multinode`, its concurrencies filtered by the mode, then one
+/// row per concurrency and runner.
 fn gen_agentic(
     loaded: &LoadedConfigs,
     entry: &ConfigEntry,
@@ -613,12 +639,11 @@ fn gen_agentic(
             entry.multinode
         ))
     };
-    let kv_offloading: Option<String> = match &s.kv_offloading {
-        None => Some("none".into()),
-        Some(v) => v.clone(),
-    };
     let kv_for_row = if entry.multinode {
-        kv_offloading.clone()
+        match &s.kv_offloading {
+            None => Some("none".into()),
+            Some(v) => v.clone(),
+        }
     } else {
         // Validation guarantees it for single-node-shaped entries.
         s.kv_offloading.clone().flatten()
@@ -630,6 +655,49 @@ fn gen_agentic(
         return Err(shape_err("multi-node shaped (no tp)"));
     }
     let dram = dram_budget(loaded, entry, block, s)?;
+    let concs = agentic_concs(s, mode);
+    if concs.is_empty() {
+        return Ok(());
+    }
+    let kv_name = kv_for_row.clone().unwrap_or_else(|| "none".into());
+    let kv_suffix = if kv_name == "none" {
+        "kvnone".to_string()
+    } else {
+        let backend = s
+            .kv_offload_backend
+            .as_ref()
+            .and_then(|b| b.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        format!("kv{kv_name}-{backend}")
+    };
+    let item = AgenticRows {
+        entry,
+        s,
+        runners,
+        concs,
+        dram,
+        kv_name,
+        kv_suffix,
+    };
+    if let (true, Some(p), Some(d)) = (entry.multinode, &s.prefill, &s.decode) {
+        // An explicit `kv-offloading: null` reaches a multi-node row as is,
+        // which no row accepts.
+        let Some(kv_offloading) = kv_for_row else {
+            return Err(gen_err(format!(
+                "{}: generated matrix row failed validation: 'kv-offloading' must be 'none' or 'dram', got null",
+                entry.location()
+            )));
+        };
+        item.multi_node(p, d, &kv_offloading, rows)
+    } else {
+        item.single_node(rows)
+    }
+}
+
+/// An agentic item's concurrencies: its list or range (step 2 in
+/// `test-config`), within `--min-conc`/`--max-conc` or `--conc`.
+fn agentic_concs(s: &AgenticSearch, mode: &ConcMode<'_>) -> Vec<i64> {
     let step = match mode {
         ConcMode::Full(o) => o.step_size,
         ConcMode::Test(_) => 2,
@@ -647,44 +715,56 @@ fn gen_agentic(
         ConcMode::Test(Some(f)) => concs.retain(|c| f.contains(c)),
         ConcMode::Test(None) => {}
     }
-    if concs.is_empty() {
-        return Ok(());
+    concs
+}
+
+/// What the rows of one agentic item share.
+struct AgenticRows<'a> {
+    entry: &'a ConfigEntry,
+    s: &'a AgenticSearch,
+    runners: &'a [String],
+    concs: Vec<i64>,
+    dram: i64,
+    /// The row's `kv-offloading` (`none` when unset).
+    kv_name: String,
+    /// `kvnone` or `kv<offloading>-<backend>`, for experiment names.
+    kv_suffix: String,
+}
+
+impl AgenticRows<'_> {
+    fn router(&self) -> Option<Verbatim> {
+        scoped(self.s.router.as_ref(), self.entry.router.as_ref())
     }
-    let kv_name = kv_for_row.clone().unwrap_or_else(|| "none".into());
-    let kv_suffix = if kv_name == "none" {
-        "kvnone".to_string()
-    } else {
-        let backend = s
+
+    fn backend(&self) -> Option<Verbatim> {
+        self.s
             .kv_offload_backend
             .as_ref()
-            .and_then(|b| b.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        format!("kv{kv_name}-{backend}")
-    };
-    let router = scoped(s.router.as_ref(), entry.router.as_ref());
-    let p2p = scoped_str(s.kv_p2p_transfer.as_ref(), entry.kv_p2p_transfer.as_ref());
-    let backend = s.kv_offload_backend.as_ref().and_then(Value::as_object);
-    if let (true, Some(p), Some(d)) = (entry.multinode, &s.prefill, &s.decode) {
-        // An explicit `kv-offloading: null` reaches a multi-node row as is,
-        // which no row accepts.
-        let Some(kv_offloading) = kv_for_row.clone() else {
-            return Err(gen_err(format!(
-                "{}: generated matrix row failed validation: 'kv-offloading' must be 'none' or 'dram', got null",
-                entry.location()
-            )));
-        };
-        for r in runners {
-            for c in &concs {
+            .and_then(Value::as_object)
+            .cloned()
+    }
+
+    /// Runner-major: one row per runner and concurrency, named for the
+    /// worker pools.
+    fn multi_node(
+        &self,
+        p: &WorkerPool,
+        d: &WorkerPool,
+        kv_offloading: &str,
+        rows: &mut Vec<Row>,
+    ) -> Result<(), GenError> {
+        let (entry, s) = (self.entry, self.s);
+        for r in self.runners {
+            for c in &self.concs {
                 let mut exp = format!(
                     "{}_{}_{}_conc{c}",
                     entry.model_prefix,
                     worker_tag('p', p),
                     worker_tag('d', d)
                 );
-                if kv_name != "none" {
+                if self.kv_name != "none" {
                     exp.push('_');
-                    exp.push_str(&kv_suffix);
+                    exp.push_str(&self.kv_suffix);
                 }
                 let b = base_row(entry, r);
                 let row = Row::MultiNodeAgentic(MultiNodeAgenticRow {
@@ -698,15 +778,18 @@ fn gen_agentic(
                     prefill: p.row_value.clone(),
                     decode: d.row_value.clone(),
                     conc: vec![*c],
-                    kv_offloading: kv_offloading.clone(),
-                    total_cpu_dram_gb: dram,
+                    kv_offloading: kv_offloading.to_string(),
+                    total_cpu_dram_gb: self.dram,
                     duration: AGENTIC_DURATION_S,
                     exp_name: exp,
                     disagg: entry.disagg,
                     scenario_type: AGENTIC_CODING.into(),
-                    kv_offload_backend: backend.cloned(),
-                    router: router.clone(),
-                    kv_p2p_transfer: p2p.clone(),
+                    kv_offload_backend: self.backend(),
+                    router: self.router(),
+                    kv_p2p_transfer: scoped_str(
+                        s.kv_p2p_transfer.as_ref(),
+                        entry.kv_p2p_transfer.as_ref(),
+                    ),
                     run_eval: None,
                     eval_conc: None,
                     eval_only: None,
@@ -715,14 +798,20 @@ fn gen_agentic(
                 push_row(rows, row)?;
             }
         }
-    } else {
+        Ok(())
+    }
+
+    /// Concurrency-major: one row per concurrency and runner, named for
+    /// the parallelism, concurrency, offloading and speculative decoding.
+    fn single_node(&self, rows: &mut Vec<Row>) -> Result<(), GenError> {
+        let (entry, s) = (self.entry, self.s);
         let tp = s.tp.unwrap_or_default();
-        for c in &concs {
-            let mut exp = format!("{}_tp{tp}_conc{c}_{kv_suffix}", entry.model_prefix);
+        for c in &self.concs {
+            let mut exp = format!("{}_tp{tp}_conc{c}_{}", entry.model_prefix, self.kv_suffix);
             if s.spec_decoding != "none" {
                 exp.push_str(&format!("_spec-{}", s.spec_decoding));
             }
-            for r in runners {
+            for r in self.runners {
                 let b = base_row(entry, r);
                 let row = Row::SingleNodeAgentic(SingleNodeAgenticRow {
                     image: b.image,
@@ -739,13 +828,13 @@ fn gen_agentic(
                     dp_attn: s.dp_attn.unwrap_or(false),
                     spec_decoding: s.spec_decoding.clone(),
                     conc: *c,
-                    kv_offloading: kv_name.clone(),
-                    total_cpu_dram_gb: dram,
+                    kv_offloading: self.kv_name.clone(),
+                    total_cpu_dram_gb: self.dram,
                     duration: AGENTIC_DURATION_S,
                     exp_name: exp.clone(),
                     scenario_type: AGENTIC_CODING.into(),
-                    kv_offload_backend: backend.cloned(),
-                    router: router.clone(),
+                    kv_offload_backend: self.backend(),
+                    router: self.router(),
                     run_eval: None,
                     eval_only: None,
                     recipe_fingerprint: None,
@@ -753,8 +842,8 @@ fn gen_agentic(
                 push_row(rows, row)?;
             }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// `duration` of an agentic row, seconds (the reference's fixed value).

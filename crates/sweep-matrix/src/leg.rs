@@ -324,18 +324,56 @@ pub fn leg_env(
     part: LegPart,
     inputs: &LegInputs,
 ) -> Result<Vec<(String, String)>, LegError> {
-    let sweep = &inputs.sweep;
-    let r = |k: &str| row.get(k);
+    let mut env = identity_env(row, part);
+    match part.nodes {
+        Nodes::Single => env.extend(single_node_env(row, part)),
+        Nodes::Multi => {
+            env.extend(multi_node_env(row, part));
+            env.push(("RUN_EVAL", bool_text(part.eval())));
+        }
+    }
+    env.extend(kind_env(row, part));
+    env.extend(sweep_env(row, part, inputs));
+    let mut out: Vec<(String, String)> = env.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    let get = |k: &str| {
+        out.iter()
+            .find(|(x, _)| x == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let name = result_filename(part.nodes, &get, &inputs.runner_name);
+    if !name.chars().all(safe_name_char) || name.is_empty() {
+        return Err(LegError::UnsafeResultName(name));
+    }
+    let gpus = match part.nodes {
+        Nodes::Single => Some(gpu_count(&get)?),
+        Nodes::Multi => None,
+    };
+    out.push(("RESULT_FILENAME".into(), name));
+    if let Some(g) = gpus {
+        out.push(("GPU_COUNT".into(), g.to_string()));
+    }
+    Ok(out)
+}
+
+/// What every leg starts with: its family, what it runs and its sequence
+/// lengths (`0` for an agentic leg).
+fn identity_env(row: &Map<String, Value>, part: LegPart) -> Vec<(&'static str, String)> {
     let f = |k: &str| text(row.get(k));
-    let agentic = part.agentic();
-    let seq = |k: &str| if agentic { "0".to_string() } else { f(k) };
+    let seq = |k: &str| {
+        if part.agentic() {
+            "0".to_string()
+        } else {
+            f(k)
+        }
+    };
     let mut env: Vec<(&'static str, String)> = vec![("FAMILY", part.family_var().into())];
     if part.nodes == Nodes::Multi {
         env.push(("IS_MULTINODE", "true".into()));
     }
     env.extend([
         ("EXP_NAME", f("exp-name")),
-        ("RECIPE_FINGERPRINT", or(r("recipe-fingerprint"), "")),
+        ("RECIPE_FINGERPRINT", or(row.get("recipe-fingerprint"), "")),
         ("MODEL", f("model")),
         ("MODEL_PREFIX", f("model-prefix")),
         ("IMAGE", f("image")),
@@ -345,31 +383,47 @@ pub fn leg_env(
         ("OSL", seq("osl")),
         ("MAX_MODEL_LEN", seq("max-model-len")),
     ]);
-    match part.nodes {
-        Nodes::Single => env.extend([
-            ("TP", f("tp")),
-            ("PP_SIZE", or(r("pp"), "1")),
-            ("DCP_SIZE", or(r("dcp-size"), "1")),
-            ("PCP_SIZE", or(r("pcp-size"), "1")),
-            ("EP_SIZE", f("ep")),
-            ("DP_ATTENTION", f("dp-attn")),
-            ("CONC", f("conc")),
-            ("SPEC_DECODING", f("spec-decoding")),
-            ("DISAGG", if agentic { "false".into() } else { f("disagg") }),
-            (
-                "RUN_EVAL",
-                bool_text(
-                    part.eval()
-                        || (part.is(Kind::Fixed) && r("run-eval") == Some(&Value::Bool(true))),
-                ),
-            ),
-        ]),
-        Nodes::Multi => {
-            env.extend(multi_node_env(row, part));
-            env.push(("RUN_EVAL", bool_text(part.eval())));
-        }
-    }
-    env.extend([
+    env
+}
+
+/// A single-node row's parallelism and concurrency.
+fn single_node_env(row: &Map<String, Value>, part: LegPart) -> Vec<(&'static str, String)> {
+    let r = |k: &str| row.get(k);
+    let f = |k: &str| text(row.get(k));
+    let run_eval =
+        part.eval() || (part.is(Kind::Fixed) && r("run-eval") == Some(&Value::Bool(true)));
+    vec![
+        ("TP", f("tp")),
+        ("PP_SIZE", or(r("pp"), "1")),
+        ("DCP_SIZE", or(r("dcp-size"), "1")),
+        ("PCP_SIZE", or(r("pcp-size"), "1")),
+        ("EP_SIZE", f("ep")),
+        ("DP_ATTENTION", f("dp-attn")),
+        ("CONC", f("conc")),
+        ("SPEC_DECODING", f("spec-decoding")),
+        (
+            "DISAGG",
+            if part.agentic() {
+                "false".into()
+            } else {
+                f("disagg")
+            },
+        ),
+        ("RUN_EVAL", bool_text(run_eval)),
+    ]
+}
+
+/// What the part's kind decides (eval only, agentic), and the row's
+/// offload, router and memory settings.
+fn kind_env(row: &Map<String, Value>, part: LegPart) -> Vec<(&'static str, String)> {
+    let r = |k: &str| row.get(k);
+    let agentic = part.agentic();
+    let dram_default = if part.nodes == Nodes::Multi {
+        "600"
+    } else {
+        "0"
+    };
+    vec![
         ("EVAL_ONLY", bool_text(part.eval())),
         (
             "SCENARIO_TYPE",
@@ -403,15 +457,20 @@ pub fn leg_env(
         ("KV_P2P_TRANSFER", or(r("kv-p2p-transfer"), "")),
         (
             "TOTAL_CPU_DRAM_GB",
-            or(
-                r("total-cpu-dram-gb"),
-                if part.nodes == Nodes::Multi {
-                    "600"
-                } else {
-                    "0"
-                },
-            ),
+            or(r("total-cpu-dram-gb"), dram_default),
         ),
+    ]
+}
+
+/// What the calling sweep decides: duration, power, eval limit, aiperf's
+/// fast mode, and the fixed settings of every leg.
+fn sweep_env(
+    row: &Map<String, Value>,
+    part: LegPart,
+    inputs: &LegInputs,
+) -> Vec<(&'static str, String)> {
+    let sweep = &inputs.sweep;
+    let mut env = vec![
         ("DURATION", duration(row, sweep)),
         (
             "REQUIRE_POWER",
@@ -422,44 +481,21 @@ pub fn leg_env(
             }
             .into(),
         ),
-    ]);
+    ];
     if part.nodes == Nodes::Multi {
         env.push(("POWER_PRODUCER_SHA", text(sweep.get("power-producer-sha"))));
     }
+    let fast = part.is(Kind::Agentic) && inputs.agentx_fast;
     env.extend([
         ("EVAL_LIMIT", text(sweep.get("eval-limit"))),
         (
             "AIPERF_EXPERIMENTAL_FAST",
-            if part.is(Kind::Agentic) && inputs.agentx_fast {
-                "1"
-            } else {
-                "0"
-            }
-            .into(),
+            if fast { "1" } else { "0" }.into(),
         ),
         ("PYTHONDONTWRITEBYTECODE", "1".into()),
         ("RESULT_DIR", "/workspace/results".into()),
     ]);
-    let mut out: Vec<(String, String)> = env.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    let get = |k: &str| {
-        out.iter()
-            .find(|(x, _)| x == k)
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default()
-    };
-    let name = result_filename(part.nodes, &get, &inputs.runner_name);
-    if !name.chars().all(safe_name_char) || name.is_empty() {
-        return Err(LegError::UnsafeResultName(name));
-    }
-    let gpus = match part.nodes {
-        Nodes::Single => Some(gpu_count(&get)?),
-        Nodes::Multi => None,
-    };
-    out.push(("RESULT_FILENAME".into(), name));
-    if let Some(g) = gpus {
-        out.push(("GPU_COUNT".into(), g.to_string()));
-    }
-    Ok(out)
+    env
 }
 
 /// `toJSON(v)` when `v` is truthy, else "".
