@@ -28,17 +28,6 @@ fn run(s: &FakeGitHub, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outpu
         .expect("run reuse-sweep")
 }
 
-#[track_caller]
-fn code(out: &Output, want: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(want),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// SHA-256 of `s`, lower-case hex (the acknowledgement marker's hash).
 fn sha256_hex(s: &str) -> String {
     use sha2::{Digest, Sha256};
@@ -152,7 +141,7 @@ mod request {
     fn the_bare_command_picks_the_newest_stageable_run() {
         let s = server(&["full-sweep-enabled"]);
         let (out, outputs) = request(&s, "  /stage-results\n", "maintainer");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert_eq!(
             outputs,
             "run-id=301\nrun-attempt=2\nrun-date=2026-08-22\nrequested-by=maintainer\nrun-url=https://github.com/acme/bench/actions/runs/301\n"
@@ -186,7 +175,7 @@ mod request {
             sweep_run(301, HEAD, "2026-08-22T11:00:00Z", "failure"),
         ));
         let (out, outputs) = request(&s, "/stage-results 301", "writer");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert!(outputs.starts_with("run-id=301\n"), "{outputs}");
     }
 
@@ -209,9 +198,9 @@ mod request {
             "object:artifacts",
         ));
         let (out, _) = request(&s, "/stage-results", "writer");
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         let (out, outputs) = request(&s, "/stage-results 305", "writer");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert!(outputs.starts_with("run-id=305\n"), "{outputs}");
     }
 
@@ -220,7 +209,7 @@ mod request {
         for login in ["reader", "triager", "stranger"] {
             let s = server(&["full-sweep-enabled"]);
             let (out, outputs) = request(&s, "/stage-results", login);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(outputs.is_empty());
             let c = s.comments("acme/bench", 7);
             assert_eq!(c.len(), 1, "{login}");
@@ -236,7 +225,7 @@ mod request {
     fn bad_syntax_gets_the_usage_reply() {
         let s = server(&["full-sweep-enabled"]);
         let (out, _) = request(&s, "/stage-results latest", "writer");
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert_eq!(
             s.comments("acme/bench", 7)[0]["body"],
             "Usage: `/stage-results` or `/stage-results <run-id>`."
@@ -253,7 +242,7 @@ mod request {
     fn a_pr_without_a_full_sweep_label_is_refused() {
         let s = server(&["sweep-enabled"]);
         let (out, _) = request(&s, "/stage-results", "writer");
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         let body = s.comments("acme/bench", 7)[0]["body"]
             .as_str()
             .unwrap_or_default()
@@ -320,7 +309,7 @@ mod request {
                 "object:artifacts",
             ));
             let (out, _) = request(&s, "/stage-results 400", "writer");
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(
                 stderr(&out).contains(&format!("run 400 cannot be staged because {want}")),
                 "{want}: {}",
@@ -351,7 +340,7 @@ mod request {
                 "object:artifacts",
             ));
             let (out, _) = request(&s, "/stage-results 400", "writer");
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
         }
     }
@@ -380,7 +369,7 @@ mod request {
                 "object:artifacts",
             ));
             let (out, outputs) = request(&s, "/stage-results 400", "writer");
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
             assert!(outputs.is_empty(), "no run handed to the dispatch step");
             assert_eq!(s.count("POST", FRONTEND), 0);
@@ -399,7 +388,7 @@ mod request {
             "object:workflow_runs",
         ));
         let (out, outputs) = request(&s, "/stage-results", "writer");
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(outputs.is_empty(), "{outputs}");
         assert!(
             stderr(&out).contains("no stageable completed run-sweep.yml run"),
@@ -418,7 +407,7 @@ mod request {
             "object:workflow_runs",
         ));
         let (out, _) = request(&s, "/stage-results", "writer");
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("no stageable completed run-sweep.yml run"),
             "{}",
@@ -458,7 +447,7 @@ mod dispatch {
         );
         write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
         let out = dispatch(&s, d.path());
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("results_bmk/agg.json: row 0: field 'is_multinode' is missing"),
             "{}",
@@ -519,7 +508,7 @@ mod dispatch {
         );
         write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
         let out = dispatch(&s, d.path());
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("it was triggered from mallory/bench, not from acme/bench"),
             "{}",
@@ -541,7 +530,7 @@ mod dispatch {
         );
         write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
         let out = dispatch(&s, d.path());
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let c = s.comments("acme/bench", 7);
         assert_eq!(c.len(), 1);
         assert!(c[0]["body"].as_str().unwrap_or_default().starts_with(
@@ -595,8 +584,8 @@ mod dispatch {
             &json!([fixed(4)]),
         );
         write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
-        code(&dispatch(&s, d.path()), 0);
-        code(&dispatch(&s, d.path()), 0);
+        test_kit::assert_exit(&dispatch(&s, d.path()), 0);
+        test_kit::assert_exit(&dispatch(&s, d.path()), 0);
         let nonces: Vec<String> = s
             .requests()
             .into_iter()
@@ -622,7 +611,7 @@ mod dispatch {
             &json!([fixed(4)]),
         );
         write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
-        code(&dispatch(&s, d.path()), 0);
+        test_kit::assert_exit(&dispatch(&s, d.path()), 0);
         let payload = s
             .requests()
             .into_iter()
@@ -642,7 +631,7 @@ mod dispatch {
         let p = json!({"source-repository": "SemiAnalysisAI/InferenceX-app", "run-id": "301",
             "run-date": "2026-08-22", "pr-number": "7", "requested-by": "writer", "app-run-id": "9001",
             "comment-id": payload["comment-id"], "ack-nonce": payload["ack-nonce"], "stage-succeeded": "true"});
-        code(
+        test_kit::assert_exit(
             &super::callback::callback(&s, "stage-results-completed", &p),
             0,
         );
@@ -669,7 +658,7 @@ mod dispatch {
             &json!([fixed(4)]),
         );
         let out = dispatch(&s, d.path());
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("missing run-stats artifact"),
             "{}",
@@ -691,7 +680,7 @@ mod dispatch {
         let s = dispatch_server();
         let d = test_kit::temp_dir();
         let out = dispatch(&s, d.path());
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert!(s.comments("acme/bench", 7).is_empty());
         let out = run(
             &s,
@@ -715,7 +704,7 @@ mod dispatch {
             ],
             &[],
         );
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert!(
             stderr(&out).contains("STAGE_TOKEN is required"),
             "{}",
@@ -826,14 +815,14 @@ pub(crate) mod callback {
             s.with_comments("acme/bench", 7, vec![c.clone()]);
             s.add_route(Route::json("GET", ACK, c.clone()));
             let out = callback(&s, "stage-results-completed", &payload());
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{what}: {}", stderr(&out));
             assert_eq!(s.count("PATCH", ACK), 0, "{what}");
             assert_eq!(s.comments("acme/bench", 7), vec![c], "{what}");
         }
         // The same callback against our own acknowledgement does edit it.
         let s = seeded();
-        code(&callback(&s, "stage-results-completed", &payload()), 0);
+        test_kit::assert_exit(&callback(&s, "stage-results-completed", &payload()), 0);
         assert_eq!(s.count("PATCH", ACK), 1);
         assert_ne!(s.comments("acme/bench", 7)[0]["body"], good);
     }
@@ -844,7 +833,7 @@ pub(crate) mod callback {
         let mut p = payload();
         p["ack-nonce"] = json!("fedcba9876543210fedcba9876543210");
         let out = callback(&s, "stage-results-completed", &p);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("ack-nonce is not the one"),
             "{}",
@@ -856,7 +845,7 @@ pub(crate) mod callback {
         let mut p = payload();
         p["comment-id"] = json!("4000000002");
         let out = callback(&s, "stage-results-completed", &p);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("there is no such comment in acme/bench"),
             "{}",
@@ -870,7 +859,7 @@ pub(crate) mod callback {
         let s = seeded();
         s.add_route(Route::json("GET", "/user", json!({"login": "staging-bot"})));
         let out = callback(&s, "stage-results-completed", &payload());
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("not by staging-bot"),
             "{}",
@@ -879,14 +868,14 @@ pub(crate) mod callback {
         assert_eq!(s.count("PATCH", ACK), 0);
         let body = format!("@writer staging run 301\n\n{}", marker("301", NONCE));
         s.add_route(Route::json("GET", ACK, ack(&s, "staging-bot", 7, &body)));
-        code(&callback(&s, "stage-results-completed", &payload()), 0);
+        test_kit::assert_exit(&callback(&s, "stage-results-completed", &payload()), 0);
         assert_eq!(s.count("PATCH", ACK), 1);
     }
 
     #[test]
     fn the_edit_keeps_the_marker_so_the_completion_finds_the_acknowledgement_again() {
         let s = seeded();
-        code(&callback(&s, "stage-results-started", &payload()), 0);
+        test_kit::assert_exit(&callback(&s, "stage-results-started", &payload()), 0);
         let after_start = s.comments("acme/bench", 7)[0].clone();
         let body = after_start["body"].as_str().unwrap_or_default().to_string();
         assert!(
@@ -898,7 +887,7 @@ pub(crate) mod callback {
             ACK,
             ack(&s, "github-actions[bot]", 7, &body),
         ));
-        code(&callback(&s, "stage-results-completed", &payload()), 0);
+        test_kit::assert_exit(&callback(&s, "stage-results-completed", &payload()), 0);
         assert_eq!(s.count("PATCH", ACK), 2);
     }
 
@@ -906,7 +895,7 @@ pub(crate) mod callback {
     fn completion_updates_the_acknowledgement_with_the_chart_link() {
         let s = seeded();
         let out = callback(&s, "stage-results-completed", &payload());
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let c = s.comments("acme/bench", 7);
         assert_eq!(c.len(), 1, "updated in place");
         let body = c[0]["body"].as_str().unwrap_or_default();
@@ -922,10 +911,10 @@ pub(crate) mod callback {
         let s = seeded();
         let mut p = payload();
         p["comment-id"] = json!("");
-        code(&callback(&s, "stage-results-started", &p), 0);
+        test_kit::assert_exit(&callback(&s, "stage-results-started", &p), 0);
         let mut p2 = payload();
         p2["stage-succeeded"] = json!("false");
-        code(&callback(&s, "stage-results-completed", &p2), 0);
+        test_kit::assert_exit(&callback(&s, "stage-results-completed", &p2), 0);
         let c = s.comments("acme/bench", 7);
         assert_eq!(c.len(), 2);
         assert!(c[1]["body"].as_str().unwrap_or_default().contains("staging workflow](https://github.com/SemiAnalysisAI/InferenceX-app/actions/runs/9001) is running"));
@@ -1007,7 +996,7 @@ pub(crate) mod callback {
             let mut p = payload();
             p[key] = value;
             let out = callback(&s, action, &p);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
             assert_eq!(
                 s.comments("acme/bench", 7)[0]["body"],

@@ -27,17 +27,6 @@ fn run(s: &FakeGitHub, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outpu
         .expect("run sweep-ops")
 }
 
-#[track_caller]
-fn code(out: &Output, want: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(want),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 fn roles(s: &FakeGitHub) {
     for (login, role) in [
         ("owner", "admin"),
@@ -149,7 +138,7 @@ mod authorize_fork {
             &event("full-sweep-fail-fast", HEAD, "fork/bench"),
             "writer",
         );
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let sent = bodies(&s, "POST", DISPATCH);
         assert_eq!(sent.len(), 1);
         assert_eq!(
@@ -188,7 +177,7 @@ mod authorize_fork {
                 &event("sweep-enabled", HEAD, "fork/bench"),
                 actor,
             );
-            code(&out, 0);
+            test_kit::assert_exit(&out, 0);
             let sent = bodies(&s, "POST", DISPATCH);
             assert_eq!(sent[0]["inputs"]["trim-conc"], "true", "{actor}");
         }
@@ -205,7 +194,7 @@ mod authorize_fork {
                 &event("sweep-enabled", HEAD, "fork/bench"),
                 actor,
             );
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(
                 stderr(&out).contains("write, maintain or admin permission is required"),
                 "{}",
@@ -226,7 +215,7 @@ mod authorize_fork {
             &event("sweep-enabled", HEAD, "fork/bench"),
             "writer",
         );
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         let err = stderr(&out);
         assert!(
             err.contains(&format!("advanced from {HEAD} to {MOVED}")),
@@ -282,7 +271,7 @@ mod authorize_fork {
             let s = server(p);
             let d = test_kit::temp_dir();
             let out = authorize(&s, d.path(), &ev, "writer");
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
             assert_eq!(s.count("POST", DISPATCH), 0, "{want}");
         }
@@ -295,7 +284,7 @@ mod authorize_fork {
         let d = test_kit::temp_dir();
         let ev = event("sweep-enabled", HEAD, "fork/bench");
         let out = authorize_within(&s, d.path(), &ev, "writer", "0");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let body = s.comments("acme/bench", 42)[0]["body"]
             .as_str()
             .unwrap_or_default()
@@ -330,7 +319,7 @@ mod authorize_fork {
         let d = test_kit::temp_dir();
         let ev = event("sweep-enabled", HEAD, "fork/bench");
         let out = authorize_within(&s, d.path(), &ev, "writer", "0");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert!(
             stderr(&out).contains("the sweep was dispatched, but the PR comment failed"),
             "{}",
@@ -353,7 +342,7 @@ mod authorize_fork {
                 ("GITHUB_ACTOR", "writer"),
             ],
         );
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert!(stderr(&out).contains("missing.json"), "{}", stderr(&out));
         assert!(s.requests().is_empty());
     }
@@ -469,7 +458,7 @@ mod merge {
             ],
         );
         let out = merge(&s, &["--reuse-timeout", "60"]);
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), MERGE);
         assert!(
             stderr(&out).contains("actions/runs/900"),
@@ -508,7 +497,7 @@ mod merge {
             &["merge", "--repo", "acme/bench", "--pr", "7"],
             &[],
         );
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert!(out.stdout.is_empty());
         assert!(
             stderr(&out).contains("check-changelog prepare-merge"),
@@ -531,7 +520,7 @@ mod merge {
             vec![json!({"id": 2, "body": "please /reuse-sweep-run", "user": {"login": "owner"}})],
         );
         let out = merge(&s, &["--reuse-timeout", "0"]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(stderr(&out).contains("run phase 1"), "{}", stderr(&out));
         assert_eq!(s.count("GET", CHECKS), 0);
         assert_eq!(s.count("PUT", PUT), 0);
@@ -546,7 +535,7 @@ mod merge {
             vec![push_run("completed", Some("failure"))],
         );
         let out = merge(&s, &["--reuse-timeout", "60"]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("push run is completed/failure"),
             "{}",
@@ -559,7 +548,7 @@ mod merge {
     fn refuses_a_head_other_than_the_prepared_one() {
         let s = server(pull(&["full-sweep-enabled"], MOVED), "success");
         let out = merge(&s, &["--reuse-timeout", "0"]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("expected feedface"),
             "{}",
@@ -583,7 +572,7 @@ mod merge {
             "ééééééééé",
         ];
         let out = run(&s, d.path(), &args, &[]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("expected éééééééé:"),
             "{}",
@@ -595,7 +584,7 @@ mod merge {
     fn refuses_without_a_successful_sweep_run() {
         let s = server(pull(&["full-sweep-enabled"], HEAD), "failure");
         let out = merge(&s, &["--reuse-timeout", "0"]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("no successful reusable run-sweep.yml run"),
             "{}",
@@ -611,7 +600,7 @@ mod merge {
             &["merge", "--repo", "acme/bench", "--pr", "7"],
             &[],
         );
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(s.comments("acme/bench", 7).is_empty());
     }
 
@@ -624,7 +613,7 @@ mod merge {
         ] {
             let s = server(pull(&labels, HEAD), "success");
             let out = merge(&s, &["--reuse-timeout", "0"]);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
             assert_eq!(s.count("PUT", PUT), 0);
         }
@@ -635,7 +624,7 @@ mod merge {
         let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
         s.add_sequence("GET", CHECKS, vec![check("completed", Some("failure"))]);
         let out = merge(&s, &["--reuse-timeout", "0"]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("concluded failure - https://github.com/acme/bench/runs/1"),
             "{}",
@@ -649,7 +638,7 @@ mod merge {
         let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
         s.add_sequence("GET", CHECKS, vec![check("in_progress", None)]);
         let out = merge(&s, &["--reuse-timeout", "0", "--timeout", "0"]);
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert!(stderr(&out).contains("timed out"), "{}", stderr(&out));
         assert_eq!(s.count("PUT", PUT), 0);
     }
@@ -666,7 +655,7 @@ mod merge {
             .with_status(409),
         );
         let out = merge(&s, &["--reuse-timeout", "0"]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("Head branch was modified"),
             "{}",
@@ -793,7 +782,7 @@ mod recover_ingest {
 
     #[track_caller]
     fn refused_without_dispatch(s: &FakeGitHub, out: &Output, want: &str) {
-        code(out, 1);
+        test_kit::assert_exit(out, 1);
         assert!(stderr(out).contains(want), "{want}: {}", stderr(out));
         assert_eq!(s.count("POST", DISPATCH), 0);
     }
@@ -819,7 +808,7 @@ mod recover_ingest {
     fn dispatches_the_agentic_ingest_for_runs_that_belong_together() {
         let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
         let out = recover(&s, &[]);
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert_eq!(
             bodies(&s, "POST", DISPATCH),
             vec![json!({
@@ -848,7 +837,7 @@ mod recover_ingest {
             "object:jobs",
         ));
         let out = recover(&s, &["--event-type", "ingest-results"]);
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert_eq!(
             bodies(&s, "POST", DISPATCH)[0]["client_payload"],
             json!({"source-run-id": "111", "merge-run-id": "222"})
@@ -859,7 +848,7 @@ mod recover_ingest {
     fn a_dry_run_checks_without_dispatching() {
         let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
         let out = recover(&s, &["--dry-run"]);
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert_eq!(s.count("POST", DISPATCH), 0);
         assert!(String::from_utf8_lossy(&out.stdout).contains("\"pr-number\":7"));
     }
@@ -869,7 +858,7 @@ mod recover_ingest {
         for conclusion in ["failure", "cancelled"] {
             let s = server(conclusion, &["bmk_agentic_dsv4"], &["changelog-metadata"]);
             let out = recover(&s, &[]);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(
                 stderr(&out).contains(&format!(
                     "is completed/{conclusion}, expected completed/success"
@@ -897,7 +886,7 @@ mod recover_ingest {
         ] {
             let s = server("success", &src, &merge);
             let out = recover(&s, &[]);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
             assert_eq!(s.count("POST", DISPATCH), 0);
         }
@@ -913,7 +902,7 @@ mod recover_ingest {
             "array",
         ));
         let out = recover(&s, &[]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("is not a commit of PR #7"),
             "{}",
@@ -942,7 +931,7 @@ mod recover_ingest {
             ],
             &[("INGEST_TOKEN", "x")],
         );
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("source run 222 event is 'push', expected 'pull_request'"),
             "{}",
@@ -1108,7 +1097,7 @@ mod dispatch_ingest {
     fn a_reused_sweep_dispatches_the_source_run_and_this_run_with_the_ingest_token() {
         let s = server();
         let (out, summary) = dispatch(&s, "ingest-results", "true", "111");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let want = json!({"source-run-id": "111", "merge-run-id": "222"});
         assert_eq!(
             bodies(&s, "POST", DISPATCH),
@@ -1132,7 +1121,7 @@ mod dispatch_ingest {
         for reuse in ["false", ""] {
             let s = server();
             let (out, _) = dispatch(&s, "ingest-results", reuse, "111");
-            code(&out, 0);
+            test_kit::assert_exit(&out, 0);
             assert_eq!(
                 bodies(&s, "POST", DISPATCH)[0]["client_payload"],
                 json!({"source-run-id": "222", "merge-run-id": "222"}),
@@ -1145,7 +1134,7 @@ mod dispatch_ingest {
     fn the_agentic_ingest_adds_the_production_database_target() {
         let s = server();
         let (out, summary) = dispatch(&s, "ingest-agentic-results", "true", "111");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert_eq!(
             bodies(&s, "POST", DISPATCH),
             vec![
@@ -1164,7 +1153,7 @@ mod dispatch_ingest {
         for source in ["", "abc", "12 34", "1;2"] {
             let s = server();
             let (out, summary) = dispatch(&s, "ingest-results", "true", source);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(
                 stderr(&out).contains("is not numeric"),
                 "{source:?}: {}",
@@ -1179,7 +1168,7 @@ mod dispatch_ingest {
     fn an_unknown_event_type_is_refused_before_any_request() {
         let s = server();
         let (out, _) = dispatch(&s, "ingest", "true", "111");
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(s.requests().is_empty());
     }
 
@@ -1188,12 +1177,12 @@ mod dispatch_ingest {
         let s = server();
         s.fail_always("POST", DISPATCH, Fault::Status(500));
         let (out, summary) = dispatch(&s, "ingest-results", "true", "111");
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert_eq!(s.count("POST", DISPATCH), 1, "the dispatch was tried");
         assert!(summary.is_empty(), "{summary}");
         let s = test_kit::fake_github(); // no route: GitHub's 404 for a repository the token cannot see
         let (out, _) = dispatch(&s, "ingest-results", "true", "111");
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
     }
 
     #[test]
@@ -1214,7 +1203,7 @@ mod dispatch_ingest {
             ],
             &[],
         );
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert!(stderr(&out).contains("INGEST_TOKEN"), "{}", stderr(&out));
         assert!(s.requests().is_empty());
     }
@@ -1279,7 +1268,7 @@ mod dispatch_ingest {
                     ),
                 ],
             );
-            code(&out, expected["exit_code"].as_i64().unwrap() as i32);
+            test_kit::assert_exit(&out, expected["exit_code"].as_i64().unwrap() as i32);
             let got = s.requests();
             assert_eq!(got.len(), 1, "{}: {got:?}", dir.display());
             assert_eq!(got[0].method, want["method"].as_str().unwrap());
@@ -1362,7 +1351,7 @@ mod runner_digest {
             d.path(),
             &["--run-url", "https://github.com/acme/bench/actions/runs/5"],
         );
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let md = String::from_utf8_lossy(&out.stdout).into_owned();
         test_kit::assert_snapshot!("offline_digest", md);
         assert_eq!(
@@ -1384,7 +1373,7 @@ mod runner_digest {
             d.path(),
             &["--comment-issue", "99", "--fail-on-offline"],
         );
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         test_kit::assert_snapshot!("online_digest", String::from_utf8_lossy(&out.stdout));
         assert!(s.comments("acme/bench", 99).is_empty());
     }
@@ -1398,7 +1387,7 @@ mod runner_digest {
             d.path(),
             &["--comment-issue", "99", "--fail-on-offline"],
         );
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         let comments = s.comments("acme/bench", 99);
         assert_eq!(comments.len(), 1);
         assert_eq!(
@@ -1415,7 +1404,7 @@ mod runner_digest {
         ]);
         let d = test_kit::temp_dir();
         let out = digest(&s, d.path(), &[]);
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         test_kit::assert_snapshot!("hostile_digest", String::from_utf8_lossy(&out.stdout));
     }
 
@@ -1435,7 +1424,7 @@ mod runner_digest {
             &["runner-digest", "--org", "acme", "--date", "2026-12-01"],
             &[],
         );
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let md = String::from_utf8_lossy(&out.stdout);
         assert!(
             md.contains("1/1 self-hosted runners offline in `acme`"),
@@ -1460,7 +1449,7 @@ mod runner_digest {
         );
         let d = test_kit::temp_dir();
         let out = digest(&s, d.path(), &[]);
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert!(stderr(&out).contains("HTTP 403"), "{}", stderr(&out));
     }
 }
