@@ -723,3 +723,38 @@ fn sweep_policy_refuses_an_event_payload_that_is_not_an_object() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn worker_settings_refuse_a_variable_the_leg_sets_naming_row_and_key() {
+    let c = Case::new("{}\n");
+    let out = c.run(&[
+        "worker-settings",
+        "--config",
+        "dsr1_1k1k",
+        "--settings-json",
+        r#"["CONFIG_FILE=a.yaml"]"#,
+        "--settings-json",
+        r#"["HF_TOKEN=stolen"]"#,
+        "--output",
+        "settings.env",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("dsr1_1k1k: additional-settings #2: HF_TOKEN is set by the leg itself"),
+        "{err}"
+    );
+    assert!(!c.path("settings.env").exists());
+    let ok = c.run(&[
+        "worker-settings",
+        "--settings-json",
+        r#"["CONFIG_FILE=a.yaml"]"#,
+        "--output",
+        "settings.env",
+    ]);
+    assert_eq!(ok.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(c.path("settings.env")).unwrap(),
+        "CONFIG_FILE=a.yaml\n"
+    );
+}

@@ -28,17 +28,6 @@ fn run(s: &FakeGitHub, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outpu
         .expect("run reuse-sweep")
 }
 
-#[track_caller]
-fn code(out: &Output, want: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(want),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// SHA-256 of `s`, lower-case hex (the acknowledgement marker's hash).
 fn sha256_hex(s: &str) -> String {
     use sha2::{Digest, Sha256};
@@ -152,7 +141,7 @@ mod request {
     fn the_bare_command_picks_the_newest_stageable_run() {
         let s = server(&["full-sweep-enabled"]);
         let (out, outputs) = request(&s, "  /stage-results\n", "maintainer");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert_eq!(
             outputs,
             "run-id=301\nrun-attempt=2\nrun-date=2026-08-22\nrequested-by=maintainer\nrun-url=https://github.com/acme/bench/actions/runs/301\n"
@@ -186,7 +175,7 @@ mod request {
             sweep_run(301, HEAD, "2026-08-22T11:00:00Z", "failure"),
         ));
         let (out, outputs) = request(&s, "/stage-results 301", "writer");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert!(outputs.starts_with("run-id=301\n"), "{outputs}");
     }
 
@@ -209,9 +198,9 @@ mod request {
             "object:artifacts",
         ));
         let (out, _) = request(&s, "/stage-results", "writer");
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         let (out, outputs) = request(&s, "/stage-results 305", "writer");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert!(outputs.starts_with("run-id=305\n"), "{outputs}");
     }
 
@@ -220,7 +209,7 @@ mod request {
         for login in ["reader", "triager", "stranger"] {
             let s = server(&["full-sweep-enabled"]);
             let (out, outputs) = request(&s, "/stage-results", login);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(outputs.is_empty());
             let c = s.comments("acme/bench", 7);
             assert_eq!(c.len(), 1, "{login}");
@@ -236,7 +225,7 @@ mod request {
     fn bad_syntax_from_a_writer_gets_the_usage_reply() {
         let s = server(&["full-sweep-enabled"]);
         let (out, _) = request(&s, "/stage-results latest", "writer");
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         let c = s.comments("acme/bench", 7);
         assert_eq!(c.len(), 1);
         assert_eq!(
@@ -258,7 +247,7 @@ mod request {
         for login in ["reader", "stranger"] {
             let s = server(&["full-sweep-enabled"]);
             let (out, outputs) = request(&s, "/stage-results latest", login);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(outputs.is_empty());
             let c = s.comments("acme/bench", 7);
             assert_eq!(c.len(), 1, "{login}");
@@ -274,7 +263,7 @@ mod request {
     fn a_pr_without_a_full_sweep_label_is_refused() {
         let s = server(&["sweep-enabled"]);
         let (out, _) = request(&s, "/stage-results", "writer");
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         let body = s.comments("acme/bench", 7)[0]["body"]
             .as_str()
             .unwrap_or_default()
@@ -341,7 +330,7 @@ mod request {
                 "object:artifacts",
             ));
             let (out, _) = request(&s, "/stage-results 400", "writer");
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(
                 stderr(&out).contains(&format!("run 400 cannot be staged because {want}")),
                 "{want}: {}",
@@ -372,7 +361,7 @@ mod request {
                 "object:artifacts",
             ));
             let (out, _) = request(&s, "/stage-results 400", "writer");
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
         }
     }
@@ -401,7 +390,7 @@ mod request {
                 "object:artifacts",
             ));
             let (out, outputs) = request(&s, "/stage-results 400", "writer");
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
             assert!(outputs.is_empty(), "no run handed to the dispatch step");
             assert_eq!(s.count("POST", FRONTEND), 0);
@@ -420,7 +409,7 @@ mod request {
             "object:workflow_runs",
         ));
         let (out, outputs) = request(&s, "/stage-results", "writer");
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(outputs.is_empty(), "{outputs}");
         assert!(
             stderr(&out).contains("no stageable completed run-sweep.yml run"),
@@ -439,7 +428,7 @@ mod request {
             "object:workflow_runs",
         ));
         let (out, _) = request(&s, "/stage-results", "writer");
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("no stageable completed run-sweep.yml run"),
             "{}",
@@ -479,7 +468,7 @@ mod dispatch {
         );
         write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
         let out = dispatch(&s, d.path());
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("results_bmk/agg.json: row 0: field 'is_multinode' is missing"),
             "{}",
@@ -540,7 +529,7 @@ mod dispatch {
         );
         write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
         let out = dispatch(&s, d.path());
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("it was triggered from mallory/bench, not from acme/bench"),
             "{}",
@@ -562,7 +551,7 @@ mod dispatch {
         );
         write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
         let out = dispatch(&s, d.path());
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let c = s.comments("acme/bench", 7);
         assert_eq!(c.len(), 1);
         assert!(c[0]["body"].as_str().unwrap_or_default().starts_with(
@@ -616,8 +605,8 @@ mod dispatch {
             &json!([fixed(4)]),
         );
         write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
-        code(&dispatch(&s, d.path()), 0);
-        code(&dispatch(&s, d.path()), 0);
+        test_kit::assert_exit(&dispatch(&s, d.path()), 0);
+        test_kit::assert_exit(&dispatch(&s, d.path()), 0);
         let nonces: Vec<String> = s
             .requests()
             .into_iter()
@@ -643,7 +632,7 @@ mod dispatch {
             &json!([fixed(4)]),
         );
         write(d.path(), "artifacts/run-stats/run_stats.json", &json!({}));
-        code(&dispatch(&s, d.path()), 0);
+        test_kit::assert_exit(&dispatch(&s, d.path()), 0);
         let payload = s
             .requests()
             .into_iter()
@@ -663,7 +652,7 @@ mod dispatch {
         let p = json!({"source-repository": "SemiAnalysisAI/InferenceX-app", "run-id": "301",
             "run-date": "2026-08-22", "pr-number": "7", "requested-by": "writer", "app-run-id": "9001",
             "comment-id": payload["comment-id"], "ack-nonce": payload["ack-nonce"], "stage-succeeded": "true"});
-        code(
+        test_kit::assert_exit(
             &super::callback::callback(&s, "stage-results-completed", &p),
             0,
         );
@@ -690,7 +679,7 @@ mod dispatch {
             &json!([fixed(4)]),
         );
         let out = dispatch(&s, d.path());
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("missing run-stats artifact"),
             "{}",
@@ -712,7 +701,7 @@ mod dispatch {
         let s = dispatch_server();
         let d = test_kit::temp_dir();
         let out = dispatch(&s, d.path());
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert!(s.comments("acme/bench", 7).is_empty());
         let out = run(
             &s,
@@ -736,7 +725,7 @@ mod dispatch {
             ],
             &[],
         );
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert!(
             stderr(&out).contains("STAGE_TOKEN is required"),
             "{}",
@@ -847,14 +836,14 @@ pub(crate) mod callback {
             s.with_comments("acme/bench", 7, vec![c.clone()]);
             s.add_route(Route::json("GET", ACK, c.clone()));
             let out = callback(&s, "stage-results-completed", &payload());
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{what}: {}", stderr(&out));
             assert_eq!(s.count("PATCH", ACK), 0, "{what}");
             assert_eq!(s.comments("acme/bench", 7), vec![c], "{what}");
         }
         // The same callback against our own acknowledgement does edit it.
         let s = seeded();
-        code(&callback(&s, "stage-results-completed", &payload()), 0);
+        test_kit::assert_exit(&callback(&s, "stage-results-completed", &payload()), 0);
         assert_eq!(s.count("PATCH", ACK), 1);
         assert_ne!(s.comments("acme/bench", 7)[0]["body"], good);
     }
@@ -865,7 +854,7 @@ pub(crate) mod callback {
         let mut p = payload();
         p["ack-nonce"] = json!("fedcba9876543210fedcba9876543210");
         let out = callback(&s, "stage-results-completed", &p);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("ack-nonce is not the one"),
             "{}",
@@ -877,7 +866,7 @@ pub(crate) mod callback {
         let mut p = payload();
         p["comment-id"] = json!("4000000002");
         let out = callback(&s, "stage-results-completed", &p);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("there is no such comment in acme/bench"),
             "{}",
@@ -891,7 +880,7 @@ pub(crate) mod callback {
         let s = seeded();
         s.add_route(Route::json("GET", "/user", json!({"login": "staging-bot"})));
         let out = callback(&s, "stage-results-completed", &payload());
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("not by staging-bot"),
             "{}",
@@ -900,14 +889,14 @@ pub(crate) mod callback {
         assert_eq!(s.count("PATCH", ACK), 0);
         let body = format!("@writer staging run 301\n\n{}", marker("301", NONCE));
         s.add_route(Route::json("GET", ACK, ack(&s, "staging-bot", 7, &body)));
-        code(&callback(&s, "stage-results-completed", &payload()), 0);
+        test_kit::assert_exit(&callback(&s, "stage-results-completed", &payload()), 0);
         assert_eq!(s.count("PATCH", ACK), 1);
     }
 
     #[test]
     fn the_edit_keeps_the_marker_so_the_completion_finds_the_acknowledgement_again() {
         let s = seeded();
-        code(&callback(&s, "stage-results-started", &payload()), 0);
+        test_kit::assert_exit(&callback(&s, "stage-results-started", &payload()), 0);
         let after_start = s.comments("acme/bench", 7)[0].clone();
         let body = after_start["body"].as_str().unwrap_or_default().to_string();
         assert!(
@@ -919,7 +908,7 @@ pub(crate) mod callback {
             ACK,
             ack(&s, "github-actions[bot]", 7, &body),
         ));
-        code(&callback(&s, "stage-results-completed", &payload()), 0);
+        test_kit::assert_exit(&callback(&s, "stage-results-completed", &payload()), 0);
         assert_eq!(s.count("PATCH", ACK), 2);
     }
 
@@ -927,7 +916,7 @@ pub(crate) mod callback {
     fn completion_updates_the_acknowledgement_with_the_chart_link() {
         let s = seeded();
         let out = callback(&s, "stage-results-completed", &payload());
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let c = s.comments("acme/bench", 7);
         assert_eq!(c.len(), 1, "updated in place");
         let body = c[0]["body"].as_str().unwrap_or_default();
@@ -943,10 +932,10 @@ pub(crate) mod callback {
         let s = seeded();
         let mut p = payload();
         p["comment-id"] = json!("");
-        code(&callback(&s, "stage-results-started", &p), 0);
+        test_kit::assert_exit(&callback(&s, "stage-results-started", &p), 0);
         let mut p2 = payload();
         p2["stage-succeeded"] = json!("false");
-        code(&callback(&s, "stage-results-completed", &p2), 0);
+        test_kit::assert_exit(&callback(&s, "stage-results-completed", &p2), 0);
         let c = s.comments("acme/bench", 7);
         assert_eq!(c.len(), 2);
         assert!(c[1]["body"].as_str().unwrap_or_default().contains("staging workflow](https://github.com/SemiAnalysisAI/InferenceX-app/actions/runs/9001) is running"));
@@ -1028,7 +1017,7 @@ pub(crate) mod callback {
             let mut p = payload();
             p[key] = value;
             let out = callback(&s, action, &p);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
             assert_eq!(
                 s.comments("acme/bench", 7)[0]["body"],

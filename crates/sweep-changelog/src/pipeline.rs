@@ -14,6 +14,7 @@ use sweep_matrix::assemble;
 use sweep_matrix::generate::{
     CommonOptions, LoadedConfigs, ScenarioType, TestConfigOptions, generate_test_config,
 };
+use sweep_matrix::keys::KeyMiss;
 use sweep_matrix::row::{EvalMode, GenError};
 use sweep_matrix::{MASTER_CONFIGS, RUNNER_CONFIG};
 use sweep_model::changelog::{ChangelogEntry, SCENARIO_TYPES};
@@ -441,74 +442,38 @@ fn load_master_texts(
     Ok(files)
 }
 
-/// Resolves config keys and wildcards against the merged masters (§6.3).
-/// The error carries the index of the failing key.
+/// Resolves config keys and patterns against the merged masters (§6.3) by
+/// the one key rule of [`sweep_matrix::keys::resolve`], with the
+/// reference's changelog messages. The error carries the index of the
+/// failing key.
 pub fn resolve_keys(
     keys: &[String],
     masters: &RawMasters<'_>,
 ) -> Result<Vec<String>, (usize, String)> {
-    let mut out: Vec<String> = Vec::new();
-    let push = |k: &str, out: &mut Vec<String>| {
-        if !out.iter().any(|o| o == k) {
-            out.push(k.to_string());
-        }
-    };
-    for (j, key) in keys.iter().enumerate() {
-        if key.contains('*') {
-            let matched: Vec<&str> = masters.keys().filter(|k| wildcard(key, k)).collect();
-            if matched.is_empty() {
-                return Err((
-                    j,
-                    format!(
-                        "No config keys matched the wildcard pattern '{key}' in master configs."
-                    ),
-                ));
-            }
-            for m in matched {
-                push(m, &mut out);
-            }
-        } else if masters.contains_key(key) {
-            push(key, &mut out);
-        } else {
-            return Err((
-                j,
-                format!("Config key '{key}' not found in master configs."),
-            ));
-        }
+    let available: Vec<&str> = masters.keys().collect();
+    match sweep_matrix::keys::resolve(&available, keys) {
+        Ok(found) => Ok(found.into_iter().map(str::to_string).collect()),
+        Err(KeyMiss::NoMatch { index, pattern }) => Err((
+            index,
+            format!("No config keys matched the wildcard pattern '{pattern}' in master configs."),
+        )),
+        Err(KeyMiss::Missing { index, key }) => Err((
+            index,
+            format!("Config key '{key}' not found in master configs."),
+        )),
     }
-    Ok(out)
 }
 
 /// " Did you mean '<key>'?" for the `j`-th config key of `entry` when a
 /// master config key is within a typo of it; empty otherwise (and for
-/// wildcards).
+/// patterns: `*`, `?`, `[…]`).
 fn did_you_mean(entry: &ChangelogEntry, j: usize, masters: &RawMasters<'_>) -> String {
     entry
         .config_keys
         .get(j)
-        .filter(|k| !k.contains('*'))
+        .filter(|k| !k.contains(['*', '?', '[']))
         .and_then(|k| sweep_model::suggest::closest(k, masters.keys()))
         .map_or_else(String::new, |s| format!(" Did you mean '{s}'?"))
-}
-
-/// Full-string match where `*` matches any run of characters.
-pub fn wildcard(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if parts.len() == 1 {
-        return pattern == text;
-    }
-    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
-        return false;
-    }
-    let mut rest = &text[first.len()..text.len() - last.len()];
-    for mid in &parts[1..parts.len() - 1] {
-        match rest.find(mid) {
-            Some(i) => rest = &rest[i + mid.len()..],
-            None => return false,
-        }
-    }
-    true
 }
 
 /// The head inputs: masters until the first generator call, then masters
@@ -790,35 +755,54 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[test]
-    fn wildcards_match_whole_keys_in_master_order() {
-        assert!(wildcard("a*c", "abc"));
-        assert!(wildcard("a*", "a"));
-        assert!(!wildcard("a*c", "abcd"));
-        assert!(wildcard("*-fp8-*", "x-fp8-y"));
-        assert!(!wildcard("a?c", "abc"));
-        assert!(wildcard("a*b*b", "abb"));
-        assert!(!wildcard("ab*ba", "aba"));
-        let map: Map<String, Value> = ["config-b", "config-a", "other"]
-            .iter()
-            .map(|k| (k.to_string(), json!({})))
-            .collect();
-        let masters = RawMasters::from_map(&map);
-        let keys = vec!["config-*".to_string(), "config-a".to_string()];
-        assert_eq!(
-            resolve_keys(&keys, &masters).unwrap(),
-            vec!["config-b", "config-a"]
-        );
-        assert_eq!(
-            resolve_keys(&["zz-*".to_string()], &masters).unwrap_err().1,
-            "No config keys matched the wildcard pattern 'zz-*' in master configs."
-        );
-        assert_eq!(
-            resolve_keys(&["config-a".to_string(), "nope".to_string()], &masters).unwrap_err(),
-            (
-                1,
-                "Config key 'nope' not found in master configs.".to_string()
+    /// Master configs with these keys (one small single-node entry each).
+    fn masters_with(keys: &[&str]) -> MasterConfigs {
+        let entry = |k: &str| {
+            format!(
+                "{k}:\n  image: img:v1\n  model: org/Tiny\n  model-prefix: tiny\n  precision: fp8\n  framework: sglang\n  runner: h200\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - {{ tp: 8, conc-start: 4, conc-end: 4 }}\n"
             )
+        };
+        let text: String = keys.iter().map(|k| entry(k)).collect();
+        load_masters(&[("configs/nvidia-master.yaml".into(), text)]).unwrap()
+    }
+
+    #[test]
+    fn changelog_and_test_config_select_the_same_configs_for_a_pattern() {
+        let masters = masters_with(&[
+            "dsr1-fp8-b200-sglang",
+            "dsr1-fp4-b200-sglang",
+            "dsr1-fp8-h200-trt",
+            "kimi-fp4-b200-sglang",
+        ]);
+        let raw = raw_masters(&masters);
+        for patterns in [
+            &["dsr1-*"][..],
+            &["dsr1-fp?-b200-sglang", "dsr1-fp4-b200-sglang"],
+            &["*-b200-*", "dsr1-fp8-h200-trt"],
+            &["dsr1-fp[48]-b200-*"],
+            &["dsr1-fp[!4]-*"],
+            &["*"],
+        ] {
+            let wanted: Vec<String> = patterns.iter().map(|p| p.to_string()).collect();
+            let changelog = resolve_keys(&wanted, &raw).unwrap();
+            let test_config = sweep_matrix::generate::resolve_keys(&masters, &wanted).unwrap();
+            assert_eq!(changelog, test_config, "{patterns:?}");
+        }
+        assert_eq!(
+            resolve_keys(&["dsr1-fp?-b200-*".into()], &raw).unwrap(),
+            ["dsr1-fp8-b200-sglang", "dsr1-fp4-b200-sglang"]
+        );
+        // Each command keeps its own (the reference's) wording of a miss.
+        assert_eq!(
+            resolve_keys(&["zz-*".to_string()], &raw).unwrap_err(),
+            (
+                0,
+                "No config keys matched the wildcard pattern 'zz-*' in master configs.".into()
+            )
+        );
+        assert_eq!(
+            resolve_keys(&["kimi-fp4-b200-sglang".into(), "nope".into()], &raw).unwrap_err(),
+            (1, "Config key 'nope' not found in master configs.".into())
         );
     }
 

@@ -23,12 +23,12 @@
 //! Both generators return the final rows: built, validated (§8.5), with
 //! eval selection (§10) applied according to [`CommonOptions::evals`].
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use sweep_model::config::{
-    AgenticBlock, AgenticSearch, ConfigEntry, ConfigError, FixedSearch, MasterConfigs, WorkerPool,
+    AgenticBlock, AgenticSearch, ConfigEntry, ConfigError, FixedBlock, FixedSearch, MasterConfigs,
+    MultiNodeFixedSearch, SingleNodeFixedSearch, WorkerPool,
 };
 use sweep_model::rows::{
     MultiNodeAgenticRow, MultiNodeFixedRow, SingleNodeAgenticRow, SingleNodeFixedRow, Verbatim,
@@ -36,6 +36,7 @@ use sweep_model::rows::{
 use sweep_model::runners::Runners;
 
 use crate::evals::apply_evals;
+use crate::keys::KeyMiss;
 use crate::row::{EvalMode, GenError, Row};
 
 /// Master configs plus runner file, loaded and validated once.
@@ -253,8 +254,8 @@ pub fn generate_test_config(
     apply_evals(rows, opts.common.evals)
 }
 
-/// Resolves `--config-keys` (§7.3.1): globs in merged order, exact keys,
-/// later duplicates removed.
+/// Resolves `--config-keys` (§7.3.1) by the one key rule of
+/// [`crate::keys::resolve`], with this command's messages.
 ///
 /// # Errors
 /// A pattern that matches nothing or a key that does not exist.
@@ -262,98 +263,15 @@ pub fn resolve_keys<'a>(
     masters: &'a MasterConfigs,
     wanted: &[String],
 ) -> Result<Vec<&'a str>, GenError> {
-    let mut out: Vec<&str> = Vec::new();
-    let mut seen = HashSet::new();
-    for w in wanted {
-        if w.contains('*') || w.contains('?') {
-            let matched: Vec<&str> = masters.keys().filter(|k| glob_match(w, k)).collect();
-            if matched.is_empty() {
-                return Err(gen_err(format!("No config keys matched the pattern '{w}'")));
-            }
-            for k in matched {
-                if seen.insert(k) {
-                    out.push(k);
-                }
-            }
-        } else {
-            let Some(e) = masters.get(w) else {
-                return Err(gen_err(format!(
-                    "Config key '{w}' does not exist in the master configs"
-                )));
-            };
-            if seen.insert(e.key.as_str()) {
-                out.push(e.key.as_str());
-            }
+    let available: Vec<&str> = masters.keys().collect();
+    crate::keys::resolve(&available, wanted).map_err(|miss| match miss {
+        KeyMiss::NoMatch { pattern, .. } => {
+            gen_err(format!("No config keys matched the pattern '{pattern}'"))
         }
-    }
-    Ok(out)
-}
-
-/// Shell-style glob as Python's `fnmatch.fnmatchcase`: `*`, `?`, `[seq]`, `[!seq]`.
-#[must_use]
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    glob_at(&p, &t)
-}
-
-fn glob_at(p: &[char], t: &[char]) -> bool {
-    let Some(&first) = p.first() else {
-        return t.is_empty();
-    };
-    match first {
-        '*' => (0..=t.len()).any(|i| glob_at(&p[1..], &t[i..])),
-        '?' => !t.is_empty() && glob_at(&p[1..], &t[1..]),
-        '[' => match class_end(p) {
-            Some(end) => {
-                let Some(&c) = t.first() else { return false };
-                class_matches(&p[1..end], c) && glob_at(&p[end + 1..], &t[1..])
-            }
-            None => t.first() == Some(&'[') && glob_at(&p[1..], &t[1..]),
-        },
-        c => t.first() == Some(&c) && glob_at(&p[1..], &t[1..]),
-    }
-}
-
-/// Index of the `]` closing a class that starts at `p[0] == '['`.
-fn class_end(p: &[char]) -> Option<usize> {
-    let mut i = 1;
-    if p.get(i) == Some(&'!') {
-        i += 1;
-    }
-    if p.get(i) == Some(&']') {
-        i += 1;
-    }
-    while i < p.len() {
-        if p[i] == ']' {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
-}
-
-fn class_matches(body: &[char], c: char) -> bool {
-    let (neg, body) = match body.first() {
-        Some('!') => (true, &body[1..]),
-        _ => (false, body),
-    };
-    let mut i = 0;
-    let mut hit = false;
-    while i < body.len() {
-        if i + 2 < body.len() && body[i + 1] == '-' {
-            if body[i] <= c && c <= body[i + 2] {
-                hit = true;
-            }
-            i += 3;
-        } else {
-            if body[i] == c {
-                hit = true;
-            }
-            i += 1;
-        }
-    }
-    hit != neg
+        KeyMiss::Missing { key, .. } => gen_err(format!(
+            "Config key '{key}' does not exist in the master configs"
+        )),
+    })
 }
 
 fn matches_opt(filter: &Option<Vec<String>>, value: &str) -> bool {
@@ -443,6 +361,9 @@ fn gen_all(
     Ok(rows)
 }
 
+/// One entry's rows: its fixed-seq-len blocks (unless `--scenario-type`
+/// leaves them out), then its agentic ones, each search-space item in
+/// config order.
 fn gen_entry(
     loaded: &LoadedConfigs,
     entry: &ConfigEntry,
@@ -458,119 +379,16 @@ fn gen_entry(
             {
                 continue;
             }
-            let exp_name = format!("{}_{}", entry.model_prefix, seq_name(block.isl, block.osl));
-            let max_model_len = block.isl + block.osl + 256;
             for s in &block.search_space {
+                let fixed = FixedRows {
+                    entry,
+                    block,
+                    runners,
+                    mode,
+                };
                 match s {
-                    FixedSearch::Single(s) => {
-                        let mut ep = s.ep;
-                        let concs = match mode {
-                            ConcMode::Full(o) => {
-                                if let Some(m) = o.max_tp
-                                    && (m <= 0 || s.tp > m)
-                                {
-                                    continue;
-                                }
-                                if let Some(m) = o.max_ep {
-                                    if m <= 0 {
-                                        continue;
-                                    }
-                                    if let Some(e) = ep
-                                        && e > m
-                                    {
-                                        ep = Some(m);
-                                    }
-                                }
-                                match sn_full_concs(&s.conc, o) {
-                                    Some(c) => c,
-                                    None => continue,
-                                }
-                            }
-                            ConcMode::Test(filter) => {
-                                match test_filter(s.conc.values_list_if_present(2), *filter) {
-                                    Some(c) => c,
-                                    None => continue,
-                                }
-                            }
-                        };
-                        for c in concs {
-                            for r in runners {
-                                let b = base_row(entry, r);
-                                let row = Row::SingleNodeFixed(SingleNodeFixedRow {
-                                    image: b.image,
-                                    model: b.model,
-                                    model_prefix: b.model_prefix,
-                                    precision: b.precision,
-                                    framework: b.framework,
-                                    runner: b.runner,
-                                    isl: block.isl,
-                                    osl: block.osl,
-                                    tp: s.tp,
-                                    pp: s.pp,
-                                    dcp_size: s.dcp_size,
-                                    pcp_size: s.pcp_size,
-                                    conc: c,
-                                    max_model_len,
-                                    ep: ep.unwrap_or(1),
-                                    dp_attn: s.dp_attn.unwrap_or(false),
-                                    spec_decoding: s.spec_decoding.clone(),
-                                    exp_name: exp_name.clone(),
-                                    disagg: entry.disagg,
-                                    run_eval: false,
-                                    router: scoped(s.router.as_ref(), entry.router.as_ref()),
-                                    eval_only: None,
-                                    recipe_fingerprint: None,
-                                });
-                                push_row(rows, row)?;
-                            }
-                        }
-                    }
-                    FixedSearch::Multi(s) => {
-                        let concs = match mode {
-                            ConcMode::Full(o) => match mn_full_concs(s.conc.values(o.step_size), o)
-                            {
-                                Some(c) => c,
-                                None => continue,
-                            },
-                            ConcMode::Test(filter) => {
-                                match test_filter(s.conc.values_list_if_present(2), *filter) {
-                                    Some(c) => c,
-                                    None => continue,
-                                }
-                            }
-                        };
-                        for r in runners {
-                            let b = base_row(entry, r);
-                            let row = Row::MultiNodeFixed(MultiNodeFixedRow {
-                                image: b.image,
-                                model: b.model,
-                                model_prefix: b.model_prefix,
-                                precision: b.precision,
-                                framework: b.framework,
-                                runner: b.runner,
-                                isl: block.isl,
-                                osl: block.osl,
-                                spec_decoding: s.spec_decoding.clone(),
-                                prefill: s.prefill.row_value.clone(),
-                                decode: s.decode.row_value.clone(),
-                                conc: concs.clone(),
-                                max_model_len,
-                                exp_name: exp_name.clone(),
-                                disagg: entry.disagg,
-                                run_eval: false,
-                                router: scoped(s.router.as_ref(), entry.router.as_ref()),
-                                kv_p2p_transfer: scoped_str(
-                                    s.kv_p2p_transfer.as_ref(),
-                                    entry.kv_p2p_transfer.as_ref(),
-                                ),
-                                eval_conc: None,
-                                eval_all_concs: None,
-                                eval_only: None,
-                                recipe_fingerprint: None,
-                            });
-                            push_row(rows, row)?;
-                        }
-                    }
+                    FixedSearch::Single(s) => fixed.single_node(s, rows)?,
+                    FixedSearch::Multi(s) => fixed.multi_node(s, rows)?,
                 }
             }
         }
@@ -583,6 +401,128 @@ fn gen_entry(
         }
     }
     Ok(())
+}
+
+/// The rows of one search-space item of a fixed-seq-len block.
+struct FixedRows<'a> {
+    entry: &'a ConfigEntry,
+    block: &'a FixedBlock,
+    runners: &'a [String],
+    mode: &'a ConcMode<'a>,
+}
+
+impl FixedRows<'_> {
+    fn exp_name(&self) -> String {
+        let b = self.block;
+        format!("{}_{}", self.entry.model_prefix, seq_name(b.isl, b.osl))
+    }
+
+    fn max_model_len(&self) -> i64 {
+        self.block.isl + self.block.osl + 256
+    }
+
+    /// A single-node item: one row per concurrency and runner (`--max-tp`
+    /// skips the item, `--max-ep` caps its `ep`).
+    fn single_node(&self, s: &SingleNodeFixedSearch, rows: &mut Vec<Row>) -> Result<(), GenError> {
+        let (entry, block) = (self.entry, self.block);
+        let mut ep = s.ep;
+        let concs = match self.mode {
+            ConcMode::Full(o) => {
+                if let Some(m) = o.max_tp
+                    && (m <= 0 || s.tp > m)
+                {
+                    return Ok(());
+                }
+                if let Some(m) = o.max_ep {
+                    if m <= 0 {
+                        return Ok(());
+                    }
+                    if let Some(e) = ep
+                        && e > m
+                    {
+                        ep = Some(m);
+                    }
+                }
+                sn_full_concs(&s.conc, o)
+            }
+            ConcMode::Test(filter) => test_filter(s.conc.values_list_if_present(2), *filter),
+        };
+        let Some(concs) = concs else { return Ok(()) };
+        for c in concs {
+            for r in self.runners {
+                let b = base_row(entry, r);
+                let row = Row::SingleNodeFixed(SingleNodeFixedRow {
+                    image: b.image,
+                    model: b.model,
+                    model_prefix: b.model_prefix,
+                    precision: b.precision,
+                    framework: b.framework,
+                    runner: b.runner,
+                    isl: block.isl,
+                    osl: block.osl,
+                    tp: s.tp,
+                    pp: s.pp,
+                    dcp_size: s.dcp_size,
+                    pcp_size: s.pcp_size,
+                    conc: c,
+                    max_model_len: self.max_model_len(),
+                    ep: ep.unwrap_or(1),
+                    dp_attn: s.dp_attn.unwrap_or(false),
+                    spec_decoding: s.spec_decoding.clone(),
+                    exp_name: self.exp_name(),
+                    disagg: entry.disagg,
+                    run_eval: false,
+                    router: scoped(s.router.as_ref(), entry.router.as_ref()),
+                    eval_only: None,
+                    recipe_fingerprint: None,
+                });
+                push_row(rows, row)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A multi-node item: one row per runner, all its concurrencies in it.
+    fn multi_node(&self, s: &MultiNodeFixedSearch, rows: &mut Vec<Row>) -> Result<(), GenError> {
+        let (entry, block) = (self.entry, self.block);
+        let concs = match self.mode {
+            ConcMode::Full(o) => mn_full_concs(s.conc.values(o.step_size), o),
+            ConcMode::Test(filter) => test_filter(s.conc.values_list_if_present(2), *filter),
+        };
+        let Some(concs) = concs else { return Ok(()) };
+        for r in self.runners {
+            let b = base_row(entry, r);
+            let row = Row::MultiNodeFixed(MultiNodeFixedRow {
+                image: b.image,
+                model: b.model,
+                model_prefix: b.model_prefix,
+                precision: b.precision,
+                framework: b.framework,
+                runner: b.runner,
+                isl: block.isl,
+                osl: block.osl,
+                spec_decoding: s.spec_decoding.clone(),
+                prefill: s.prefill.row_value.clone(),
+                decode: s.decode.row_value.clone(),
+                conc: concs.clone(),
+                max_model_len: self.max_model_len(),
+                exp_name: self.exp_name(),
+                disagg: entry.disagg,
+                run_eval: false,
+                router: scoped(s.router.as_ref(), entry.router.as_ref()),
+                kv_p2p_transfer: scoped_str(
+                    s.kv_p2p_transfer.as_ref(),
+                    entry.kv_p2p_transfer.as_ref(),
+                ),
+                eval_conc: None,
+                eval_all_concs: None,
+                eval_only: None,
+                recipe_fingerprint: None,
+            });
+            push_row(rows, row)?;
+        }
+        Ok(())
+    }
 }
 
 /// SN fixed concurrency in `full-sweep` (§7.2.3 step 4); `None` = skip the entry.
@@ -680,6 +620,9 @@ fn worker_tag(prefix: char, w: &WorkerPool) -> String {
     s
 }
 
+/// One agentic search-space item's rows: its shape checked against the
+/// entry's `multinode`, its concurrencies filtered by the mode, then one
+/// row per concurrency and runner.
 fn gen_agentic(
     loaded: &LoadedConfigs,
     entry: &ConfigEntry,
@@ -696,12 +639,11 @@ fn gen_agentic(
             entry.multinode
         ))
     };
-    let kv_offloading: Option<String> = match &s.kv_offloading {
-        None => Some("none".into()),
-        Some(v) => v.clone(),
-    };
     let kv_for_row = if entry.multinode {
-        kv_offloading.clone()
+        match &s.kv_offloading {
+            None => Some("none".into()),
+            Some(v) => v.clone(),
+        }
     } else {
         // Validation guarantees it for single-node-shaped entries.
         s.kv_offloading.clone().flatten()
@@ -713,6 +655,49 @@ fn gen_agentic(
         return Err(shape_err("multi-node shaped (no tp)"));
     }
     let dram = dram_budget(loaded, entry, block, s)?;
+    let concs = agentic_concs(s, mode);
+    if concs.is_empty() {
+        return Ok(());
+    }
+    let kv_name = kv_for_row.clone().unwrap_or_else(|| "none".into());
+    let kv_suffix = if kv_name == "none" {
+        "kvnone".to_string()
+    } else {
+        let backend = s
+            .kv_offload_backend
+            .as_ref()
+            .and_then(|b| b.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        format!("kv{kv_name}-{backend}")
+    };
+    let item = AgenticRows {
+        entry,
+        s,
+        runners,
+        concs,
+        dram,
+        kv_name,
+        kv_suffix,
+    };
+    if let (true, Some(p), Some(d)) = (entry.multinode, &s.prefill, &s.decode) {
+        // An explicit `kv-offloading: null` reaches a multi-node row as is,
+        // which no row accepts.
+        let Some(kv_offloading) = kv_for_row else {
+            return Err(gen_err(format!(
+                "{}: generated matrix row failed validation: 'kv-offloading' must be 'none' or 'dram', got null",
+                entry.location()
+            )));
+        };
+        item.multi_node(p, d, &kv_offloading, rows)
+    } else {
+        item.single_node(rows)
+    }
+}
+
+/// An agentic item's concurrencies: its list or range (step 2 in
+/// `test-config`), within `--min-conc`/`--max-conc` or `--conc`.
+fn agentic_concs(s: &AgenticSearch, mode: &ConcMode<'_>) -> Vec<i64> {
     let step = match mode {
         ConcMode::Full(o) => o.step_size,
         ConcMode::Test(_) => 2,
@@ -730,44 +715,56 @@ fn gen_agentic(
         ConcMode::Test(Some(f)) => concs.retain(|c| f.contains(c)),
         ConcMode::Test(None) => {}
     }
-    if concs.is_empty() {
-        return Ok(());
+    concs
+}
+
+/// What the rows of one agentic item share.
+struct AgenticRows<'a> {
+    entry: &'a ConfigEntry,
+    s: &'a AgenticSearch,
+    runners: &'a [String],
+    concs: Vec<i64>,
+    dram: i64,
+    /// The row's `kv-offloading` (`none` when unset).
+    kv_name: String,
+    /// `kvnone` or `kv<offloading>-<backend>`, for experiment names.
+    kv_suffix: String,
+}
+
+impl AgenticRows<'_> {
+    fn router(&self) -> Option<Verbatim> {
+        scoped(self.s.router.as_ref(), self.entry.router.as_ref())
     }
-    let kv_name = kv_for_row.clone().unwrap_or_else(|| "none".into());
-    let kv_suffix = if kv_name == "none" {
-        "kvnone".to_string()
-    } else {
-        let backend = s
+
+    fn backend(&self) -> Option<Verbatim> {
+        self.s
             .kv_offload_backend
             .as_ref()
-            .and_then(|b| b.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        format!("kv{kv_name}-{backend}")
-    };
-    let router = scoped(s.router.as_ref(), entry.router.as_ref());
-    let p2p = scoped_str(s.kv_p2p_transfer.as_ref(), entry.kv_p2p_transfer.as_ref());
-    let backend = s.kv_offload_backend.as_ref().and_then(Value::as_object);
-    if let (true, Some(p), Some(d)) = (entry.multinode, &s.prefill, &s.decode) {
-        // An explicit `kv-offloading: null` reaches a multi-node row as is,
-        // which no row accepts.
-        let Some(kv_offloading) = kv_for_row.clone() else {
-            return Err(gen_err(format!(
-                "{}: generated matrix row failed validation: 'kv-offloading' must be 'none' or 'dram', got null",
-                entry.location()
-            )));
-        };
-        for r in runners {
-            for c in &concs {
+            .and_then(Value::as_object)
+            .cloned()
+    }
+
+    /// Runner-major: one row per runner and concurrency, named for the
+    /// worker pools.
+    fn multi_node(
+        &self,
+        p: &WorkerPool,
+        d: &WorkerPool,
+        kv_offloading: &str,
+        rows: &mut Vec<Row>,
+    ) -> Result<(), GenError> {
+        let (entry, s) = (self.entry, self.s);
+        for r in self.runners {
+            for c in &self.concs {
                 let mut exp = format!(
                     "{}_{}_{}_conc{c}",
                     entry.model_prefix,
                     worker_tag('p', p),
                     worker_tag('d', d)
                 );
-                if kv_name != "none" {
+                if self.kv_name != "none" {
                     exp.push('_');
-                    exp.push_str(&kv_suffix);
+                    exp.push_str(&self.kv_suffix);
                 }
                 let b = base_row(entry, r);
                 let row = Row::MultiNodeAgentic(MultiNodeAgenticRow {
@@ -781,15 +778,18 @@ fn gen_agentic(
                     prefill: p.row_value.clone(),
                     decode: d.row_value.clone(),
                     conc: vec![*c],
-                    kv_offloading: kv_offloading.clone(),
-                    total_cpu_dram_gb: dram,
+                    kv_offloading: kv_offloading.to_string(),
+                    total_cpu_dram_gb: self.dram,
                     duration: AGENTIC_DURATION_S,
                     exp_name: exp,
                     disagg: entry.disagg,
                     scenario_type: AGENTIC_CODING.into(),
-                    kv_offload_backend: backend.cloned(),
-                    router: router.clone(),
-                    kv_p2p_transfer: p2p.clone(),
+                    kv_offload_backend: self.backend(),
+                    router: self.router(),
+                    kv_p2p_transfer: scoped_str(
+                        s.kv_p2p_transfer.as_ref(),
+                        entry.kv_p2p_transfer.as_ref(),
+                    ),
                     run_eval: None,
                     eval_conc: None,
                     eval_only: None,
@@ -798,14 +798,20 @@ fn gen_agentic(
                 push_row(rows, row)?;
             }
         }
-    } else {
+        Ok(())
+    }
+
+    /// Concurrency-major: one row per concurrency and runner, named for
+    /// the parallelism, concurrency, offloading and speculative decoding.
+    fn single_node(&self, rows: &mut Vec<Row>) -> Result<(), GenError> {
+        let (entry, s) = (self.entry, self.s);
         let tp = s.tp.unwrap_or_default();
-        for c in &concs {
-            let mut exp = format!("{}_tp{tp}_conc{c}_{kv_suffix}", entry.model_prefix);
+        for c in &self.concs {
+            let mut exp = format!("{}_tp{tp}_conc{c}_{}", entry.model_prefix, self.kv_suffix);
             if s.spec_decoding != "none" {
                 exp.push_str(&format!("_spec-{}", s.spec_decoding));
             }
-            for r in runners {
+            for r in self.runners {
                 let b = base_row(entry, r);
                 let row = Row::SingleNodeAgentic(SingleNodeAgenticRow {
                     image: b.image,
@@ -822,13 +828,13 @@ fn gen_agentic(
                     dp_attn: s.dp_attn.unwrap_or(false),
                     spec_decoding: s.spec_decoding.clone(),
                     conc: *c,
-                    kv_offloading: kv_name.clone(),
-                    total_cpu_dram_gb: dram,
+                    kv_offloading: self.kv_name.clone(),
+                    total_cpu_dram_gb: self.dram,
                     duration: AGENTIC_DURATION_S,
                     exp_name: exp.clone(),
                     scenario_type: AGENTIC_CODING.into(),
-                    kv_offload_backend: backend.cloned(),
-                    router: router.clone(),
+                    kv_offload_backend: self.backend(),
+                    router: self.router(),
                     run_eval: None,
                     eval_only: None,
                     recipe_fingerprint: None,
@@ -836,8 +842,8 @@ fn gen_agentic(
                 push_row(rows, row)?;
             }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// `duration` of an agentic row, seconds (the reference's fixed value).
@@ -925,18 +931,6 @@ fn dram_budget(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-
-    #[test]
-    fn globbing() {
-        assert!(glob_match("dsr1-*", "dsr1-fp4-b200"));
-        assert!(!glob_match("dsr1-*", "xdsr1-fp4"));
-        assert!(glob_match("a?c", "abc"));
-        assert!(glob_match("[ab]x", "bx"));
-        assert!(!glob_match("[!ab]x", "bx"));
-        assert!(glob_match("[a-c]*", "cat"));
-        assert!(glob_match("x[", "x["));
-        assert!(glob_match("*", ""));
-    }
 
     #[test]
     fn seq_names() {

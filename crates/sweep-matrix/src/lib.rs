@@ -1,16 +1,20 @@
 //! Matrix generation: master configs expanded into the benchmark job matrix
-//! ([`generate`], with eval marking in [`evals`] over the shared types of
-//! [`row`]), the changelog matrix's row steps and output models
-//! ([`assemble`]), the sweep policy ([`policy`]), the canary pick
-//! ([`canary`]), the plan/leg split ([`legs`]) and the priority order
-//! ([`priority`], over [`decimal`]). Used by the `generate-matrix` and
-//! `check-changelog` binaries and by `sweep-changelog`'s pipeline.
+//! ([`generate`], with the `--config-keys` rule of [`keys`] and eval marking
+//! in [`evals`] over the shared types of [`row`]), the changelog matrix's row
+//! steps and output models ([`assemble`]), the sweep policy ([`policy`]), the
+//! canary pick ([`canary`]), the families and their split into parts
+//! ([`legs`]), one leg's name, runner labels, timeout and environment
+//! ([`leg`]) and the priority order ([`priority`], over [`decimal`]). Used by
+//! the `generate-matrix` and `check-changelog` binaries and by
+//! `sweep-changelog`'s pipeline.
 
 pub mod assemble;
 pub mod canary;
 pub mod decimal;
 pub mod evals;
 pub mod generate;
+pub mod keys;
+pub mod leg;
 pub mod legs;
 pub mod policy;
 pub mod priority;

@@ -199,77 +199,21 @@ pub fn score(
     }
     let synthetic;
     let job = if let Some(c) = crit {
-        let supported = policy.supported();
-        let mut unknown: Vec<&String> = c.iter().filter(|x| !supported.contains(*x)).collect();
-        if !unknown.is_empty() {
-            unknown.sort();
-            let list: Vec<String> = unknown.iter().map(|u| format!("'{u}'")).collect();
-            return Err(perr(format!(
-                "Unknown CI priority criteria: [{}]",
-                list.join(", ")
-            )));
-        }
-        let precision = field_str(job.get("precision"));
-        let spec = field_str(job.get("spec-decoding"));
-        let framework = field_str(job.get("framework"));
-        let model_prefix = field_str(job.get("model-prefix"));
-        let any_prefix = |sec: &str, v: &str| {
-            policy
-                .adj_map(sec)
-                .is_some_and(|m| m.keys().any(|k| c.contains(k) && prefix_match(v, k)))
-        };
-        let mut m = Map::new();
-        m.insert(
-            "prefill".into(),
-            if c.contains("multi-node") && job.get("prefill").is_some_and(|p| !p.is_null()) {
-                Value::Object(Map::new())
-            } else {
-                Value::Null
-            },
-        );
-        let agentic = c.contains("agentic")
-            && job.get("scenario-type").and_then(Value::as_str) == Some("agentic-coding");
-        m.insert(
-            "scenario-type".into(),
-            (if agentic { "agentic-coding" } else { "" }).into(),
-        );
-        m.insert(
-            "eval-only".into(),
-            (c.contains("eval-only") && job.get("eval-only") == Some(&Value::Bool(true))).into(),
-        );
-        m.insert(
-            "precision".into(),
-            (if c.contains(&precision) {
-                precision
-            } else {
-                String::new()
-            })
-            .into(),
-        );
-        m.insert(
-            "spec-decoding".into(),
-            (if c.contains(&spec) {
-                spec
-            } else {
-                String::new()
-            })
-            .into(),
-        );
-        let fw_ok = any_prefix("framework-prefix", &framework);
-        m.insert(
-            "framework".into(),
-            (if fw_ok { framework } else { String::new() }).into(),
-        );
-        let mp_ok = any_prefix("model-prefix", &model_prefix);
-        m.insert(
-            "model-prefix".into(),
-            (if mp_ok { model_prefix } else { String::new() }).into(),
-        );
-        synthetic = m;
+        synthetic = criteria_job(job, c, policy)?;
         &synthetic
     } else {
         job
     };
+    adjusted_total(job, policy, ctx)
+}
+
+/// The base score plus every adjustment that applies to `job`.
+fn adjusted_total(
+    job: &Map<String, Value>,
+    policy: &Policy,
+    ctx: &Context,
+) -> Result<Decimal, PriorityError> {
+    let crit = ctx.criteria.as_ref();
     let adj = policy.adjustments();
     let mut total = policy.base;
     let add = |total: &mut Decimal, v: Option<&Value>, what: &str| -> Result<(), PriorityError> {
@@ -331,6 +275,85 @@ pub fn score(
         )?;
     }
     Ok(total.round_half_up(3))
+}
+
+/// In criteria mode, the job as the adjustments see it: only the fields
+/// the named criteria select keep their values.
+///
+/// # Errors
+/// A criterion the policy does not support.
+fn criteria_job(
+    job: &Map<String, Value>,
+    c: &HashSet<String>,
+    policy: &Policy,
+) -> Result<Map<String, Value>, PriorityError> {
+    let supported = policy.supported();
+    let mut unknown: Vec<&String> = c.iter().filter(|x| !supported.contains(*x)).collect();
+    if !unknown.is_empty() {
+        unknown.sort();
+        let list: Vec<String> = unknown.iter().map(|u| format!("'{u}'")).collect();
+        return Err(perr(format!(
+            "Unknown CI priority criteria: [{}]",
+            list.join(", ")
+        )));
+    }
+    let precision = field_str(job.get("precision"));
+    let spec = field_str(job.get("spec-decoding"));
+    let framework = field_str(job.get("framework"));
+    let model_prefix = field_str(job.get("model-prefix"));
+    let any_prefix = |sec: &str, v: &str| {
+        policy
+            .adj_map(sec)
+            .is_some_and(|m| m.keys().any(|k| c.contains(k) && prefix_match(v, k)))
+    };
+    let mut m = Map::new();
+    m.insert(
+        "prefill".into(),
+        if c.contains("multi-node") && job.get("prefill").is_some_and(|p| !p.is_null()) {
+            Value::Object(Map::new())
+        } else {
+            Value::Null
+        },
+    );
+    let agentic = c.contains("agentic")
+        && job.get("scenario-type").and_then(Value::as_str) == Some("agentic-coding");
+    m.insert(
+        "scenario-type".into(),
+        (if agentic { "agentic-coding" } else { "" }).into(),
+    );
+    m.insert(
+        "eval-only".into(),
+        (c.contains("eval-only") && job.get("eval-only") == Some(&Value::Bool(true))).into(),
+    );
+    m.insert(
+        "precision".into(),
+        (if c.contains(&precision) {
+            precision
+        } else {
+            String::new()
+        })
+        .into(),
+    );
+    m.insert(
+        "spec-decoding".into(),
+        (if c.contains(&spec) {
+            spec
+        } else {
+            String::new()
+        })
+        .into(),
+    );
+    let fw_ok = any_prefix("framework-prefix", &framework);
+    m.insert(
+        "framework".into(),
+        (if fw_ok { framework } else { String::new() }).into(),
+    );
+    let mp_ok = any_prefix("model-prefix", &model_prefix);
+    m.insert(
+        "model-prefix".into(),
+        (if mp_ok { model_prefix } else { String::new() }).into(),
+    );
+    Ok(m)
 }
 
 /// Queue token: first 32 hex chars of SHA-256(`ns:path:canonical-json`).

@@ -27,17 +27,6 @@ fn run(s: &FakeGitHub, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outpu
         .expect("run sweep-ops")
 }
 
-#[track_caller]
-fn code(out: &Output, want: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(want),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 fn roles(s: &FakeGitHub) {
     for (login, role) in [
         ("owner", "admin"),
@@ -165,7 +154,7 @@ mod authorize_fork {
                 env.push(("INPUT_FORK_RUNNER_LABEL", l));
             }
             let out = run(&s, d.path(), &["authorize-fork"], &env);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             let err = stderr(&out);
             assert!(err.contains("FORK_SWEEP_RUNNER_LABEL"), "{label:?}: {err}");
             let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -190,7 +179,7 @@ mod authorize_fork {
             &event("full-sweep-fail-fast", HEAD, "fork/bench"),
             "writer",
         );
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let sent = bodies(&s, "POST", DISPATCH);
         assert_eq!(sent.len(), 1);
         assert_eq!(
@@ -229,7 +218,7 @@ mod authorize_fork {
                 &event("sweep-enabled", HEAD, "fork/bench"),
                 actor,
             );
-            code(&out, 0);
+            test_kit::assert_exit(&out, 0);
             let sent = bodies(&s, "POST", DISPATCH);
             assert_eq!(sent[0]["inputs"]["trim-conc"], "true", "{actor}");
         }
@@ -246,7 +235,7 @@ mod authorize_fork {
                 &event("sweep-enabled", HEAD, "fork/bench"),
                 actor,
             );
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(
                 stderr(&out).contains("write, maintain or admin permission is required"),
                 "{}",
@@ -267,7 +256,7 @@ mod authorize_fork {
             &event("sweep-enabled", HEAD, "fork/bench"),
             "writer",
         );
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         let err = stderr(&out);
         assert!(
             err.contains(&format!("advanced from {HEAD} to {MOVED}")),
@@ -323,7 +312,7 @@ mod authorize_fork {
             let s = server(p);
             let d = test_kit::temp_dir();
             let out = authorize(&s, d.path(), &ev, "writer");
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
             assert_eq!(s.count("POST", DISPATCH), 0, "{want}");
         }
@@ -336,7 +325,7 @@ mod authorize_fork {
         let d = test_kit::temp_dir();
         let ev = event("sweep-enabled", HEAD, "fork/bench");
         let out = authorize_within(&s, d.path(), &ev, "writer", "0");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let body = s.comments("acme/bench", 42)[0]["body"]
             .as_str()
             .unwrap_or_default()
@@ -371,7 +360,7 @@ mod authorize_fork {
         let d = test_kit::temp_dir();
         let ev = event("sweep-enabled", HEAD, "fork/bench");
         let out = authorize_within(&s, d.path(), &ev, "writer", "0");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert!(
             stderr(&out).contains("the sweep was dispatched, but the PR comment failed"),
             "{}",
@@ -394,7 +383,7 @@ mod authorize_fork {
                 ("GITHUB_ACTOR", "writer"),
             ],
         );
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert!(stderr(&out).contains("missing.json"), "{}", stderr(&out));
         assert!(s.requests().is_empty());
     }
@@ -435,7 +424,7 @@ mod check_fork_runners {
             &json!({"single_node": {"1k1k": [{"runner": "h100", "exp-name": "a"}]},
             "multi_node": {"8k1k": [{"runner": "cluster:b200", "exp-name": "b"}]}}),
         );
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert!(
             stderr(&out).contains("2 rows on 2 label(s)"),
             "{}",
@@ -447,7 +436,7 @@ mod check_fork_runners {
     fn a_fork_runner_outside_the_bases_file_is_refused_naming_config_value_and_labels() {
         let out = check(&json!({"single_node": {"1k1k": [
             {"runner": "h100", "exp-name": "a"}, {"runner": "self-hosted", "exp-name": "fork_1024"}]}}));
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         let err = stderr(&out);
         assert!(
             err.contains("configs/nvidia-master.yaml:5: config 'fork-fp8-h100-sglang': runner \"self-hosted\" is not a label of the base's base-runners.yaml"),
@@ -472,7 +461,7 @@ mod check_fork_runners {
             ],
             &[],
         );
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert!(stderr(&out).contains("none.json"), "{}", stderr(&out));
     }
 }
@@ -587,7 +576,7 @@ mod merge {
             ],
         );
         let out = merge(&s, &["--reuse-timeout", "60"]);
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), MERGE);
         assert!(
             stderr(&out).contains("actions/runs/900"),
@@ -644,7 +633,7 @@ mod merge {
             &["merge", "--repo", "acme/bench", "--pr", "7"],
             &[],
         );
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert!(out.stdout.is_empty());
         assert!(
             stderr(&out).contains("check-changelog prepare-merge"),
@@ -667,7 +656,7 @@ mod merge {
             vec![json!({"id": 2, "body": "please /reuse-sweep-run", "user": {"login": "owner"}})],
         );
         let out = merge(&s, &["--reuse-timeout", "0"]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(stderr(&out).contains("run phase 1"), "{}", stderr(&out));
         assert_eq!(s.count("GET", CHECKS), 0);
         assert_eq!(s.count("PUT", PUT), 0);
@@ -682,7 +671,7 @@ mod merge {
             vec![push_run("completed", Some("failure"))],
         );
         let out = merge(&s, &["--reuse-timeout", "60"]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("push run is completed/failure"),
             "{}",
@@ -695,7 +684,7 @@ mod merge {
     fn refuses_a_head_other_than_the_prepared_one() {
         let s = server(pull(&["full-sweep-enabled"], MOVED), "success");
         let out = merge(&s, &["--reuse-timeout", "0"]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("expected feedface"),
             "{}",
@@ -719,7 +708,7 @@ mod merge {
             "ééééééééé",
         ];
         let out = run(&s, d.path(), &args, &[]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("expected éééééééé:"),
             "{}",
@@ -731,7 +720,7 @@ mod merge {
     fn refuses_without_a_successful_sweep_run() {
         let s = server(pull(&["full-sweep-enabled"], HEAD), "failure");
         let out = merge(&s, &["--reuse-timeout", "0"]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("no successful reusable run-sweep.yml run"),
             "{}",
@@ -747,7 +736,7 @@ mod merge {
             &["merge", "--repo", "acme/bench", "--pr", "7"],
             &[],
         );
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(s.comments("acme/bench", 7).is_empty());
     }
 
@@ -760,7 +749,7 @@ mod merge {
         ] {
             let s = server(pull(&labels, HEAD), "success");
             let out = merge(&s, &["--reuse-timeout", "0"]);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
             assert_eq!(s.count("PUT", PUT), 0);
         }
@@ -771,7 +760,7 @@ mod merge {
         let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
         s.add_sequence("GET", CHECKS, vec![check("completed", Some("failure"))]);
         let out = merge(&s, &["--reuse-timeout", "0"]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("concluded failure - https://github.com/acme/bench/runs/1"),
             "{}",
@@ -785,7 +774,7 @@ mod merge {
         let s = server(pull(&["full-sweep-enabled"], HEAD), "success");
         s.add_sequence("GET", CHECKS, vec![check("in_progress", None)]);
         let out = merge(&s, &["--reuse-timeout", "0", "--timeout", "0"]);
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert!(stderr(&out).contains("timed out"), "{}", stderr(&out));
         assert_eq!(s.count("PUT", PUT), 0);
     }
@@ -802,7 +791,7 @@ mod merge {
             .with_status(409),
         );
         let out = merge(&s, &["--reuse-timeout", "0"]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("Head branch was modified"),
             "{}",
@@ -955,7 +944,7 @@ mod recover_ingest {
 
     #[track_caller]
     fn refused_without_dispatch(s: &FakeGitHub, out: &Output, want: &str) {
-        code(out, 1);
+        test_kit::assert_exit(out, 1);
         assert!(stderr(out).contains(want), "{want}: {}", stderr(out));
         assert_eq!(s.count("POST", DISPATCH), 0);
     }
@@ -981,7 +970,7 @@ mod recover_ingest {
     fn dispatches_the_agentic_ingest_for_runs_that_belong_together() {
         let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
         let out = recover(&s, &[]);
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert_eq!(
             bodies(&s, "POST", DISPATCH),
             vec![json!({
@@ -1010,7 +999,7 @@ mod recover_ingest {
             "object:jobs",
         ));
         let out = recover(&s, &["--event-type", "ingest-results"]);
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert_eq!(
             bodies(&s, "POST", DISPATCH)[0]["client_payload"],
             json!({"source-run-id": "111", "merge-run-id": "222"})
@@ -1074,7 +1063,7 @@ mod recover_ingest {
             "array",
         ));
         let out = recover(&s, &[]);
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
     }
 
     /// Issue #34 item 3a: a run made under `evals-only` is not ingested as
@@ -1104,7 +1093,7 @@ mod recover_ingest {
     fn a_dry_run_checks_without_dispatching() {
         let s = server("success", &["bmk_agentic_dsv4"], &["changelog-metadata"]);
         let out = recover(&s, &["--dry-run"]);
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert_eq!(s.count("POST", DISPATCH), 0);
         assert!(String::from_utf8_lossy(&out.stdout).contains("\"pr-number\":7"));
     }
@@ -1114,7 +1103,7 @@ mod recover_ingest {
         for conclusion in ["failure", "cancelled"] {
             let s = server(conclusion, &["bmk_agentic_dsv4"], &["changelog-metadata"]);
             let out = recover(&s, &[]);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(
                 stderr(&out).contains(&format!(
                     "is completed/{conclusion}, expected completed/success"
@@ -1142,7 +1131,7 @@ mod recover_ingest {
         ] {
             let s = server("success", &src, &merge);
             let out = recover(&s, &[]);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(stderr(&out).contains(want), "{want}: {}", stderr(&out));
             assert_eq!(s.count("POST", DISPATCH), 0);
         }
@@ -1158,7 +1147,7 @@ mod recover_ingest {
             "array",
         ));
         let out = recover(&s, &[]);
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("is not a commit of PR #7"),
             "{}",
@@ -1187,7 +1176,7 @@ mod recover_ingest {
             ],
             &[("INGEST_TOKEN", "x")],
         );
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(
             stderr(&out).contains("source run 222 event is 'push', expected 'pull_request'"),
             "{}",
@@ -1353,7 +1342,7 @@ mod dispatch_ingest {
     fn a_reused_sweep_dispatches_the_source_run_and_this_run_with_the_ingest_token() {
         let s = server();
         let (out, summary) = dispatch(&s, "ingest-results", "true", "111");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let want = json!({"source-run-id": "111", "merge-run-id": "222"});
         assert_eq!(
             bodies(&s, "POST", DISPATCH),
@@ -1377,7 +1366,7 @@ mod dispatch_ingest {
         for reuse in ["false", ""] {
             let s = server();
             let (out, _) = dispatch(&s, "ingest-results", reuse, "111");
-            code(&out, 0);
+            test_kit::assert_exit(&out, 0);
             assert_eq!(
                 bodies(&s, "POST", DISPATCH)[0]["client_payload"],
                 json!({"source-run-id": "222", "merge-run-id": "222"}),
@@ -1390,7 +1379,7 @@ mod dispatch_ingest {
     fn the_agentic_ingest_adds_the_production_database_target() {
         let s = server();
         let (out, summary) = dispatch(&s, "ingest-agentic-results", "true", "111");
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         assert_eq!(
             bodies(&s, "POST", DISPATCH),
             vec![
@@ -1409,7 +1398,7 @@ mod dispatch_ingest {
         for source in ["", "abc", "12 34", "1;2"] {
             let s = server();
             let (out, summary) = dispatch(&s, "ingest-results", "true", source);
-            code(&out, 1);
+            test_kit::assert_exit(&out, 1);
             assert!(
                 stderr(&out).contains("is not numeric"),
                 "{source:?}: {}",
@@ -1424,7 +1413,7 @@ mod dispatch_ingest {
     fn an_unknown_event_type_is_refused_before_any_request() {
         let s = server();
         let (out, _) = dispatch(&s, "ingest", "true", "111");
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         assert!(s.requests().is_empty());
     }
 
@@ -1433,12 +1422,12 @@ mod dispatch_ingest {
         let s = server();
         s.fail_always("POST", DISPATCH, Fault::Status(500));
         let (out, summary) = dispatch(&s, "ingest-results", "true", "111");
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert_eq!(s.count("POST", DISPATCH), 1, "the dispatch was tried");
         assert!(summary.is_empty(), "{summary}");
         let s = test_kit::fake_github(); // no route: GitHub's 404 for a repository the token cannot see
         let (out, _) = dispatch(&s, "ingest-results", "true", "111");
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
     }
 
     #[test]
@@ -1459,7 +1448,7 @@ mod dispatch_ingest {
             ],
             &[],
         );
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert!(stderr(&out).contains("INGEST_TOKEN"), "{}", stderr(&out));
         assert!(s.requests().is_empty());
     }
@@ -1524,7 +1513,7 @@ mod dispatch_ingest {
                     ),
                 ],
             );
-            code(&out, expected["exit_code"].as_i64().unwrap() as i32);
+            test_kit::assert_exit(&out, expected["exit_code"].as_i64().unwrap() as i32);
             let got = s.requests();
             assert_eq!(got.len(), 1, "{}: {got:?}", dir.display());
             assert_eq!(got[0].method, want["method"].as_str().unwrap());
@@ -1607,7 +1596,7 @@ mod runner_digest {
             d.path(),
             &["--run-url", "https://github.com/acme/bench/actions/runs/5"],
         );
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let md = String::from_utf8_lossy(&out.stdout).into_owned();
         test_kit::assert_snapshot!("offline_digest", md);
         assert_eq!(
@@ -1629,7 +1618,7 @@ mod runner_digest {
             d.path(),
             &["--comment-issue", "99", "--fail-on-offline"],
         );
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         test_kit::assert_snapshot!("online_digest", String::from_utf8_lossy(&out.stdout));
         assert!(s.comments("acme/bench", 99).is_empty());
     }
@@ -1643,7 +1632,7 @@ mod runner_digest {
             d.path(),
             &["--comment-issue", "99", "--fail-on-offline"],
         );
-        code(&out, 1);
+        test_kit::assert_exit(&out, 1);
         let comments = s.comments("acme/bench", 99);
         assert_eq!(comments.len(), 1);
         assert_eq!(
@@ -1660,7 +1649,7 @@ mod runner_digest {
         ]);
         let d = test_kit::temp_dir();
         let out = digest(&s, d.path(), &[]);
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         test_kit::assert_snapshot!("hostile_digest", String::from_utf8_lossy(&out.stdout));
     }
 
@@ -1680,7 +1669,7 @@ mod runner_digest {
             &["runner-digest", "--org", "acme", "--date", "2026-12-01"],
             &[],
         );
-        code(&out, 0);
+        test_kit::assert_exit(&out, 0);
         let md = String::from_utf8_lossy(&out.stdout);
         assert!(
             md.contains("1/1 self-hosted runners offline in `acme`"),
@@ -1705,7 +1694,7 @@ mod runner_digest {
         );
         let d = test_kit::temp_dir();
         let out = digest(&s, d.path(), &[]);
-        code(&out, 2);
+        test_kit::assert_exit(&out, 2);
         assert!(stderr(&out).contains("HTTP 403"), "{}", stderr(&out));
     }
 }

@@ -836,8 +836,8 @@ printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" 
             common::eval_template(&s(&wf["jobs"][caller]["name"]), &json!({"matrix": part}));
         let mut env: Vec<(String, String)> = job["env"]
             .as_object()
-            .unwrap()
-            .iter()
+            .into_iter()
+            .flatten()
             .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
             .collect();
         ctx["env"] = Value::Object(env.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
@@ -1020,7 +1020,8 @@ fn run_setup_and_plans(
             )
             .unwrap();
             let outs = run_step(plan, "Cut out the part's legs", &ctx, &dir);
-            let rows: Vec<Value> = serde_json::from_str(&s(&outs["rows"])).unwrap();
+            let legs: Vec<Value> = serde_json::from_str(&s(&outs["legs"])).unwrap();
+            let rows = legs.into_iter().map(|l| l["config"].clone()).collect();
             parts.push((part, rows));
         }
     }
@@ -1428,10 +1429,9 @@ fn run_job_step(
         c.env(k, common::eval_template(&s(v), ctx));
     }
     let out = c.output().unwrap();
-    for line in std::fs::read_to_string(&github_env).unwrap().lines() {
-        let (k, v) = line.split_once('=').unwrap();
-        env.push((k.to_string(), v.to_string()));
-    }
+    env.extend(common::github_env_vars(
+        &std::fs::read_to_string(&github_env).unwrap(),
+    ));
     out
 }
 
@@ -1473,21 +1473,18 @@ done"#;
             "runner": {"name": node}, "github": {"token": "t"},
         }))
     };
-    let render_env = |ctx: &Value| -> Vec<(String, String)> {
-        let mut env: Vec<(String, String)> = job["env"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(k, v)| (k.clone(), common::eval_template(&s(v), ctx)))
-            .collect();
-        env.push(("E2E_RAW".into(), data("raw").to_str().unwrap().into()));
+    // The leg's environment: its first step, `generate-matrix leg-env`.
+    let render_env = |ctx: &Value, dir: &Path| -> Vec<(String, String)> {
+        let mut env = vec![("E2E_RAW".into(), data("raw").to_str().unwrap().into())];
+        let out = run_job_step(job, "Set the leg environment", ctx, &mut env, dir);
+        ok(&out, "multi-node leg environment");
         env
     };
 
     let tmp = test_kit::temp_dir();
     let good = row(json!(["PREFILL_MEM_FRACTION=0.8", "FLAG_WITH_SPACES=a b"]));
     let ctx = ctx_for(&good, "h200-cw_07");
-    let mut env = render_env(&ctx);
+    let mut env = render_env(&ctx, tmp.path());
     let name = common::eval_template(&s(&job["name"]), &ctx);
     let out = run_job_step(
         job,
@@ -1542,9 +1539,9 @@ done"#;
     for (case, evil) in attempts.into_iter().enumerate() {
         let bad = row(json!([evil]));
         let ctx = ctx_for(&bad, "h200-cw_07");
-        let mut env = render_env(&ctx);
         let dir = tmp.path().join(format!("evil{case}"));
         std::fs::create_dir_all(&dir).unwrap();
+        let mut env = render_env(&ctx, &dir);
         let out = run_job_step(job, "Launch the multi-node benchmark", &ctx, &mut env, &dir);
         let stdout = format!(
             "{}{}",

@@ -86,18 +86,18 @@ fn run_step(
         c.env(k, common::eval_template(&s(v), ctx));
     }
     let out = c.output().unwrap();
-    for line in std::fs::read_to_string(&github_env).unwrap().lines() {
-        let (k, v) = line.split_once('=').unwrap();
-        env.push((k.to_string(), v.to_string()));
-    }
+    env.extend(common::github_env_vars(
+        &std::fs::read_to_string(&github_env).unwrap(),
+    ));
     out
 }
 
+/// The job's own `env:` (none: the leg's environment is its first step's).
 fn job_env(job: &Value, ctx: &Value) -> Vec<(String, String)> {
     job["env"]
         .as_object()
-        .unwrap()
-        .iter()
+        .into_iter()
+        .flatten()
         .map(|(k, v)| (k.clone(), common::eval_template(&s(v), ctx)))
         .collect()
 }

@@ -97,17 +97,6 @@ fn run_step(
     c.output().unwrap()
 }
 
-#[track_caller]
-fn code(out: &Output, want: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(want),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 const GITHUB: [(&str, &str); 3] = [
     ("github.server_url", "https://github.com"),
     ("github.repository", "acme/bench"),
@@ -142,7 +131,7 @@ fn sweep_ops_runner_digest_defaults_to_this_repository_and_can_fail() {
         &env,
         d.path(),
     );
-    code(&out, 0);
+    test_kit::assert_exit(&out, 0);
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(
         md.contains("1/1 self-hosted runners offline in `acme/bench`"),
@@ -170,7 +159,7 @@ fn sweep_ops_runner_digest_defaults_to_this_repository_and_can_fail() {
         &env,
         d.path(),
     );
-    code(&out, 1);
+    test_kit::assert_exit(&out, 1);
 }
 
 #[test]
@@ -263,7 +252,7 @@ fn sweep_ops_recover_ingest_dry_run_and_an_unknown_command() {
         &env,
         d.path(),
     );
-    code(&out, 0);
+    test_kit::assert_exit(&out, 0);
     let line: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(line["dry-run"], true);
     assert_eq!(
@@ -280,7 +269,7 @@ fn sweep_ops_recover_ingest_dry_run_and_an_unknown_command() {
         &env,
         d.path(),
     );
-    code(&out, 2);
+    test_kit::assert_exit(&out, 2);
 }
 
 #[test]
@@ -294,7 +283,7 @@ fn stage_results_shim_rejects_an_unknown_mode() {
         &[],
         d.path(),
     );
-    code(&out, 2);
+    test_kit::assert_exit(&out, 2);
     let out = run_step(
         "stage-results",
         "Check the mode",
@@ -303,5 +292,5 @@ fn stage_results_shim_rejects_an_unknown_mode() {
         &[],
         d.path(),
     );
-    code(&out, 0);
+    test_kit::assert_exit(&out, 0);
 }

@@ -50,7 +50,7 @@ fn gpu_jobs(wf: &Value) -> Vec<(String, Value)> {
         .as_object()
         .unwrap()
         .iter()
-        .filter(|(_, j)| s(&j["runs-on"]).contains("matrix.config.runner"))
+        .filter(|(_, j)| s(&j["runs-on"]).contains("matrix.leg.runs-on"))
         .map(|(k, j)| (k.clone(), j.clone()))
         .collect()
 }

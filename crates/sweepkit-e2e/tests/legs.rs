@@ -61,7 +61,7 @@ fn gpu_jobs(wf: &Value) -> Vec<(String, Value)> {
         .as_object()
         .unwrap()
         .iter()
-        .filter(|(_, j)| s(&j["runs-on"]).contains("matrix.config.runner"))
+        .filter(|(_, j)| s(&j["runs-on"]).contains("matrix.leg.runs-on"))
         .map(|(k, j)| (k.clone(), j.clone()))
         .collect()
 }
@@ -69,7 +69,7 @@ fn gpu_jobs(wf: &Value) -> Vec<(String, Value)> {
 /// The outputs that carry matrix rows: the plan job's part.
 fn matrix_outputs() -> Vec<String> {
     vec![
-        "needs.plan.outputs.rows".into(),
+        "needs.plan.outputs.legs".into(),
         "search-space-config".into(),
         "remaining".into(),
     ]
@@ -94,17 +94,13 @@ fn gpu_jobs_keep_secrets_in_the_launch_step_matrices_out_of_env_and_clean_up_aro
     let forbidden = matrix_outputs();
     let mut secret_steps = 0;
     for (id, job) in &gpu {
-        // No secret at job level: every step would see it.
-        for (k, v) in job["env"].as_object().unwrap() {
-            assert!(
-                !s(v).contains("secrets."),
-                "{id}: job env {k} holds a secret"
-            );
-            assert!(
-                TEMPLATE_VARS.contains(&k.as_str()),
-                "{id}: job env {k} is not in generate-matrix's TEMPLATE_VARS (leg-env could override it)"
-            );
-        }
+        // No job-level env: the leg's environment is its first steps'
+        // (`generate-matrix leg-env`, sweep_matrix::leg), so no secret and
+        // no rule of the workflow's own reaches every step.
+        assert!(
+            job.get("env").is_none(),
+            "{id}: a job env restates what sweep_matrix::leg computes"
+        );
         let steps = job["steps"].as_array().unwrap();
         for st in steps {
             let name = s(&st["name"]);
@@ -244,23 +240,28 @@ fn outputs_read_are_declared(wf: &Value) -> usize {
     read
 }
 
-/// The leg's environment as the runner builds it: job `env:` plus the
-/// launch step's `env:`, each `KEY=VALUE` one string.
-fn leg_env_strings(job: &Value, ctx: &Value) -> Vec<String> {
-    let mut v: Vec<String> = job["env"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, x)| format!("{k}={}", common::eval_template(&s(x), ctx)))
-        .collect();
-    let launch = job["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|st| s(&st["name"]).starts_with("Launch the"))
-        .unwrap();
-    for (k, x) in launch["env"].as_object().unwrap() {
-        v.push(format!("{k}={}", common::eval_template(&s(x), ctx)));
+/// The leg's environment strings as the runner builds them: the env of its
+/// first step (`LEG_ROW`, …) and of its launch step, each `KEY=VALUE` one
+/// string, and what `leg-env` writes to `$GITHUB_ENV` from them.
+fn leg_env_strings(job: &Value, ctx: &Value, family: &str) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for st in job["steps"].as_array().unwrap() {
+        let name = s(&st["name"]);
+        if name == "Set the leg environment" || name.starts_with("Launch the") {
+            for (k, x) in st["env"].as_object().unwrap() {
+                v.push(format!("{k}={}", common::eval_template(&s(x), ctx)));
+            }
+        }
+    }
+    let inputs = sweep_matrix::leg::LegInputs {
+        sweep: serde_json::from_str(&s(&ctx["inputs"]["sweep"])).unwrap(),
+        agentx_fast: false,
+        runner_name: s(&ctx["runner"]["name"]),
+    };
+    let part = sweep_matrix::leg::LegPart::of_family(family).unwrap();
+    let row = ctx["matrix"]["leg"]["config"].as_object().unwrap();
+    for (k, x) in sweep_matrix::leg::leg_env(row, part, &inputs).unwrap() {
+        v.push(format!("{k}={x}"));
     }
     v
 }
@@ -366,7 +367,7 @@ fn split_and_measure(
             let tag = format!("{family}-{k}");
             let plan = run_split(&input, Some((family, k)));
             measure(&mut m, &format!("plan {tag}"), &plan);
-            let rows: Vec<Value> = serde_json::from_str(&s(&plan["rows"]))
+            let rows: Vec<Value> = serde_json::from_str(&s(&plan["legs"]))
                 .unwrap_or_else(|e| panic!("{name}: plan {tag}: {e}"));
             assert!(
                 !rows.is_empty() && rows.len() <= MAX_LEGS_PER_JOB,
@@ -378,7 +379,7 @@ fn split_and_measure(
                 "leg-env": "", "cleanup-command": "", "ref": ""});
             for row in &rows {
                 let ctx = json!({
-                    "matrix": {"config": row},
+                    "matrix": {"leg": row},
                     "inputs": {"part": part.to_string(), "sweep": sweep.to_string(),
                                "agentx-fast": false},
                     "needs": {"plan": {"result": "success", "outputs": plan}},
@@ -386,7 +387,7 @@ fn split_and_measure(
                     "runner": {"name": "b200-nb_00"},
                     "github": {"token": "t"},
                 });
-                for e in leg_env_strings(job, &ctx) {
+                for e in leg_env_strings(job, &ctx, family) {
                     if e.len() > m.largest_env.1 {
                         m.largest_env = (e.split('=').next().unwrap().to_string(), e.len());
                     }

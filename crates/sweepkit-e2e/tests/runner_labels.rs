@@ -1,13 +1,16 @@
 //! The priority scheduler's runner labels on every GPU leg of
-//! `run-sweep.yml` (YAML anchors resolved): with `priority-scheduler` off a
-//! leg runs on its row's runner label, unchanged; with it on, `runs-on` is
-//! `[self-hosted, <runner>, ci-job-<priority>-<queue-token>,
-//! ci-attempt-<run attempt>]`, plus `ci-skip-queue-pr-<N>` when the row
-//! carries `skip-queue-pr` (the reference templates' composition), and the
-//! setup job's matrix steps annotate priorities whenever the scheduler is on.
-//! A trusted dispatch (`changelog-head-ref` set) with `fork-runner-label`
-//! adds that label on either path; without it, or on any other path, the
-//! labels are the same as main's.
+//! `run-sweep.yml` (YAML anchors resolved): which runner a leg goes to is
+//! `sweep_matrix::leg::runs_on` (the plan job's `split`), and the leg job's
+//! `runs-on` only fills in this attempt's number — each case below goes
+//! through both. With `priority-scheduler` off a leg runs on its row's
+//! runner label, unchanged; with it on, `runs-on` is `[self-hosted,
+//! <runner>, ci-job-<priority>-<queue-token>, ci-attempt-<run attempt>]`,
+//! plus `ci-skip-queue-pr-<N>` when the row carries `skip-queue-pr` (the
+//! reference templates' composition), and the setup job's matrix steps
+//! annotate priorities whenever the scheduler is on. A trusted dispatch
+//! (`changelog-head-ref` set) with `fork-runner-label` adds that label on
+//! either path; without it, or on any other path, the labels are the same
+//! as main's.
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
@@ -23,17 +26,17 @@ fn workflow() -> Value {
     .into_value()
 }
 
-/// Every job whose runner comes from the matrix row: the leg jobs of the
+/// Every job whose runner comes from the leg's plan: the leg jobs of the
 /// leg workflow (`wf` is the sweep, which runs no leg itself).
 fn gpu_jobs(wf: &Value) -> Vec<(String, String)> {
-    assert!(!wf["jobs"].to_string().contains("matrix.config.runner"));
+    assert!(!wf["jobs"].to_string().contains("matrix.leg"));
     common::legs_workflow()["jobs"]
         .as_object()
         .unwrap()
         .iter()
         .filter_map(|(k, j)| {
             let r = j["runs-on"].as_str()?;
-            r.contains("matrix.config.runner")
+            r.contains("matrix.leg.runs-on")
                 .then(|| (k.clone(), r.to_string()))
         })
         .collect()
@@ -48,10 +51,12 @@ fn runs_on(expr: &str, scheduler: bool, row: &Value, attempt: &str) -> Value {
     )
 }
 
+/// The plan's labels of `row` under the sweep's `inputs`, through the leg
+/// job's `runs-on` at run attempt `attempt`.
 fn runs_on_with(expr: &str, inputs: &Value, row: &Value, attempt: &str) -> Value {
+    let planned = sweep_matrix::leg::runs_on(row.as_object().unwrap(), inputs.as_object().unwrap());
     let ctx = json!({
-        "inputs": {"sweep": inputs.to_string()},
-        "matrix": {"config": row},
+        "matrix": {"leg": {"runs-on": planned, "config": row}},
         "github": {"run_attempt": attempt},
     });
     common::eval_value(expr, &ctx)
@@ -110,6 +115,12 @@ fn labels_are_json_encoded_not_spliced() {
     assert_eq!(
         runs_on(expr, true, &row, "1"),
         json!(["self-hosted", "a\",\"b", "ci-job-1-t\"x", "ci-attempt-1"])
+    );
+    // Braces and a `{0}` of a label's own stay text, never the attempt.
+    let row = json!({"runner": "r{0}}", "priority": 1, "queue-token": "{x"});
+    assert_eq!(
+        runs_on(expr, true, &row, "7"),
+        json!(["self-hosted", "r{0}}", "ci-job-1-{x", "ci-attempt-7"])
     );
 }
 

@@ -211,7 +211,9 @@ fn run_sweep_has_the_job_graph_of_workflow_md_section_2() {
         // (or, with `priority-scheduler`, the scheduler's labels: tests/runner_labels.rs)
         let runs_on = fan["runs-on"].as_str().unwrap();
         assert!(
-            runs_on.trim_end().ends_with("|| matrix.config.runner }}"),
+            runs_on
+                .trim_end()
+                .ends_with("format(matrix.leg.runs-on, github.run_attempt)) }}"),
             "{runs_on}"
         );
         assert!(fan.to_string().contains("LAUNCH_COMMAND"));

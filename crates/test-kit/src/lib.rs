@@ -146,6 +146,19 @@ pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Asserts that a tool run exited with `want`, showing its stdout and
+/// stderr when it did not.
+#[track_caller]
+pub fn assert_exit(out: &Output, want: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(want),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// The placeholder [`redact`] puts in place of a temp dir.
 pub const TEMP_PLACEHOLDER: &str = "[TMP]";
 

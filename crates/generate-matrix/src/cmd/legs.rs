@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use sweep_cli::{Failure, Outcome, ResultExt as _};
+use sweep_matrix::leg::{LegError, LegInputs, LegPart, github_env_lines, leg_defaults, leg_env};
 use sweep_matrix::legs::{
     changelog_metadata, parse_leg_env, read_config, split_owned, worker_settings,
 };
@@ -43,15 +44,34 @@ pub(crate) struct SplitArgs {
     /// Leave the canary row out (the canary job runs it first): `true` or `false`.
     #[arg(long, env = "INPUT_WITHOUT_CANARY", default_value = "false", value_parser = clap::builder::BoolishValueParser::new())]
     pub(crate) without_canary: bool,
+    /// The calling sweep's inputs as JSON (`toJSON(inputs)` of
+    /// run-sweep.yml): the legs' runner labels and timeouts follow them.
+    #[arg(long, env = "INPUT_SWEEP", default_value = "")]
+    pub(crate) sweep: String,
     /// Append the outputs to this file (default `$GITHUB_OUTPUT`); without
     /// it they are printed as one JSON object.
     #[arg(long, env = "GITHUB_OUTPUT")]
     pub(crate) github_output: Option<PathBuf>,
 }
 
+/// The sweep's inputs (`""`: none) as a JSON object.
+fn sweep_inputs(text: &str) -> Result<Map<String, Value>, Failure> {
+    if text.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(other) => Err(Failure::from(LegError::SweepNotObject(
+            sweep_model::json_type::json_type_name(&other).to_string(),
+        ))),
+        Err(e) => Err(Failure::from(LegError::SweepNotObject(e.to_string()))),
+    }
+}
+
 pub(crate) fn run_split(a: &SplitArgs) -> Outcome {
+    let sweep = sweep_inputs(&a.sweep)?;
     let s = on_config(&a.input, |ssc| {
-        split_owned(ssc, a.without_canary, a.family.as_deref(), a.part)
+        split_owned(ssc, a.without_canary, a.family.as_deref(), a.part, &sweep)
     })?;
     match a
         .github_output
@@ -115,17 +135,57 @@ pub(crate) struct LegEnvArgs {
     /// A default `KEY=VALUE` that leg-env may override (repeatable).
     #[arg(long = "default", value_name = "KEY=VALUE")]
     pub(crate) defaults: Vec<String>,
+    /// The leg's matrix row as JSON: with it, the leg's own environment
+    /// (the template variables of its row, its result file name) is
+    /// written first, and its leg job's defaults apply.
+    #[arg(long, env = "LEG_ROW")]
+    pub(crate) row: Option<String>,
+    /// With --row: the leg's family stem (the part's `family`).
+    #[arg(long, env = "LEG_FAMILY", default_value = "")]
+    pub(crate) family: String,
+    /// With --row: the calling sweep's inputs as JSON.
+    #[arg(long, env = "LEG_SWEEP", default_value = "")]
+    pub(crate) sweep: String,
+    /// With --row: the leg workflow's `agentx-fast`.
+    #[arg(long, env = "LEG_AGENTX_FAST", default_value = "false", value_parser = clap::builder::BoolishValueParser::new())]
+    pub(crate) agentx_fast: bool,
+    /// With --row: the runner's name (the end of the result file name).
+    #[arg(long, env = "RUNNER_NAME", default_value = "")]
+    pub(crate) runner_name: String,
     /// Append the variables to this file (default `$GITHUB_ENV`).
     #[arg(long, env = "GITHUB_ENV")]
     pub(crate) github_env: Option<PathBuf>,
 }
 
+/// `KEY=VALUE` pairs, in order.
+type Vars = Vec<(String, String)>;
+
+/// The leg's own environment and its leg job's defaults (`--row`).
+fn row_env(a: &LegEnvArgs, row: &str) -> Result<(Vars, Vec<String>), Failure> {
+    let part = LegPart::of_family(&a.family)
+        .ok_or_else(|| Failure::from(LegError::UnknownFamily(a.family.clone())))?;
+    let fields = match serde_json::from_str::<Value>(row) {
+        Ok(Value::Object(m)) => m,
+        Ok(other) => {
+            return Err(Failure::from(LegError::RowNotObject(
+                sweep_model::json_type::json_type_name(&other).to_string(),
+            )));
+        }
+        Err(e) => return Err(Failure::from(LegError::RowNotObject(e.to_string()))),
+    };
+    let inputs = LegInputs {
+        sweep: sweep_inputs(&a.sweep)?,
+        agentx_fast: a.agentx_fast,
+        runner_name: a.runner_name.clone(),
+    };
+    let env = leg_env(&fields, part, &inputs)?;
+    let defaults = leg_defaults(part.nodes).iter().map(|d| d.to_string());
+    Ok((env, defaults.chain(a.defaults.iter().cloned()).collect()))
+}
+
 fn append_lines(path: &Path, vars: &[(String, String)]) -> std::io::Result<()> {
     use std::io::Write as _;
-    let mut text = String::new();
-    for (k, v) in vars {
-        text.push_str(&format!("{k}={v}\n"));
-    }
+    let text = github_env_lines(vars);
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -134,7 +194,12 @@ fn append_lines(path: &Path, vars: &[(String, String)]) -> std::io::Result<()> {
 }
 
 pub(crate) fn run_leg_env(a: &LegEnvArgs) -> Outcome {
-    let vars = parse_leg_env(&a.leg_env, &a.defaults)?;
+    let (mut vars, defaults) = match &a.row {
+        Some(row) => row_env(a, row)?,
+        None => (Vec::new(), a.defaults.clone()),
+    };
+    let own = vars.len();
+    vars.extend(parse_leg_env(&a.leg_env, &defaults)?);
     let Some(path) = a.github_env.as_ref().filter(|p| !p.as_os_str().is_empty()) else {
         return Err(Failure::failed_msg(
             "no --github-env file (GITHUB_ENV is not set)",
@@ -143,8 +208,16 @@ pub(crate) fn run_leg_env(a: &LegEnvArgs) -> Outcome {
     append_lines(path, &vars)
         .or_failed()
         .map_err(io_failure(path))?;
-    let names: Vec<&str> = vars.iter().map(|(k, _)| k.as_str()).collect();
-    eprintln!("leg environment: {}", names.join(" "));
+    let names = |vars: &[(String, String)]| {
+        vars.iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if own > 0 {
+        eprintln!("the leg's own environment: {}", names(&vars[..own]));
+    }
+    eprintln!("leg environment: {}", names(&vars[own..]));
     Ok(())
 }
 
@@ -155,13 +228,16 @@ pub(crate) struct WorkerSettingsArgs {
     /// strings, or null); repeatable, in order.
     #[arg(long = "settings-json", value_name = "JSON")]
     pub(crate) settings: Vec<String>,
+    /// The row's name in messages (the leg's `EXP_NAME`).
+    #[arg(long, env = "EXP_NAME", default_value = "the matrix row")]
+    pub(crate) config: String,
     /// Write the `KEY=VALUE` lines here (atomically).
     #[arg(long, value_name = "FILE")]
     pub(crate) output: PathBuf,
 }
 
 pub(crate) fn run_worker_settings(a: &WorkerSettingsArgs) -> Outcome {
-    let vars = worker_settings(&a.settings)?;
+    let vars = worker_settings(&a.config, &a.settings)?;
     let mut text = String::new();
     for (k, v) in &vars {
         text.push_str(&format!("{k}={v}\n"));

@@ -294,10 +294,28 @@ impl Parser<'_> {
                 }
             }
             "format" => {
-                // `{N}` replaced by argument N+1 (`{{`/`}}` escapes unsupported).
-                let mut out = a[0].as_str().unwrap_or("").to_string();
-                for (n, v) in a.iter().enumerate().skip(1) {
-                    out = out.replace(&format!("{{{}}}", n - 1), &to_text(v));
+                // `{N}` replaced by argument N+1, `{{`/`}}` are `{`/`}`.
+                let f: Vec<char> = a[0].as_str().unwrap_or("").chars().collect();
+                let mut out = String::new();
+                let mut i = 0;
+                while i < f.len() {
+                    match (f[i], f.get(i + 1)) {
+                        ('{', Some('{')) | ('}', Some('}')) => {
+                            out.push(f[i]);
+                            i += 2;
+                        }
+                        ('{', _) => {
+                            let end = (i..f.len()).find(|&j| f[j] == '}').unwrap();
+                            let n: usize =
+                                f[i + 1..end].iter().collect::<String>().parse().unwrap();
+                            out.push_str(&to_text(&a[n + 1]));
+                            i = end + 1;
+                        }
+                        (c, _) => {
+                            out.push(c);
+                            i += 1;
+                        }
+                    }
                 }
                 Value::String(out)
             }
@@ -378,18 +396,64 @@ pub(crate) fn eval_template(text: &str, ctx: &Value) -> String {
 /// the policy's `agentx-fast` the boolean input.
 pub(crate) fn leg_ctx(old: &Value) -> Value {
     let mut c = old.clone();
-    let nodes = if old["matrix"]["config"].get("prefill").is_some() {
-        "multi-node"
-    } else {
-        "single-node"
+    let multi = old["matrix"]["config"].get("prefill").is_some();
+    let nodes = if multi { "multi-node" } else { "single-node" };
+    // A family of that kind and nodes: the leg's rules follow only those.
+    let kind = old["matrix"]["family"].as_str().unwrap_or("fixed");
+    let family = match (kind, multi) {
+        ("canary", _) => "canary",
+        ("agentic", false) => "sn-agentic",
+        ("eval", false) => "evals",
+        ("agentic-eval", false) => "agentic-evals",
+        ("agentic", true) => "mn-agentic",
+        ("eval", true) => "mn-evals",
+        ("agentic-eval", true) => "mn-agentic-evals",
+        (_, false) => "sn-1k1k",
+        (_, true) => "mn-1k1k",
     };
-    let part = json!({"family": "f", "part": 1, "parts": 1, "nodes": nodes,
-        "kind": old["matrix"]["family"], "title": "t"});
+    let part = json!({"family": family, "part": 1, "parts": 1, "nodes": nodes,
+        "kind": kind, "title": "t"});
     let agentx = old["needs"]["policy"]["outputs"]["agentx-fast"] == "true";
     c["inputs"] = json!({"part": part.to_string(), "sweep": old["inputs"].to_string(),
         "agentx-fast": agentx, "fail-fast": false, "without-canary": false});
-    c["matrix"] = json!({"config": old["matrix"]["config"]});
+    c["matrix"] = json!({"leg": planned_leg(family, &old["matrix"]["config"], &old["inputs"])});
     c
+}
+
+/// The leg the plan job's `split` writes for `row` of `family` under the
+/// sweep's `inputs` (`matrix.leg` of the leg jobs).
+pub(crate) fn planned_leg(family: &str, row: &Value, inputs: &Value) -> Value {
+    let part = sweep_matrix::leg::LegPart::of_family(family).unwrap();
+    let empty = serde_json::Map::new();
+    sweep_matrix::leg::plan_leg(
+        row.as_object().unwrap(),
+        part,
+        inputs.as_object().unwrap_or(&empty),
+    )
+    .with_row(row)
+}
+
+/// The variables a step appended to `$GITHUB_ENV` (`KEY=VALUE` lines and
+/// `KEY<<DELIMITER` blocks), in order.
+pub(crate) fn github_env_vars(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if let Some((k, delim)) = line.split_once("<<") {
+            let mut v: Vec<&str> = Vec::new();
+            for l in lines.by_ref() {
+                if l == delim {
+                    break;
+                }
+                v.push(l);
+            }
+            out.push((k.to_string(), v.join("\n")));
+        } else {
+            let (k, v) = line.split_once('=').unwrap();
+            out.push((k.to_string(), v.to_string()));
+        }
+    }
+    out
 }
 
 /// The leg workflow, YAML anchors resolved.
