@@ -432,7 +432,8 @@ mod tests {
             "evals": rows(2, 1024)});
         for without_canary in [false, true] {
             for (family, part) in [(None, 1), (Some("sn-1k1k"), 2), (Some(CANARY), 1)] {
-                let by_ref = split(&ssc, without_canary, family, part, &Map::new()).map(|s| s.outputs);
+                let by_ref =
+                    split(&ssc, without_canary, family, part, &Map::new()).map(|s| s.outputs);
                 let owned = split_owned(ssc.clone(), without_canary, family, part, &Map::new())
                     .map(|s| s.outputs);
                 assert_eq!(
