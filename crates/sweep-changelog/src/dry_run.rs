@@ -17,7 +17,6 @@
 
 use crate::gate::{self, GateOptions};
 use crate::git::Repo;
-use crate::masters::RawMasters;
 use crate::pipeline::{self, Rejection};
 use crate::runner_labels;
 use serde_json::{Map, Value, json};
@@ -181,40 +180,12 @@ pub fn run(
         return Err(DryRunError::Rejected(Rejection::new(messages.join("\n"))));
     }
     let masters = pipeline::load_head_masters(repo).map_err(DryRunError::Rejected)?;
-    let selected = selected_configs(&matrix, &masters.entries);
+    let selected = runner_labels::selected_configs(&matrix, &masters.entries);
     let mut plan = plan(&matrix, &selected, leg_minutes).map_err(DryRunError::Matrix)?;
     plan.base_ref = gate_opts.base_ref.clone();
     plan.head_ref = gate_opts.head_ref.clone();
     plan.changelog_file = gate_opts.changelog_file.clone();
     Ok(plan)
-}
-
-/// The master configs the change's entries select (`changelog_metadata`'s
-/// config keys and wildcards, resolved as the pipeline resolves them).
-pub fn selected_configs<'a>(matrix: &Value, entries: &'a [ConfigEntry]) -> Vec<&'a ConfigEntry> {
-    let raw = RawMasters::new(entries.iter().map(|e| (e.key.as_str(), &e.raw)));
-    let mut keys: Vec<String> = Vec::new();
-    let listed = matrix
-        .pointer("/changelog_metadata/entries")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten();
-    for entry in listed {
-        let patterns: Vec<String> = entry
-            .get("config-keys")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|k| k.as_str().map(str::to_string))
-            .collect();
-        // The gate accepted the change, so every pattern resolves.
-        for k in pipeline::resolve_keys(&patterns, &raw).unwrap_or_default() {
-            if !keys.contains(&k) {
-                keys.push(k);
-            }
-        }
-    }
-    entries.iter().filter(|e| keys.contains(&e.key)).collect()
 }
 
 /// Plans a changelog matrix: its legs in the order `generate-matrix

@@ -5,6 +5,7 @@
 //! an error under `--strict` and in the dry run.
 
 use crate::git::Repo;
+use crate::masters::RawMasters;
 use crate::pipeline::{self, Rejection};
 use serde_json::Value;
 use sweep_matrix::RUNNER_CONFIG;
@@ -124,9 +125,37 @@ pub fn check(repo: &Repo, matrix: &Value) -> Result<Vec<UnknownRunner>, Rejectio
     let path = repo.dir().join(RUNNER_CONFIG);
     let runners = Runners::load(&path).map_err(|e| Rejection::unreadable(e.to_string()))?;
     let masters = pipeline::load_head_masters(repo)?;
-    let selected = crate::dry_run::selected_configs(matrix, &masters.entries);
+    let selected = selected_configs(matrix, &masters.entries);
     let owned: Vec<ConfigEntry> = selected.into_iter().cloned().collect();
     Ok(unknown(&runners, &owned, matrix))
+}
+
+/// The master configs the change's entries select (`changelog_metadata`'s
+/// config keys and wildcards, resolved as the pipeline resolves them).
+pub fn selected_configs<'a>(matrix: &Value, entries: &'a [ConfigEntry]) -> Vec<&'a ConfigEntry> {
+    let raw = RawMasters::new(entries.iter().map(|e| (e.key.as_str(), &e.raw)));
+    let mut keys: Vec<String> = Vec::new();
+    let listed = matrix
+        .pointer("/changelog_metadata/entries")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
+    for entry in listed {
+        let patterns: Vec<String> = entry
+            .get("config-keys")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|k| k.as_str().map(str::to_string))
+            .collect();
+        // The gate accepted the change, so every pattern resolves.
+        for k in pipeline::resolve_keys(&patterns, &raw).unwrap_or_default() {
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+    }
+    entries.iter().filter(|e| keys.contains(&e.key)).collect()
 }
 
 #[cfg(test)]

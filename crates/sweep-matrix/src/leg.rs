@@ -18,6 +18,7 @@
 
 use serde_json::{Map, Value};
 
+pub use crate::legs::LegPart;
 use crate::legs::{CANARY, FAMILIES, Kind, Nodes};
 
 /// A single-node leg's timeout when the sweep's inputs name none
@@ -34,15 +35,6 @@ pub const MULTI_NODE_TIMEOUT_MINUTES: u64 = 480;
 /// and a line of `$GITHUB_ENV`.
 fn safe_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || "._:+=-".contains(c)
-}
-
-/// The part a leg belongs to, as its rules need it: which leg job runs it
-/// and what it runs (`None`: the canary, a fixed-seq-len leg that never
-/// evaluates).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LegPart {
-    pub nodes: Nodes,
-    pub kind: Option<Kind>,
 }
 
 impl LegPart {

@@ -36,7 +36,16 @@ pub use split::*;
 pub use words::*;
 pub use workers::*;
 
-use crate::leg::LegPart;
+/// The part a leg belongs to, as its rules need it: which leg job runs it
+/// and what it runs (`None`: the canary, a fixed-seq-len leg that never
+/// evaluates).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Its rules (the part of a family stem, a leg's name, labels and timeout)
+/// are in [`crate::leg`].
+pub struct LegPart {
+    pub nodes: Nodes,
+    pub kind: Option<Kind>,
+}
 
 /// Which leg job of the leg workflow runs a family's rows: the steps of a
 /// single-node and a multi-node leg differ.
