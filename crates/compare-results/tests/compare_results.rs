@@ -1456,5 +1456,5 @@ fn tolerances_without_a_unit_or_above_100_percent_are_refused() {
     assert!(stdout(&o).is_empty());
     let o = with("tput=0.05,TTFT=100%");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).contains("tput 5 %"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("tput 5\u{a0}%"), "{}", stdout(&o));
 }

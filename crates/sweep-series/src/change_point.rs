@@ -134,7 +134,7 @@ fn split(series: &[f64], window: usize, max_pvalue: f64) -> Vec<ChangePoint> {
         .collect()
 }
 
-/// The merge step (Fleming et al. §3.3).
+/// The merge step (Fleming et al., section 3.3).
 fn merge(
     mut points: Vec<ChangePoint>,
     series: &[f64],

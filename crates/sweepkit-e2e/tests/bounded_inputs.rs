@@ -820,10 +820,69 @@ const COMMANDS: &[CommandInputs] = &[
             },
         }],
     ),
+    (
+        "sweep-ops",
+        &["check-fork-runners"],
+        &[
+            Input {
+                what: "--matrix",
+                setup: |d| {
+                    write(d, "runners.yaml", RUNNERS);
+                    run(
+                        &[
+                            "check-fork-runners",
+                            "--matrix",
+                            "m.json",
+                            "--runner-config",
+                            "runners.yaml",
+                        ],
+                        "m.json",
+                    )
+                },
+            },
+            Input {
+                what: "--runner-config",
+                setup: |d| {
+                    write(d, "m.json", "{}");
+                    run(
+                        &[
+                            "check-fork-runners",
+                            "--matrix",
+                            "m.json",
+                            "--runner-config",
+                            "runners.yaml",
+                        ],
+                        "runners.yaml",
+                    )
+                },
+            },
+        ],
+    ),
     ("sweep-ops", &["dispatch-ingest"], &[]),
     ("sweep-ops", &["merge"], &[]),
     ("sweep-ops", &["recover-ingest"], &[]),
     ("sweep-ops", &["runner-digest"], &[]),
+    (
+        "sweep-ops",
+        &["pr-reminder"],
+        &[Input {
+            what: "--template",
+            setup: |_| {
+                run(
+                    &[
+                        "pr-reminder",
+                        "--repo",
+                        "o/r",
+                        "--pr-number",
+                        "1",
+                        "--template",
+                        "reminder.md",
+                    ],
+                    "reminder.md",
+                )
+            },
+        }],
+    ),
     (
         "sweepkit",
         &["workflow", "check"],

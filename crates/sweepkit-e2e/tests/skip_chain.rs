@@ -263,7 +263,11 @@ fn every_leg_matrix_from_a_need_output_falls_back_to_empty_only_where_the_if_exc
         let wf = &wfs[&format!(".github/workflows/{file}")];
         for (id, j) in wf["jobs"].as_object().unwrap() {
             let m = &j["strategy"]["matrix"];
-            let Some(config) = m["config"].as_str().or(m["include"].as_str()) else {
+            let Some(config) = m["config"]
+                .as_str()
+                .or(m["leg"].as_str())
+                .or(m["include"].as_str())
+            else {
                 continue;
             };
             let inner = config

@@ -224,6 +224,10 @@ fn every_input_the_example_passes_is_a_run_sweep_input_of_the_same_type() {
             None => match v {
                 Value::Bool(_) => "boolean".into(),
                 Value::Number(_) => "number".into(),
+                // A repository variable compared with 'true' is a boolean.
+                _ if text.starts_with("${{ vars.") && text.ends_with(" == 'true' }}") => {
+                    "boolean".into()
+                }
                 // A repository variable is a string (empty when unset).
                 _ if text.starts_with("${{ vars.") && text.ends_with(" }}") => "string".into(),
                 _ => {
