@@ -37,6 +37,9 @@ pub enum AgenticError {
     Invalid { path: PathBuf, cause: String },
     #[error("{} must contain a JSON object", .0.display())]
     NotObject(PathBuf),
+    /// The aggregate is reached through a link out of the artifact folder.
+    #[error(transparent)]
+    Outside(#[from] sweep_model::tree::TreeError),
     #[error("request_count.avg is missing")]
     MissingRequestCount,
     #[error("aiperf completed zero requests")]
@@ -215,6 +218,7 @@ pub fn validate_result(artifact_dir: &Path, threshold: f64) -> Result<ErrorRateO
     if !path.exists() {
         return Err(AgenticError::NotFound(path));
     }
+    sweep_model::tree::resolves_inside(artifact_dir, &path)?;
     let bytes = read_bytes(&path, RESULT_MAX).map_err(|source| AgenticError::Read {
         path: path.clone(),
         source,

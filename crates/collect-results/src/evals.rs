@@ -130,13 +130,17 @@ fn newer(a: &Candidate, b: &Candidate) -> bool {
 
 /// Eval-set directories under `root`: `root` itself, then its immediate
 /// subdirectories in byte-wise order, each only if it holds `meta_env.json`.
-fn find_sets(root: &Path) -> Vec<(PathBuf, Option<String>)> {
+///
+/// # Errors
+/// A subdirectory that is a link out of `root` (its files would be read
+/// into the aggregate from elsewhere on the runner).
+fn find_sets(root: &Path) -> Result<Vec<(PathBuf, Option<String>)>, TreeError> {
     let mut out = Vec::new();
     if root.join("meta_env.json").exists() {
         out.push((root.to_path_buf(), None));
     }
     let Ok(entries) = std::fs::read_dir(root) else {
-        return out;
+        return Ok(out);
     };
     let mut names: Vec<_> = entries
         .filter_map(Result::ok)
@@ -146,10 +150,11 @@ fn find_sets(root: &Path) -> Vec<(PathBuf, Option<String>)> {
     for name in names {
         let p = root.join(&name);
         if p.is_dir() && p.join("meta_env.json").exists() {
+            sweep_model::tree::resolves_inside(root, &p)?;
             out.push((p, Some(name.to_string_lossy().into_owned())));
         }
     }
-    out
+    Ok(out)
 }
 
 /// lm-eval candidates of one set (immediate `*.json` except `meta_env.json`).
@@ -421,7 +426,7 @@ pub fn collect(root_arg: &str, cwd: &Path) -> Result<EvalsReport, EvalsError> {
     let root_display = python_path(root_arg);
     let root = cwd.join(root_arg);
     let mut report = EvalsReport::default();
-    for (dir, sub) in find_sets(&root) {
+    for (dir, sub) in find_sets(&root)? {
         report.sets += 1;
         let set_display = match &sub {
             Some(s) => python_path_join(&root_display, s),

@@ -521,6 +521,13 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
 
     for f in &result_files {
         let label = conc_suffix(file_name(f)).map_or_else(String::new, |n| format!("[conc={n}] "));
+        // A match reached through a link out of the working directory is
+        // not read (the scores would come from elsewhere on the runner).
+        if let Err(e) = sweep_model::tree::resolves_inside(cwd, &cwd.join(f)) {
+            o.err(format!("FAIL: {label}{e}"));
+            o.failed = true;
+            continue;
+        }
         let data = match read_bytes(&cwd.join(f), RESULT_MAX)
             .map_err(|e| e.to_string())
             .and_then(|b| {

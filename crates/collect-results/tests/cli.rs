@@ -745,3 +745,81 @@ fn aggregate_reads_a_symlink_that_stays_inside_the_tree() {
     .expect("json");
     assert_eq!(agg, json!([{"x": 1}, {"x": 1}]));
 }
+
+/// The walks that follow a linked folder or file (issue #34 item 6): an
+/// eval set, the agentic aggregate and a validate-scores match reached
+/// through a link out of their root are refused, naming the link, and what
+/// is behind it is never read.
+#[cfg(unix)]
+#[test]
+fn evals_agentic_and_scores_refuse_a_link_out_of_their_root() {
+    const SECRET: &str = "s3cr3t-token-value";
+    let link = |target: &Path, at: &Path| {
+        std::fs::create_dir_all(at.parent().expect("parent")).expect("mkdir");
+        std::os::unix::fs::symlink(target, at).expect("symlink");
+    };
+    let sb = Sandbox::new();
+    let secret_dir = sb.path().join("elsewhere");
+    sb.write(
+        "elsewhere/meta_env.json",
+        &format!("{{\"hw\": \"{SECRET}\"}}"),
+    );
+    sb.write(
+        "elsewhere/profile_export_aiperf.json",
+        r#"{"request_count":{"avg":10},"error_request_count":{"avg":0}}"#,
+    );
+    sb.write(
+        "elsewhere/results_9.json",
+        &format!(
+            r#"{{"results":{{"gsm8k":{{"exact_match,strict-match":0.99}}}}, "x": "{SECRET}"}}"#
+        ),
+    );
+    // evals: a set folder that is a link out of the root.
+    link(&secret_dir, &sb.path().join("ev/set_a"));
+    let out = sb.run(&["evals", "ev", "all"], &[]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("ev/set_a") && t.contains("outside"), "{t}");
+    assert!(!t.contains(SECRET), "{t}");
+    // validate-agentic: the run folder holding the aggregate is a link.
+    link(&secret_dir, &sb.path().join("art/run_1"));
+    let out = sb.run(
+        &[
+            "validate-agentic",
+            "--failed-request-threshold",
+            "0.1",
+            "art",
+        ],
+        &[],
+    );
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("art/run_1") && t.contains("outside"), "{t}");
+    // validate-scores: a results*.json match that is a link out of the
+    // working directory fails the check instead of passing on its scores.
+    let scores = tempfile_in(&sb);
+    link(
+        &secret_dir.join("results_9.json"),
+        &scores.join("results_1.json"),
+    );
+    let out = test_kit::command(env!("CARGO_BIN_EXE_collect-results"))
+        .args(["validate-scores"])
+        .env("MODEL_PREFIX", "qwen3.5")
+        .current_dir(&scores)
+        .output()
+        .expect("run");
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("FAIL: ") && t.contains("results_1.json") && t.contains("outside"),
+        "{t}"
+    );
+    assert!(!t.contains(SECRET), "{t}");
+}
+
+/// A fresh working directory inside the sandbox.
+fn tempfile_in(sb: &Sandbox) -> PathBuf {
+    let d = sb.path().join("scores");
+    std::fs::create_dir_all(&d).expect("mkdir");
+    d
+}

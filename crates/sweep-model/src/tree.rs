@@ -121,6 +121,29 @@ pub fn check_inside(root: &Path, path: &Path) -> Result<(), TreeError> {
     }
 }
 
+/// Refuses `path` (which need not exist) when its real location, with
+/// every link on the way resolved, is outside the real `root`: what a walk
+/// that follows a linked folder or file reaches must stay inside the tree
+/// it walks. A path that does not resolve (missing) is left to the caller.
+///
+/// # Errors
+/// [`TreeError::OutsideRoot`] naming the path and where it leads.
+pub fn resolves_inside(root: &Path, path: &Path) -> Result<(), TreeError> {
+    let (Ok(real_root), Ok(real)) = (std::fs::canonicalize(root), std::fs::canonicalize(path))
+    else {
+        return Ok(());
+    };
+    if real.starts_with(&real_root) {
+        Ok(())
+    } else {
+        Err(TreeError::OutsideRoot {
+            dir: path.display().to_string(),
+            target: real.display().to_string(),
+            root: root.display().to_string(),
+        })
+    }
+}
+
 /// The walked root, resolved on first need (only a symlink needs it).
 struct Root<'a> {
     given: &'a Path,
@@ -212,8 +235,30 @@ fn walk(
 
 #[cfg(test)]
 mod tests {
+
     #![allow(clippy::unwrap_used)] // tests fail loudly by design
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_through_a_link_out_of_the_root_is_refused() {
+        let outside = tempfile::tempdir().expect("tmp");
+        std::fs::write(outside.path().join("secret.json"), "{}").expect("write");
+        let root = tempfile::tempdir().expect("tmp");
+        std::fs::create_dir(root.path().join("inner")).expect("mkdir");
+        std::fs::write(root.path().join("inner/ok.json"), "{}").expect("write");
+        std::os::unix::fs::symlink(outside.path(), root.path().join("out")).expect("link");
+        std::os::unix::fs::symlink("inner", root.path().join("in")).expect("link");
+        let r = root.path();
+        assert!(super::resolves_inside(r, &r.join("inner/ok.json")).is_ok());
+        assert!(super::resolves_inside(r, &r.join("in/ok.json")).is_ok());
+        assert!(super::resolves_inside(r, &r.join("missing.json")).is_ok());
+        let e = super::resolves_inside(r, &r.join("out/secret.json")).expect_err("outside");
+        assert!(
+            e.to_string().contains("outside the directory being read"),
+            "{e}"
+        );
+    }
 
     fn touch(root: &Path, rel: &str) {
         let p = root.join(rel);
