@@ -34,7 +34,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-all_tools=(check-changelog generate-matrix collect-results compare-results success-rate visualizer-comment reuse-sweep sweep-ops sweepkit)
+all_tools=(check-changelog generate-matrix collect-results compare-results success-rate visualizer-comment reuse-sweep sweep-ops sweepkit sweep-history)
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n1)
 # The release archives hold nine small static binaries (a few MB each);
 # anything far larger is not one of ours, so the download stops there.

@@ -33,7 +33,9 @@ fn store_failure(e: StoreError) -> Failure {
 }
 
 /// The store `--store` names: a `postgres://` (or `postgresql://`) URL, or
-/// a folder.
+/// a folder, which an append creates and every other command needs (a
+/// missing folder read as an empty history would hide that nothing was
+/// read).
 fn open(store: &Path) -> Result<Box<dyn History>, Failure> {
     let text = store.to_string_lossy();
     if text.starts_with("postgres://") || text.starts_with("postgresql://") {
@@ -41,6 +43,19 @@ fn open(store: &Path) -> Result<Box<dyn History>, Failure> {
     } else {
         Ok(Box::new(Store::new(store)))
     }
+}
+
+/// [`open`] for a command that reads the history: a folder must exist.
+fn open_existing(store: &Path) -> Result<Box<dyn History>, Failure> {
+    let text = store.to_string_lossy();
+    let url = text.starts_with("postgres://") || text.starts_with("postgresql://");
+    if !url && !store.is_dir() {
+        return Err(Failure::failed(anyhow::anyhow!(
+            "{}: no history store there (a folder: the checkout of the data branch, or a postgres:// URL)",
+            store.display()
+        )));
+    }
+    open(store)
 }
 
 fn rows(path: &Path) -> Result<Vec<Map<String, Value>>, Failure> {
@@ -140,7 +155,7 @@ pub(crate) fn append(a: &AppendArgs) -> Outcome {
 }
 
 pub(crate) fn verify(s: &StoreArgs) -> Outcome {
-    let v = open(&s.store)?.verify().map_err(store_failure)?;
+    let v = open_existing(&s.store)?.verify().map_err(store_failure)?;
     stdout::println(&format!(
         "history verified: {} runs, {} files, {} rows",
         v.runs, v.files, v.lines
@@ -162,7 +177,7 @@ pub(crate) fn changes(c: &ChangesArgs) -> Outcome {
     };
     // Every line read is parsed and a corrupt one refused (`lines`), so
     // no separate verify pass is needed here.
-    let store = open(&c.store.store)?;
+    let store = open_existing(&c.store.store)?;
     let mut found = Vec::new();
     for file in store.files().map_err(store_failure)? {
         let lines = store.lines(&file).map_err(store_failure)?;
@@ -208,7 +223,7 @@ pub(crate) fn changes(c: &ChangesArgs) -> Outcome {
 }
 
 pub(crate) fn show(s: &ShowArgs) -> Outcome {
-    let store = open(&s.store.store)?;
+    let store = open_existing(&s.store.store)?;
     let file = format!("series/{}.jsonl", s.config);
     if !store.files().map_err(store_failure)?.contains(&file) {
         return Err(Failure::rejected(anyhow::anyhow!(

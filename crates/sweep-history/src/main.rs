@@ -12,8 +12,14 @@ use clap::{Args, Parser, Subcommand};
 
 mod cmd;
 
+/// The contract of docs/tools/index.md#exit-codes, as this tool keeps it.
+const EXIT_CODES: &str = "Exit codes: 0 done (appended or already there, verified, listed, shown, \
+backfilled); 1 refused (a corrupt or orphan line, a run already there with other rows, a row \
+that is not an aggregate row, an unknown configuration); 2 could not do the job (a missing \
+store or input, git, I/O, the GitHub API or the database failed).";
+
 #[derive(Parser, Debug)]
-#[command(version, about)]
+#[command(version, about, after_help = EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

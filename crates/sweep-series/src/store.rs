@@ -390,8 +390,9 @@ impl Store {
                         })?;
                     if !meta.is_file() || !file.ends_with(".jsonl") {
                         return Err(StoreError::Invalid(format!(
-                            "{}: not a history file (a plain .jsonl file is expected here)",
-                            path.display()
+                            "{}: not a history file: it is {}, where a plain .jsonl file is expected",
+                            path.display(),
+                            what_it_is(meta.file_type())
                         )));
                     }
                     out.push(format!("{top}/{hw}/{file}"));
@@ -609,6 +610,27 @@ fn list(dir: &Path) -> Result<Vec<String>, StoreError> {
     }
     names.sort();
     Ok(names)
+}
+
+/// What a directory entry is, for messages.
+fn what_it_is(ft: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if ft.is_socket() || ft.is_char_device() || ft.is_block_device() {
+            return "a socket or device";
+        }
+    }
+    if ft.is_symlink() {
+        "a symlink"
+    } else if ft.is_dir() {
+        "a folder"
+    } else {
+        "a file of another name"
+    }
 }
 
 fn corrupt(path: &Path, line: usize, cause: String) -> StoreError {

@@ -905,6 +905,75 @@ const COMMANDS: &[CommandInputs] = &[
     ),
     // Writes the workflows; reads no input file.
     ("sweepkit", &["workflow", "write"], &[]),
+    (
+        "sweep-history",
+        &["append"],
+        &[Input {
+            what: "--agg",
+            setup: |_| {
+                run(
+                    &[
+                        "append",
+                        "--store",
+                        "h",
+                        "--agg",
+                        "agg.json",
+                        "--run-id",
+                        "1",
+                        "--commit",
+                        "abc",
+                        "--date",
+                        "2026-12-01T00:00:00Z",
+                        "--repo",
+                        "o/r",
+                    ],
+                    "agg.json",
+                )
+            },
+        }],
+    ),
+    // The history's index; the series files are read the same way.
+    (
+        "sweep-history",
+        &["verify"],
+        &[Input {
+            what: "the store's runs.jsonl",
+            setup: |d| {
+                std::fs::create_dir_all(d.join("h")).expect("mkdir");
+                run(&["verify", "--store", "h"], "h/runs.jsonl")
+            },
+        }],
+    ),
+    (
+        "sweep-history",
+        &["changes"],
+        &[Input {
+            what: "a series file",
+            setup: |d| {
+                std::fs::create_dir_all(d.join("h/series/b200")).expect("mkdir");
+                run(
+                    &["changes", "--store", "h"],
+                    "h/series/b200/dsr1-fp8-sglang.jsonl",
+                )
+            },
+        }],
+    ),
+    (
+        "sweep-history",
+        &["show"],
+        &[Input {
+            what: "the store's runs.jsonl",
+            setup: |d| {
+                write(d, "h/series/b200/dsr1-fp8-sglang.jsonl", "");
+                run(
+                    &["show", "--store", "h", "--config", "b200/dsr1-fp8-sglang"],
+                    "h/runs.jsonl",
+                )
+            },
+        }],
+    ),
+    // Reads past runs through the GitHub API, no input file.
+    ("sweep-history", &["backfill"], &[]),
 ];
 
 fn policy_text() -> String {

@@ -73,6 +73,7 @@ const FAILURES: &[(&str, &[&str])] = &[
     ),
     ("sweep-ops", &["runner-digest", "--repo", "o/r"]),
     ("sweepkit", &["workflow", "check", "--dir", "missing"]),
+    ("sweep-history", &["verify", "--store", "missing"]),
 ];
 
 fn help(args: &[&str]) -> String {

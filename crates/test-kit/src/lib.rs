@@ -40,6 +40,7 @@ pub const TOOLS: &[&str] = &[
     "reuse-sweep",
     "sweep-ops",
     "sweepkit",
+    "sweep-history",
 ];
 
 /// Variables passed from the test's environment to a tool: what a program
