@@ -128,9 +128,9 @@ pub fn unapproved_change(client: &Client, b: &Binding<'_>) -> Result<Option<Stri
             )));
         };
         let file = match changed_input(client, &repo_path, first, sha)? {
-            Ok(None) => continue,
-            Ok(Some(file)) => file,
-            Err(why) => {
+            Diff::Clean => continue,
+            Diff::Touches(file) => file,
+            Diff::Unreadable(why) => {
                 return Ok(Some(format!(
                     "commit {sha} after the swept head {}: {why}",
                     b.swept
@@ -151,14 +151,19 @@ pub fn unapproved_change(client: &Client, b: &Binding<'_>) -> Result<Option<Stri
     Ok(None)
 }
 
-/// The first file a sweep reads among those `sha` changes against
-/// `parent` (`Ok(Ok(None))`: none), or why the diff cannot be judged.
-fn changed_input(
-    client: &Client,
-    repo_path: &str,
-    parent: &str,
-    sha: &str,
-) -> Result<std::result::Result<Option<String>, String>> {
+/// What a commit's diff against its first parent says about the sweep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Diff {
+    /// It changes no file a sweep reads.
+    Clean,
+    /// It changes this file, which a sweep reads.
+    Touches(String),
+    /// Why the diff cannot be judged (refused: fail closed).
+    Unreadable(String),
+}
+
+/// What `sha` changes against `parent`, as far as a sweep is concerned.
+fn changed_input(client: &Client, repo_path: &str, parent: &str, sha: &str) -> Result<Diff> {
     let cmp = client.get(
         &format!(
             "/repos/{repo_path}/compare/{}...{}",
@@ -168,15 +173,17 @@ fn changed_input(
         &[],
     )?;
     if cmp.get("status").and_then(Value::as_str) != Some("ahead") {
-        return Ok(Err(format!(
+        return Ok(Diff::Unreadable(format!(
             "GitHub does not compare it as ahead of its first parent {parent}"
         )));
     }
     let Some(files) = cmp.get("files").and_then(Value::as_array) else {
-        return Ok(Err("GitHub did not list the files it changes".into()));
+        return Ok(Diff::Unreadable(
+            "GitHub did not list the files it changes".into(),
+        ));
     };
     if files.len() >= COMPARE_FILES_LIMIT {
-        return Ok(Err(format!(
+        return Ok(Diff::Unreadable(format!(
             "it changes {} or more files, more than GitHub lists, so they cannot all be checked",
             COMPARE_FILES_LIMIT
         )));
@@ -185,16 +192,18 @@ fn changed_input(
         for key in ["filename", "previous_filename"] {
             let Some(name) = f.get(key).and_then(Value::as_str) else {
                 if key == "filename" {
-                    return Ok(Err("GitHub listed a changed file without a name".into()));
+                    return Ok(Diff::Unreadable(
+                        "GitHub listed a changed file without a name".into(),
+                    ));
                 }
                 continue;
             };
             if is_sweep_input(name) {
-                return Ok(Ok(Some(name.to_string())));
+                return Ok(Diff::Touches(name.to_string()));
             }
         }
     }
-    Ok(Ok(None))
+    Ok(Diff::Clean)
 }
 
 /// The PR commits on its head branch when the approval was written: the

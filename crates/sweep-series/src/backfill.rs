@@ -233,7 +233,9 @@ fn artifact_rows(
     else {
         return Err(bad(format!("holds no {file}")));
     };
-    read_rows(&dir.path().join(found)).map(Some).map_err(bad)
+    read_rows(&dir.path().join(found))
+        .map(Some)
+        .map_err(|e| bad(e.to_string()))
 }
 
 fn tempfile_dir() -> std::io::Result<tempfile::TempDir> {
@@ -246,19 +248,31 @@ fn tempfile_dir() -> std::io::Result<tempfile::TempDir> {
 /// what it inflates; an aggregate of 378 points is under 1 MB).
 const MAX_AGGREGATE_BYTES: u64 = 64 * 1024 * 1024;
 
-fn read_rows(path: &Path) -> Result<Vec<Map<String, Value>>, String> {
-    let bytes =
-        sweep_model::fsio::read_regular(path, MAX_AGGREGATE_BYTES).map_err(|e| e.to_string())?;
-    match serde_json::from_slice::<Value>(&bytes).map_err(|e| format!("invalid JSON: {e}"))? {
+/// Why an artifact's file is not an aggregate.
+#[derive(Debug, thiserror::Error)]
+pub enum AggregateError {
+    #[error(transparent)]
+    Read(#[from] sweep_model::fsio::ReadError),
+    #[error("invalid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("an aggregate is a JSON array of rows")]
+    NotArray,
+    #[error("[{0}] is not a row (an object)")]
+    NotRow(usize),
+}
+
+fn read_rows(path: &Path) -> Result<Vec<Map<String, Value>>, AggregateError> {
+    let bytes = sweep_model::fsio::read_regular(path, MAX_AGGREGATE_BYTES)?;
+    match serde_json::from_slice::<Value>(&bytes)? {
         Value::Array(items) => items
             .into_iter()
             .enumerate()
             .map(|(i, v)| match v {
                 Value::Object(m) => Ok(m),
-                _ => Err(format!("[{i}] is not a row (an object)")),
+                _ => Err(AggregateError::NotRow(i)),
             })
             .collect(),
-        _ => Err("an aggregate is a JSON array of rows".into()),
+        _ => Err(AggregateError::NotArray),
     }
 }
 

@@ -139,7 +139,8 @@ pub enum StoreError {
     BadRow {
         what: &'static str,
         index: usize,
-        cause: String,
+        #[source]
+        cause: PlaceError,
     },
     #[error(
         "run {run_id} attempt {attempt} is in the history already with other rows (digest {have}, \
@@ -247,11 +248,27 @@ pub(crate) fn plan(run: &Run) -> Result<Planned, StoreError> {
 }
 
 /// The file a row of `kind` belongs in (after checking it is one).
-pub(crate) fn file_of(kind: Kind, row: &Map<String, Value>) -> Result<String, String> {
+pub(crate) fn file_of(kind: Kind, row: &Map<String, Value>) -> Result<String, PlaceError> {
     match kind {
         Kind::Benchmark => benchmark_file(row),
         Kind::Eval => eval_file(row),
     }
+}
+
+/// Why a row has no file of the store.
+#[derive(Debug, thiserror::Error)]
+pub enum PlaceError {
+    /// Not an aggregate benchmark row.
+    #[error(transparent)]
+    Benchmark(#[from] sweep_model::results::RowError),
+    /// Not an aggregate eval row.
+    #[error("not an eval row: {0}")]
+    Eval(#[from] serde_json::Error),
+    /// A value that cannot be part of a file name.
+    #[error(
+        "{0:?} cannot name a history file (letters, digits, '.', '_' and '-', at most {MAX_COMPONENT})"
+    )]
+    Name(String),
 }
 
 /// The store at a folder.
@@ -450,7 +467,7 @@ impl Store {
                         key.0, key.1
                     )));
                 }
-                let placed = file_of(l.kind, &l.row).map_err(&at)?;
+                let placed = file_of(l.kind, &l.row).map_err(|e| at(e.to_string()))?;
                 if placed != *file {
                     return Err(at(format!("the row belongs in {placed}")));
                 }
@@ -495,8 +512,8 @@ pub struct Verified {
 }
 
 /// The series file of a benchmark row (after checking it is one).
-fn benchmark_file(row: &Map<String, Value>) -> Result<String, String> {
-    let parsed = ResultRow::try_from(row.clone()).map_err(|e| e.to_string())?;
+fn benchmark_file(row: &Map<String, Value>) -> Result<String, PlaceError> {
+    let parsed = ResultRow::try_from(row.clone())?;
     let b = &parsed.row;
     Ok(format!(
         "series/{}/{}-{}-{}.jsonl",
@@ -508,9 +525,8 @@ fn benchmark_file(row: &Map<String, Value>) -> Result<String, String> {
 }
 
 /// The eval file of an eval row (after checking it is one).
-fn eval_file(row: &Map<String, Value>) -> Result<String, String> {
-    let e: EvalRow =
-        serde_json::from_value(Value::Object(row.clone())).map_err(|e| e.to_string())?;
+fn eval_file(row: &Map<String, Value>) -> Result<String, PlaceError> {
+    let e: EvalRow = serde_json::from_value(Value::Object(row.clone()))?;
     Ok(format!(
         "evals/{}/{}-{}-{}.jsonl",
         component(&e.hw.to_ascii_lowercase())?,
@@ -526,7 +542,7 @@ const MAX_COMPONENT: usize = 64;
 
 /// A value as part of a file name: letters, digits, `.`, `_` and `-`, not
 /// starting with a dot, so a row can never name a path outside its folder.
-fn component(s: &str) -> Result<&str, String> {
+fn component(s: &str) -> Result<&str, PlaceError> {
     let plain = !s.is_empty()
         && s.len() <= MAX_COMPONENT
         && !s.starts_with('.')
@@ -535,9 +551,7 @@ fn component(s: &str) -> Result<&str, String> {
     if plain {
         Ok(s)
     } else {
-        Err(format!(
-            "{s:?} cannot name a history file (letters, digits, '.', '_' and '-', at most {MAX_COMPONENT})"
-        ))
+        Err(PlaceError::Name(s.to_string()))
     }
 }
 
