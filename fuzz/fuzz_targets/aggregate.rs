@@ -17,5 +17,5 @@ fuzz_target!(|data: &[u8]| {
     {
         return;
     }
-    let _ = collect_results::aggregate::run(&results, "fuzz", dir.path());
+    let _ = collect_results::aggregate::run(&results, "fuzz", dir.path(), None);
 });
