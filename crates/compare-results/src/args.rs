@@ -5,7 +5,8 @@ use clap::Parser;
 use compare_results::compare::Repeats;
 use compare_results::load::BaselineFormat;
 use compare_results::metrics::MetricSet;
-use compare_results::run::{BaselineFrom, MAX_BASELINE_RUNS, Options};
+use compare_results::run::{BaselineFrom, MAX_BASELINE_RUNS, MAX_HISTORY_MIN_RUNS, Options};
+use sweep_series::boundary::{MIN_SAMPLES, Settings};
 
 /// Compare a sweep with its baseline: per-point deltas, a regression
 /// verdict, an eval table and a chart.
@@ -54,10 +55,34 @@ pub(crate) struct Args {
     /// Where else the baseline comes from: `last-main-run`, the
     /// `results_bmk` artifact of the newest successful push run of
     /// --baseline-workflow on the default branch (Actions API; needs a
-    /// token with `actions: read` in GH_TOKEN or GITHUB_TOKEN). No such run
-    /// is "no baseline" (every point unmatched, exit 0).
+    /// token with `actions: read` in GH_TOKEN or GITHUB_TOKEN; no such run
+    /// is "no baseline", every point unmatched, exit 0); or `history`,
+    /// main's history in --history: each point against its own series,
+    /// judged by the boundary learnt from it.
     #[arg(long, env = "INPUT_BASELINE_FROM", value_parser = parse_from)]
     pub(crate) baseline_from: Option<BaselineFrom>,
+
+    /// With --baseline-from history: the history store, a folder (the
+    /// checkout of the `sweepkit-history` data branch) or a postgres:// URL.
+    #[arg(long, env = "INPUT_HISTORY", hide_env_values = true)]
+    pub(crate) history: Option<String>,
+
+    /// With --baseline-from history: main runs a series needs since its
+    /// last change point before a boundary is learnt; with fewer, the
+    /// tolerance judges the point and the report says so.
+    #[arg(long, env = "INPUT_HISTORY_MIN_RUNS", default_value_t = MIN_SAMPLES, value_parser = parse_min_runs)]
+    pub(crate) history_min_runs: usize,
+
+    /// With --baseline-from history: one-sided confidence of the learnt
+    /// boundary (0.99: one stable run in a hundred crosses it by chance).
+    #[arg(long, env = "INPUT_HISTORY_CONFIDENCE", default_value_t = 0.99, value_parser = parse_confidence)]
+    pub(crate) history_confidence: f64,
+
+    /// With --baseline-from history: the least change from the series'
+    /// mean that can count as a regression (a fraction or N%), so a very
+    /// quiet series does not flag a change nobody would act on.
+    #[arg(long, env = "INPUT_HISTORY_MIN_CHANGE", default_value = "2%", value_parser = parse_min_change)]
+    pub(crate) history_min_change: f64,
 
     /// With --baseline-from: the repository (`owner/name`).
     #[arg(long, env = "GITHUB_REPOSITORY")]
@@ -185,6 +210,13 @@ impl Args {
             baseline_format: self.baseline_format,
             baseline_url: self.baseline_url,
             baseline_from: self.baseline_from,
+            history: self.history,
+            history_settings: Settings {
+                confidence: self.history_confidence,
+                min_change: self.history_min_change,
+                min_samples: self.history_min_runs,
+                ..Settings::default()
+            },
             repo: self.repo,
             baseline_workflow: self.baseline_workflow,
             baseline_branch: self.baseline_branch,
@@ -309,7 +341,39 @@ fn parse_runs(s: &str) -> Result<u32, BadValue> {
 fn parse_from(s: &str) -> Result<BaselineFrom, BadValue> {
     match s.trim() {
         "last-main-run" => Ok(BaselineFrom::LastMainRun),
-        other => Err(bad(other, "last-main-run")),
+        "history" => Ok(BaselineFrom::History),
+        other => Err(bad(other, "last-main-run or history")),
+    }
+}
+
+/// At least 2 (a standard deviation needs two values), at most
+/// `MAX_HISTORY_MIN_RUNS`.
+fn parse_min_runs(s: &str) -> Result<usize, BadValue> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (2..=MAX_HISTORY_MIN_RUNS).contains(&n) => Ok(n),
+        _ => Err(bad(
+            s,
+            format!("a number of runs from 2 to {MAX_HISTORY_MIN_RUNS} (MAX_HISTORY_MIN_RUNS)"),
+        )),
+    }
+}
+
+fn parse_confidence(s: &str) -> Result<f64, BadValue> {
+    match s.trim().parse::<f64>() {
+        Ok(c) if (0.5..1.0).contains(&c) => Ok(c),
+        _ => Err(bad(s, "a confidence from 0.5 to below 1, e.g. 0.99")),
+    }
+}
+
+fn parse_min_change(s: &str) -> Result<f64, BadValue> {
+    let t = s.trim();
+    let v = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().ok().map(|v| v / 100.0),
+        None => t.parse::<f64>().ok(),
+    };
+    match v {
+        Some(v) if (0.0..1.0).contains(&v) => Ok(v),
+        _ => Err(bad(s, "a fraction (0.02) or percentage (2%) below 100 %")),
     }
 }
 

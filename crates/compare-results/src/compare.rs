@@ -14,6 +14,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value, json};
 
+use sweep_series::baseline::{Fallback, Learnt};
+use sweep_series::boundary::{Boundary, Settings};
+
 use crate::key::{Origin, PointKey, metric_value};
 use crate::metrics::{Kind, MetricDef};
 
@@ -37,6 +40,41 @@ pub struct Policy {
     pub strict: bool,
     /// How rows that share a key on one side are used.
     pub repeats: Repeats,
+    /// The baseline is main's history (`--baseline-from history`): what it
+    /// learnt per point and metric, and the settings it learnt with.
+    pub history: Option<HistoryPolicy>,
+}
+
+/// What main's history says of each new point's metrics: a learnt boundary
+/// (the point is judged by it) or the reason there is none (the tolerance
+/// judges it, against the values there are).
+#[derive(Debug, Clone)]
+pub struct HistoryPolicy {
+    pub settings: Settings,
+    pub learnt: BTreeMap<(PointKey, &'static str), Learnt>,
+}
+
+/// One cell's judgement by the history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryCell {
+    pub learnt: Learnt,
+    /// How much of the room between the series' mean and its boundary the
+    /// new mean used, on the worse side (see
+    /// [`sweep_series::boundary::Judgement::percent_of_limit`]); `None`
+    /// without a boundary.
+    pub percent_of_limit: Option<f64>,
+}
+
+impl HistoryCell {
+    /// The learnt boundary, if there is one.
+    pub fn boundary(&self) -> Option<&Boundary> {
+        self.learnt.verdict.as_ref().ok()
+    }
+
+    /// Why the tolerance judged this cell, if it did.
+    pub fn fallback(&self) -> Option<Fallback> {
+        self.learnt.verdict.as_ref().err().copied()
+    }
 }
 
 /// Rows sharing a point key on one side.
@@ -144,6 +182,9 @@ pub struct Cell {
     /// The means differ by more than the tolerance but the runs overlap
     /// (see [`classify`]), so the class is neutral.
     pub within_noise: bool,
+    /// With main's history as the baseline: what it learnt of this metric
+    /// at this point (`baseline_stats` are then its values).
+    pub history: Option<HistoryCell>,
 }
 
 /// What a matched point's comparison says, one state per point, so the
@@ -372,6 +413,9 @@ pub struct Comparison {
     pub duplicates: Vec<Duplicate>,
     pub regressions: Vec<Regression>,
     pub repeats: Repeats,
+    /// The settings of the learnt boundaries, when the baseline was main's
+    /// history.
+    pub history: Option<Settings>,
 }
 
 impl Comparison {
@@ -474,7 +518,13 @@ pub fn compare(
         let cells: Vec<Cell> = metrics
             .iter()
             .zip(&tolerances)
-            .map(|(def, tol)| cell(def, *tol, &base.rows, &runs.rows))
+            .map(|(def, tol)| {
+                let learnt = policy
+                    .history
+                    .as_ref()
+                    .map(|h| (h.learnt.get(&(runs.key.clone(), def.key)), &h.settings));
+                cell(def, *tol, &base.rows, &runs.rows, learnt)
+            })
             .collect();
         let regressed = is_regressed(&metrics, &cells, policy.strict);
         let (baseline_machines, new_machines) = (machines(&base.rows), machines(&runs.rows));
@@ -498,11 +548,17 @@ pub fn compare(
     for p in points.iter().filter(|p| p.regressed) {
         for ((def, c), tol) in metrics.iter().zip(&p.cells).zip(&tolerances) {
             if let (Some(Class::Regression), Some(r)) = (c.class, c.rel_delta) {
+                // Judged by a learnt boundary: the boundary is its limit.
+                let limit = c
+                    .history
+                    .as_ref()
+                    .and_then(HistoryCell::boundary)
+                    .map_or(*tol, |b| b.limit_change.abs());
                 regressions.push(Regression {
                     key: p.key.clone(),
                     metric: def.key,
                     rel_delta: r,
-                    tolerance: *tol,
+                    tolerance: limit,
                 });
             }
         }
@@ -517,6 +573,7 @@ pub fn compare(
         duplicates,
         regressions,
         repeats: policy.repeats,
+        history: policy.history.as_ref().map(|h| h.settings),
     }
 }
 
@@ -528,9 +585,22 @@ fn stats(def: &MetricDef, rows: &[Row]) -> Option<Stats> {
     Stats::of(&values)
 }
 
-fn cell(def: &MetricDef, tol: f64, base: &[Row], new: &[Row]) -> Cell {
-    let base_stats = stats(def, base);
+/// One metric at one point. `learnt` is given when the baseline is main's
+/// history: what the history learnt of this metric here (`None`: nothing)
+/// and the settings.
+fn cell(
+    def: &MetricDef,
+    tol: f64,
+    base: &[Row],
+    new: &[Row],
+    learnt: Option<(Option<&Learnt>, &Settings)>,
+) -> Cell {
     let new_stats = stats(def, new);
+    let base_stats = match learnt {
+        Some((Some(l), _)) => Stats::of(&l.values),
+        Some((None, _)) => None,
+        None => stats(def, base),
+    };
     let b = base_stats.map(|s| s.mean);
     let n = new_stats.map(|s| s.mean);
     let delta = match (b, n) {
@@ -541,14 +611,33 @@ fn cell(def: &MetricDef, tol: f64, base: &[Row], new: &[Row]) -> Cell {
         (Some(b), Some(d)) if b != 0.0 => Some(d / b).filter(|r| r.is_finite()),
         _ => None,
     };
-    let (class, within_noise) = match (rel_delta, base_stats, new_stats) {
-        (Some(r), Some(bs), Some(ns)) => {
+    let boundary = match learnt {
+        Some((Some(l), settings)) => l.verdict.as_ref().ok().map(|b| (b, settings)),
+        _ => None,
+    };
+    let (class, within_noise) = match (rel_delta, base_stats, new_stats, boundary) {
+        (Some(_), Some(_), Some(ns), Some((b, settings))) => {
+            let (class, noise) = classify_learnt(b, settings, &ns);
+            (Some(class), noise)
+        }
+        (Some(r), Some(bs), Some(ns), None) => {
             let (class, noise) = classify(def.higher_is_better, tol, r, &bs, &ns);
             (Some(class), noise)
         }
         _ => (None, false),
     };
+    let history = match learnt {
+        Some((Some(l), settings)) => Some(HistoryCell {
+            learnt: l.clone(),
+            percent_of_limit: match (&l.verdict, n) {
+                (Ok(b), Some(n)) => Some(b.judge(n, settings).percent_of_limit),
+                _ => None,
+            },
+        }),
+        _ => None,
+    };
     Cell {
+        history,
         baseline: b,
         new: n,
         delta,
@@ -633,6 +722,56 @@ pub fn classify(
     };
     if separated {
         (by_means, false)
+    } else {
+        (Class::Neutral, true)
+    }
+}
+
+/// The verdict rule for one metric at one point against a boundary learnt
+/// from main's history (`sweep_series::boundary`): returns the class and
+/// whether a change beyond the boundary was judged to be noise.
+///
+/// 1. The mean of the new runs is a regression when it is beyond the
+///    boundary on the worse side *and* at least the minimum practical
+///    change (`settings.min_change`) from the series' mean; an
+///    improvement when it is as far beyond the mirrored bound on the better
+///    side and at least that change; else neutral. With one new run this is
+///    [`Boundary::judge`] exactly.
+/// 2. Repeats compose as in [`classify`]: with two or more new runs a
+///    change stands only if every new run is beyond the bound the same way;
+///    otherwise the metric is neutral *within noise*. (The history's side
+///    needs no such rule: its spread is what the boundary is made of.)
+pub fn classify_learnt(b: &Boundary, settings: &Settings, new: &Stats) -> (Class, bool) {
+    use sweep_series::series::Better;
+    let half = (b.limit - b.mean).abs();
+    let practical = settings.min_change * b.mean.abs();
+    // How much better than the series' mean a value is (negative: worse).
+    let goodness = |v: f64| match b.better {
+        Better::Higher => v - b.mean,
+        Better::Lower => b.mean - v,
+    };
+    let worse = |v: f64| goodness(v) < -half && -goodness(v) >= practical;
+    let better = |v: f64| goodness(v) > half && goodness(v) >= practical;
+    let by_mean = if worse(new.mean) {
+        Class::Regression
+    } else if better(new.mean) {
+        Class::Improvement
+    } else {
+        Class::Neutral
+    };
+    if new.n <= 1 || by_mean == Class::Neutral {
+        return (by_mean, false);
+    }
+    let (best, worst) = match b.better {
+        Better::Higher => (new.max, new.min),
+        Better::Lower => (new.min, new.max),
+    };
+    let separated = match by_mean {
+        Class::Regression => worse(best),
+        _ => better(worst),
+    };
+    if separated {
+        (by_mean, false)
     } else {
         (Class::Neutral, true)
     }
@@ -732,6 +871,17 @@ impl Comparison {
             .collect();
         out.insert("regressions".into(), regs.into());
         out.insert("verdict".into(), self.verdict().into());
+        if let Some(h) = &self.history {
+            out.insert(
+                "history".into(),
+                json!({
+                    "confidence": h.confidence,
+                    "min_change": h.min_change,
+                    "min_runs": h.min_samples,
+                    "window": h.window,
+                }),
+            );
+        }
         out
     }
 
@@ -785,7 +935,46 @@ impl Comparison {
             json!({"baseline": ran_on(&p.baseline_machines), "new": ran_on(&p.new_machines)}),
         );
         m.insert("other_hardware".into(), p.other_hardware.into());
+        if self.history.is_some() {
+            m.insert(
+                "history".into(),
+                per(&|_, c| history_json(c.history.as_ref())),
+            );
+        }
         Value::Object(m)
+    }
+}
+
+/// A cell's judgement by the history, for the JSON report: the values it
+/// was learnt from, the newest runs (commits and dates), the boundary and
+/// the share of it used, or why the tolerance judged instead.
+fn history_json(h: Option<&HistoryCell>) -> Value {
+    let Some(h) = h else {
+        return Value::Null;
+    };
+    let runs: Vec<Value> = h
+        .learnt
+        .runs
+        .iter()
+        .map(|r| json!({"run_id": r.run_id, "attempt": r.attempt, "commit": r.commit, "date": r.date, "pr": r.pr}))
+        .collect();
+    let mean = Stats::of(&h.learnt.values).map(|s| s.mean);
+    match &h.learnt.verdict {
+        Ok(b) => json!({
+            "n": b.n,
+            "mean": b.mean,
+            "stddev": b.stddev,
+            "boundary": b.limit,
+            "boundary_change": b.limit_change,
+            "percent_of_limit": h.percent_of_limit.filter(|p| p.is_finite()),
+            "runs": runs,
+        }),
+        Err(f) => json!({
+            "n": h.learnt.values.len(),
+            "mean": mean,
+            "fallback": f.to_string(),
+            "runs": runs,
+        }),
     }
 }
 

@@ -15,6 +15,7 @@ pub mod chart;
 pub mod compare;
 pub mod db;
 pub mod evals;
+pub mod history;
 pub mod http;
 pub mod key;
 pub mod load;

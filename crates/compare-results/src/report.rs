@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::CompareError;
 use crate::chart;
 use crate::compare::{
-    Cell, Class, Comparison, Counts, Machine, PointResult, PointState, Row, Stats,
+    Cell, Class, Comparison, Counts, HistoryCell, Machine, PointResult, PointState, Row, Stats,
 };
 use crate::evals::EvalRow;
 use crate::key::{GroupKey, PointKey, Topology, metric_value};
@@ -129,6 +129,9 @@ fn state_text(s: PointState) -> &'static str {
 
 /// Header of the runs column, shown when any point has repeats.
 const RUNS_HEADER: &str = "n (base/new)";
+
+/// Header of the column that says how main's history judged a point.
+const HISTORY_HEADER: &str = "vs main's history";
 
 fn topo_columns(points: &[&PointResult]) -> (Vec<String>, Vec<&'static str>) {
     let multi = points
@@ -326,8 +329,80 @@ fn common(input: &ReportInput<'_>) -> serde_json::Map<String, Value> {
         .zip(&c.tolerances)
         .map(|(d, t)| format!("{} {}", d.short, pct_plain(*t)))
         .collect();
-    m.insert("tolerance_text".into(), tol.join(", ").into());
+    let tol = tol.join(", ");
+    let tol = if c.history.is_some() {
+        format!("learnt from main's history, else {tol}")
+    } else {
+        tol
+    };
+    m.insert("tolerance_text".into(), tol.into());
+    if let Some(h) = &c.history {
+        m.insert("history_rule".into(), history_rule(h).into());
+    }
     m
+}
+
+/// The rule of a comparison with main's history, in one paragraph.
+fn history_rule(h: &sweep_series::boundary::Settings) -> String {
+    format!(
+        "Baseline: main's history. Each point is compared with its own series (same configuration and hardware): \
+         its main runs since the series' last change point, the newest {window} at most; the baseline is their mean. \
+         A value regresses when it is outside the range learnt from them (one-sided {conf} t prediction bound) \
+         and at least {min} worse than the mean. A point with fewer than {runs} such runs is judged by the \
+         tolerance instead, and its row says so.",
+        window = h.window,
+        conf = pct_plain(h.confidence),
+        min = pct_plain(h.min_change),
+        runs = h.min_samples,
+    )
+}
+
+/// A cell's judgement by the history, short: `n=12, boundary -4.1 %, 63 %
+/// of it used` or `tolerance: 3 of the 5 main runs a learnt boundary
+/// needs`.
+fn history_cell_text(h: &HistoryCell) -> String {
+    match h.boundary() {
+        Some(b) => {
+            let used = h
+                .percent_of_limit
+                .filter(|p| p.is_finite())
+                .map_or_else(String::new, |p| {
+                    format!(", {:.0}{NBSP}% of it used", p.max(0.0))
+                });
+            format!("n={}, boundary {}{used}", b.n, signed_pct(b.limit_change))
+        }
+        None => format!(
+            "tolerance: {}",
+            h.fallback().map_or_else(String::new, |f| f.to_string())
+        ),
+    }
+}
+
+/// `-4.1 %`, `+3.0 %`.
+fn signed_pct(fraction: f64) -> String {
+    format!("{:+.1}{NBSP}%", fraction * 100.0)
+}
+
+/// The history column of a point's row: the metric that decided it (the
+/// first regressed one, else the first the history judged) with its
+/// judgement.
+fn history_text(c: &Comparison, p: &PointResult) -> String {
+    let judged = c
+        .metrics
+        .iter()
+        .zip(&p.cells)
+        .filter(|(_, cell)| cell.history.is_some());
+    let pick = judged
+        .clone()
+        .find(|(_, cell)| cell.class == Some(Class::Regression))
+        .or_else(|| judged.clone().next());
+    match pick {
+        Some((d, cell)) => match &cell.history {
+            Some(h) => format!("{}: {}", d.short, history_cell_text(h)),
+            None => "–".into(),
+        },
+        None => "–".into(),
+    }
 }
 
 /// The regressed metrics, formatted: configuration, point, metric label,
@@ -589,10 +664,23 @@ fn size(rel: f64) -> i64 {
 }
 
 impl Top<'_> {
-    /// `▼ -12.0 % (5621.2 → 4946.7)`
+    /// `▼ -12.0 % (5621.2 → 4946.7)`; judged by main's history, followed
+    /// by `, outside the learnt range (n=12, boundary -4.1 %)`.
     fn change(&self) -> String {
+        let learnt = self
+            .cell
+            .history
+            .as_ref()
+            .and_then(HistoryCell::boundary)
+            .map_or_else(String::new, |b| {
+                format!(
+                    ", outside the learnt range (n={}, boundary {})",
+                    b.n,
+                    signed_pct(b.limit_change)
+                )
+            });
         format!(
-            "{} ({} → {})",
+            "{} ({} → {}){learnt}",
             judged(self.def, self.rel),
             num(self.cell.baseline, self.def),
             num(self.cell.new, self.def)
@@ -955,6 +1043,10 @@ fn render_report_trimmed(
         let constant = drop_constant_columns(&mut header, &mut align, &mut rows);
         header.extend(c.metrics.iter().map(|d| d.label.to_string()));
         align.extend(c.metrics.iter().map(|_| "---:"));
+        if c.history.is_some() {
+            header.push(HISTORY_HEADER.into());
+            align.push(":---");
+        }
         for (row, p) in rows.iter_mut().zip(&shown) {
             row.extend(
                 c.metrics
@@ -962,6 +1054,9 @@ fn render_report_trimmed(
                     .zip(&p.cells)
                     .map(|(d, cell)| cell_text(d, cell)),
             );
+            if c.history.is_some() {
+                row.push(history_text(c, p));
+            }
         }
         let hidden = pts.len() - shown.len();
         sections.push(json!({
@@ -1279,6 +1374,7 @@ mod tests {
             baseline_stats: Stats::of(&[1385.5]),
             new_stats: Stats::of(&[1705.0]),
             within_noise: false,
+            history: None,
         };
         assert_eq!(cell_text(def, &c), nb("1385.5 → 1705.0 (**🟢~▲~+23.1~%**)"));
         c.class = Some(Class::Neutral);
@@ -1306,6 +1402,7 @@ mod tests {
             baseline_stats: Stats::of(&[970.0, 1000.0, 1030.0]),
             new_stats: Stats::of(&[960.0]),
             within_noise: true,
+            history: None,
         };
         assert_eq!(
             cell_text(def, &c),
@@ -1321,6 +1418,7 @@ mod tests {
             baseline_stats: Stats::of(&[0.01, 0.01, 0.01]),
             new_stats: Stats::of(&[0.01, 0.01]),
             within_noise: false,
+            history: None,
         };
         let tpot = &MetricSet::Default.defs()[2];
         assert_eq!(cell_text(tpot, &same), nb("10.00 → 10.00 (0.0~%)"));

@@ -10,6 +10,8 @@ use serde_json::{Map, Value, json};
 
 use sweep_model::compare_summary::BaselineRef;
 
+use sweep_series::boundary::Settings;
+
 use crate::compare::{Comparison, Policy, Repeats, Row, compare};
 use crate::evals::{self, EvalRow, Thresholds};
 use crate::load::{self, BaselineFormat};
@@ -61,6 +63,10 @@ pub enum RunError {
         origin: String,
         source: Box<CompareError>,
     },
+    /// Main's history (`--baseline-from history`): the store could not be
+    /// read, or a line of it is corrupt (named by file and line).
+    #[error("main's history: {0}")]
+    History(#[from] sweep_series::store::StoreError),
     #[error("{origin}: {source}")]
     Artifact {
         origin: String,
@@ -128,6 +134,13 @@ pub struct Options {
     /// token with `actions: read` in GH_TOKEN or GITHUB_TOKEN). No such run
     /// is "no baseline" (every point unmatched, exit 0).
     pub baseline_from: Option<BaselineFrom>,
+
+    /// With --baseline-from history: the store (a folder or a
+    /// `postgres://` URL).
+    pub history: Option<String>,
+
+    /// With --baseline-from history: how boundaries are learnt.
+    pub history_settings: Settings,
 
     /// With --baseline-from: the repository (`owner/name`).
     pub repo: Option<String>,
@@ -226,6 +239,8 @@ impl Default for Options {
             baseline_format: BaselineFormat::Auto,
             baseline_url: Vec::new(),
             baseline_from: None,
+            history: None,
+            history_settings: Settings::default(),
             repo: None,
             baseline_workflow: "run-sweep.yml".into(),
             baseline_branch: None,
@@ -281,7 +296,14 @@ pub const MAX_BASELINE_RUNS: u32 = 20;
 pub enum BaselineFrom {
     /// The newest successful push run on the default branch.
     LastMainRun,
+    /// Main's history (`--history`): each point against its own series.
+    History,
 }
+
+/// The most main runs `--history-min-runs` may ask for: a boundary is
+/// learnt from at most the newest 30 runs of a series
+/// (`sweep_series::boundary::Settings::window`), so more could never be met.
+pub const MAX_HISTORY_MIN_RUNS: usize = 30;
 
 /// What the run found.
 #[derive(Debug)]
@@ -301,6 +323,8 @@ struct Baseline {
     rows: Vec<Row>,
     /// The baseline run (`last-main-run`): commit, page, day.
     run: Option<(String, String, String)>,
+    /// What main's history learnt (`--baseline-from history`).
+    history: Option<crate::compare::HistoryPolicy>,
 }
 
 impl Baseline {
@@ -477,8 +501,13 @@ fn load_baseline(opts: &Options, new_rows: &[Row]) -> Result<Baseline> {
             "--baseline-runs {n} picks the newest runs from --database-url; with files or URLs give --baseline (or --baseline-url) once per run"
         );
     }
-    if let Some(BaselineFrom::LastMainRun) = opts.baseline_from {
-        return last_main_run(opts);
+    match opts.baseline_from {
+        Some(BaselineFrom::LastMainRun) => return last_main_run(opts),
+        Some(BaselineFrom::History) => return from_history(opts, new_rows),
+        None => {}
+    }
+    if given(&opts.history).is_some() {
+        refuse!("--history is read only with --baseline-from history");
     }
     if !paths.is_empty() {
         let mut rows = Vec::new();
@@ -532,6 +561,7 @@ fn load_baseline(opts: &Options, new_rows: &[Row]) -> Result<Baseline> {
             label,
             rows,
             run: None,
+            history: None,
         });
     }
     if !urls.is_empty() {
@@ -553,6 +583,7 @@ fn load_baseline(opts: &Options, new_rows: &[Row]) -> Result<Baseline> {
             paths,
             rows,
             run: None,
+            history: None,
         });
     }
     if let Some(url) = opts.database_url.as_deref().filter(|u| !u.is_empty()) {
@@ -569,11 +600,48 @@ fn load_baseline(opts: &Options, new_rows: &[Row]) -> Result<Baseline> {
             paths: Vec::new(),
             rows,
             run: None,
+            history: None,
         });
     }
     refuse!(
         "no baseline: give --baseline <agg_bmk.json|dir|api.json>, --baseline-url <url>, --baseline-from last-main-run or --database-url (DATABASE_URL)"
     )
+}
+
+/// `--baseline-from history`: the store's series of the new points.
+fn from_history(opts: &Options, new_rows: &[Row]) -> Result<Baseline> {
+    let Some(spec) = given(&opts.history) else {
+        refuse!(
+            "--baseline-from history needs --history <store>: the checkout of the data branch (a folder) or a postgres:// URL"
+        );
+    };
+    let spec = spec.display().to_string();
+    let h = crate::history::load(&spec, new_rows, &opts.metrics.defs(), opts.history_settings)?;
+    eprintln!(
+        "compare-results: main's history at {}: {} run(s); {} of the new points have a series",
+        h.store,
+        h.runs,
+        h.rows.len()
+    );
+    let label = opts.baseline_label.clone().unwrap_or_else(|| {
+        format!(
+            "main's history ({} run{})",
+            h.runs,
+            if h.runs == 1 { "" } else { "s" }
+        )
+    });
+    let run = h.newest.map(|r| {
+        let day = r.date.get(..10).unwrap_or(&r.date).to_string();
+        (r.commit, String::new(), day)
+    });
+    Ok(Baseline {
+        source: "history",
+        paths: Vec::new(),
+        label,
+        rows: h.rows,
+        run,
+        history: Some(h.policy),
+    })
 }
 
 /// The artifact the last-main-run baseline reads, and the file in it.
@@ -647,6 +715,7 @@ fn last_main_run(opts: &Options) -> Result<Baseline> {
                 .unwrap_or_else(|| format!("no baseline ({why})")),
             rows: Vec::new(),
             run: None,
+            history: None,
         });
     };
     let zip = client.download_artifact_zip(repo, run.artifact_id)?;
@@ -697,6 +766,7 @@ fn last_main_run(opts: &Options) -> Result<Baseline> {
         label,
         rows,
         run: Some((run.head_sha.clone(), run.html_url.clone(), day.to_string())),
+        history: None,
     })
 }
 
@@ -846,6 +916,7 @@ pub fn run(opts: &Options) -> Result<Outcome> {
                 .clone()
                 .unwrap_or_else(|| "baseline".into()),
             run: None,
+            history: None,
             rows: Vec::new(),
         }
     } else {
@@ -868,6 +939,8 @@ pub fn run(opts: &Options) -> Result<Outcome> {
         evals::attach_baseline(&mut eval_rows, &base);
     }
 
+    let mut policy = policy;
+    policy.history = baseline.history.clone();
     let comparison = compare(
         new_rows.clone(),
         baseline.rows.clone(),

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::boundary::{Boundary, Judgement, Settings, learn};
 use crate::change_point::{Options, change_points};
-use crate::series::{PointId, Sample, WATCHED, point_id, series};
+use crate::series::{Better, PointId, Sample, Series, WATCHED, point_id, series_of};
 use crate::store::{History, Kind, RunRef, StoreError, file_of};
 
 /// How many of the newest runs a judgement names as its baseline.
@@ -66,6 +66,97 @@ fn since_last_change<'a>(samples: &'a [Sample], options: &Options) -> &'a [Sampl
     &samples[start..]
 }
 
+/// What the history says of one metric at one point: the values a
+/// boundary is learnt from (the newest `settings.window` since the last
+/// change point, oldest first), their newest runs, and the boundary or why
+/// there is none.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Learnt {
+    pub values: Vec<f64>,
+    /// The newest runs of those values (at most [`NAMED_RUNS`], newest
+    /// last): the baseline's commits and dates.
+    pub runs: Vec<RunRef>,
+    pub verdict: Result<Boundary, Fallback>,
+}
+
+/// Learns one metric of one series (`samples` oldest first; `None` is a
+/// point the history does not have).
+#[must_use]
+pub fn learn_samples(
+    samples: Option<&[Sample]>,
+    better: Better,
+    settings: &Settings,
+    options: &Options,
+) -> Learnt {
+    let Some(samples) = samples else {
+        return Learnt {
+            values: Vec::new(),
+            runs: Vec::new(),
+            verdict: Err(Fallback::NoSeries),
+        };
+    };
+    let since = since_last_change(samples, options);
+    let used = &since[since.len().saturating_sub(settings.window.max(2))..];
+    let values: Vec<f64> = used.iter().map(|s| s.value).collect();
+    let runs = used[used.len().saturating_sub(NAMED_RUNS)..]
+        .iter()
+        .map(|s| s.run.clone())
+        .collect();
+    let verdict = if values.len() < settings.min_samples {
+        Err(Fallback::TooFew {
+            have: values.len(),
+            need: settings.min_samples,
+        })
+    } else {
+        learn(&values, better, settings).ok_or(Fallback::ZeroMean)
+    };
+    Learnt {
+        values,
+        runs,
+        verdict,
+    }
+}
+
+/// Learns `metrics` of every benchmark row of `new` from the history: one
+/// map per row, in the order of `new`, with an entry for each metric (a
+/// point the history lacks has [`Fallback::NoSeries`]). Each configuration's
+/// file is read once.
+///
+/// # Errors
+/// A row is not a benchmark row, or the store cannot be read.
+pub fn learn_rows(
+    store: &dyn History,
+    new: &[&Map<String, Value>],
+    metrics: &[(&'static str, Better)],
+    settings: &Settings,
+    options: &Options,
+) -> Result<Vec<BTreeMap<&'static str, Learnt>>, StoreError> {
+    let names: Vec<&'static str> = metrics.iter().map(|(m, _)| *m).collect();
+    let mut by_file: BTreeMap<String, Series> = BTreeMap::new();
+    let mut out = Vec::with_capacity(new.len());
+    for (index, row) in new.iter().enumerate() {
+        let file = file_of(Kind::Benchmark, row).map_err(|cause| StoreError::BadRow {
+            what: "new",
+            index,
+            cause,
+        })?;
+        if !by_file.contains_key(&file) {
+            let lines = store.lines(&file)?;
+            by_file.insert(file.clone(), series_of(&lines, &names));
+        }
+        let point = by_file.get(&file).and_then(|s| s.get(&point_id(row)));
+        let learnt = metrics
+            .iter()
+            .map(|(metric, better)| {
+                let samples = point.map(|m| m.get(metric).map_or(&[][..], Vec::as_slice));
+                (*metric, learn_samples(samples, *better, settings, options))
+            })
+            .collect();
+        out.push(learnt);
+    }
+    Ok(out)
+}
+
 /// Judges every watched metric of every benchmark row of `new` against the
 /// history.
 ///
@@ -77,22 +168,12 @@ pub fn judge(
     settings: &Settings,
     options: &Options,
 ) -> Result<Vec<Judged>, StoreError> {
-    let mut by_file: BTreeMap<String, BTreeMap<PointId, BTreeMap<&'static str, Vec<Sample>>>> =
-        BTreeMap::new();
+    let rows: Vec<&Map<String, Value>> = new.iter().collect();
+    let learnt = learn_rows(store, &rows, WATCHED, settings, options)?;
     let mut out = Vec::new();
-    for (index, row) in new.iter().enumerate() {
-        let file = file_of(Kind::Benchmark, row).map_err(|cause| StoreError::BadRow {
-            what: "new",
-            index,
-            cause,
-        })?;
-        if !by_file.contains_key(&file) {
-            let lines = store.lines(&file)?;
-            by_file.insert(file.clone(), series(&lines));
-        }
+    for (row, mut metrics) in new.iter().zip(learnt) {
         let id = point_id(row);
-        let history = by_file.get(&file).and_then(|s| s.get(&id));
-        for (metric, better) in WATCHED {
+        for (metric, _) in WATCHED {
             let Some(value) = row
                 .get(*metric)
                 .and_then(Value::as_f64)
@@ -100,33 +181,16 @@ pub fn judge(
             else {
                 continue;
             };
-            let samples = history
-                .and_then(|m| m.get(metric))
-                .map_or(&[][..], |s| since_last_change(s, options));
-            let runs = samples[samples.len().saturating_sub(NAMED_RUNS)..]
-                .iter()
-                .map(|s| s.run.clone())
-                .collect();
-            let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
-            let verdict = if history.is_none() {
-                Err(Fallback::NoSeries)
-            } else if values.len() < settings.min_samples {
-                Err(Fallback::TooFew {
-                    have: values.len(),
-                    need: settings.min_samples,
-                })
-            } else {
-                learn(&values, *better, settings)
-                    .map(|b| (b, b.judge(value, settings)))
-                    .ok_or(Fallback::ZeroMean)
+            let Some(l) = metrics.remove(metric) else {
+                continue;
             };
             out.push(Judged {
                 point: id.clone(),
                 metric,
                 value,
-                samples: values.len(),
-                runs,
-                verdict,
+                samples: l.values.len(),
+                runs: l.runs,
+                verdict: l.verdict.map(|b| (b, b.judge(value, settings))),
             });
         }
     }

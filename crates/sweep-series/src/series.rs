@@ -2,9 +2,10 @@
 //! hardware) and metric, the values in the order main measured them, each
 //! with the run it came from.
 //!
-//! A point's identity is what the configuration asked for: hardware, model
-//! prefix, framework, precision, speculative decoding, sequence lengths,
-//! topology and concurrency. What a change changes is not part of it (the
+//! A point's identity is what the configuration asked for: hardware (the
+//! cluster, not the node: [`crate::store::hardware`]), model prefix,
+//! framework, precision, speculative decoding, sequence lengths, topology
+//! and concurrency. What a change changes is not part of it (the
 //! image, the served model id, the recipe fingerprint, the router and KV
 //! transfer settings), so a PR that bumps an image continues its series
 //! instead of starting a new one — which is what lets a change point name
@@ -98,7 +99,15 @@ pub type Series = BTreeMap<PointId, BTreeMap<&'static str, Vec<Sample>>>;
 pub fn point_id(row: &Map<String, Value>) -> PointId {
     let id: Map<String, Value> = IDENTITY
         .iter()
-        .filter_map(|k| row.get(*k).map(|v| ((*k).to_string(), v.clone())))
+        .filter_map(|k| {
+            let v = row.get(*k)?;
+            // One series per hardware, whichever node of it ran the point.
+            let v = match (*k, v) {
+                ("hw", Value::String(hw)) => Value::String(crate::store::hardware(hw)),
+                _ => v.clone(),
+            };
+            Some(((*k).to_string(), v))
+        })
         .collect();
     Value::Object(id).to_string()
 }
@@ -109,6 +118,14 @@ pub fn point_id(row: &Map<String, Value>) -> PointId {
 /// are missing or not finite (a gap in that metric's series, not a zero).
 #[must_use]
 pub fn series(lines: &[Line]) -> Series {
+    let watched: Vec<&'static str> = WATCHED.iter().map(|(m, _)| *m).collect();
+    series_of(lines, &watched)
+}
+
+/// [`series`] of the named `metrics` instead of the watched ones (the
+/// metrics a comparison reads, say).
+#[must_use]
+pub fn series_of(lines: &[Line], metrics: &[&'static str]) -> Series {
     let mut out = Series::new();
     for line in lines {
         if line.kind != Kind::Benchmark {
@@ -116,7 +133,7 @@ pub fn series(lines: &[Line]) -> Series {
         }
         let id = point_id(&line.row);
         let image = line.row.get("image").and_then(Value::as_str).unwrap_or("");
-        for (metric, _) in WATCHED {
+        for metric in metrics {
             let Some(value) = line
                 .row
                 .get(*metric)

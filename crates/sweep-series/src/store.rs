@@ -517,7 +517,7 @@ fn benchmark_file(row: &Map<String, Value>) -> Result<String, PlaceError> {
     let b = &parsed.row;
     Ok(format!(
         "series/{}/{}-{}-{}.jsonl",
-        component(&b.hw)?,
+        component(&hardware(&b.hw))?,
         component(&b.infmax_model_prefix)?,
         component(&b.precision)?,
         component(&b.framework)?
@@ -529,11 +529,27 @@ fn eval_file(row: &Map<String, Value>) -> Result<String, PlaceError> {
     let e: EvalRow = serde_json::from_value(Value::Object(row.clone()))?;
     Ok(format!(
         "evals/{}/{}-{}-{}.jsonl",
-        component(&e.hw.to_ascii_lowercase())?,
+        component(&hardware(&e.hw))?,
         component(&e.model_prefix)?,
         component(&e.precision)?,
         component(&e.framework)?
     ))
+}
+
+/// The hardware a row's `hw` names: lower-cased, a runner node's number
+/// removed (`h100-nv_02` is the `h100-nv` cluster). The nodes of one
+/// cluster measure one series: which node a leg lands on is the runner
+/// group's choice, part of the noise the boundary learns; another cluster
+/// (or GPU) is another hardware and another file, so it never mixes in.
+#[must_use]
+pub fn hardware(hw: &str) -> String {
+    let s = hw.trim().to_ascii_lowercase();
+    match s.rsplit_once('_') {
+        Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => {
+            head.to_string()
+        }
+        _ => s,
+    }
 }
 
 /// Longest name part of a file path, well above any runner, model prefix,
