@@ -383,9 +383,49 @@ fn signed_pct(fraction: f64) -> String {
     format!("{:+.1}{NBSP}%", fraction * 100.0)
 }
 
+/// Main runs a trend shows before this PR's value.
+const TREND_RUNS: usize = 10;
+
+/// The bars of a trend, lowest first.
+const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// A compact trend: the newest [`TREND_RUNS`] values of the series, then
+/// this PR's value, as bars on one scale (`▄▆▃▅▄▅▆▄▅▅ → ▁`); empty with no
+/// values.
+fn trend(values: &[f64], new: Option<f64>) -> String {
+    let shown = &values[values.len().saturating_sub(TREND_RUNS)..];
+    let all: Vec<f64> = shown
+        .iter()
+        .copied()
+        .chain(new)
+        .filter(|v| v.is_finite())
+        .collect();
+    if shown.is_empty() || all.is_empty() {
+        return String::new();
+    }
+    let (lo, hi) = all
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+            (l.min(*v), h.max(*v))
+        });
+    let bar = |v: f64| {
+        let i = if hi > lo {
+            (((v - lo) / (hi - lo)) * 7.0).round() as usize
+        } else {
+            3
+        };
+        BARS[i.min(7)]
+    };
+    let past: String = shown.iter().map(|v| bar(*v)).collect();
+    match new.filter(|v| v.is_finite()) {
+        Some(v) => format!("{past}{NBSP}→{NBSP}{}", bar(v)),
+        None => past,
+    }
+}
+
 /// The history column of a point's row: the metric that decided it (the
-/// first regressed one, else the first the history judged) with its
-/// judgement.
+/// first regressed one, else the first the history judged) with its trend
+/// and its judgement.
 fn history_text(c: &Comparison, p: &PointResult) -> String {
     let judged = c
         .metrics
@@ -398,7 +438,11 @@ fn history_text(c: &Comparison, p: &PointResult) -> String {
         .or_else(|| judged.clone().next());
     match pick {
         Some((d, cell)) => match &cell.history {
-            Some(h) => format!("{}: {}", d.short, history_cell_text(h)),
+            Some(h) => {
+                let t = trend(&h.learnt.values, cell.new);
+                let t = if t.is_empty() { t } else { format!("{t}, ") };
+                format!("{}: {t}{}", d.short, history_cell_text(h))
+            }
             None => "–".into(),
         },
         None => "–".into(),
@@ -1360,6 +1404,16 @@ mod tests {
             assert!(!s.contains(' '), "a breaking space in {s:?}");
             assert!(s.ends_with("\u{a0}%"), "{s:?}");
         }
+    }
+
+    #[test]
+    fn a_trend_puts_the_newest_runs_and_this_value_on_one_scale() {
+        let values: Vec<f64> = (0..12).map(|i| 100.0 + f64::from(i % 3)).collect();
+        // The newest ten of twelve, then the new value, lowest to highest.
+        assert_eq!(trend(&values, Some(80.0)), nb("█▇██▇██▇██~→~▁"));
+        assert_eq!(trend(&[1.0, 1.0], Some(1.0)), nb("▄▄~→~▄"));
+        assert_eq!(trend(&[], Some(1.0)), "");
+        assert_eq!(trend(&[1.0, 2.0], None), "▁█");
     }
 
     #[test]

@@ -144,7 +144,7 @@ fn a_noisy_but_stable_series_gives_no_regression_where_the_fixed_tolerance_flags
     assert_eq!(h["runs"][4]["commit"], format!("{:040x}", 12), "{h}");
     assert!(md.contains("Baseline: main's history."), "{md}");
     assert!(md.contains("| vs main's history |"), "{md}");
-    assert!(md.contains("tput: n=12, boundary -"), "{md}");
+    assert!(md.contains(" n=12, boundary -"), "{md}");
     assert!(
         stderr(&out).contains("main's history at "),
         "{}",
@@ -188,7 +188,7 @@ fn too_few_runs_fall_back_to_the_tolerance_and_say_so_per_row() {
     // The tolerance judged it, against the mean of the three.
     assert_eq!(json["verdict"], "regressions", "{md}");
     assert!(
-        md.contains("tput: tolerance: 3 of the 5 main runs a learnt boundary needs"),
+        md.contains(" tolerance: 3 of the 5 main runs a learnt boundary needs"),
         "{md}"
     );
     // Fewer needed: a boundary is learnt.

@@ -12,7 +12,49 @@ use sweep_series::pg::PgStore;
 use sweep_series::series::series;
 use sweep_series::store::{Appended, History, Run, RunRef, Store, StoreError};
 
-use crate::{AppendArgs, BackfillArgs, ChangesArgs, ShowArgs, StoreArgs};
+use crate::{AppendArgs, BackfillArgs, ChangesArgs, CheckoutArgs, ShowArgs, StoreArgs};
+
+/// The pull request a merge commit's message names on its first line: a
+/// merge commit's `Merge pull request #12 from owner/branch`, or a squash
+/// merge's `Subject (#12)`. Anything else names none.
+pub(crate) fn pr_of_message(message: &str) -> Option<u64> {
+    let first = message.lines().next()?.trim();
+    let digits = |s: &str| -> Option<u64> {
+        let n: String = s.chars().take_while(char::is_ascii_digit).collect();
+        (!n.is_empty() && n.len() <= 12)
+            .then(|| n.parse().ok())
+            .flatten()
+    };
+    if let Some(rest) = first.strip_prefix("Merge pull request #") {
+        return digits(rest);
+    }
+    let inner = first.strip_suffix(')')?;
+    let at = inner.rfind("(#")?;
+    let n = &inner[at + 2..];
+    digits(n).filter(|_| n.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// `checkout`: the data branch's tip into a folder, for reading.
+pub(crate) fn checkout(c: &CheckoutArgs) -> Outcome {
+    let target = Branch {
+        remote: c.remote.clone(),
+        branch: c.branch.clone(),
+        work: c.work.clone(),
+    };
+    match git::checkout(&target).map_err(Failure::failed)? {
+        git::CheckedOut::Tip { commit } => eprintln!(
+            "sweep-history: {} at {commit} checked out in {}",
+            c.branch,
+            c.work.display()
+        ),
+        git::CheckedOut::NoBranch => eprintln!(
+            "sweep-history: no branch {} yet (no main run appended): {} is an empty history",
+            c.branch,
+            c.work.display()
+        ),
+    }
+    Ok(())
+}
 
 /// The largest aggregate read: a full sweep's `agg_bmk.json` of 378 points
 /// is under 1 MB; 64 MiB is far past any real one and bounds the memory.
@@ -88,7 +130,9 @@ pub(crate) fn append(a: &AppendArgs) -> Outcome {
             attempt: a.run_attempt,
             commit: a.commit.clone(),
             date: a.date.clone(),
-            pr: a.pr_number,
+            pr: a
+                .pr_number
+                .or_else(|| a.commit_message.as_deref().and_then(pr_of_message)),
         },
         repo: a.repo.clone(),
         event: a.event.clone(),
@@ -350,4 +394,22 @@ pub(crate) fn backfill(b: &BackfillArgs) -> Outcome {
     }
     stdout::println(&out);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pr_of_message;
+
+    #[test]
+    fn the_pull_request_is_read_from_a_merge_or_squash_subject() {
+        assert_eq!(
+            pr_of_message("Merge pull request #1234 from acme/bump\n\nBump."),
+            Some(1234)
+        );
+        assert_eq!(pr_of_message("Bump the image (#77)\n\n* x"), Some(77));
+        assert_eq!(pr_of_message("Bump (#77) again"), None);
+        assert_eq!(pr_of_message("Fix (#7a)"), None);
+        assert_eq!(pr_of_message("plain commit"), None);
+        assert_eq!(pr_of_message(""), None);
+    }
 }

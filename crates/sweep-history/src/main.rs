@@ -37,6 +37,22 @@ enum Command {
     Show(ShowArgs),
     /// Append past main runs' aggregates read through the GitHub API (resumable: runs already there are passed over).
     Backfill(BackfillArgs),
+    /// Fetch the data branch's tip into a folder for reading (an empty history when the branch does not exist yet).
+    Checkout(CheckoutArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct CheckoutArgs {
+    /// The repository holding the data branch (URL or path).
+    #[arg(long, env = "INPUT_REMOTE")]
+    pub(crate) remote: String,
+    /// The data branch.
+    #[arg(long, env = "INPUT_BRANCH", default_value = "sweepkit-history")]
+    pub(crate) branch: String,
+    /// The folder to check it out in (created; read it with --store or
+    /// compare-results --history).
+    #[arg(long, env = "INPUT_WORK")]
+    pub(crate) work: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -106,6 +122,11 @@ pub(crate) struct AppendArgs {
     /// The pull request the commit came from, when known.
     #[arg(long, env = "INPUT_PR_NUMBER")]
     pub(crate) pr_number: Option<u64>,
+    /// The commit's message: without --pr-number, the pull request is read
+    /// from its first line (`Merge pull request #12 from …`, or a squash
+    /// merge's `… (#12)`).
+    #[arg(long, env = "INPUT_COMMIT_MESSAGE")]
+    pub(crate) commit_message: Option<String>,
     #[arg(long, env = "GITHUB_REPOSITORY")]
     pub(crate) repo: String,
     #[arg(long, env = "GITHUB_EVENT_NAME", default_value = "push")]
@@ -149,5 +170,6 @@ fn main() -> ExitCode {
         Command::Changes(c) => cmd::changes(c),
         Command::Show(s) => cmd::show(s),
         Command::Backfill(b) => cmd::backfill(b),
+        Command::Checkout(c) => cmd::checkout(c),
     })
 }

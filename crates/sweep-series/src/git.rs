@@ -162,6 +162,44 @@ pub fn update(
 }
 
 /// Whether the remote has `refspec`.
+/// What [`checkout`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckedOut {
+    /// The branch's tip, checked out in the work folder.
+    Tip { commit: String },
+    /// The remote has no such branch yet (no main run appended): the work
+    /// folder is an empty history.
+    NoBranch,
+}
+
+/// Fetches the tip of the data branch into `target.work` for reading (the
+/// store a comparison reads), or leaves an empty folder when the branch
+/// does not exist yet. Nothing is pushed.
+///
+/// # Errors
+/// git fails (the remote cannot be reached, say) or the folder cannot be
+/// made.
+pub fn checkout(target: &Branch) -> Result<CheckedOut, GitError> {
+    let work = &target.work;
+    std::fs::create_dir_all(work).map_err(|e| GitError::Git {
+        args: format!("init {}", work.display()),
+        cause: e.to_string(),
+    })?;
+    if !work.join(".git").exists() {
+        git(work, &["init", "-q"])?;
+        git(work, &["remote", "add", "origin", &target.remote])?;
+    }
+    let refspec = format!("refs/heads/{}", target.branch);
+    if !remote_has(work, &refspec)? {
+        return Ok(CheckedOut::NoBranch);
+    }
+    git(work, &["fetch", "-q", "--depth", "1", "origin", &refspec])?;
+    git(work, &["checkout", "-q", "-f", "--detach", "FETCH_HEAD"])?;
+    git(work, &["clean", "-fdxq"])?;
+    let commit = git(work, &["rev-parse", "HEAD"])?;
+    Ok(CheckedOut::Tip { commit })
+}
+
 fn remote_has(work: &Path, refspec: &str) -> Result<bool, GitError> {
     Ok(!git(work, &["ls-remote", "origin", refspec])?.is_empty())
 }

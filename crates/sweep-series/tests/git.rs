@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Map, Value};
-use sweep_series::git::{Branch, Pushed, append};
+use sweep_series::git::{Branch, CheckedOut, Pushed, append, checkout};
 use sweep_series::store::{Run, RunRef, Store};
 
 const SEED: &str = concat!(
@@ -134,4 +134,29 @@ fn a_run_appended_twice_lands_once() {
         Pushed::AlreadyThere
     );
     assert_eq!(landed(&remote, dir.path()), vec![7]);
+}
+
+#[test]
+fn a_reader_checks_out_the_tip_or_an_empty_history_before_the_first_run() {
+    let dir = test_kit::temp_dir();
+    let remote = bare(dir.path());
+    let reader = dir.path().join("reader");
+    // No main run yet: an empty history, and nothing pushed.
+    assert_eq!(
+        checkout(&branch(&remote, &reader)).expect("checkout"),
+        CheckedOut::NoBranch
+    );
+    assert!(Store::new(&reader).runs().expect("runs").is_empty());
+    let writer = dir.path().join("writer");
+    append(&branch(&remote, &writer), &run(7), "history: run 7", |_| ()).expect("append");
+    // The same folder again: the tip, with the run.
+    let CheckedOut::Tip { commit } = checkout(&branch(&remote, &reader)).expect("checkout") else {
+        panic!("the branch exists now");
+    };
+    assert_eq!(commit.len(), 40);
+    let runs = Store::new(&reader).runs().expect("runs");
+    assert_eq!(runs.iter().map(|r| r.run.run_id).collect::<Vec<_>>(), [7]);
+    append(&branch(&remote, &writer), &run(8), "history: run 8", |_| ()).expect("append");
+    checkout(&branch(&remote, &reader)).expect("checkout again");
+    assert_eq!(Store::new(&reader).runs().expect("runs").len(), 2);
 }

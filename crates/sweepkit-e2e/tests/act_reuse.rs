@@ -382,9 +382,38 @@ fn the_push_of_a_reuse_authorised_merge_reuses_the_pr_sweep_and_dispatches_inges
         copy_tree(&h.dir, &kept);
         eprintln!("kept in {}", kept.display());
     }
-    let ran = ran_jobs(&log);
+    let mut ran = ran_jobs(&log);
     eprintln!("scenario b (push): act ran {secs:.1} s; jobs: {ran:#?}");
     assert!(ok, "the push run failed under act:\n{}", tail(&log, 60));
+    // The caller's history job (sweepkit-history.yml): the reused PR
+    // sweep's aggregate appended to main's history, under the push run.
+    let history: Vec<(String, Outcome)> = ran
+        .iter()
+        .filter(|(k, _)| k.starts_with("history/"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    ran.retain(|k, _| !k.starts_with("history/"));
+    assert!(
+        matches!(history.as_slice(), [(_, Outcome::Succeeded)]),
+        "the push run's history job: {history:?}"
+    );
+    let reused_points = serde_json::from_str::<Value>(
+        &std::fs::read_to_string(
+            h.artifacts
+                .join(PR_RUN_ID.to_string())
+                .join("results_bmk/agg_bmk.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap()
+    .as_array()
+    .unwrap()
+    .len();
+    assert_eq!(
+        history_runs(&h.scratch, &h.dir),
+        vec![(ACT_RUN_ID, "push".to_string(), reused_points)],
+        "the merge push appended the reused sweep's rows to main's history"
+    );
 
     // What ran: the reuse skipped every planning job and leg.
     assert!(

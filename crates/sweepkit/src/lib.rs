@@ -32,8 +32,17 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 const SOURCE: &str = include_str!("../../../.github/workflows/run-sweep.yml");
 /// The leg workflow as it is at build time.
 const LEGS_SOURCE: &str = include_str!("../../../.github/workflows/sweepkit-sweep-legs.yml");
+/// The history workflow a caller runs after a main sweep (docs/history.md);
+/// the same name in sweepkit's own repository.
+pub const HISTORY_FILE: &str = "sweepkit-history.yml";
+/// The history workflow as it is at build time.
+const HISTORY_SOURCE: &str = include_str!("../../../.github/workflows/sweepkit-history.yml");
 /// Every file `write` creates, with its embedded source.
-pub const FILES: [(&str, &str); 2] = [(WORKFLOW_FILE, SOURCE), (LEGS_FILE, LEGS_SOURCE)];
+pub const FILES: [(&str, &str); 3] = [
+    (WORKFLOW_FILE, SOURCE),
+    (LEGS_FILE, LEGS_SOURCE),
+    (HISTORY_FILE, HISTORY_SOURCE),
+];
 /// `actions/setup/checksums.txt` as it is at build time. `actions/pin.sh
 /// check` fails when it differs from the file at the pinned commit, so these
 /// are the checksums the setup action at [`embedded_pin`] verifies against.
@@ -567,7 +576,7 @@ mod tests {
             .iter()
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names, [WORKFLOW_FILE, LEGS_FILE]);
+        assert_eq!(names, [WORKFLOW_FILE, LEGS_FILE, HISTORY_FILE]);
         for p in &paths {
             let (v, diff) = check(p).unwrap();
             assert!(

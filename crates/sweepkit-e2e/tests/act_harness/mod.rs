@@ -195,6 +195,67 @@ fn without_block(text: &str, key: &str, file: &Path) -> String {
 /// The benchmark repository: the real configs of the conformance fixture,
 /// the caller workflow beside the vendored one, the launcher; then the PR
 /// commit that bumps the seed config's image and logs it.
+/// A caller's history job, its data branch on the scratch repository's
+/// bare remote (`origin`) instead of GitHub: the `remote` input, added
+/// above `results-run-id`.
+fn history_remote(caller: &str, origin: &Path) -> String {
+    let key = "      results-run-id: ";
+    assert_eq!(caller.matches(key).count(), 1, "one history job per caller");
+    caller.replacen(
+        key,
+        &format!("      remote: {}\n{key}", origin.display()),
+        1,
+    )
+}
+
+/// The runs on the scratch remote's history branch (`sweepkit-history`),
+/// from a fresh clone: run id, event and benchmark rows of each; empty
+/// when the branch does not exist.
+pub(crate) fn history_runs(s: &Scratch, dir: &Path) -> Vec<(u64, String, usize)> {
+    let heads = git(&s.origin, &["branch", "--list", "sweepkit-history"]);
+    if heads.trim().is_empty() {
+        return Vec::new();
+    }
+    let clone = dir.join(format!("history-check-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&clone);
+    git(
+        dir,
+        &[
+            "clone",
+            "-q",
+            "--branch",
+            "sweepkit-history",
+            &s.origin.to_string_lossy(),
+            &clone.to_string_lossy(),
+        ],
+    );
+    let index = std::fs::read_to_string(clone.join("runs.jsonl")).unwrap_or_default();
+    index
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (
+                v["run_id"].as_u64().unwrap(),
+                v["event"].as_str().unwrap().to_string(),
+                v["benchmarks"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect()
+}
+
+/// The tip of the scratch remote's history branch, if it has one.
+pub(crate) fn history_tip(s: &Scratch) -> Option<String> {
+    let tip = git(
+        &s.origin,
+        &[
+            "for-each-ref",
+            "--format=%(objectname)",
+            "refs/heads/sweepkit-history",
+        ],
+    );
+    (!tip.trim().is_empty()).then(|| tip.trim().to_string())
+}
+
 pub(crate) fn make_scratch(dir: &Path, baseline_url: &str) -> Scratch {
     make_scratch_with(dir, baseline_url, &PrChange::SeedBump, LAUNCHER, &[])
 }
@@ -223,6 +284,7 @@ pub(crate) fn make_scratch_with(
         &format!("    with:\n      compare-baseline-url: {baseline_url}\n"),
         1,
     );
+    let caller = history_remote(&caller, &dir.join("origin.git"));
     assert!(
         caller.contains("compare-baseline-url"),
         "examples/run-sweep.yml has no `with:`"
@@ -235,6 +297,7 @@ pub(crate) fn make_scratch_with(
         &format!("    with:\n      compare-baseline-url: {baseline_url}\n"),
         1,
     );
+    let manual = history_remote(&manual, &dir.join("origin.git"));
     assert!(
         manual.contains("compare-baseline-url"),
         "examples/e2e-tests.yml has no `with:`"
