@@ -224,7 +224,7 @@ pub(crate) fn changes(c: &ChangesArgs) -> Outcome {
     let store = open_existing(&c.store.store)?;
     let mut found = Vec::new();
     for file in store.files().map_err(store_failure)? {
-        let lines = store.lines(&file).map_err(store_failure)?;
+        let lines = store.series_lines(&file).map_err(store_failure)?;
         for change in sweep_series::changes::changes(&series(&lines), &options) {
             found.push((file.clone(), change));
         }
@@ -276,7 +276,7 @@ pub(crate) fn show(s: &ShowArgs) -> Outcome {
             s.store.store.display()
         )));
     }
-    let all = series(&store.lines(&file).map_err(store_failure)?);
+    let all = series(&store.series_lines(&file).map_err(store_failure)?);
     let mut out = String::new();
     for (point, metrics) in &all {
         let Some(samples) = metrics.get(s.metric.as_str()) else {

@@ -141,7 +141,7 @@ pub fn learn_rows(
             cause,
         })?;
         if !by_file.contains_key(&file) {
-            let lines = store.lines(&file)?;
+            let lines = store.series_lines(&file)?;
             by_file.insert(file.clone(), series_of(&lines, &names));
         }
         let point = by_file.get(&file).and_then(|s| s.get(&point_id(row)));

@@ -12,6 +12,7 @@ pub mod changes;
 pub mod git;
 pub mod pg;
 pub mod series;
+mod sparse;
 pub mod store;
 
 /// Whether a store spec names a PostgreSQL database rather than a folder.

@@ -183,6 +183,15 @@ pub trait History {
     /// # Errors
     /// A line cannot be read or is corrupt.
     fn lines(&self, file: &str) -> Result<Vec<Line>, StoreError>;
+    /// [`History::lines`] as a series reads them: each row only its
+    /// identity, image and numeric fields (`crate::sparse`), the same lines
+    /// refused. The default reads whole lines.
+    ///
+    /// # Errors
+    /// As [`History::lines`].
+    fn series_lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
+        self.lines(file)
+    }
     /// Checks the whole store.
     ///
     /// # Errors
@@ -205,6 +214,9 @@ impl History for Store {
     }
     fn lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
         Store::lines(self, file)
+    }
+    fn series_lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
+        Store::series_lines(self, file)
     }
     fn verify(&self) -> Result<Verified, StoreError> {
         Store::verify(self)
@@ -369,6 +381,23 @@ impl Store {
     /// # Errors
     /// The file or the index cannot be read or holds a corrupt line.
     pub fn lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
+        self.indexed_lines::<Line>(file)
+    }
+
+    /// [`Store::lines`] as a series reads them (see
+    /// [`History::series_lines`]).
+    ///
+    /// # Errors
+    /// As [`Store::lines`].
+    pub fn series_lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
+        self.indexed_lines::<crate::sparse::SparseLine>(file)
+    }
+
+    /// The lines of `file` read as `T`, only of runs in the index.
+    fn indexed_lines<T>(&self, file: &str) -> Result<Vec<Line>, StoreError>
+    where
+        T: serde::de::DeserializeOwned + Into<Line>,
+    {
         let path = self.root.join(file);
         if !path.exists() {
             return Ok(Vec::new());
@@ -378,9 +407,10 @@ impl Store {
             .iter()
             .map(|l| (l.run.run_id, l.run.attempt))
             .collect();
-        Ok(read_lines::<Line>(&path)?
+        Ok(read_lines::<T>(&path)?
             .into_iter()
-            .filter(|l| known.contains(&(l.run.run_id, l.run.attempt)))
+            .map(Into::into)
+            .filter(|l: &Line| known.contains(&(l.run.run_id, l.run.attempt)))
             .collect())
     }
 
