@@ -623,16 +623,24 @@ fn from_history(opts: &Options, new_rows: &[Row]) -> Result<Baseline> {
         h.runs,
         h.rows.len()
     );
-    let label = opts.baseline_label.clone().unwrap_or_else(|| {
-        format!(
-            "main's history ({} run{})",
-            h.runs,
-            if h.runs == 1 { "" } else { "s" }
-        )
-    });
     let run = h.newest.map(|r| {
         let day = r.date.get(..10).unwrap_or(&r.date).to_string();
         (r.commit, String::new(), day)
+    });
+    // "main's history (12 runs; newest 1a2b3c4, 2026-12-01)": how much
+    // history and how recent, in the heading and the comment's provenance.
+    let label = opts.baseline_label.clone().unwrap_or_else(|| {
+        let plural = if h.runs == 1 { "" } else { "s" };
+        match &run {
+            Some((sha, _, day)) => {
+                let short: String = sha.chars().take(7).collect();
+                format!(
+                    "main's history ({} run{plural}; newest {short}, {day})",
+                    h.runs
+                )
+            }
+            None => format!("main's history ({} run{plural})", h.runs),
+        }
     });
     Ok(Baseline {
         source: "history",

@@ -142,6 +142,12 @@ fn a_noisy_but_stable_series_gives_no_regression_where_the_fixed_tolerance_flags
     );
     assert_eq!(h["runs"].as_array().map(Vec::len), Some(5), "{h}");
     assert_eq!(h["runs"][4]["commit"], format!("{:040x}", 12), "{h}");
+    assert!(
+        md.contains(
+            "## Benchmark comparison vs main's history (12 runs; newest 0000000, 2026-11-12)"
+        ),
+        "{md}"
+    );
     assert!(md.contains("Baseline: main's history."), "{md}");
     assert!(md.contains("| vs main's history |"), "{md}");
     assert!(md.contains(" n=12, boundary -"), "{md}");

@@ -155,7 +155,7 @@ fn a_main_run_appends_to_the_history_and_the_next_pr_compares_against_it_under_a
     assert_eq!(comments.len(), 1);
     let body = comments[0]["body"].as_str().unwrap();
     assert!(
-        body.contains("## Benchmark comparison vs main's history (1 run)"),
+        body.contains("## Benchmark comparison vs main's history (1 run; newest "),
         "the comment does not name main's history:\n{body}"
     );
     assert!(body.contains("Baseline: main's history."), "{body}");
