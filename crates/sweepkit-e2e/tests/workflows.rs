@@ -331,8 +331,9 @@ fn actions_read_only_declared_inputs_and_pass_them_through_env() {
 #[test]
 fn example_caller_is_short_and_calls_the_vendored_workflow() {
     let text = std::fs::read_to_string(root().join("examples/run-sweep.yml")).unwrap();
+    // The sweep's call (30 lines at most) and main's memory's (10).
     assert!(
-        text.lines().count() <= 30,
+        text.lines().count() <= 40,
         "example caller has {} lines",
         text.lines().count()
     );
@@ -449,8 +450,10 @@ fn every_variable_an_action_passes_is_read_by_its_tool() {
                 {
                     continue;
                 }
+                // `[env: KEY=]`, or `[env: KEY]` for a flag whose value the
+                // help never shows (`hide_env_values`: a URL with a password).
                 assert!(
-                    help.contains(&format!("env: {key}=")),
+                    help.contains(&format!("env: {key}=")) || help.contains(&format!("[env: {key}]")),
                     "actions/{action} sets {key}, but {commands:?} have no `env = \"{key}\"` fallback"
                 );
                 checked += 1;
