@@ -93,7 +93,7 @@ pub fn check_matrix(
     repo: &Repo,
     args: &GateOptions,
     trim_conc: bool,
-) -> Result<(String, serde_json::Value), Rejection> {
+) -> Result<(String, sweep_matrix::assemble::ChangelogMatrix), Rejection> {
     let base = args.base_ref.clone();
     let head = args.head_ref.clone();
     let path = &args.changelog_file;
