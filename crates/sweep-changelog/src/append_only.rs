@@ -285,8 +285,14 @@ mod tests {
             m.insert("prefill".into(), w.clone());
             m.insert("decode".into(), w);
         } else {
-            for (k, x) in [("tp", json!(tp)), ("pp", json!(1)), ("dcp-size", json!(1)),
-                           ("pcp-size", json!(1)), ("ep", json!(1)), ("dp-attn", json!(false))] {
+            for (k, x) in [
+                ("tp", json!(tp)),
+                ("pp", json!(1)),
+                ("dcp-size", json!(1)),
+                ("pcp-size", json!(1)),
+                ("ep", json!(1)),
+                ("dp-attn", json!(false)),
+            ] {
                 m.insert(k.into(), x);
             }
         }

@@ -169,11 +169,11 @@ pub enum PrepareError {
     Refused(String),
 }
 
-impl sweep_cli::Classify for PrepareError {
-    fn kind(&self) -> sweep_cli::Kind {
+impl sweep_exit::Classify for PrepareError {
+    fn kind(&self) -> sweep_exit::Kind {
         match self {
-            PrepareError::Unreadable(_) => sweep_cli::Kind::Failed,
-            PrepareError::Refused(_) => sweep_cli::Kind::Rejected,
+            PrepareError::Unreadable(_) => sweep_exit::Kind::Failed,
+            PrepareError::Refused(_) => sweep_exit::Kind::Rejected,
         }
     }
 }

@@ -26,7 +26,7 @@ use sweep_model::yaml::{self, PathSeg};
 
 /// Why the changelog step stopped: the change was judged and refused, or an
 /// input it needs could not be read (exit 1 and exit 2 of the contract,
-/// `sweep_cli::Kind`).
+/// `sweep_exit::Kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RejectionKind {
     /// The change is invalid: the check said no (exit 1).
@@ -83,11 +83,11 @@ impl Rejection {
 }
 
 /// Invalid is a "no" (exit 1), unreadable could not do the job (exit 2).
-impl sweep_cli::Classify for Rejection {
-    fn kind(&self) -> sweep_cli::Kind {
+impl sweep_exit::Classify for Rejection {
+    fn kind(&self) -> sweep_exit::Kind {
         match self.kind {
-            RejectionKind::Invalid => sweep_cli::Kind::Rejected,
-            RejectionKind::Unreadable => sweep_cli::Kind::Failed,
+            RejectionKind::Invalid => sweep_exit::Kind::Rejected,
+            RejectionKind::Unreadable => sweep_exit::Kind::Failed,
         }
     }
 }
@@ -833,7 +833,13 @@ mod tests {
                 m.insert("conc".into(), json!([4]));
             }
             None => {
-                for (k, x) in [("tp", 1), ("pp", 1), ("dcp-size", 1), ("pcp-size", 1), ("ep", 1)] {
+                for (k, x) in [
+                    ("tp", 1),
+                    ("pp", 1),
+                    ("dcp-size", 1),
+                    ("pcp-size", 1),
+                    ("ep", 1),
+                ] {
                     m.insert(k.into(), json!(x));
                 }
                 m.insert("dp-attn".into(), json!(false));
@@ -853,10 +859,7 @@ mod tests {
             row_with(Some(json!({"ep": "x"}))),
         ];
         let kept = filter_prefill_ep(rows, Some(4));
-        assert_eq!(
-            kept,
-            vec![row_with(None), row_with(Some(json!({"ep": 8})))]
-        );
+        assert_eq!(kept, vec![row_with(None), row_with(Some(json!({"ep": 8})))]);
     }
 
     fn diff_of(lines: &[&str]) -> Diff {

@@ -249,28 +249,34 @@ mod tests {
     }
 
     fn sn(tp: i64, conc: i64, exp: &str) -> MatrixRow {
-        row(json!({"image": "i", "model": "m", "model-prefix": "p", "precision": "fp8",
+        row(
+            json!({"image": "i", "model": "m", "model-prefix": "p", "precision": "fp8",
                "framework": "f", "spec-decoding": "none", "runner": "r", "isl": 1024,
                "osl": 1024, "tp": tp, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1,
                "dp-attn": false, "conc": conc, "max-model-len": 2304, "exp-name": exp,
-               "disagg": false, "run-eval": false}))
+               "disagg": false, "run-eval": false}),
+        )
     }
 
     fn mn(conc: &[i64]) -> MatrixRow {
         let w = json!({"num-worker": 1, "tp": 8, "ep": 8, "dp-attn": true, "pp": 1,
                        "dcp-size": 1, "pcp-size": 1});
-        row(json!({"image": "i", "model": "m", "model-prefix": "p", "precision": "fp8",
+        row(
+            json!({"image": "i", "model": "m", "model-prefix": "p", "precision": "fp8",
                "framework": "f", "spec-decoding": "none", "runner": "r", "isl": 8192,
                "osl": 1024, "prefill": w, "decode": w, "conc": conc, "max-model-len": 2304,
-               "exp-name": "e", "disagg": false, "run-eval": false}))
+               "exp-name": "e", "disagg": false, "run-eval": false}),
+        )
     }
 
     fn agentic() -> MatrixRow {
-        row(json!({"image": "i", "model": "m", "model-prefix": "p", "precision": "fp8",
+        row(
+            json!({"image": "i", "model": "m", "model-prefix": "p", "precision": "fp8",
                "framework": "f", "runner": "r", "tp": 8, "pp": 1, "dcp-size": 1,
                "pcp-size": 1, "ep": 1, "dp-attn": false, "spec-decoding": "none", "conc": 4,
                "kv-offloading": "none", "total-cpu-dram-gb": 0, "duration": 3600,
-               "exp-name": "e", "scenario-type": "agentic-coding"}))
+               "exp-name": "e", "scenario-type": "agentic-coding"}),
+        )
     }
 
     #[test]
@@ -283,9 +289,15 @@ mod tests {
         let recipe = without(&a, &["conc", "exp-name"]);
         assert_eq!(
             recipe_fingerprint(&a),
-            format!("{:x}", Sha256::digest(dumps_like_python(&recipe).as_bytes()))
+            format!(
+                "{:x}",
+                Sha256::digest(dumps_like_python(&recipe).as_bytes())
+            )
         );
-        assert!(dumps_like_python(&recipe).starts_with(r#"{"dcp-size":1,"disagg":false,"dp-attn":false,"#));
+        assert!(
+            dumps_like_python(&recipe)
+                .starts_with(r#"{"dcp-size":1,"disagg":false,"dp-attn":false,"#)
+        );
     }
 
     #[test]

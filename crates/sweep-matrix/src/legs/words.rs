@@ -9,9 +9,8 @@ use sweep_model::rows::MatrixRow;
 /// sequence length; benchmark rows get their recipe fingerprint.
 #[must_use]
 pub fn bucket_rows(rows: Vec<MatrixRow>, command_line: &str) -> ChangelogMatrix {
-    let (mut bench, evals): (Vec<MatrixRow>, Vec<MatrixRow>) = rows
-        .into_iter()
-        .partition(|r| r.eval_only() != Some(true));
+    let (mut bench, evals): (Vec<MatrixRow>, Vec<MatrixRow>) =
+        rows.into_iter().partition(|r| r.eval_only() != Some(true));
     for row in &mut bench {
         let fp = crate::assemble::recipe_fingerprint(row);
         row.set_recipe_fingerprint(fp);
@@ -49,9 +48,9 @@ pub enum CommandLineError {
     Empty,
 }
 
-impl sweep_cli::Classify for CommandLineError {
-    fn kind(&self) -> sweep_cli::Kind {
-        sweep_cli::Kind::Failed
+impl sweep_exit::Classify for CommandLineError {
+    fn kind(&self) -> sweep_exit::Kind {
+        sweep_exit::Kind::Failed
     }
 }
 

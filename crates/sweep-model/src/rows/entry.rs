@@ -26,9 +26,9 @@ impl Serialize for AsMatrixEntry<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self.0 {
             MatrixRow::SingleNodeFixed(r) => single_node_fixed(r).serialize(s),
-            MatrixRow::MultiNodeFixed(r) => multi_node_fixed(r)
-                .map_err(S::Error::custom)?
-                .serialize(s),
+            MatrixRow::MultiNodeFixed(r) => {
+                multi_node_fixed(r).map_err(S::Error::custom)?.serialize(s)
+            }
             MatrixRow::SingleNodeAgentic(r) => single_node_agentic(r).serialize(s),
             MatrixRow::MultiNodeAgentic(r) => multi_node_agentic(r)
                 .map_err(S::Error::custom)?
@@ -266,7 +266,9 @@ struct MultiNodeAgenticEntry<'a> {
     recipe_fingerprint: Option<&'a str>,
 }
 
-fn multi_node_agentic(r: &MultiNodeAgenticRow) -> Result<MultiNodeAgenticEntry<'_>, super::RowError> {
+fn multi_node_agentic(
+    r: &MultiNodeAgenticRow,
+) -> Result<MultiNodeAgenticEntry<'_>, super::RowError> {
     Ok(MultiNodeAgenticEntry {
         image: &r.image,
         model: &r.model,
@@ -342,6 +344,9 @@ mod tests {
             out.contains(r#""decode":{"num-worker":1,"tp":8,"pp":1,"dcp-size":1,"pcp-size":1,"ep":8,"dp-attn":true},"#),
             "{out}"
         );
-        assert!(out.ends_with(r#""eval-only":false,"eval-all-concs":false}"#), "{out}");
+        assert!(
+            out.ends_with(r#""eval-only":false,"eval-all-concs":false}"#),
+            "{out}"
+        );
     }
 }
