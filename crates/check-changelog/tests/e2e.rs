@@ -123,7 +123,9 @@ impl Fixture {
             changelog_file: "perf-changelog.yaml".into(),
             ..Options::default()
         };
-        sweep_changelog::pipeline::run(&Repo::new(&self.dir), &opts).map_err(|r| r.message)
+        sweep_changelog::pipeline::run(&Repo::new(&self.dir), &opts)
+            .map_err(|r| r.message)
+            .map(|m| m.to_value().unwrap())
     }
 }
 

@@ -1208,18 +1208,56 @@ pub struct Inputs<'a> {
     pub expected_producer_sha: Option<&'a str>,
 }
 
-#[allow(clippy::too_many_lines)] // one gate after the other, in the contract's order
+/// What the package holds once its manifest parsed: the devices and
+/// windows it promises, the samples it carries, the devices seen in them,
+/// the role of each device and the windows as parsed.
+struct Package {
+    expected_devices: Vec<ExpectedDevice>,
+    rows: Vec<SampleRow>,
+    observed: Vec<ObservedDevice>,
+    roles: BTreeMap<DeviceKey, String>,
+    parsed_windows: BTreeMap<WindowKey, ParsedWindow>,
+}
+
+/// The gates of a multi-node power package, one after the other in the
+/// contract's order; the first that cannot go on returns the audit as it
+/// stands. Only a package every gate passed is integrated.
 fn validate_and_integrate(inp: &Inputs<'_>, benchmark: Option<Benchmark>) -> Audit {
     let mut audit = Audit {
         expected_producer_git_commit: inp.expected_producer_sha.map(str::to_owned),
         ..Audit::default()
     };
+    let Some(manifest) = read_manifest(&mut audit, inp) else {
+        return audit;
+    };
+    record_producer(&mut audit, &manifest, inp);
+    let Some(package) = recompute_validity(&mut audit, &manifest, inp) else {
+        return audit;
+    };
+    check_stored_verdict(&mut audit);
+    check_roles(&mut audit, inp, &package);
+    record_devices(&mut audit, &package);
+
+    // Exactly one completed window must belong to this result.
+    let window = select_window(&mut audit, &package.parsed_windows, inp, benchmark);
+    let (Some(window), Some(bench)) = (window, benchmark) else {
+        return audit;
+    };
+    if !audit.reasons.is_empty() {
+        return audit;
+    }
+    integrate(&mut audit, inp, &package, window, bench);
+    audit
+}
+
+/// The package directory and its manifest, as an object.
+fn read_manifest(audit: &mut Audit, inp: &Inputs<'_>) -> Option<Map<String, Value>> {
     if !inp.power_dir.is_dir() {
         audit.add(
             "power_artifacts_missing",
             Some(format!("power dir missing: {}", inp.power_dir_shown)),
         );
-        return audit;
+        return None;
     }
     let manifest_path = inp.power_dir.join(MANIFEST_FILENAME);
     if !manifest_path.is_file() {
@@ -1230,31 +1268,33 @@ fn validate_and_integrate(inp: &Inputs<'_>, benchmark: Option<Benchmark>) -> Aud
                 python_path_join(inp.power_dir_shown, MANIFEST_FILENAME)
             )),
         );
-        return audit;
+        return None;
     }
-    let manifest = match sweep_model::fsio::read_bytes(
-        &manifest_path,
-        sweep_model::fsio::MAX_RESULT_JSON_BYTES,
-    )
-    .map_err(|e| e.to_string())
-    .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|e| e.to_string()))
+    match sweep_model::fsio::read_bytes(&manifest_path, sweep_model::fsio::MAX_RESULT_JSON_BYTES)
+        .map_err(|e| e.to_string())
+        .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|e| e.to_string()))
     {
-        Ok(Value::Object(m)) => m,
+        Ok(Value::Object(m)) => Some(m),
         Ok(_) => {
             audit.add(
                 "manifest_malformed",
                 Some("manifest is not an object".to_owned()),
             );
-            return audit;
+            None
         }
         Err(e) => {
             audit.add(
                 "manifest_malformed",
                 Some(format!("manifest unreadable: {e}")),
             );
-            return audit;
+            None
         }
-    };
+    }
+}
+
+/// The manifest's own verdict and producer, and the producer pin: numbers
+/// from an unknown producer are never published.
+fn record_producer(audit: &mut Audit, manifest: &Map<String, Value>, inp: &Inputs<'_>) {
     audit.stored_publication_valid = manifest.get("publication_valid").and_then(Value::as_bool);
     audit.producer_git_commit = manifest
         .get("producer_git_commit")
@@ -1266,7 +1306,6 @@ fn validate_and_integrate(inp: &Inputs<'_>, benchmark: Option<Benchmark>) -> Aud
         .and_then(Value::as_str)
         .map(str::to_owned);
 
-    // Producer pin: numbers from an unknown producer are never published.
     match inp.expected_producer_sha.filter(|s| !s.is_empty()) {
         None => audit.add(
             "producer_pin_missing",
@@ -1290,11 +1329,19 @@ fn validate_and_integrate(inp: &Inputs<'_>, benchmark: Option<Benchmark>) -> Aud
         }
         Some(_) => {}
     }
+}
 
-    // Recompute the package's validity from its bytes.
-    let mut recompute = check_wire_contract(&manifest);
-    let parsed = parse_expected_devices(&manifest)
-        .and_then(|d| parse_expected_windows(&manifest).map(|w| (d, w)));
+/// Recomputes the package's validity from its bytes (wire contract,
+/// devices, windows, stored evidence); `None` when the manifest's devices
+/// or windows cannot be parsed.
+fn recompute_validity(
+    audit: &mut Audit,
+    manifest: &Map<String, Value>,
+    inp: &Inputs<'_>,
+) -> Option<Package> {
+    let mut recompute = check_wire_contract(manifest);
+    let parsed = parse_expected_devices(manifest)
+        .and_then(|d| parse_expected_windows(manifest).map(|w| (d, w)));
     let (expected_devices, expected_windows) = match parsed {
         Ok(p) => p,
         Err(exc) => {
@@ -1303,7 +1350,7 @@ fn validate_and_integrate(inp: &Inputs<'_>, benchmark: Option<Benchmark>) -> Aud
                 Some(format!("manifest malformed: {}", exc.repr())),
             );
             audit.recomputed_publication_valid = Some(false);
-            return audit;
+            return None;
         }
     };
     let (rows, sample_reasons) = read_samples(&inp.power_dir.join(SAMPLES_FILENAME));
@@ -1356,7 +1403,7 @@ fn validate_and_integrate(inp: &Inputs<'_>, benchmark: Option<Benchmark>) -> Aud
         }
     }
     recompute.extend(check_stored_evidence(
-        &manifest,
+        manifest,
         &expected_devices,
         &expected_windows,
         &rows,
@@ -1370,8 +1417,17 @@ fn validate_and_integrate(inp: &Inputs<'_>, benchmark: Option<Benchmark>) -> Aud
     if recompute_invalid {
         push_once(&mut audit.reasons, "package_recompute_invalid");
     }
+    Some(Package {
+        expected_devices,
+        rows,
+        observed,
+        roles,
+        parsed_windows,
+    })
+}
 
-    // The stored verdict must agree with the recomputation, and be true.
+/// The stored verdict must agree with the recomputation, and be true.
+fn check_stored_verdict(audit: &mut Audit) {
     let (stored, recomputed) = (
         audit.stored_publication_valid,
         audit.recomputed_publication_valid,
@@ -1396,8 +1452,10 @@ fn validate_and_integrate(inp: &Inputs<'_>, benchmark: Option<Benchmark>) -> Aud
             Some("stored and recomputed both invalid".to_owned()),
         );
     }
+}
 
-    // Role topology against the workflow's own GPU counts.
+/// Role topology against the workflow's own GPU counts.
+fn check_roles(audit: &mut Audit, inp: &Inputs<'_>, package: &Package) {
     let mut expected_roles = Vec::new();
     if inp.prefill_gpus > 0 {
         expected_roles.push(("prefill", inp.prefill_gpus));
@@ -1410,52 +1468,61 @@ fn validate_and_integrate(inp: &Inputs<'_>, benchmark: Option<Benchmark>) -> Aud
             "topology_env_mismatch",
             Some("PREFILL_GPUS/DECODE_GPUS are both zero".to_owned()),
         );
-    } else if !roles.is_empty() {
-        for f in check_role_topology(&expected_devices, &roles, &expected_roles) {
+    } else if !package.roles.is_empty() {
+        for f in check_role_topology(&package.expected_devices, &package.roles, &expected_roles) {
             audit.add("topology_env_mismatch", Some(f));
         }
     }
+}
 
-    audit.expected_gpu_count = expected_devices.len();
-    audit.observed_gpu_count = observed.len();
-    // Role, energy and gap maps share the producer's hostname/uuid keys;
-    // devices never observed fall back to hostname/index.
-    let label_of = |key: &DeviceKey| {
-        observed
-            .iter()
-            .find(|d| &d.key == key)
-            .and_then(ObservedDevice::label)
-    };
-    audit.per_gpu_role = roles
+/// A device's label: the producer's hostname/uuid key when it was observed
+/// (role, energy and gap maps share it), else hostname/index.
+fn device_label(observed: &[ObservedDevice], key: &DeviceKey) -> String {
+    observed
         .iter()
-        .map(|(k, role)| {
-            (
-                label_of(k).unwrap_or_else(|| format!("{}/{}", k.0, k.1)),
-                role.clone(),
-            )
-        })
+        .find(|d| &d.key == key)
+        .and_then(ObservedDevice::label)
+        .unwrap_or_else(|| format!("{}/{}", key.0, key.1))
+}
+
+/// GPU counts and the role of each device.
+fn record_devices(audit: &mut Audit, package: &Package) {
+    audit.expected_gpu_count = package.expected_devices.len();
+    audit.observed_gpu_count = package.observed.len();
+    audit.per_gpu_role = package
+        .roles
+        .iter()
+        .map(|(k, role)| (device_label(&package.observed, k), role.clone()))
         .collect();
+}
 
-    // Exactly one completed window must belong to this result.
-    let window = select_window(&mut audit, &parsed_windows, inp, benchmark);
-    let (Some(window), Some(bench)) = (window, benchmark) else {
-        return audit;
-    };
-    if !audit.reasons.is_empty() {
-        return audit;
-    }
-
-    // Per-GPU trapezoid clipped to the formal window; roles sum.
+/// Per-GPU trapezoid clipped to the formal window, roles summed, and the
+/// figures derived from them; a non-finite figure makes the verdict
+/// invalid instead of being published.
+fn integrate(
+    audit: &mut Audit,
+    inp: &Inputs<'_>,
+    package: &Package,
+    window: &ParsedWindow,
+    bench: Benchmark,
+) {
+    let Package {
+        expected_devices,
+        rows,
+        observed,
+        roles,
+        ..
+    } = package;
     let (start, end) = (window.start, window.end.unwrap_or_default());
     let mut role_energy = [0.0_f64; 2]; // prefill, decode
-    for d in &expected_devices {
+    for d in expected_devices {
         let mut samples: Vec<(f64, f64)> = rows
             .iter()
             .filter(|r| r.hostname == d.key.0 && r.gpu_index == d.key.1)
             .map(|r| (r.timestamp_unix, r.power_w))
             .collect();
         samples.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        let label = label_of(&d.key).unwrap_or_else(|| format!("{}/{}", d.key.0, d.key.1));
+        let label = device_label(observed, &d.key);
         let energy = integrate_device(&samples, start, end);
         audit.per_gpu_energy_j.push((label.clone(), energy));
         match roles.get(&d.key).map(String::as_str) {
@@ -1523,11 +1590,10 @@ fn validate_and_integrate(inp: &Inputs<'_>, benchmark: Option<Benchmark>) -> Aud
             "non_finite_power_metric",
             Some(format!("non-finite: {}", non_finite.join(", "))),
         );
-        return audit;
+        return;
     }
     audit.metrics = metrics;
     audit.power_valid = true;
-    audit
 }
 
 /// Binds the processed result to its completed window by content, not name.

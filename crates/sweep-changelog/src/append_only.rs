@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use sweep_matrix::assemble::curve_key;
 use sweep_model::python::dumps_like_python;
 use sweep_model::python::{python_repr_list, python_repr_str};
+use sweep_model::rows::MatrixRow;
 
 /// Why an append-only entry is refused (§6.4 scope, §7.3 delta): config
 /// keys and scenarios are quoted as the reference quotes them (`'a'`).
@@ -118,17 +119,12 @@ pub fn validate_scope(
     Ok(())
 }
 
-fn concurrencies(row: &Value) -> Result<Vec<i64>, AppendOnlyError> {
-    match row.get("conc") {
-        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(vec![n.as_i64().unwrap_or(0)]),
-        Some(Value::Array(items))
-            if !items.is_empty() && items.iter().all(|v| v.is_i64() || v.is_u64()) =>
-        {
-            Ok(items.iter().filter_map(Value::as_i64).collect())
-        }
-        other => Err(AppendOnlyError::BadConcurrency(
-            other.cloned().unwrap_or(Value::Null),
-        )),
+/// The row's points; a multi-node row without any is refused as the
+/// reference refuses an empty list.
+fn concurrencies(row: &MatrixRow) -> Result<&[i64], AppendOnlyError> {
+    match row.concs() {
+        [] => Err(AppendOnlyError::BadConcurrency(Value::Array(Vec::new()))),
+        points => Ok(points),
     }
 }
 
@@ -188,7 +184,7 @@ fn series_key(row: &Value) -> String {
 
 /// The rows of `head` that add points to base curves or add new curves,
 /// rejecting any removal or modification of base points (§7.3).
-pub fn delta(base: &[Value], head: &[Value]) -> Result<Vec<Value>, AppendOnlyError> {
+pub fn delta(base: &[MatrixRow], head: &[MatrixRow]) -> Result<Vec<MatrixRow>, AppendOnlyError> {
     let mut base_groups: HashMap<String, HashSet<i64>> = HashMap::new();
     let mut base_order: Vec<String> = Vec::new();
     let mut head_groups: HashMap<String, HashSet<i64>> = HashMap::new();
@@ -199,13 +195,13 @@ pub fn delta(base: &[Value], head: &[Value]) -> Result<Vec<Value>, AppendOnlyErr
             base_order.push(k);
             HashSet::new()
         });
-        set.extend(points);
+        set.extend(points.iter().copied());
     }
     for row in head {
         head_groups
             .entry(curve_key(row))
             .or_default()
-            .extend(concurrencies(row)?);
+            .extend(concurrencies(row)?.iter().copied());
     }
     if base_groups.is_empty() {
         return Err(AppendOnlyError::NoBaseCurve);
@@ -231,24 +227,18 @@ pub fn delta(base: &[Value], head: &[Value]) -> Result<Vec<Value>, AppendOnlyErr
         let base_points = base_groups.get(&k);
         let is_new = |p: &i64| base_points.is_none_or(|b| !b.contains(p));
         let done = emitted.entry(k).or_default();
-        match row.get("conc") {
-            Some(Value::Array(items)) => {
-                let mut kept = Vec::new();
-                for p in items.iter().filter_map(Value::as_i64) {
-                    if is_new(&p) && done.insert(p) {
-                        kept.push(Value::from(p));
-                    }
-                }
-                if !kept.is_empty() {
-                    let mut r = row.clone();
-                    r["conc"] = Value::Array(kept);
-                    out.push(r);
+        let mut row = row.clone();
+        match row.multi_node_concs_mut() {
+            Some(points) => {
+                points.retain(|p| is_new(p) && done.insert(*p));
+                if !points.is_empty() {
+                    out.push(row);
                 }
             }
-            _ => {
-                let p = row.get("conc").and_then(Value::as_i64).unwrap_or(0);
+            None => {
+                let p = row.concs().first().copied().unwrap_or(0);
                 if is_new(&p) && done.insert(p) {
-                    out.push(row.clone());
+                    out.push(row);
                 }
             }
         }
@@ -257,17 +247,17 @@ pub fn delta(base: &[Value], head: &[Value]) -> Result<Vec<Value>, AppendOnlyErr
         return Err(AppendOnlyError::NothingAdded);
     }
     let mut images: HashMap<String, BTreeSet<String>> = HashMap::new();
-    for row in base {
+    for row in base.iter().map(MatrixRow::to_value) {
         images
-            .entry(series_key(row))
+            .entry(series_key(&row))
             .or_default()
             .insert(dumps_like_python(row.get("image").unwrap_or(&Value::Null)));
     }
-    for row in &out {
+    for row in out.iter().map(MatrixRow::to_value) {
         let image = row.get("image").unwrap_or(&Value::Null);
         let ok = !image.is_null()
             && images
-                .get(&series_key(row))
+                .get(&series_key(&row))
                 .is_some_and(|set| set.len() == 1 && set.contains(&dumps_like_python(image)));
         if !ok {
             return Err(AppendOnlyError::NotOnVisualCurve);
@@ -282,9 +272,35 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn row(conc: Value, image: &str) -> Value {
-        json!({"image": image, "model": "m", "runner": "r", "isl": 1024, "osl": 1024,
-               "tp": 8, "conc": conc, "exp-name": "e"})
+    /// A single-node row for a number, a multi-node row for a list.
+    fn row_tp(conc: Value, image: &str, tp: i64) -> MatrixRow {
+        let mut v = json!({"image": image, "model": "m", "model-prefix": "p",
+            "precision": "fp8", "framework": "f", "spec-decoding": "none", "runner": "r",
+            "isl": 1024, "osl": 1024, "conc": conc, "max-model-len": 2304, "exp-name": "e",
+            "disagg": false, "run-eval": false});
+        let m = v.as_object_mut().unwrap();
+        if m["conc"].is_array() {
+            let w = json!({"num-worker": 1, "tp": tp, "ep": 1, "dp-attn": false, "pp": 1,
+                           "dcp-size": 1, "pcp-size": 1});
+            m.insert("prefill".into(), w.clone());
+            m.insert("decode".into(), w);
+        } else {
+            for (k, x) in [
+                ("tp", json!(tp)),
+                ("pp", json!(1)),
+                ("dcp-size", json!(1)),
+                ("pcp-size", json!(1)),
+                ("ep", json!(1)),
+                ("dp-attn", json!(false)),
+            ] {
+                m.insert(k.into(), x);
+            }
+        }
+        MatrixRow::from_map(m.clone()).unwrap()
+    }
+
+    fn row(conc: Value, image: &str) -> MatrixRow {
+        row_tp(conc, image, 8)
     }
 
     #[test]
@@ -329,8 +345,7 @@ mod tests {
                 .contains("remove or modify")
         );
         // A new recipe in a series whose image changed is refused.
-        let mut extra = row(json!(4), "j");
-        extra["tp"] = json!(4);
+        let extra = row_tp(json!(4), "j", 4);
         let head = vec![base[0].clone(), base[1].clone(), extra];
         assert!(
             delta(&base, &head)
@@ -339,10 +354,10 @@ mod tests {
                 .contains("visual curve")
         );
         assert!(
-            delta(&[row(json!("x"), "i")], &base)
+            delta(&[row(json!([]), "i")], &base)
                 .unwrap_err()
                 .to_string()
-                .contains("invalid concurrency value: 'x'")
+                .contains("invalid concurrency value: []")
         );
     }
 

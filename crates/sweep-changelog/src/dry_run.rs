@@ -181,7 +181,11 @@ pub fn run(
     }
     let masters = pipeline::load_head_masters(repo).map_err(DryRunError::Rejected)?;
     let selected = runner_labels::selected_configs(&matrix, &masters.entries);
-    let mut plan = plan(&matrix, &selected, leg_minutes).map_err(DryRunError::Matrix)?;
+    // The plan reads the matrix as the leg workflow does: as printed.
+    let printed = matrix
+        .to_value()
+        .map_err(|e| DryRunError::Rejected(Rejection::unreadable(e.to_string())))?;
+    let mut plan = plan(&printed, &selected, leg_minutes).map_err(DryRunError::Matrix)?;
     plan.base_ref = gate_opts.base_ref.clone();
     plan.head_ref = gate_opts.head_ref.clone();
     plan.changelog_file = gate_opts.changelog_file.clone();

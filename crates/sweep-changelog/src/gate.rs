@@ -93,7 +93,7 @@ pub fn check_matrix(
     repo: &Repo,
     args: &GateOptions,
     trim_conc: bool,
-) -> Result<(String, serde_json::Value), Rejection> {
+) -> Result<(String, sweep_matrix::assemble::ChangelogMatrix), Rejection> {
     let base = args.base_ref.clone();
     let head = args.head_ref.clone();
     let path = &args.changelog_file;
@@ -169,11 +169,11 @@ pub enum PrepareError {
     Refused(String),
 }
 
-impl sweep_cli::Classify for PrepareError {
-    fn kind(&self) -> sweep_cli::Kind {
+impl sweep_exit::Classify for PrepareError {
+    fn kind(&self) -> sweep_exit::Kind {
         match self {
-            PrepareError::Unreadable(_) => sweep_cli::Kind::Failed,
-            PrepareError::Refused(_) => sweep_cli::Kind::Rejected,
+            PrepareError::Unreadable(_) => sweep_exit::Kind::Failed,
+            PrepareError::Refused(_) => sweep_exit::Kind::Rejected,
         }
     }
 }

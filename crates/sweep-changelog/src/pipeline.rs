@@ -7,10 +7,10 @@ use crate::diff::{self, Diff};
 use crate::git::Repo;
 use crate::masters::RawMasters;
 use crate::stale;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use sweep_matrix::assemble;
+use sweep_matrix::assemble::{self, ChangelogMatrix, ChangelogMetadata};
 use sweep_matrix::generate::{
     CommonOptions, LoadedConfigs, ScenarioType, TestConfigOptions, generate_test_config,
 };
@@ -20,12 +20,13 @@ use sweep_matrix::{MASTER_CONFIGS, RUNNER_CONFIG};
 use sweep_model::changelog::{ChangelogEntry, SCENARIO_TYPES};
 use sweep_model::config::{ConfigError, ConfigErrorKind, MasterConfigs};
 use sweep_model::python::{python_repr_list, python_repr_str};
+use sweep_model::rows::MatrixRow;
 use sweep_model::runners::Runners;
 use sweep_model::yaml::{self, PathSeg};
 
 /// Why the changelog step stopped: the change was judged and refused, or an
 /// input it needs could not be read (exit 1 and exit 2 of the contract,
-/// `sweep_cli::Kind`).
+/// `sweep_exit::Kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RejectionKind {
     /// The change is invalid: the check said no (exit 1).
@@ -82,11 +83,11 @@ impl Rejection {
 }
 
 /// Invalid is a "no" (exit 1), unreadable could not do the job (exit 2).
-impl sweep_cli::Classify for Rejection {
-    fn kind(&self) -> sweep_cli::Kind {
+impl sweep_exit::Classify for Rejection {
+    fn kind(&self) -> sweep_exit::Kind {
         match self.kind {
-            RejectionKind::Invalid => sweep_cli::Kind::Rejected,
-            RejectionKind::Unreadable => sweep_cli::Kind::Failed,
+            RejectionKind::Invalid => sweep_exit::Kind::Rejected,
+            RejectionKind::Unreadable => sweep_exit::Kind::Failed,
         }
     }
 }
@@ -173,7 +174,7 @@ fn with_runners(
 }
 
 /// The rows of one `test-config` call, as the generator emits them.
-fn test_config(loaded: &LoadedConfigs, call: &TestConfig<'_>) -> Result<Vec<Value>, GenError> {
+fn test_config(loaded: &LoadedConfigs, call: &TestConfig<'_>) -> Result<Vec<MatrixRow>, GenError> {
     let evals = if call.no_evals {
         EvalMode::NoEvals
     } else if call.all_evals {
@@ -204,8 +205,7 @@ fn test_config(loaded: &LoadedConfigs, call: &TestConfig<'_>) -> Result<Vec<Valu
         config_keys: call.keys.to_vec(),
         conc: None,
     };
-    let rows = generate_test_config(loaded, &opts)?;
-    Ok(rows.into_iter().map(Value::from).collect())
+    generate_test_config(loaded, &opts)
 }
 
 /// Flags of `generate-matrix changelog`.
@@ -534,11 +534,13 @@ fn group_unseen(
 }
 
 /// Drops multi-node eval rows whose `prefill.ep` is below `min` (§7.2).
-pub fn filter_prefill_ep(rows: Vec<Value>, min: Option<i64>) -> Vec<Value> {
+/// `prefill` is the config's block as written, read as the reference reads
+/// it (`int(prefill.get("ep", 1))`).
+pub fn filter_prefill_ep(rows: Vec<MatrixRow>, min: Option<i64>) -> Vec<MatrixRow> {
     let Some(min) = min else { return rows };
     rows.into_iter()
-        .filter(|row| match row.get("prefill") {
-            Some(Value::Object(p)) => match p.get("ep") {
+        .filter(|row| match row.prefill() {
+            Some(p) => match p.get("ep") {
                 None => 1 >= min,
                 Some(Value::Number(n)) => n
                     .as_i64()
@@ -548,7 +550,7 @@ pub fn filter_prefill_ep(rows: Vec<Value>, min: Option<i64>) -> Vec<Value> {
                 Some(Value::String(s)) => s.trim().parse::<i64>().is_ok_and(|ep| ep >= min),
                 Some(_) => false,
             },
-            _ => true,
+            None => true,
         })
         .collect()
 }
@@ -556,7 +558,7 @@ pub fn filter_prefill_ep(rows: Vec<Value>, min: Option<i64>) -> Vec<Value> {
 /// Runs the whole pipeline and returns the output object. Errors come in
 /// the spec's order: diff and entries first, then the append-only checks,
 /// then the configs.
-pub fn run(repo: &Repo, opts: &Options) -> Result<Value, Rejection> {
+pub fn run(repo: &Repo, opts: &Options) -> Result<ChangelogMatrix, Rejection> {
     let additions = read_additions(repo, opts)?;
     generate_with(repo, opts, &additions, load_head_masters(repo))
 }
@@ -568,7 +570,11 @@ pub fn load_head_masters(repo: &Repo) -> Result<MasterConfigs, Rejection> {
 }
 
 /// Steps 4–9 on parsed additions.
-pub fn generate(repo: &Repo, opts: &Options, additions: &Additions) -> Result<Value, Rejection> {
+pub fn generate(
+    repo: &Repo,
+    opts: &Options,
+    additions: &Additions,
+) -> Result<ChangelogMatrix, Rejection> {
     generate_with(repo, opts, additions, load_head_masters(repo))
 }
 
@@ -579,7 +585,7 @@ fn generate_with(
     opts: &Options,
     additions: &Additions,
     masters: Result<MasterConfigs, Rejection>,
-) -> Result<Value, Rejection> {
+) -> Result<ChangelogMatrix, Rejection> {
     let entries = &additions.entries;
     let append_only = entries.iter().any(|e| e.append_only);
     if append_only && !entries.iter().all(|e| e.append_only) {
@@ -620,8 +626,8 @@ fn generate_with(
 
     let mut bench_seen: HashMap<String, Vec<&'static str>> = HashMap::new();
     let mut eval_seen: HashMap<String, Vec<&'static str>> = HashMap::new();
-    let mut bench: Vec<Value> = Vec::new();
-    let mut evals: Vec<Value> = Vec::new();
+    let mut bench: Vec<MatrixRow> = Vec::new();
+    let mut evals: Vec<MatrixRow> = Vec::new();
     for (entry, keys) in &resolved {
         let scenarios = entry.scenarios();
         let expand_all = opts.all_evals || entry.all_evals;
@@ -664,19 +670,15 @@ fn generate_with(
     }
     for row in &mut bench {
         let fp = assemble::recipe_fingerprint(row);
-        if let Value::Object(m) = row {
-            m.insert("recipe-fingerprint".into(), Value::String(fp));
-        }
+        row.set_recipe_fingerprint(fp);
     }
-    let mut metadata = Map::new();
-    metadata.insert("base_ref".into(), Value::String(opts.base_ref.clone()));
-    metadata.insert("head_ref".into(), Value::String(opts.head_ref.clone()));
-    metadata.insert(
-        "entries".into(),
-        Value::Array(entries.iter().map(ChangelogEntry::to_json).collect()),
-    );
-    assemble::assemble(&bench, &evals, Value::Object(metadata))
-        .map_err(|e| Rejection::new(e.to_string()))
+    let metadata = ChangelogMetadata {
+        base_ref: opts.base_ref.clone(),
+        head_ref: opts.head_ref.clone(),
+        entries: entries.clone(),
+        generate_command: None,
+    };
+    Ok(assemble::assemble(bench, evals, metadata))
 }
 
 /// §6.4: base inputs for append-only entries, with the scope checks.
@@ -817,17 +819,47 @@ mod tests {
         assert!(group_unseen(&keys, &SCENARIO_TYPES, &mut mem).is_empty());
     }
 
+    /// A row of `tp` (single-node) or with this `prefill` block as written.
+    fn row_with(prefill: Option<Value>) -> MatrixRow {
+        let mut v = json!({"image": "i", "model": "m", "model-prefix": "p", "precision": "fp8",
+            "framework": "f", "spec-decoding": "none", "runner": "r", "isl": 1024,
+            "osl": 1024, "max-model-len": 2304, "exp-name": "e", "disagg": false,
+            "run-eval": false});
+        let m = v.as_object_mut().unwrap();
+        match prefill {
+            Some(p) => {
+                m.insert("prefill".into(), p);
+                m.insert("decode".into(), json!({}));
+                m.insert("conc".into(), json!([4]));
+            }
+            None => {
+                for (k, x) in [
+                    ("tp", 1),
+                    ("pp", 1),
+                    ("dcp-size", 1),
+                    ("pcp-size", 1),
+                    ("ep", 1),
+                ] {
+                    m.insert(k.into(), json!(x));
+                }
+                m.insert("dp-attn".into(), json!(false));
+                m.insert("conc".into(), json!(4));
+            }
+        }
+        MatrixRow::from_map(m.clone()).unwrap()
+    }
+
     #[test]
     fn prefill_ep_filter_keeps_single_node_rows() {
         let rows = vec![
-            json!({"tp": 1}),
-            json!({"prefill": {"ep": 8}}),
-            json!({"prefill": {"ep": 2}}),
-            json!({"prefill": {}}),
-            json!({"prefill": {"ep": "x"}}),
+            row_with(None),
+            row_with(Some(json!({"ep": 8}))),
+            row_with(Some(json!({"ep": 2}))),
+            row_with(Some(json!({}))),
+            row_with(Some(json!({"ep": "x"}))),
         ];
         let kept = filter_prefill_ep(rows, Some(4));
-        assert_eq!(kept, vec![json!({"tp": 1}), json!({"prefill": {"ep": 8}})]);
+        assert_eq!(kept, vec![row_with(None), row_with(Some(json!({"ep": 8})))]);
     }
 
     fn diff_of(lines: &[&str]) -> Diff {

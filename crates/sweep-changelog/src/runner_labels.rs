@@ -7,9 +7,10 @@
 use crate::git::Repo;
 use crate::masters::RawMasters;
 use crate::pipeline::{self, Rejection};
-use serde_json::Value;
 use sweep_matrix::RUNNER_CONFIG;
+use sweep_matrix::assemble::ChangelogMatrix;
 use sweep_model::config::ConfigEntry;
+use sweep_model::rows::MatrixRow;
 use sweep_model::runners::Runners;
 
 /// One label the matrix uses that `runners.yaml` lacks.
@@ -57,31 +58,14 @@ impl UnknownRunner {
     }
 }
 
-/// Every object with a string `runner` under the matrix's row lists (not
-/// `changelog_metadata`), counted per label in first-seen order.
-fn legs_per_label(matrix: &Value) -> Vec<(String, usize)> {
-    fn walk(v: &Value, out: &mut Vec<(String, usize)>) {
-        match v {
-            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
-            Value::Object(m) => {
-                if let Some(Value::String(r)) = m.get("runner") {
-                    match out.iter_mut().find(|(l, _)| l == r) {
-                        Some((_, n)) => *n += 1,
-                        None => out.push((r.clone(), 1)),
-                    }
-                } else {
-                    m.values().for_each(|x| walk(x, out));
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    if let Value::Object(m) = matrix {
-        for (k, v) in m {
-            if k != "changelog_metadata" {
-                walk(v, &mut out);
-            }
+/// The runner labels of the matrix's rows, counted per label in first-seen
+/// order.
+fn legs_per_label(matrix: &ChangelogMatrix) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for r in matrix.rows().map(MatrixRow::runner) {
+        match out.iter_mut().find(|(l, _)| l == r) {
+            Some((_, n)) => *n += 1,
+            None => out.push((r.to_string(), 1)),
         }
     }
     out
@@ -89,7 +73,11 @@ fn legs_per_label(matrix: &Value) -> Vec<(String, usize)> {
 
 /// The labels of `matrix` that the working tree's `runners.yaml` does not
 /// define, with the selected configs (`entries`) that name them.
-pub fn unknown(runners: &Runners, entries: &[ConfigEntry], matrix: &Value) -> Vec<UnknownRunner> {
+pub fn unknown(
+    runners: &Runners,
+    entries: &[ConfigEntry],
+    matrix: &ChangelogMatrix,
+) -> Vec<UnknownRunner> {
     let defined: Vec<String> = runners.labels.keys().cloned().collect();
     legs_per_label(matrix)
         .into_iter()
@@ -118,7 +106,7 @@ pub fn unknown(runners: &Runners, entries: &[ConfigEntry], matrix: &Value) -> Ve
 
 /// [`unknown`] for a repository's working tree: its `runners.yaml` and the
 /// master configs the matrix's changelog entries select.
-pub fn check(repo: &Repo, matrix: &Value) -> Result<Vec<UnknownRunner>, Rejection> {
+pub fn check(repo: &Repo, matrix: &ChangelogMatrix) -> Result<Vec<UnknownRunner>, Rejection> {
     if legs_per_label(matrix).is_empty() {
         return Ok(Vec::new());
     }
@@ -132,24 +120,16 @@ pub fn check(repo: &Repo, matrix: &Value) -> Result<Vec<UnknownRunner>, Rejectio
 
 /// The master configs the change's entries select (`changelog_metadata`'s
 /// config keys and wildcards, resolved as the pipeline resolves them).
-pub fn selected_configs<'a>(matrix: &Value, entries: &'a [ConfigEntry]) -> Vec<&'a ConfigEntry> {
+pub fn selected_configs<'a>(
+    matrix: &ChangelogMatrix,
+    entries: &'a [ConfigEntry],
+) -> Vec<&'a ConfigEntry> {
     let raw = RawMasters::new(entries.iter().map(|e| (e.key.as_str(), &e.raw)));
     let mut keys: Vec<String> = Vec::new();
-    let listed = matrix
-        .pointer("/changelog_metadata/entries")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten();
-    for entry in listed {
-        let patterns: Vec<String> = entry
-            .get("config-keys")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|k| k.as_str().map(str::to_string))
-            .collect();
+    for entry in &matrix.changelog_metadata.entries {
+        let patterns = &entry.config_keys;
         // The gate accepted the change, so every pattern resolves.
-        for k in pipeline::resolve_keys(&patterns, &raw).unwrap_or_default() {
+        for k in pipeline::resolve_keys(patterns, &raw).unwrap_or_default() {
             if !keys.contains(&k) {
                 keys.push(k);
             }
@@ -164,13 +144,28 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn row(runner: &str, isl: i64) -> MatrixRow {
+        let v = json!({"image": "i", "model": "m", "model-prefix": "p", "precision": "fp8",
+            "framework": "f", "spec-decoding": "none", "runner": runner, "isl": isl,
+            "osl": 1024, "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1,
+            "dp-attn": false, "conc": 4, "max-model-len": 2304, "exp-name": "e",
+            "disagg": false, "run-eval": false});
+        MatrixRow::from_map(v.as_object().unwrap().clone()).unwrap()
+    }
+
     #[test]
-    fn labels_are_counted_per_leg_outside_the_metadata() {
-        let m = json!({
-            "single_node": {"8k1k": [{"runner": "b2000"}, {"runner": "b2000"}, {"runner": "h200"}]},
-            "evals": [{"runner": "b2000", "prefill": {"ep": 1}}],
-            "changelog_metadata": {"entries": [{"runner": "x"}]},
-        });
+    fn labels_are_counted_per_leg_in_output_order() {
+        let metadata = sweep_matrix::assemble::ChangelogMetadata {
+            base_ref: String::new(),
+            head_ref: String::new(),
+            entries: Vec::new(),
+            generate_command: None,
+        };
+        let m = sweep_matrix::assemble::assemble(
+            vec![row("b2000", 8192), row("b2000", 1024), row("h200", 8192)],
+            vec![row("b2000", 1024)],
+            metadata,
+        );
         assert_eq!(
             legs_per_label(&m),
             vec![("b2000".to_string(), 3), ("h200".to_string(), 1)]

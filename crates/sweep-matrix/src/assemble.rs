@@ -1,29 +1,34 @@
-//! Row-level steps after generation: `--trim-conc` (§8), the canonical JSON
-//! and `recipe-fingerprint` (§9), bucketing (§10.1) and the output-model
-//! normalisation and closed-field check (§10.2).
+//! Row-level steps after generation, on typed rows ([`MatrixRow`]):
+//! `--trim-conc` (§8), the canonical JSON and `recipe-fingerprint` (§9),
+//! and the changelog matrix itself, bucketed (§10.1) and written through
+//! the reference's output models (§10.2, [`AsMatrixEntry`]) when it is
+//! serialised. The row set and its field types are the row types' own, so
+//! no closed-field check is left to do here.
 
-use serde_json::{Map, Value};
+use serde::ser::SerializeMap as _;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use sweep_model::changelog::ChangelogEntry;
 use sweep_model::python::dumps_like_python;
-use sweep_model::rows::RowKind;
+use sweep_model::rows::{AsMatrixEntry, MatrixRow, RowKind};
 
-fn without(row: &Value, drop: &[&str]) -> Value {
-    match row {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| !drop.contains(&k.as_str()))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        ),
-        other => other.clone(),
+/// The row's canonical JSON object without the fields in `drop`.
+fn without(row: &MatrixRow, drop: &[&str]) -> Value {
+    match row.to_value() {
+        Value::Object(mut m) => {
+            m.retain(|k, _| !drop.contains(&k.as_str()));
+            Value::Object(m)
+        }
+        other => other,
     }
 }
 
 /// SHA-256 (lowercase hex) of the canonical JSON of the row without its
 /// point-level fields.
-pub fn recipe_fingerprint(row: &Value) -> String {
+pub fn recipe_fingerprint(row: &MatrixRow) -> String {
     let recipe = without(row, &["conc", "exp-name", "recipe-fingerprint"]);
     let digest = Sha256::digest(dumps_like_python(&recipe).as_bytes());
     let mut hex = String::with_capacity(64);
@@ -35,52 +40,20 @@ pub fn recipe_fingerprint(row: &Value) -> String {
 
 /// Identity of a curve: every field except the point-level ones, as a
 /// mapping-order-insensitive string.
-pub fn curve_key(row: &Value) -> String {
+pub fn curve_key(row: &MatrixRow) -> String {
     dumps_like_python(&without(row, &["conc", "exp-name", "recipe-fingerprint"]))
-}
-
-/// Orders two `conc` values as Python would for ints (lists compare
-/// lexicographically); anything else compares equal.
-fn conc_cmp(a: &Value, b: &Value) -> std::cmp::Ordering {
-    use std::cmp::Ordering;
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x
-            .as_f64()
-            .partial_cmp(&y.as_f64())
-            .unwrap_or(Ordering::Equal),
-        (Value::Array(x), Value::Array(y)) => {
-            for (p, q) in x.iter().zip(y) {
-                let o = conc_cmp(p, q);
-                if o != Ordering::Equal {
-                    return o;
-                }
-            }
-            x.len().cmp(&y.len())
-        }
-        _ => Ordering::Equal,
-    }
 }
 
 /// `--trim-conc`: multi-node rows keep `[min(conc)]`; other rows keep, per
 /// group of rows equal except `conc`/`exp-name`, the one with the smallest
 /// `conc` (earliest on ties). Order is preserved.
-pub fn trim_conc(rows: Vec<Value>) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::with_capacity(rows.len());
+pub fn trim_conc(rows: Vec<MatrixRow>) -> Vec<MatrixRow> {
+    let mut out: Vec<MatrixRow> = Vec::with_capacity(rows.len());
     let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
     let mut group_order: Vec<String> = Vec::new();
     for mut row in rows {
-        if matches!(
-            kind_of(&row),
-            RowKind::MultiNodeFixed | RowKind::MultiNodeAgentic
-        ) {
-            if let Some(Value::Array(conc)) = row.get_mut("conc")
-                && conc.len() > 1
-            {
-                let min = conc
-                    .iter()
-                    .min_by(|a, b| conc_cmp(a, b))
-                    .cloned()
-                    .unwrap_or(Value::Null);
+        if let Some(conc) = row.multi_node_concs_mut() {
+            if let Some(&min) = conc.iter().min() {
                 *conc = vec![min];
             }
             out.push(row);
@@ -97,12 +70,12 @@ pub fn trim_conc(rows: Vec<Value>) -> Vec<Value> {
     let mut drop = vec![false; out.len()];
     for key in &group_order {
         let idxs = &groups[key];
-        if idxs.len() < 2 {
+        let Some((&first, rest)) = idxs.split_first() else {
             continue;
-        }
-        let mut keep = idxs[0];
-        for &i in &idxs[1..] {
-            if conc_cmp(&out[i]["conc"], &out[keep]["conc"]) == std::cmp::Ordering::Less {
+        };
+        let mut keep = first;
+        for &i in rest {
+            if out[i].concs() < out[keep].concs() {
                 keep = i;
             }
         }
@@ -137,388 +110,132 @@ fn py_scalar(v: &Value) -> String {
     }
 }
 
-// ---------------------------------------------------------------------------
-// Output models (§10.2)
-
-/// How a field is emitted.
-#[derive(Clone, Copy)]
-enum F {
-    /// Required; must be present and non-null.
-    Req(&'static str),
-    /// Optional; dropped when absent or null.
-    Opt(&'static str),
-    /// Filled with a default when absent.
-    Def(&'static str, fn() -> Value),
-    /// A worker block (required).
-    WorkerPool(&'static str),
+/// `changelog_metadata`: the range and the entries the matrix was generated
+/// from (and, for the manual entry, its command line).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangelogMetadata {
+    pub base_ref: String,
+    pub head_ref: String,
+    #[serde(serialize_with = "entries_json")]
+    pub entries: Vec<ChangelogEntry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generate_command: Option<String>,
 }
 
-fn v_false() -> Value {
-    Value::Bool(false)
-}
-fn v_one() -> Value {
-    Value::from(1)
-}
-fn v_none_str() -> Value {
-    Value::String("none".into())
-}
-fn v_empty() -> Value {
-    Value::Array(Vec::new())
+fn entries_json<S: Serializer>(entries: &[ChangelogEntry], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(entries.iter().map(ChangelogEntry::to_json))
 }
 
-const SN_FIXED: &[F] = &[
-    F::Req("image"),
-    F::Req("model"),
-    F::Req("model-prefix"),
-    F::Req("precision"),
-    F::Req("framework"),
-    F::Req("spec-decoding"),
-    F::Req("runner"),
-    F::Req("isl"),
-    F::Req("osl"),
-    F::Req("tp"),
-    F::Req("pp"),
-    F::Req("dcp-size"),
-    F::Req("pcp-size"),
-    F::Req("ep"),
-    F::Req("dp-attn"),
-    F::Req("conc"),
-    F::Req("max-model-len"),
-    F::Req("exp-name"),
-    F::Req("disagg"),
-    F::Req("run-eval"),
-    F::Def("eval-only", v_false),
-    F::Opt("router"),
-    F::Opt("recipe-fingerprint"),
-];
+/// Rows by bucket name, in order of first appearance.
+pub type Buckets = Vec<(String, Vec<MatrixRow>)>;
 
-const MN_FIXED: &[F] = &[
-    F::Req("image"),
-    F::Req("model"),
-    F::Req("model-prefix"),
-    F::Req("precision"),
-    F::Req("framework"),
-    F::Req("spec-decoding"),
-    F::Req("runner"),
-    F::Req("isl"),
-    F::Req("osl"),
-    F::WorkerPool("prefill"),
-    F::WorkerPool("decode"),
-    F::Req("conc"),
-    F::Req("max-model-len"),
-    F::Req("exp-name"),
-    F::Req("disagg"),
-    F::Req("run-eval"),
-    F::Def("eval-only", v_false),
-    F::Opt("eval-conc"),
-    F::Def("eval-all-concs", v_false),
-    F::Opt("router"),
-    F::Opt("kv-p2p-transfer"),
-    F::Opt("recipe-fingerprint"),
-];
+/// The changelog matrix (the reference's `ChangelogMatrixEntry`): typed
+/// rows until it is serialised, when every row is written through its
+/// output model ([`AsMatrixEntry`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChangelogMatrix {
+    /// Single-node benchmark rows by `1k1k` / `8k1k` / `<isl>_<osl>` /
+    /// `agentic`.
+    #[serde(serialize_with = "buckets")]
+    pub single_node: Buckets,
+    /// Multi-node benchmark rows, bucketed the same way.
+    #[serde(serialize_with = "buckets")]
+    pub multi_node: Buckets,
+    /// Single-node fixed-seq-len eval rows.
+    #[serde(serialize_with = "entries")]
+    pub evals: Vec<MatrixRow>,
+    /// Single-node agentic eval rows.
+    #[serde(serialize_with = "entries")]
+    pub agentic_evals: Vec<MatrixRow>,
+    /// Multi-node fixed-seq-len eval rows.
+    #[serde(serialize_with = "entries")]
+    pub multinode_evals: Vec<MatrixRow>,
+    /// Multi-node agentic eval rows.
+    #[serde(serialize_with = "entries")]
+    pub multinode_agentic_evals: Vec<MatrixRow>,
+    pub changelog_metadata: ChangelogMetadata,
+}
 
-const SN_AGENTIC: &[F] = &[
-    F::Req("image"),
-    F::Req("model"),
-    F::Req("model-prefix"),
-    F::Req("precision"),
-    F::Req("framework"),
-    F::Req("runner"),
-    F::Req("tp"),
-    F::Req("pp"),
-    F::Req("dcp-size"),
-    F::Req("pcp-size"),
-    F::Req("ep"),
-    F::Req("dp-attn"),
-    F::Def("spec-decoding", v_none_str),
-    F::Req("conc"),
-    F::Req("kv-offloading"),
-    F::Opt("kv-offload-backend"),
-    F::Opt("router"),
-    F::Req("total-cpu-dram-gb"),
-    F::Req("duration"),
-    F::Req("exp-name"),
-    F::Req("scenario-type"),
-    F::Opt("run-eval"),
-    F::Opt("eval-only"),
-    F::Opt("recipe-fingerprint"),
-];
+fn entries<S: Serializer>(rows: &[MatrixRow], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(rows.iter().map(AsMatrixEntry))
+}
 
-const MN_AGENTIC: &[F] = &[
-    F::Req("image"),
-    F::Req("model"),
-    F::Req("model-prefix"),
-    F::Req("precision"),
-    F::Req("framework"),
-    F::Req("spec-decoding"),
-    F::Req("runner"),
-    F::WorkerPool("prefill"),
-    F::WorkerPool("decode"),
-    F::Req("conc"),
-    F::Req("kv-offloading"),
-    F::Opt("kv-offload-backend"),
-    F::Opt("router"),
-    F::Opt("kv-p2p-transfer"),
-    F::Req("total-cpu-dram-gb"),
-    F::Req("duration"),
-    F::Req("exp-name"),
-    F::Req("disagg"),
-    F::Req("scenario-type"),
-    F::Opt("run-eval"),
-    F::Opt("eval-only"),
-    F::Opt("eval-conc"),
-    F::Opt("recipe-fingerprint"),
-];
+fn buckets<S: Serializer>(buckets: &Buckets, s: S) -> Result<S::Ok, S::Error> {
+    let mut m = s.serialize_map(Some(buckets.len()))?;
+    for (name, rows) in buckets {
+        m.serialize_entry(name, &rows.iter().map(AsMatrixEntry).collect::<Vec<_>>())?;
+    }
+    m.end()
+}
 
-const WORKER: &[F] = &[
-    F::Req("num-worker"),
-    F::Req("tp"),
-    F::Def("pp", v_one),
-    F::Def("dcp-size", v_one),
-    F::Def("pcp-size", v_one),
-    F::Req("ep"),
-    F::Req("dp-attn"),
-    F::Opt("hardware"),
-    F::Def("additional-settings", v_empty),
-];
+impl ChangelogMatrix {
+    /// Every row, in output order (benchmark buckets, then the eval lists).
+    pub fn rows(&self) -> impl Iterator<Item = &MatrixRow> {
+        self.single_node
+            .iter()
+            .chain(&self.multi_node)
+            .flat_map(|(_, rows)| rows)
+            .chain(&self.evals)
+            .chain(&self.agentic_evals)
+            .chain(&self.multinode_evals)
+            .chain(&self.multinode_agentic_evals)
+    }
 
-/// The fields of the output model of a row kind (§10.2), in model order.
-fn model_fields(kind: RowKind) -> &'static [F] {
-    match kind {
-        RowKind::SingleNodeFixed => SN_FIXED,
-        RowKind::MultiNodeFixed => MN_FIXED,
-        RowKind::SingleNodeAgentic => SN_AGENTIC,
-        RowKind::MultiNodeAgentic => MN_AGENTIC,
+    /// The matrix as a JSON value (what `generate-matrix changelog` prints).
+    ///
+    /// # Errors
+    /// A worker block that is not a worker: generated rows are checked as
+    /// they are built (§8.5), so this names a broken row built by hand.
+    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+        serde_json::to_value(self)
     }
 }
 
-/// The reference's name of the output model of a row kind.
-fn model_name(kind: RowKind) -> &'static str {
-    match kind {
-        RowKind::SingleNodeFixed => "SingleNodeMatrixEntry",
-        RowKind::MultiNodeFixed => "MultiNodeMatrixEntry",
-        RowKind::SingleNodeAgentic => "SingleNodeAgenticMatrixEntry",
-        RowKind::MultiNodeAgentic => "MultiNodeAgenticMatrixEntry",
+/// The bucket of a benchmark row: `agentic`, or its sequence lengths.
+fn bucket_name(row: &MatrixRow) -> String {
+    match row.seq_len() {
+        Some((isl, osl)) => seq_len_name(&Value::from(isl), &Value::from(osl)),
+        None => "agentic".to_string(),
     }
 }
 
-/// The kind of a row (`sweep_model::rows::RowKind`, one detection rule).
-fn kind_of(row: &Value) -> RowKind {
-    RowKind::of_fields(|k| row.get(k))
-}
-
-/// What is wrong with one field of a row against its output model
-/// (pydantic's wording, which the reference prints).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum FieldProblem {
-    /// The row or block is not an object.
-    #[error("Input should be a valid dictionary")]
-    NotAMapping,
-    /// A required field is absent or null.
-    #[error("Field required")]
-    Required,
-    /// A worker block is not an object.
-    #[error("Input should be a valid dictionary or instance of WorkerConfig")]
-    NotAWorker,
-    /// A field the model does not have.
-    #[error("Extra inputs are not permitted")]
-    Extra,
-}
-
-/// One field of one row that its output model rejects.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{loc}: {problem}")]
-pub struct FieldError {
-    /// Where: bucket, index, model and key path (`single_node.1k1k.0
-    /// (SingleNodeMatrixEntry).tp`).
-    pub loc: String,
-    /// What.
-    pub problem: FieldProblem,
-}
-
-/// Every row of an assembled matrix that its output model rejects.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub struct AssembleError {
-    /// The rejected fields, in row order.
-    pub errors: Vec<FieldError>,
-}
-
-/// Rows the output model rejects: the check says no (exit 1).
-impl sweep_cli::Classify for AssembleError {
-    fn kind(&self) -> sweep_cli::Kind {
-        sweep_cli::Kind::Rejected
-    }
-}
-
-impl std::fmt::Display for AssembleError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = self.errors.len();
-        write!(
-            f,
-            "{n} validation error{} for ChangelogMatrixEntry",
-            if n == 1 { "" } else { "s" }
-        )?;
-        for e in &self.errors {
-            write!(f, "\n{e}")?;
-        }
-        Ok(())
-    }
-}
-
-/// Re-emits `row` through its output model: model field order, defaults
-/// filled in, nulls dropped. `loc` names the row in error messages.
-///
-/// # Errors
-/// The first field the model rejects.
-pub fn normalise_row(row: &Value, kind: RowKind, loc: &str) -> Result<Value, FieldError> {
-    let Some(map) = row.as_object() else {
-        return Err(FieldError {
-            loc: loc.to_string(),
-            problem: FieldProblem::NotAMapping,
-        });
-    };
-    let model = model_name(kind);
-    emit(map, model_fields(kind), &format!("{loc} ({model})"))
-}
-
-fn emit(map: &Map<String, Value>, fields: &[F], loc: &str) -> Result<Value, FieldError> {
-    let err = |k: &str, problem| FieldError {
-        loc: format!("{loc}.{k}"),
-        problem,
-    };
-    let mut out = Map::new();
-    for f in fields {
-        match *f {
-            F::Req(k) => match map.get(k) {
-                Some(v) if !v.is_null() => {
-                    out.insert(k.into(), v.clone());
-                }
-                _ => return Err(err(k, FieldProblem::Required)),
-            },
-            F::Opt(k) => {
-                if let Some(v) = map.get(k).filter(|v| !v.is_null()) {
-                    out.insert(k.into(), drop_nulls(v));
-                }
-            }
-            F::Def(k, d) => match map.get(k) {
-                Some(Value::Null) => {}
-                Some(v) => {
-                    out.insert(k.into(), v.clone());
-                }
-                None => {
-                    out.insert(k.into(), d());
-                }
-            },
-            F::WorkerPool(k) => match map.get(k) {
-                Some(Value::Object(w)) => {
-                    out.insert(k.into(), emit(w, WORKER, &format!("{loc}.{k}"))?);
-                }
-                _ => return Err(err(k, FieldProblem::NotAWorker)),
-            },
-        }
-    }
-    let known = |k: &str| {
-        fields.iter().any(|f| match *f {
-            F::Req(n) | F::Opt(n) | F::Def(n, _) | F::WorkerPool(n) => n == k,
-        })
-    };
-    if let Some(extra) = map.keys().find(|k| !known(k)) {
-        return Err(err(extra, FieldProblem::Extra));
-    }
-    Ok(Value::Object(out))
-}
-
-/// Nested metadata objects (router, kv-offload-backend) drop null members too.
-fn drop_nulls(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
-/// Builds the final object: benchmark rows bucketed (§10.1), eval rows split
-/// four ways, everything normalised (§10.2), metadata last.
-///
-/// # Errors
-/// Every row field an output model rejects.
+/// Builds the changelog matrix: benchmark rows bucketed by node kind and
+/// sequence (§10.1), eval rows split four ways by kind, metadata last.
+#[must_use]
 pub fn assemble(
-    benchmark: &[Value],
-    evals: &[Value],
-    metadata: Value,
-) -> Result<Value, AssembleError> {
-    let mut single: Map<String, Value> = Map::new();
-    let mut multi: Map<String, Value> = Map::new();
-    let mut fail = Vec::new();
+    benchmark: Vec<MatrixRow>,
+    evals: Vec<MatrixRow>,
+    metadata: ChangelogMetadata,
+) -> ChangelogMatrix {
+    let mut matrix = ChangelogMatrix {
+        single_node: Vec::new(),
+        multi_node: Vec::new(),
+        evals: Vec::new(),
+        agentic_evals: Vec::new(),
+        multinode_evals: Vec::new(),
+        multinode_agentic_evals: Vec::new(),
+        changelog_metadata: metadata,
+    };
     for row in benchmark {
-        let kind = kind_of(row);
-        let (target, bucket) = match kind {
-            RowKind::SingleNodeAgentic => (&mut single, "agentic".to_string()),
-            RowKind::MultiNodeAgentic => (&mut multi, "agentic".to_string()),
-            RowKind::MultiNodeFixed | RowKind::SingleNodeFixed => {
-                let name = seq_len_name(
-                    row.get("isl").unwrap_or(&Value::Null),
-                    row.get("osl").unwrap_or(&Value::Null),
-                );
-                let t = if kind == RowKind::MultiNodeFixed {
-                    &mut multi
-                } else {
-                    &mut single
-                };
-                (t, name)
-            }
+        let side = match row.kind() {
+            RowKind::SingleNodeFixed | RowKind::SingleNodeAgentic => &mut matrix.single_node,
+            RowKind::MultiNodeFixed | RowKind::MultiNodeAgentic => &mut matrix.multi_node,
         };
-        let side = if matches!(kind, RowKind::MultiNodeFixed | RowKind::MultiNodeAgentic) {
-            "multi_node"
-        } else {
-            "single_node"
-        };
-        let list = target
-            .entry(bucket.clone())
-            .or_insert_with(|| Value::Array(Vec::new()));
-        if let Value::Array(items) = list {
-            let loc = format!("{side}.{bucket}.{}", items.len());
-            match normalise_row(row, kind, &loc) {
-                Ok(r) => items.push(r),
-                Err(e) => fail.push(e),
-            }
+        let name = bucket_name(&row);
+        match side.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, rows)) => rows.push(row),
+            None => side.push((name, vec![row])),
         }
     }
-    let mut eval_buckets: [(&str, RowKind, Vec<Value>); 4] = [
-        ("evals", RowKind::SingleNodeFixed, Vec::new()),
-        ("agentic_evals", RowKind::SingleNodeAgentic, Vec::new()),
-        ("multinode_evals", RowKind::MultiNodeFixed, Vec::new()),
-        (
-            "multinode_agentic_evals",
-            RowKind::MultiNodeAgentic,
-            Vec::new(),
-        ),
-    ];
     for row in evals {
-        let kind = kind_of(row);
-        if let Some((name, _, items)) = eval_buckets.iter_mut().find(|(_, k, _)| *k == kind) {
-            let loc = format!("{name}.{}", items.len());
-            match normalise_row(row, kind, &loc) {
-                Ok(r) => items.push(r),
-                Err(e) => fail.push(e),
-            }
+        match row.kind() {
+            RowKind::SingleNodeFixed => matrix.evals.push(row),
+            RowKind::SingleNodeAgentic => matrix.agentic_evals.push(row),
+            RowKind::MultiNodeFixed => matrix.multinode_evals.push(row),
+            RowKind::MultiNodeAgentic => matrix.multinode_agentic_evals.push(row),
         }
     }
-    if !fail.is_empty() {
-        return Err(AssembleError { errors: fail });
-    }
-    let mut out = Map::new();
-    out.insert("single_node".into(), Value::Object(single));
-    out.insert("multi_node".into(), Value::Object(multi));
-    for (name, _, items) in eval_buckets {
-        out.insert(name.into(), Value::Array(items));
-    }
-    out.insert("changelog_metadata".into(), metadata);
-    Ok(Value::Object(out))
+    matrix
 }
 
 #[cfg(test)]
@@ -527,37 +244,74 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn row(v: Value) -> MatrixRow {
+        MatrixRow::from_map(v.as_object().unwrap().clone()).unwrap()
+    }
+
+    fn sn(tp: i64, conc: i64, exp: &str) -> MatrixRow {
+        row(
+            json!({"image": "i", "model": "m", "model-prefix": "p", "precision": "fp8",
+               "framework": "f", "spec-decoding": "none", "runner": "r", "isl": 1024,
+               "osl": 1024, "tp": tp, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1,
+               "dp-attn": false, "conc": conc, "max-model-len": 2304, "exp-name": exp,
+               "disagg": false, "run-eval": false}),
+        )
+    }
+
+    fn mn(conc: &[i64]) -> MatrixRow {
+        let w = json!({"num-worker": 1, "tp": 8, "ep": 8, "dp-attn": true, "pp": 1,
+                       "dcp-size": 1, "pcp-size": 1});
+        row(
+            json!({"image": "i", "model": "m", "model-prefix": "p", "precision": "fp8",
+               "framework": "f", "spec-decoding": "none", "runner": "r", "isl": 8192,
+               "osl": 1024, "prefill": w, "decode": w, "conc": conc, "max-model-len": 2304,
+               "exp-name": "e", "disagg": false, "run-eval": false}),
+        )
+    }
+
+    fn agentic() -> MatrixRow {
+        row(
+            json!({"image": "i", "model": "m", "model-prefix": "p", "precision": "fp8",
+               "framework": "f", "runner": "r", "tp": 8, "pp": 1, "dcp-size": 1,
+               "pcp-size": 1, "ep": 1, "dp-attn": false, "spec-decoding": "none", "conc": 4,
+               "kv-offloading": "none", "total-cpu-dram-gb": 0, "duration": 3600,
+               "exp-name": "e", "scenario-type": "agentic-coding"}),
+        )
+    }
+
     #[test]
     fn fingerprint_ignores_point_fields_only() {
-        let a = json!({"image": "i", "tp": 8, "conc": 4, "exp-name": "x"});
-        let b = json!({"tp": 8, "image": "i", "conc": 64, "exp-name": "y"});
-        let c = json!({"tp": 4, "image": "i", "conc": 4, "exp-name": "x"});
+        let a = sn(8, 4, "x");
+        let b = sn(8, 64, "y");
+        let c = sn(4, 4, "x");
         assert_eq!(recipe_fingerprint(&a), recipe_fingerprint(&b));
         assert_ne!(recipe_fingerprint(&a), recipe_fingerprint(&c));
-        // sha256('{"image":"i","tp":8}')
+        let recipe = without(&a, &["conc", "exp-name"]);
         assert_eq!(
             recipe_fingerprint(&a),
-            format!("{:x}", Sha256::digest(br#"{"image":"i","tp":8}"#))
+            format!(
+                "{:x}",
+                Sha256::digest(dumps_like_python(&recipe).as_bytes())
+            )
+        );
+        assert!(
+            dumps_like_python(&recipe)
+                .starts_with(r#"{"dcp-size":1,"disagg":false,"dp-attn":false,"#)
         );
     }
 
     #[test]
     fn trim_conc_keeps_minimum_per_recipe_and_order() {
         let rows = vec![
-            json!({"tp": 8, "conc": 64, "exp-name": "a"}),
-            json!({"tp": 4, "conc": 8, "exp-name": "b"}),
-            json!({"tp": 8, "conc": 4, "exp-name": "c"}),
-            json!({"tp": 4, "conc": 8, "exp-name": "d"}),
-            json!({"prefill": {"tp": 1}, "conc": [32, 8, 16]}),
+            sn(8, 64, "a"),
+            sn(4, 8, "b"),
+            sn(8, 4, "c"),
+            sn(4, 8, "d"),
+            mn(&[32, 8, 16]),
         ];
-        let out = trim_conc(rows);
         assert_eq!(
-            out,
-            vec![
-                json!({"tp": 4, "conc": 8, "exp-name": "b"}),
-                json!({"tp": 8, "conc": 4, "exp-name": "c"}),
-                json!({"prefill": {"tp": 1}, "conc": [8]}),
-            ]
+            trim_conc(rows),
+            vec![sn(4, 8, "b"), sn(8, 4, "c"), mn(&[8])]
         );
     }
 
@@ -568,64 +322,45 @@ mod tests {
         assert_eq!(seq_len_name(&json!(1024), &json!(8192)), "1024_8192");
     }
 
-    fn sn_row() -> Value {
-        json!({"image": "i", "model": "m", "model-prefix": "p", "precision": "fp8",
-               "framework": "f", "spec-decoding": "none", "runner": "r", "isl": 1024,
-               "osl": 1024, "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1,
-               "dp-attn": false, "conc": 4, "max-model-len": 2304, "exp-name": "e",
-               "disagg": false, "run-eval": false})
-    }
-
-    #[test]
-    fn normalisation_adds_defaults_and_rejects_extras() {
-        let out = normalise_row(&sn_row(), RowKind::SingleNodeFixed, "x").unwrap();
-        assert_eq!(out["eval-only"], json!(false));
-        let mut extra = sn_row();
-        extra["bogus"] = json!(1);
-        let err = normalise_row(&extra, RowKind::SingleNodeFixed, "x").unwrap_err();
-        assert_eq!(err.problem, FieldProblem::Extra);
-        assert_eq!(
-            err.to_string(),
-            "x (SingleNodeMatrixEntry).bogus: Extra inputs are not permitted"
-        );
-        let worker = json!({"num-worker": 1, "tp": 8, "ep": 8, "dp-attn": true, "hardware": null});
-        let w = emit(worker.as_object().unwrap(), WORKER, "w").unwrap();
-        assert_eq!(
-            w,
-            json!({"num-worker": 1, "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 8,
-                   "dp-attn": true, "additional-settings": []})
-        );
-    }
-
-    #[test]
-    fn assemble_reports_every_rejected_row_under_one_count() {
-        let mut missing = sn_row();
-        missing.as_object_mut().unwrap().remove("tp");
-        let mut extra = sn_row();
-        extra["bogus"] = json!(1);
-        let err = assemble(&[missing, extra], &[], json!({})).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "2 validation errors for ChangelogMatrixEntry\n\
-             single_node.1k1k.0 (SingleNodeMatrixEntry).tp: Field required\n\
-             single_node.1k1k.0 (SingleNodeMatrixEntry).bogus: Extra inputs are not permitted"
-        );
+    fn metadata() -> ChangelogMetadata {
+        ChangelogMetadata {
+            base_ref: "b".into(),
+            head_ref: "h".into(),
+            entries: Vec::new(),
+            generate_command: None,
+        }
     }
 
     #[test]
     fn buckets_by_kind_and_sequence() {
-        let mut agentic = sn_row();
-        for k in ["isl", "osl", "max-model-len", "disagg", "run-eval"] {
-            agentic.as_object_mut().unwrap().remove(k);
-        }
-        agentic["scenario-type"] = json!("agentic-coding");
-        agentic["kv-offloading"] = json!("none");
-        agentic["total-cpu-dram-gb"] = json!(0);
-        agentic["duration"] = json!(3600);
-        let out = assemble(&[sn_row(), agentic.clone()], &[agentic], json!({})).unwrap();
+        let m = assemble(
+            vec![sn(8, 4, "e"), agentic(), mn(&[4])],
+            vec![agentic()],
+            metadata(),
+        );
+        let out = m.to_value().unwrap();
         assert_eq!(out["single_node"]["1k1k"].as_array().unwrap().len(), 1);
         assert_eq!(out["single_node"]["agentic"].as_array().unwrap().len(), 1);
+        assert_eq!(out["multi_node"]["8k1k"].as_array().unwrap().len(), 1);
         assert_eq!(out["agentic_evals"].as_array().unwrap().len(), 1);
-        assert_eq!(out["multi_node"], json!({}));
+        assert_eq!(out["evals"], json!([]));
+        assert_eq!(
+            out["changelog_metadata"],
+            json!({"base_ref": "b", "head_ref": "h", "entries": []})
+        );
+        let keys: Vec<&String> = out.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "single_node",
+                "multi_node",
+                "evals",
+                "agentic_evals",
+                "multinode_evals",
+                "multinode_agentic_evals",
+                "changelog_metadata"
+            ]
+        );
+        assert_eq!(m.rows().count(), 4);
     }
 }

@@ -288,9 +288,9 @@ pub enum LegError {
 }
 
 /// A leg that cannot be made is its input refused.
-impl sweep_cli::Classify for LegError {
-    fn kind(&self) -> sweep_cli::Kind {
-        sweep_cli::Kind::Rejected
+impl sweep_exit::Classify for LegError {
+    fn kind(&self) -> sweep_exit::Kind {
+        sweep_exit::Kind::Rejected
     }
 }
 

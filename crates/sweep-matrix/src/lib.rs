@@ -28,15 +28,15 @@ pub const RUNNER_CONFIG: &str = "configs/runners.yaml";
 /// An invalid config or runner file, or rows that cannot be generated from
 /// valid ones, is the check saying no; a file that cannot be read is a
 /// missing input.
-impl sweep_cli::Classify for row::GenError {
-    fn kind(&self) -> sweep_cli::Kind {
+impl sweep_exit::Classify for row::GenError {
+    fn kind(&self) -> sweep_exit::Kind {
         match self {
             row::GenError::Config(c)
                 if c.kind == sweep_model::config::ConfigErrorKind::Unreadable =>
             {
-                sweep_cli::Kind::Failed
+                sweep_exit::Kind::Failed
             }
-            row::GenError::Config(_) | row::GenError::Generate(_) => sweep_cli::Kind::Rejected,
+            row::GenError::Config(_) | row::GenError::Generate(_) => sweep_exit::Kind::Rejected,
         }
     }
 }

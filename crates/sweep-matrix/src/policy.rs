@@ -231,9 +231,9 @@ pub enum PolicyInputError {
     EventNotObject { found: &'static str },
 }
 
-impl sweep_cli::Classify for PolicyInputError {
-    fn kind(&self) -> sweep_cli::Kind {
-        sweep_cli::Kind::Rejected
+impl sweep_exit::Classify for PolicyInputError {
+    fn kind(&self) -> sweep_exit::Kind {
+        sweep_exit::Kind::Rejected
     }
 }
 

@@ -336,6 +336,13 @@ pub fn write_json_atomic<T: serde::Serialize + ?Sized>(
     write_atomic(path, &bytes)
 }
 
+/// A file that cannot be read is an input the tool needs and lacks (exit 2).
+impl sweep_exit::Classify for ReadError {
+    fn kind(&self) -> sweep_exit::Kind {
+        sweep_exit::Kind::Failed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,9 @@ use std::borrow::Cow;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+mod entry;
+pub use entry::AsMatrixEntry;
+
 /// Kind of a matrix row (§9.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RowKind {
@@ -64,25 +67,50 @@ struct Component<'a> {
 }
 
 /// A worker pool block (`prefill` / `decode`) of a multi-node row, read
-/// from its [`Verbatim`] block to check it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// from its [`Verbatim`] block to check it, and written in the reference's
+/// `WorkerConfig` field order by [`AsMatrixEntry`].
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct WorkerPoolRow<'a> {
-    #[allow(dead_code)] // part of the closed field set
     num_worker: i64,
     tp: i64,
-    #[allow(dead_code)] // part of the closed field set
-    ep: i64,
-    #[allow(dead_code)] // part of the closed field set
-    dp_attn: bool,
     pp: i64,
     dcp_size: i64,
     pcp_size: i64,
-    #[serde(default, borrow)]
+    ep: i64,
+    dp_attn: bool,
+    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
     hardware: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    #[allow(dead_code)] // part of the closed field set
-    additional_settings: Option<Vec<Cow<'a, str>>>,
+    /// Absent (`None`, written as `[]`, the model's default), null
+    /// (`Some(None)`, left out) or a list.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        serialize_with = "settings_or_empty",
+        skip_serializing_if = "is_null_setting"
+    )]
+    additional_settings: Option<Option<Vec<Cow<'a, str>>>>,
+}
+
+/// A field that is present: `Some` of its value, null included.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+#[allow(clippy::ref_option)] // serde's skip_serializing_if passes a reference
+fn is_null_setting(v: &Option<Option<Vec<Cow<'_, str>>>>) -> bool {
+    matches!(v, Some(None))
+}
+
+#[allow(clippy::ref_option)] // serde's serialize_with passes a reference
+fn settings_or_empty<S: serde::Serializer>(
+    v: &Option<Option<Vec<Cow<'_, str>>>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(Some(items)) => items.serialize(s),
+        _ => Vec::<&str>::new().serialize(s),
+    }
 }
 
 /// Declares a row type (`deny_unknown_fields`, kebab-case keys): the six
@@ -469,6 +497,58 @@ impl MatrixRow {
             MatrixRow::MultiNodeFixed(r) => r.run_eval = on,
             MatrixRow::SingleNodeAgentic(r) => r.run_eval = Some(on),
             MatrixRow::MultiNodeAgentic(r) => r.run_eval = Some(on),
+        }
+    }
+
+    /// The runner label the row runs on.
+    #[must_use]
+    pub fn runner(&self) -> &str {
+        match self {
+            MatrixRow::SingleNodeFixed(r) => &r.runner,
+            MatrixRow::MultiNodeFixed(r) => &r.runner,
+            MatrixRow::SingleNodeAgentic(r) => &r.runner,
+            MatrixRow::MultiNodeAgentic(r) => &r.runner,
+        }
+    }
+
+    /// The `prefill` worker block of a multi-node row.
+    #[must_use]
+    pub fn prefill(&self) -> Option<&Verbatim> {
+        match self {
+            MatrixRow::MultiNodeFixed(r) => Some(&r.prefill),
+            MatrixRow::MultiNodeAgentic(r) => Some(&r.prefill),
+            MatrixRow::SingleNodeFixed(_) | MatrixRow::SingleNodeAgentic(_) => None,
+        }
+    }
+
+    /// The concurrency list of a multi-node row, to change.
+    pub fn multi_node_concs_mut(&mut self) -> Option<&mut Vec<i64>> {
+        match self {
+            MatrixRow::MultiNodeFixed(r) => Some(&mut r.conc),
+            MatrixRow::MultiNodeAgentic(r) => Some(&mut r.conc),
+            MatrixRow::SingleNodeFixed(_) | MatrixRow::SingleNodeAgentic(_) => None,
+        }
+    }
+
+    /// Sets `recipe-fingerprint`.
+    pub fn set_recipe_fingerprint(&mut self, fingerprint: String) {
+        let f = match self {
+            MatrixRow::SingleNodeFixed(r) => &mut r.recipe_fingerprint,
+            MatrixRow::MultiNodeFixed(r) => &mut r.recipe_fingerprint,
+            MatrixRow::SingleNodeAgentic(r) => &mut r.recipe_fingerprint,
+            MatrixRow::MultiNodeAgentic(r) => &mut r.recipe_fingerprint,
+        };
+        *f = Some(fingerprint);
+    }
+
+    /// `eval-only` as set (`None` when the row has none).
+    #[must_use]
+    pub fn eval_only(&self) -> Option<bool> {
+        match self {
+            MatrixRow::SingleNodeFixed(r) => r.eval_only,
+            MatrixRow::MultiNodeFixed(r) => r.eval_only,
+            MatrixRow::SingleNodeAgentic(r) => r.eval_only,
+            MatrixRow::MultiNodeAgentic(r) => r.eval_only,
         }
     }
 

@@ -933,6 +933,18 @@ fn resolve_float(t: &str) -> Option<Result<Value, NodeError>> {
     to_value(f)
 }
 
+/// A YAML file that cannot be read is a missing input; one that is not
+/// valid YAML is the input refused.
+impl sweep_exit::Classify for YamlError {
+    fn kind(&self) -> sweep_exit::Kind {
+        if self.unreadable {
+            sweep_exit::Kind::Failed
+        } else {
+            sweep_exit::Kind::Rejected
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -49,8 +49,8 @@ impl ChangelogArgs {
 pub(crate) fn run(args: &ChangelogArgs) -> Outcome {
     let repo = Repo::new(".");
     match pipeline::run(&repo, &args.options()) {
-        Ok(v) => {
-            let s = serde_json::to_string(&v)
+        Ok(matrix) => {
+            let s = serde_json::to_string(&matrix)
                 .map_err(|e| Failure::failed(e).context("cannot serialise the matrix"))?;
             sweep_cli::stdout::println(&s);
             Ok(())

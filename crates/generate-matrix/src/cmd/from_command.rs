@@ -1,7 +1,6 @@
 //! `generate-matrix from-command`: the manual entry of the sweep workflow.
 
 use clap::{Args, Parser as _};
-use serde_json::Value;
 use sweep_cli::{Failure, Outcome};
 
 use super::generate::{full_sweep_rows, test_config_rows};
@@ -44,17 +43,14 @@ pub(crate) fn from_command(a: &FromCommandArgs) -> Outcome {
             ));
         }
     };
-    let rows: Vec<Value> = rows
-        .iter()
-        .map(serde_json::to_value)
-        .collect::<Result<_, _>>()
-        .map_err(|e| Failure::failed(e).context("cannot serialise the rows"))?;
     if rows.is_empty() {
         return Err(Failure::rejected_msg(format!(
             "command line {:?} selects no benchmark rows: nothing to sweep",
             a.command_line
         )));
     }
-    let matrix = sweep_matrix::legs::bucket_rows(rows, &a.command_line)?;
+    let matrix = sweep_matrix::legs::bucket_rows(rows, &a.command_line)
+        .to_value()
+        .map_err(|e| Failure::failed(e).context("cannot serialise the matrix"))?;
     print_json(&matrix)
 }

@@ -32,12 +32,12 @@ pub enum ReadConfigError {
 
 /// An unreadable file is "could not do the job"; a file too large or not
 /// JSON is the input refused.
-impl sweep_cli::Classify for ReadConfigError {
-    fn kind(&self) -> sweep_cli::Kind {
+impl sweep_exit::Classify for ReadConfigError {
+    fn kind(&self) -> sweep_exit::Kind {
         match self {
-            ReadConfigError::Unreadable { .. } => sweep_cli::Kind::Failed,
+            ReadConfigError::Unreadable { .. } => sweep_exit::Kind::Failed,
             ReadConfigError::TooLarge { .. } | ReadConfigError::NotJson { .. } => {
-                sweep_cli::Kind::Rejected
+                sweep_exit::Kind::Rejected
             }
         }
     }
@@ -79,9 +79,9 @@ pub struct MetadataError {
     pub got: String,
 }
 
-impl sweep_cli::Classify for MetadataError {
-    fn kind(&self) -> sweep_cli::Kind {
-        sweep_cli::Kind::Rejected
+impl sweep_exit::Classify for MetadataError {
+    fn kind(&self) -> sweep_exit::Kind {
+        sweep_exit::Kind::Rejected
     }
 }
 

@@ -172,9 +172,9 @@ pub enum LegEnvError {
     },
 }
 
-impl sweep_cli::Classify for LegEnvError {
-    fn kind(&self) -> sweep_cli::Kind {
-        sweep_cli::Kind::Rejected
+impl sweep_exit::Classify for LegEnvError {
+    fn kind(&self) -> sweep_exit::Kind {
+        sweep_exit::Kind::Rejected
     }
 }
 

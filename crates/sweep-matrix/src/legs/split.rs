@@ -398,9 +398,9 @@ pub enum SplitError {
     RunOutputTooLarge { bytes: usize },
 }
 
-impl sweep_cli::Classify for SplitError {
-    fn kind(&self) -> sweep_cli::Kind {
-        sweep_cli::Kind::Rejected
+impl sweep_exit::Classify for SplitError {
+    fn kind(&self) -> sweep_exit::Kind {
+        sweep_exit::Kind::Rejected
     }
 }
 

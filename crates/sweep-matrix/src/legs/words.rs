@@ -1,36 +1,27 @@
 //! The manual entry (`generate-matrix from-command`): its command line
 //! split into words and its rows bucketed like the changelog path's output.
 
-use serde_json::{Map, Value};
+use crate::assemble::{ChangelogMatrix, ChangelogMetadata};
+use sweep_model::rows::MatrixRow;
 
 /// Buckets generator rows the way the changelog path's output is bucketed:
 /// rows with `eval-only: true` go to the eval lists, the rest by kind and
 /// sequence length; benchmark rows get their recipe fingerprint.
-///
-/// # Errors
-/// A row an output model rejects ([`crate::assemble::AssembleError`]).
-pub fn bucket_rows(
-    rows: Vec<Value>,
-    command_line: &str,
-) -> Result<Value, crate::assemble::AssembleError> {
-    let (mut bench, evals): (Vec<Value>, Vec<Value>) = rows
-        .into_iter()
-        .partition(|r| r.get("eval-only") != Some(&Value::Bool(true)));
+#[must_use]
+pub fn bucket_rows(rows: Vec<MatrixRow>, command_line: &str) -> ChangelogMatrix {
+    let (mut bench, evals): (Vec<MatrixRow>, Vec<MatrixRow>) =
+        rows.into_iter().partition(|r| r.eval_only() != Some(true));
     for row in &mut bench {
         let fp = crate::assemble::recipe_fingerprint(row);
-        if let Value::Object(m) = row {
-            m.insert("recipe-fingerprint".into(), Value::String(fp));
-        }
+        row.set_recipe_fingerprint(fp);
     }
-    let mut meta = Map::new();
-    meta.insert("base_ref".into(), Value::String(String::new()));
-    meta.insert("head_ref".into(), Value::String(String::new()));
-    meta.insert("entries".into(), Value::Array(Vec::new()));
-    meta.insert(
-        "generate_command".into(),
-        Value::String(command_line.to_string()),
-    );
-    crate::assemble::assemble(&bench, &evals, Value::Object(meta))
+    let meta = ChangelogMetadata {
+        base_ref: String::new(),
+        head_ref: String::new(),
+        entries: Vec::new(),
+        generate_command: Some(command_line.to_string()),
+    };
+    crate::assemble::assemble(bench, evals, meta)
 }
 
 /// Splits a manual-entry command line into arguments (POSIX shell quoting
@@ -57,9 +48,9 @@ pub enum CommandLineError {
     Empty,
 }
 
-impl sweep_cli::Classify for CommandLineError {
-    fn kind(&self) -> sweep_cli::Kind {
-        sweep_cli::Kind::Failed
+impl sweep_exit::Classify for CommandLineError {
+    fn kind(&self) -> sweep_exit::Kind {
+        sweep_exit::Kind::Failed
     }
 }
 
