@@ -27,7 +27,6 @@ const FOREIGN: &[(&str, &str, &str)] = &[
         "--output",
         "git: the injection a `-` ref is refused for",
     ),
-    ("generate-matrix", "--release", "cargo run in the example"),
     (
         "sweep-ops",
         "--allow-empty",
