@@ -4,17 +4,22 @@ demo needs no jq: python3 -B scripts/demo_show.py <view> FILE...
 
 Views: matrix (generate-matrix rows, one line each with TP/EP), evals (the
 same as a short table of eval rows), priority (rows per bucket), canary,
-policy, jobs (plays back the recorded benchmark results through
-`collect-results process`), baseline (a copy 10 % slower), comment (the
-head of the rendered comment, up to its first code block).
+policy, legs (`generate-matrix split` per part: the leg jobs as GitHub
+names them, written as the run's jobs list), jobs (plays back the recorded
+benchmark results through `collect-results process`), success-rate (runs
+`success-rate` against a loopback stand-in of GitHub's jobs API serving
+that list), baseline (a copy 10 % slower), comment (the head of the
+rendered comment, up to its first code block).
 """
 
+import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 
 
 def load(path):
@@ -99,6 +104,87 @@ def policy(path):
     print(textwrap.fill(pairs, width=100, initial_indent="  ", subsequent_indent="  "))
 
 
+def legs(ssc, bin_dir, jobs_file):
+    """The legs of every part as the leg workflow names its jobs: setup's
+    `generate-matrix split` lists the parts (the canary's first), each
+    part's plan job cuts its legs out (`--family`), and GitHub names a leg
+    `<caller job> / <part title> / <leg name>`. The names, with the jobs
+    around them, are written as the run's jobs list (the API's shape)."""
+    gm = os.path.join(bin_dir, "generate-matrix")
+
+    def split(*args, **env):
+        # Outside Actions: the outputs as one JSON object on stdout.
+        env = dict(os.environ, **env)
+        for k in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
+            env.pop(k, None)
+        p = subprocess.run([gm, "split", "--input", ssc, *args], capture_output=True, text=True,
+                           env=env)
+        if p.returncode != 0:
+            sys.exit(f"generate-matrix split failed:\n{p.stderr}")
+        return json.loads(p.stdout)
+
+    top = split(INPUT_WITHOUT_CANARY="true")
+    parts = [p for k in ("canary-parts", "benchmark-parts", "agentic-parts", "eval-parts")
+             for p in json.loads(top.get(k) or "[]")]
+    names = []
+    for part in parts:
+        out = split("--family", part["family"], "--part", str(part["part"]),
+                    INPUT_WITHOUT_CANARY="true")
+        title = part["title"] + (f" ({part['part']}/{part['parts']})" if part["parts"] != 1 else "")
+        for leg in json.loads(out["legs"]):
+            names.append((f"sweep / {title} / {leg['name']}", leg["config"]["runner"]))
+    print(f"  {len(names)} legs in {len(parts)} parts (the canary's first):")
+    for n, _ in names:
+        print(f"    {n}")
+    fixed = ["sweep / policy", "sweep / check-changelog", "sweep / setup", "sweep / collect-results"]
+    jobs = [{"name": n, "status": "completed", "conclusion": "success", "run_attempt": 1,
+             "labels": ["ubuntu-latest"], "runner_name": "GitHub Actions 1"} for n in fixed]
+    # Every leg ran on the demo's one machine (the raw results' h200-cw_00).
+    jobs += [{"name": n, "status": "completed", "conclusion": "success", "run_attempt": 1,
+              "labels": [runner], "runner_name": "h200-cw_00"} for n, runner in names]
+    for i, j in enumerate(jobs):
+        j["id"] = 1000 + i
+        j["run_id"] = 1
+    with open(jobs_file, "w") as f:
+        json.dump({"total_count": len(jobs), "jobs": jobs}, f, indent=1)
+
+
+def success_rate(jobs_file, bin_dir, runner_config, stats_name, by_runner):
+    """`success-rate` as calc-success-rate runs it, against a loopback
+    stand-in of the three GitHub calls it makes (the token check, the run,
+    its jobs), which serves the jobs list `legs` wrote."""
+    with open(jobs_file) as f:
+        jobs = f.read()
+    routes = {"/user": '{"login": "demo"}',
+              "/repos/demo/bench/actions/runs/1": '{"id": 1, "name": "Run Sweep"}',
+              "/repos/demo/bench/actions/runs/1/jobs": jobs}
+
+    class Api(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = routes.get(self.path.split("?")[0])
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write((body or '{"message": "Not Found"}').encode())
+
+        def log_message(self, *_):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Api)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    env = dict(os.environ, GITHUB_API_URL=f"http://127.0.0.1:{server.server_port}",
+               GITHUB_TOKEN="demo-token", GITHUB_REPOSITORY="demo/bench", GITHUB_RUN_ID="1")
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    p = subprocess.run([os.path.join(bin_dir, "success-rate"), stats_name, "--runner-config",
+                        runner_config, "--by-runner", by_runner], env=env, text=True,
+                       capture_output=True)
+    server.shutdown()
+    for line in (p.stdout + p.stderr).splitlines():
+        print("  " + line)
+    if p.returncode != 0:
+        sys.exit(f"success-rate failed (exit {p.returncode})")
+
+
 def jobs(canary_file, tmp, ex, bin_dir):
     """One benchmark job per row: the recorded raw result goes through
     `collect-results process` as the runner's job would run it."""
@@ -166,7 +252,8 @@ def comment(path):
 
 
 VIEWS = {"matrix": matrix, "evals": evals, "priority": priority, "canary": canary,
-         "policy": policy, "jobs": jobs, "baseline": baseline, "comment": comment}
+         "policy": policy, "legs": legs, "jobs": jobs, "success-rate": success_rate,
+         "baseline": baseline, "comment": comment}
 
 if __name__ == "__main__":
     VIEWS[sys.argv[1]](*sys.argv[2:])

@@ -16,8 +16,8 @@
 
 use serde_json::{Value, json};
 use sweep_changelog::dry_run::{Leg, Plan, gpu_hours};
-use sweep_matrix::legs::{FAMILIES, Kind};
-use sweep_model::rows::RowKind;
+use sweep_matrix::leg::{LegPart, job_name};
+use sweep_matrix::legs::FAMILIES;
 
 /// Newest completed runs of the workflow whose jobs are read: one runs
 /// page, then one jobs listing per run until every leg is found. Twenty
@@ -189,7 +189,12 @@ fn round2(x: f64) -> f64 {
 pub(crate) fn job_key(name: &str) -> Option<(String, String)> {
     let (head, tail) = name.split_once(" | ")?;
     let (before, priority) = head.rsplit_once(" / ")?;
-    priority.strip_prefix('p')?.parse::<u64>().ok()?;
+    // The matrix's priority string (`p3.000`, `p-3.000`); a sweep without
+    // the priority step names its legs `p | …`.
+    let priority = priority.strip_prefix('p')?;
+    if !priority.is_empty() {
+        priority.parse::<f64>().ok()?;
+    }
     let label = before.rsplit(" / ").next()?;
     let label = match label.rsplit_once(" (") {
         Some((l, part)) if part.ends_with(')') && part.contains('/') => l,
@@ -198,58 +203,17 @@ pub(crate) fn job_key(name: &str) -> Option<(String, String)> {
     Some((label.to_string(), tail.to_string()))
 }
 
-/// `(family label, identity)` the leg's job is named with, or `None` when
-/// the row lacks a field the name needs.
+/// `(family label, identity)` the leg's job is named with: the leg
+/// workflow's own name ([`sweep_matrix::leg::job_name`]) without its
+/// priority, or `None` when the leg's family is not a sweep family.
 pub(crate) fn leg_key(leg: &Leg) -> Option<(String, String)> {
     let row = leg.row.as_object()?;
-    let kind = RowKind::of(row);
-    let multi = matches!(kind, RowKind::MultiNodeFixed | RowKind::MultiNodeAgentic);
-    let agentic = matches!(kind, RowKind::SingleNodeAgentic | RowKind::MultiNodeAgentic);
     // The family's title is the start of its jobs' names (FAMILIES).
     let family = FAMILIES.iter().find(|f| f.dotted() == leg.family)?;
-    let eval_only = matches!(family.kind, Kind::Eval | Kind::AgenticEval);
-    let text = |k: &str| row.get(k).and_then(Value::as_str);
-    let scalar = |v: &Value| match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    };
-    let label = family.title.to_string();
-    let mut identity = format!(
-        "{} {} {} {}",
-        text("model-prefix")?,
-        text("precision")?,
-        text("runner")?,
-        text("framework")?
-    );
-    if multi {
-        let workers = |side: &str| row.get(side)?.get("num-worker").and_then(scalar);
-        let conc = if agentic && eval_only {
-            scalar(row.get("eval-conc")?)?
-        } else {
-            match row.get("conc")? {
-                Value::Array(cs) => cs.iter().map(scalar).collect::<Option<Vec<_>>>()?.join("x"),
-                v => scalar(v)?,
-            }
-        };
-        identity.push_str(&format!(
-            " {}P x {}D c{conc}",
-            workers("prefill")?,
-            workers("decode")?
-        ));
-    } else {
-        identity.push_str(&format!(
-            " TP{} c{}",
-            scalar(row.get("tp")?)?,
-            scalar(row.get("conc")?)?
-        ));
-    }
-    if eval_only {
-        identity.push_str(" | eval-only");
-    } else if !multi && !agentic && row.get("run-eval") == Some(&Value::Bool(true)) {
-        identity.push_str(" | eval");
-    }
-    Some((label, identity))
+    let part = LegPart::of_family(family.stem)?;
+    let name = job_name(row, part);
+    let (_, identity) = name.split_once(" | ")?;
+    Some((family.title.to_string(), identity.to_string()))
 }
 
 /// Minutes from `started_at` to `completed_at`, when both are there.
@@ -289,19 +253,29 @@ mod tests {
     #[test]
     fn job_names_give_family_and_identity_without_priority_or_part() {
         assert_eq!(
-            job_key("sweep / single-node 8k1k (2/4) / p3 | dsr1 fp8 b200 sglang TP8 c64 | eval"),
+            job_key("sweep / single-node 8k1k (2/4) / p3.000 | dsr1 fp8 b200 sgl TP8 c64 | eval"),
             Some((
                 "single-node 8k1k".to_string(),
-                "dsr1 fp8 b200 sglang TP8 c64 | eval".to_string()
+                "dsr1 fp8 b200 sgl TP8 c64 | eval".to_string()
             ))
         );
         assert_eq!(
-            job_key("multi-node agentic / p0 | dsr1 fp4 gb200 dynamo-trt 1P x 2D c4x8"),
+            job_key(
+                "multi-node agentic / p-3.000 | dsr1 fp4 gb200 dynamo-trt 1P (TP4) x 2D (TP8) c4x8"
+            ),
             Some((
                 "multi-node agentic".to_string(),
-                "dsr1 fp4 gb200 dynamo-trt 1P x 2D c4x8".to_string()
+                "dsr1 fp4 gb200 dynamo-trt 1P (TP4) x 2D (TP8) c4x8".to_string()
             ))
         );
+        assert_eq!(
+            job_key("eval / p | m fp8 h200 vllm TP8 c64 | eval-only"),
+            Some((
+                "eval".to_string(),
+                "m fp8 h200 vllm TP8 c64 | eval-only".to_string()
+            ))
+        );
+        assert_eq!(job_key("eval / pX | m fp8 h200 vllm TP8 c64"), None);
         assert_eq!(job_key("collect-results"), None);
         assert_eq!(job_key("sweep / setup"), None);
     }

@@ -48,8 +48,10 @@ fn job(name: &str, conclusion: &str, started: &str, completed: &str) -> Value {
 }
 
 /// Run 2 (newest) has the 4-GPU c4 leg at 60 min (and a failed job of it,
-/// which does not count); run 1 has the eval leg TP2 c32 at 30 min and an
-/// older 999-min job of the c4 leg, which the newer one shadows.
+/// which does not count); run 1 has the eval legs TP2 c32 and TP2/EP2 c32
+/// (two legs: the name tells them apart, as the reference's does) at 30
+/// min and an older 999-min job of the c4 leg, which the newer one
+/// shadows. The names are the leg workflow's (`p3.000 | … sgl TP4 mtp c4`).
 fn history() -> FakeGitHub {
     let s = test_kit::fake_github();
     s.add_route(Route::json(
@@ -62,16 +64,17 @@ fn history() -> FakeGitHub {
         "/repos/o/r/actions/runs/2/jobs",
         json!({"jobs": [
             job("sweep / setup", "success", "2026-01-02T00:00:00Z", "2026-01-02T00:05:00Z"),
-            job("sweep / single-node 8k1k (1/2) / p0 | qwen3.5 fp4 b200 sglang TP4 c4", "failure", "2026-01-02T00:00:00Z", "2026-01-02T00:07:00Z"),
-            job("sweep / single-node 8k1k (2/2) / p0 | qwen3.5 fp4 b200 sglang TP4 c4", "success", "2026-01-02T01:00:00Z", "2026-01-02T02:00:00Z"),
+            job("sweep / single-node 8k1k (1/2) / p3.000 | qwen3.5 fp4 b200 sgl TP4 mtp c4", "failure", "2026-01-02T00:00:00Z", "2026-01-02T00:07:00Z"),
+            job("sweep / single-node 8k1k (2/2) / p3.000 | qwen3.5 fp4 b200 sgl TP4 mtp c4", "success", "2026-01-02T01:00:00Z", "2026-01-02T02:00:00Z"),
         ]}),
     ));
     s.add_route(Route::json(
         "GET",
         "/repos/o/r/actions/runs/1/jobs",
         json!({"jobs": [
-            job("sweep / single-node 8k1k / p0 | qwen3.5 fp4 b200 sglang TP4 c4", "success", "2026-01-01T00:00:00Z", "2026-01-01T16:39:00Z"),
-            job("sweep / eval / p1 | qwen3.5 fp4 b200 sglang TP2 c32 | eval-only", "success", "2026-01-01T00:00:00Z", "2026-01-01T00:30:00Z"),
+            job("sweep / single-node 8k1k / p3.000 | qwen3.5 fp4 b200 sgl TP4 mtp c4", "success", "2026-01-01T00:00:00Z", "2026-01-01T16:39:00Z"),
+            job("sweep / eval / p1.500 | qwen3.5 fp4 b200 sgl TP2 mtp c32 | eval-only", "success", "2026-01-01T00:00:00Z", "2026-01-01T00:30:00Z"),
+            job("sweep / eval / p1.500 | qwen3.5 fp4 b200 sgl TP2/EP2 mtp c32 | eval-only", "success", "2026-01-01T00:00:00Z", "2026-01-01T00:30:00Z"),
         ]}),
     ));
     s

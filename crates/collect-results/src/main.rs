@@ -14,11 +14,18 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 
+/// The contract of docs/tools/index.md#exit-codes, as this tool keeps it.
+const EXIT_CODES: &str = "Exit codes: 0 done; 1 the check said no (an invalid result, run \
+description or result file, legs expected and no result row, a failed agentic validation; per \
+subcommand in docs/tools/collect-results.md); 2 could not do the job (a usage error, a missing \
+variable, an unreadable file or directory, a failed write).";
+
 #[derive(Parser)]
 #[command(
     name = "collect-results",
     version,
-    about = "Normalise, aggregate and check benchmark and eval results"
+    about = "Normalise, aggregate and check benchmark and eval results",
+    after_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]

@@ -17,10 +17,17 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 
+/// The contract of docs/tools/index.md#exit-codes, as this tool keeps it.
+const EXIT_CODES: &str = "Exit codes: 0 a decision, or done; 1 refused (the protocol said no \
+and fails closed, artifacts that fail validation, a forged or malformed callback; nothing is \
+written); 2 could not do the job (a usage error, no token, an unreadable event file or \
+artifact directory, GitHub failing after retries, a failed write).";
+
 #[derive(Parser, Debug)]
 #[command(
     version,
-    about = "The /reuse-sweep-run protocol: find and validate a reusable PR sweep"
+    about = "The /reuse-sweep-run protocol: find and validate a reusable PR sweep",
+    after_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]

@@ -10,9 +10,14 @@ use clap::Parser;
 
 mod cmd;
 
+/// The contract of docs/tools/index.md#exit-codes, as this tool keeps it.
+const EXIT_CODES: &str = "Exit codes: 0 written (also `null` when the token cannot read /user, \
+as the reference does); 2 could not count (a usage error, an unreadable runner file, a missing \
+token or run id, GitHub failing after retries, a failed write).";
+
 /// Per-hardware success counts of every job attempt of a workflow run.
 #[derive(Parser, Debug)]
-#[command(version, about)]
+#[command(version, about, after_help = EXIT_CODES)]
 pub(crate) struct Cli {
     /// Output base name: `run_stats` writes `run_stats.json`.
     pub(crate) stats_name: String,

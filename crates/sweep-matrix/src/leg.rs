@@ -75,7 +75,7 @@ impl LegPart {
 /// What the plan job writes per leg besides its row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LegPlan {
-    /// The leg job's name (`p3 | dsr1 fp8 b200 sglang TP8 c4 | eval`).
+    /// The leg job's name (`p3.000 | dsr1 fp8 b200 sgl TP8 c4 | eval`).
     pub name: String,
     /// The `runs-on` value as JSON text, with `{0}` where this attempt's
     /// number goes (see [`runs_on`]).
@@ -204,47 +204,106 @@ pub fn runs_on(row: &Map<String, Value>, sweep: &Map<String, Value>) -> String {
         .replace("\\u0000", "{0}")
 }
 
-/// The leg job's name: `p<priority> | <model-prefix> <precision> <runner>
-/// <framework>`, then the parallelism and concurrency of the row, then
-/// ` | eval-only` for an eval leg (` | eval` for a fixed leg that also
-/// evaluates).
+/// `TP<tp>`, then `/PP`, `/DCP`, `/PCP`, `/EP` for values other than 1
+/// (or unset), then `/DPA`: the parallelism of a single-node row or of a
+/// multi-node pool, as the leg templates' job names write it.
+fn parallelism(w: Option<&Map<String, Value>>, dpa: bool) -> String {
+    let get = |k: &str| text(w.and_then(|w| w.get(k)));
+    let mut s = format!("TP{}", get("tp"));
+    for (k, tag) in [
+        ("pp", "PP"),
+        ("dcp-size", "DCP"),
+        ("pcp-size", "PCP"),
+        ("ep", "EP"),
+    ] {
+        let v = get(k);
+        if !v.is_empty() && v != "1" {
+            s.push('/');
+            s.push_str(tag);
+            s.push_str(&v);
+        }
+    }
+    if dpa {
+        s.push_str("/DPA");
+    }
+    s
+}
+
+/// The leg job's name, as the reference's leg templates write it
+/// (`benchmark-tmpl.yml` / `benchmark-multinode-tmpl.yml`, workflow.md
+/// §6.2): `p<priority> | <model-prefix> <precision> <runner> <fw>` (`sgl`,
+/// `dyn-sgl`, `sgl-disagg` for the SGLang frameworks), the parallelism
+/// (`TP8/EP8/DPA`, or a multi-node row's `1P (TP4/EP4) x 2D (TP8/EP8/DPA)`
+/// when disaggregated), the speculative decoding unless `none`, the KV
+/// offload mode and backend when set, `c<conc>` and ` | eval-only` for an
+/// eval leg (` | eval` for a fixed leg that also evaluates). The priority
+/// is the matrix's string as it is (`p3.000`). Parts that are empty are
+/// left out with their space, as the recorded job names show them.
 #[must_use]
 pub fn job_name(row: &Map<String, Value>, part: LegPart) -> String {
     let f = |k: &str| text(row.get(k));
-    let head = format!(
-        "p{} | {} {} {} {}",
-        f("priority"),
+    let fw = match f("framework").as_str() {
+        "sglang" => "sgl".to_string(),
+        "dynamo-sglang" => "dyn-sgl".to_string(),
+        "sglang-disagg" => "sgl-disagg".to_string(),
+        other => other.to_string(),
+    };
+    let mut words = vec![
+        format!("p{} |", f("priority")),
         f("model-prefix"),
         f("precision"),
         f("runner"),
-        f("framework")
-    );
-    let worker = |side: &str, k: &str| text(row.get(side).and_then(|w| w.get(k)));
-    match part.nodes {
+        fw,
+    ];
+    let conc = match part.nodes {
         Nodes::Single => {
-            let suffix = if part.eval() {
-                " | eval-only"
-            } else if part.is(Kind::Fixed) && truthy(row.get("run-eval")) {
-                " | eval"
-            } else {
-                ""
-            };
-            format!("{head} TP{} c{}{suffix}", f("tp"), f("conc"))
+            words.push(parallelism(Some(row), truthy(row.get("dp-attn"))));
+            f("conc")
         }
         Nodes::Multi => {
-            let conc = if part.is(Kind::AgenticEval) && truthy(row.get("eval-conc")) {
+            let pool = |side: &str| row.get(side).and_then(Value::as_object);
+            let (p, d) = (pool("prefill"), pool("decode"));
+            // A multi-node pool's `dp-attn` is the string `'true'` there.
+            let dpa =
+                |w: Option<&Map<String, Value>>| text(w.and_then(|w| w.get("dp-attn"))) == "true";
+            let workers =
+                |w: Option<&Map<String, Value>>| text(w.and_then(|w| w.get("num-worker")));
+            let prefill = format!("({})", parallelism(p, dpa(p)));
+            if f("disagg") == "true" {
+                words.push(format!("{}P {prefill}", workers(p)));
+                words.push(format!("x {}D ({})", workers(d), parallelism(d, dpa(d))));
+            } else {
+                words.push(prefill);
+            }
+            if part.is(Kind::AgenticEval) && truthy(row.get("eval-conc")) {
                 f("eval-conc")
             } else {
                 join(row.get("conc"), "x")
-            };
-            let suffix = if part.eval() { " | eval-only" } else { "" };
-            format!(
-                "{head} {}P x {}D c{conc}{suffix}",
-                worker("prefill", "num-worker"),
-                worker("decode", "num-worker")
-            )
+            }
         }
+    };
+    let spec = f("spec-decoding");
+    if spec != "none" {
+        words.push(spec);
     }
+    let kv = f("kv-offloading");
+    if !kv.is_empty() && kv != "none" {
+        words.push(format!("{kv} KV offload"));
+    }
+    let backend = text(row.get("kv-offload-backend").and_then(|b| b.get("name")));
+    if !["", "none", "default"].contains(&backend.as_str()) {
+        words.push(backend);
+    }
+    let suffix = if part.eval() {
+        " | eval-only"
+    } else if part.nodes == Nodes::Single && part.is(Kind::Fixed) && truthy(row.get("run-eval")) {
+        " | eval"
+    } else {
+        ""
+    };
+    words.push(format!("c{conc}{suffix}"));
+    words.retain(|w| !w.is_empty());
+    words.join(" ")
 }
 
 /// The leg's `timeout-minutes`: a single-node leg the caller's
@@ -700,7 +759,7 @@ mod tests {
             "framework": "sglang", "spec-decoding": "none", "runner": "h200", "isl": 1024,
             "osl": 1024, "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 2, "ep": 1, "dp-attn": false,
             "conc": 4, "max-model-len": 2048, "exp-name": "m_1k1k", "disagg": false,
-            "run-eval": true, "eval-only": false, "priority": "3", "queue-token": "abc",
+            "run-eval": true, "eval-only": false, "priority": "3.000", "queue-token": "abc",
             "recipe-fingerprint": "0123456789abcdef0123"}),
         )
     }
@@ -732,7 +791,7 @@ mod tests {
         let sched = obj(json!({"priority-scheduler": true}));
         assert_eq!(
             runs_on(&row, &sched),
-            r#"["self-hosted","h200","ci-job-3-abc","ci-attempt-{0}"]"#
+            r#"["self-hosted","h200","ci-job-3.000-abc","ci-attempt-{0}"]"#
         );
         let fork = obj(
             json!({"priority-scheduler": false, "changelog-head-ref": "abc",
@@ -747,7 +806,7 @@ mod tests {
         );
         assert_eq!(
             runs_on(&skip, &both),
-            r#"["self-hosted","h200","ci-job-3-abc","ci-attempt-{0}","ci-skip-queue-pr-42","f{{x}}"]"#
+            r#"["self-hosted","h200","ci-job-3.000-abc","ci-attempt-{0}","ci-skip-queue-pr-42","f{{x}}"]"#
         );
         // A fork label without a trusted dispatch's head is not used.
         let no_head = obj(json!({"fork-runner-label": "untrusted-gpu"}));
@@ -758,27 +817,94 @@ mod tests {
     fn names_and_timeouts_follow_the_part() {
         let sweep = obj(json!({"timeout-minutes": 90}));
         let p = plan_leg(&sn_row(), part("sn-1k1k"), &sweep);
-        assert_eq!(p.name, "p3 | m fp8 h200 sglang TP8 c4 | eval");
+        assert_eq!(p.name, "p3.000 | m fp8 h200 sgl TP8/PCP2 c4 | eval");
         assert_eq!(p.timeout_minutes, 90);
         assert_eq!(
             job_name(&sn_row(), part("evals")),
-            "p3 | m fp8 h200 sglang TP8 c4 | eval-only"
+            "p3.000 | m fp8 h200 sgl TP8/PCP2 c4 | eval-only"
         );
         assert_eq!(
             job_name(&sn_row(), part(CANARY)),
-            "p3 | m fp8 h200 sglang TP8 c4"
+            "p3.000 | m fp8 h200 sgl TP8/PCP2 c4"
         );
         assert_eq!(
             job_name(&mn_row(), part("mn-8k1k")),
-            "p | m fp4 gb200 dynamo-trt 2P x 2D c16x32"
+            "p | m fp4 gb200 dynamo-trt 2P (TP4/EP4/DPA) x 2D (TP4/EP4/DPA) mtp c16x32"
         );
         assert_eq!(
             job_name(&mn_row(), part("mn-agentic-evals")),
-            "p | m fp4 gb200 dynamo-trt 2P x 2D c32 | eval-only"
+            "p | m fp4 gb200 dynamo-trt 2P (TP4/EP4/DPA) x 2D (TP4/EP4/DPA) mtp c32 | eval-only"
+        );
+        let mut aggregated = mn_row();
+        aggregated.insert("disagg".into(), json!(false));
+        assert_eq!(
+            job_name(&aggregated, part("mn-8k1k")),
+            "p | m fp4 gb200 dynamo-trt (TP4/EP4/DPA) mtp c16x32"
         );
         assert_eq!(timeout_minutes(part("mn-agentic"), &sweep), 780);
         assert_eq!(timeout_minutes(part("mn-evals"), &sweep), 480);
         assert_eq!(timeout_minutes(part("sn-agentic"), &Map::new()), 500);
+    }
+
+    /// Job names of the reference's recorded runs (the success-rate
+    /// fixtures of the conformance corpus), rebuilt from rows of the same
+    /// shape: the name GitHub showed, priority string and all.
+    #[test]
+    fn job_names_are_the_reference_templates_names() {
+        let agentic = obj(
+            json!({"priority": "5.500", "model-prefix": "dsv4", "precision": "fp4",
+            "runner": "cluster:mi355x-amds", "framework": "vllm", "tp": 8, "pp": 1,
+            "dcp-size": 1, "pcp-size": 1, "ep": 1, "dp-attn": false, "conc": 16,
+            "spec-decoding": "mtp", "kv-offloading": "none"}),
+        );
+        assert_eq!(
+            job_name(&agentic, part("sn-agentic")),
+            "p5.500 | dsv4 fp4 cluster:mi355x-amds vllm TP8 mtp c16"
+        );
+        let canary = obj(json!({"priority": "3.000", "model-prefix": "qwen3.5",
+            "precision": "fp4", "runner": "cluster:b200-nscale", "framework": "sglang",
+            "tp": 4, "ep": 1, "dp-attn": false, "conc": 4, "spec-decoding": "none",
+            "run-eval": true}));
+        assert_eq!(
+            job_name(&canary, part(CANARY)),
+            "p3.000 | qwen3.5 fp4 cluster:b200-nscale sgl TP4 c4"
+        );
+        let pool = |n: u64, tp: u64, dpa: bool| json!({"num-worker": n, "tp": tp, "pp": 1, "ep": tp, "dp-attn": dpa});
+        let mn = obj(
+            json!({"priority": "6.000", "model-prefix": "dsv4", "precision": "fp4",
+            "runner": "cluster:gb200-nv", "framework": "dynamo-vllm", "disagg": true,
+            "prefill": pool(1, 4, false), "decode": pool(2, 8, true), "conc": [64, 128],
+            "spec-decoding": "mtp"}),
+        );
+        assert_eq!(
+            job_name(&mn, part("mn-agentic")),
+            "p6.000 | dsv4 fp4 cluster:gb200-nv dynamo-vllm 1P (TP4/EP4) x 2D (TP8/EP8/DPA) mtp c64x128"
+        );
+        let mut eval = mn.clone();
+        eval.insert("runner".into(), json!("gb200"));
+        eval.insert("prefill".into(), pool(1, 4, true));
+        eval.insert("decode".into(), pool(1, 8, true));
+        eval.insert("spec-decoding".into(), json!("none"));
+        eval.insert("conc".into(), json!([256, 512]));
+        assert_eq!(
+            job_name(&eval, part("mn-evals")),
+            "p6.000 | dsv4 fp4 gb200 dynamo-vllm 1P (TP4/EP4/DPA) x 1D (TP8/EP8/DPA) c256x512 | eval-only"
+        );
+        // The offload mode and backend of an agentic row (none of the
+        // recorded runs had one): `dram KV offload lmcache`.
+        let mut offload = agentic.clone();
+        offload.insert("kv-offloading".into(), json!("dram"));
+        offload.insert(
+            "kv-offload-backend".into(),
+            json!({"name": "lmcache", "version": "1"}),
+        );
+        offload.insert("framework".into(), json!("dynamo-sglang"));
+        offload.insert("dp-attn".into(), json!(true));
+        offload.insert("ep".into(), json!(8));
+        assert_eq!(
+            job_name(&offload, part("sn-agentic")),
+            "p5.500 | dsv4 fp4 cluster:mi355x-amds dyn-sgl TP8/EP8/DPA mtp dram KV offload lmcache c16"
+        );
     }
 
     #[test]

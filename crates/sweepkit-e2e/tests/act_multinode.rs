@@ -648,3 +648,175 @@ fn an_agentic_leg_over_the_failed_request_threshold_fails_at_validate_agentic_un
         ran.len() - 1
     );
 }
+
+/// The jobs list calc-success-rate reads for a sweep of `legs` (dry-run
+/// legs): the fixed jobs on GitHub's runners, then every leg's job as the
+/// leg workflow names it (`sweep / <part> / <leg name>`), successful, on
+/// the first machine of its runner label's cluster.
+fn jobs_of(legs: &[Value]) -> Value {
+    use sweep_matrix::leg::{LegPart, job_name};
+    use sweep_matrix::legs::FAMILIES;
+    let mut jobs: Vec<Value> = ["policy", "check-changelog", "setup"]
+        .iter()
+        .map(|j| {
+            json!({"name": format!("sweep / {j}"), "labels": ["ubuntu-latest"],
+            "runner_name": "GitHub Actions 1"})
+        })
+        .collect();
+    for l in legs {
+        let family = FAMILIES
+            .iter()
+            .find(|f| f.dotted() == l["family"].as_str().unwrap())
+            .unwrap();
+        let part = LegPart::of_family(family.stem).unwrap();
+        let row = l["row"].as_object().unwrap();
+        let runner = row["runner"].as_str().unwrap();
+        let machine = format!("{}_00", runner.trim_start_matches("cluster:"));
+        jobs.push(
+            json!({"name": format!("sweep / {} / {}", family.title, job_name(row, part)),
+            "labels": [runner], "runner_name": machine}),
+        );
+    }
+    for (i, j) in jobs.iter_mut().enumerate() {
+        j["id"] = json!(5000 + i);
+        j["run_id"] = json!(ACT_RUN_ID);
+        j["run_attempt"] = json!(1);
+        j["status"] = json!("completed");
+        j["conclusion"] = json!("success");
+    }
+    json!({"total_count": jobs.len(), "jobs": jobs})
+}
+
+/// Issue #37 item 10: an agentic-only sweep (the single-node agentic
+/// config: agentic legs and its agentic eval, no fixed-seq-len leg) has no
+/// collect-results and no comparison, yet its legs ran: calc-success-rate
+/// counts them, the comment has the success-rate section, and no download
+/// of an artifact this sweep does not make is attempted (no "Artifact not
+/// found" error).
+#[test]
+fn an_agentic_only_sweep_gets_its_comment_whole_with_the_success_rate_under_act() {
+    let Some(act) = act_or_skip() else {
+        return;
+    };
+    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    let mut h = harness_with(
+        act,
+        &PrChange::AddConfigs(&[AGENTIC_KEY]),
+        &launcher(0),
+        &repo_files(),
+    );
+    let dry = dry_run(&h.scratch);
+    let legs = dry["legs"].as_array().unwrap().clone();
+    let families: BTreeSet<&str> = legs.iter().map(|l| l["family"].as_str().unwrap()).collect();
+    assert_eq!(
+        families,
+        BTreeSet::from(["single_node.agentic", "agentic_evals"]),
+        "an agentic-only sweep: {dry}"
+    );
+    h.map_runners(&legs);
+    h.fake.with_comments(REPO, PR, vec![]);
+    let (user, run, _) = recorded_run_and_jobs();
+    h.fake
+        .add_route(fake_github::Route::json("GET", "/user", user));
+    h.fake.add_route(fake_github::Route::json(
+        "GET",
+        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}"),
+        run,
+    ));
+    h.fake.add_route(fake_github::Route::paginated(
+        "GET",
+        &format!("/repos/{REPO}/actions/runs/{ACT_RUN_ID}/jobs"),
+        jobs_of(&legs),
+        "object:jobs",
+    ));
+
+    let (ok, log, secs) = h.run(
+        "pull_request",
+        &pr_event(&h.scratch, "labeled", "full-sweep-enabled"),
+    );
+    let ran = ran_jobs(&log, "sweep/Run Sweep (sweepkit)/");
+    eprintln!("agentic-only: act ran {secs:.1} s; jobs: {ran:#?}");
+    let t = tail(&log, 80);
+    assert!(ok, "act failed:\n{t}");
+    let failed: Vec<&String> = ran
+        .iter()
+        .filter(|(_, o)| **o != Outcome::Succeeded)
+        .map(|(k, _)| k)
+        .collect();
+    assert!(failed.is_empty(), "jobs failed: {failed:?}\n{t}");
+    let fixed: BTreeSet<&str> = ran
+        .keys()
+        .filter(|k| !k.contains(" / "))
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        fixed,
+        BTreeSet::from([
+            "policy",
+            "check-changelog",
+            "setup",
+            "collect-evals",
+            "upload-changelog-metadata",
+            "calc-success-rate",
+            "comment-unofficial-run-visualizer",
+        ]),
+        "no collect-results nor compare-results for agentic legs; the success rate runs"
+    );
+    assert_eq!(
+        ran.keys().filter(|k| is_leg(k)).count(),
+        legs.len(),
+        "{ran:#?}"
+    );
+    // No download of what this sweep does not produce: the comment's
+    // compare-report fetch is not attempted, run-stats is found; no error
+    // annotation at all (act marks one `❗`; the stand-in's script text,
+    // which act prints, holds the words too).
+    let errors: Vec<&str> = log.lines().filter(|l| l.contains("❗")).collect();
+    assert!(
+        errors.is_empty(),
+        "error annotations:\n{}",
+        errors.join("\n")
+    );
+    assert_eq!(
+        step_count(&log, "Fetch the compare report", true)
+            + step_count(&log, "Fetch the compare report", false),
+        0,
+        "the compare report was fetched\n{t}"
+    );
+    assert_eq!(step_count(&log, "Fetch the success rates", true), 1, "{t}");
+    let names = artifact_names(&h);
+    assert!(names.contains("run-stats"), "{names:#?}");
+    assert!(!names.contains("compare-report"), "{names:#?}");
+
+    let comments = h.fake.comments(REPO, PR);
+    assert_eq!(comments.len(), 1, "one comment on the PR");
+    let body = comments[0]["body"].as_str().unwrap();
+    eprintln!("comment:\n{body}");
+    // Every leg is counted (agentic and agentic eval) on its cluster.
+    let cluster = legs[0]["row"]["runner"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("cluster:")
+        .to_string();
+    assert!(
+        legs.iter()
+            .all(|l| l["row"]["runner"] == legs[0]["row"]["runner"]),
+        "one runner: {dry}"
+    );
+    for want in [
+        "#### Success rate per hardware".to_string(),
+        format!("| {cluster} | {n} / {n} | 100\u{a0}% |", n = legs.len()),
+        format!("https://github.com/{REPO}/actions/runs/{ACT_RUN_ID}"),
+    ] {
+        assert!(body.contains(&want), "the comment lacks {want:?}:\n{body}");
+    }
+    assert!(
+        !body.contains("could not read this run's jobs"),
+        "success-rate read the jobs:\n{body}"
+    );
+    eprintln!(
+        "agentic-only summary: {} jobs succeeded, {} legs counted in the success rate; act wall time {secs:.1} s",
+        ran.len(),
+        legs.len()
+    );
+}

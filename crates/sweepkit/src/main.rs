@@ -11,9 +11,14 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 
+/// The contract of docs/tools/index.md#exit-codes, as this tool keeps it.
+const EXIT_CODES: &str = "Exit codes: 0 ok; 1 the check failed (an edited file, or one another \
+sweepkit version wrote), a pin refused or a locally edited file kept; 2 the file could not be \
+read or written, or a usage error.";
+
 /// sweepkit's adoption command.
 #[derive(Parser, Debug)]
-#[command(name = "sweepkit", version, about)]
+#[command(name = "sweepkit", version, about, after_help = EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,

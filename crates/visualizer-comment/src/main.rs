@@ -25,6 +25,7 @@ mod cmd;
 #[command(
     version,
     about,
+    after_help = "Exit codes: 0 the comment was created, updated or unchanged, or the token is read-only (a fork PR: a warning and the body in the job summary); check-run: 0 posted, or a token without checks: write (a warning); 2 could not do the job (a usage error, bad inputs, a rejected token, no such PR or repository, GitHub failing after retries).",
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]

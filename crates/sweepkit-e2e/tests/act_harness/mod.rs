@@ -901,8 +901,7 @@ pub(crate) fn recorded_run_and_jobs() -> (Value, Value, Value) {
         let name = j["name"]
             .as_str()
             .unwrap()
-            .replace("cluster:b200-nscale", "b200")
-            .replace(" sgl ", " sglang ");
+            .replace("cluster:b200-nscale", "b200");
         j["name"] = json!(name);
         if let Some(labels) = j["labels"].as_array_mut() {
             for l in labels.iter_mut() {
