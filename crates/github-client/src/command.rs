@@ -290,7 +290,10 @@ mod tests {
             Some(ReasonCommand::Reason("known\tissue #12".replace('\t', " ")))
         );
         assert_eq!(r("/acknowledge-regression"), Some(ReasonCommand::Missing));
-        assert_eq!(r("/acknowledge-regression   \nwhy"), Some(ReasonCommand::Missing));
+        assert_eq!(
+            r("/acknowledge-regression   \nwhy"),
+            Some(ReasonCommand::Missing)
+        );
         assert_eq!(
             r("/acknowledge-regression a\n/acknowledge-regression b"),
             Some(ReasonCommand::Reason("b".into()))
@@ -301,7 +304,10 @@ mod tests {
             Some(ReasonCommand::TooLong(MAX_REASON_CHARS + 1))
         );
         let fits = "é".repeat(MAX_REASON_CHARS);
-        assert_eq!(r(&format!("{ACK} {fits}")), Some(ReasonCommand::Reason(fits)));
+        assert_eq!(
+            r(&format!("{ACK} {fits}")),
+            Some(ReasonCommand::Reason(fits))
+        );
     }
 
     #[test]
