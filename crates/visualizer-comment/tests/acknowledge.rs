@@ -313,3 +313,24 @@ fn a_failure_that_is_not_regressions_alone_cannot_be_acknowledged() {
     // Not even read: nothing to acknowledge.
     assert_eq!(s.count("GET", &format!("{R}/issues/42/comments")), 0);
 }
+
+#[test]
+fn an_empty_acknowledge_command_turns_acknowledgements_off() {
+    let s = server(
+        vec![comment(1, "alice", "2026-08-21T10:00:00Z", ACK)],
+        false,
+        false,
+    );
+    let dir = test_kit::temp_dir();
+    let out = test_kit::command(env!("CARGO_BIN_EXE_visualizer-comment"))
+        .args(["check-run", "--pr-number", "42", "--sha", HEAD, "--report"])
+        .arg(report_file(dir.path()))
+        .github(&s)
+        .env("GITHUB_REPOSITORY", REPO)
+        .env("INPUT_ACKNOWLEDGE_COMMAND", "")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(conclusion(&s).0, "failure");
+    assert_eq!(s.count("GET", &format!("{R}/issues/42/comments")), 0);
+}
