@@ -404,7 +404,27 @@ pub fn axis_top(v: f64, axis: &str) -> Result<f64, ChartError> {
             "the {axis} axis would reach {v:e}, beyond the limit of {MAX_AXIS:e} (MAX_AXIS): a figure out of range reached the chart"
         )));
     }
-    Ok(nice_ceiling(v))
+    Ok(fine_ceiling(v))
+}
+
+/// A round upper bound on a finer ladder than [`nice_ceiling`] (1, 1.2,
+/// 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten), for the pictures: a
+/// top of 2100 is drawn to 2500, not 5000, so the data fills the panel
+/// (issue #37 item 8). Never above [`nice_ceiling`], total like it.
+fn fine_ceiling(v: f64) -> f64 {
+    if v.is_nan() || v <= MIN_AXIS {
+        return 1.0;
+    }
+    let v = v.min(MAX_AXIS);
+    let mag = 10f64.powf(v.log10().floor());
+    for step in [
+        1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0,
+    ] {
+        if step * mag >= v * 1.05 {
+            return step * mag;
+        }
+    }
+    nice_ceiling(v)
 }
 
 /// (baseline, new) colours per topology. The first (most charts have one
@@ -532,6 +552,31 @@ where
         .collect()
 }
 
+/// How many panels a configuration's own picture has: two, or one when
+/// the other would only say it has nothing (no interactivity values in
+/// the rows, or no matched point): no empty half-picture in the comment.
+fn panels(g: &GroupParts<'_, '_>) -> u32 {
+    if g.frontier.is_some() && g.conc.is_some() {
+        2
+    } else {
+        1
+    }
+}
+
+/// Draws a configuration's own picture: [`draw_group`], or its one panel.
+fn draw_group_own<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    g: &GroupParts<'_, '_>,
+) -> Result<(), ChartError> {
+    let topos = topology_order(g.conc, g.frontier);
+    match (g.frontier, g.conc) {
+        (Some(_), Some(_)) => draw_group(area, g),
+        (Some(f), None) => draw_frontier_panel(area, f, &topos, &g.frontier_rings),
+        (None, Some(s)) => draw_concurrency_panel(area, s, &topos),
+        (None, None) => draw_empty(area, g.key, "nothing to chart"),
+    }
+}
+
 /// Draws one configuration (two panels, one above the other) on `area`.
 fn draw_group<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -575,7 +620,8 @@ pub fn svg(c: &Comparison, new: &[Row], baseline: &[Row]) -> Result<Option<Strin
 }
 
 /// One configuration's own picture: its title, a file name for it and its
-/// SVG ([`PANEL_W`] × 2 [`PANEL_H`]), which [`crate::png`] rasterises.
+/// SVG ([`PANEL_W`] × 2 [`PANEL_H`], or one [`PANEL_H`] when one panel
+/// would be empty), which [`crate::png`] rasterises.
 pub struct GroupChart {
     pub title: String,
     /// `NN-<slug>`, unique in the run, safe in a file name and a URL.
@@ -598,10 +644,10 @@ pub fn group_svgs(
     for (i, g) in parts.iter().enumerate() {
         let mut out = String::new();
         {
-            let root =
-                SVGBackend::with_string(&mut out, (PANEL_W, 2 * PANEL_H)).into_drawing_area();
+            let root = SVGBackend::with_string(&mut out, (PANEL_W, panels(g) * PANEL_H))
+                .into_drawing_area();
             // Transparent: the page's colour shows through (dark mode).
-            draw_group(&root, g)?;
+            draw_group_own(&root, g)?;
             root.present()?;
         }
         let title = g.key.title();
@@ -1009,6 +1055,20 @@ mod tests {
             .filter(|l| !l.is_empty())
             .collect();
         assert_eq!(labels, ["4", "8", "16"]);
+    }
+
+    #[test]
+    fn picture_axes_end_near_the_data() {
+        assert_eq!(fine_ceiling(2000.0), 2500.0);
+        assert_eq!(fine_ceiling(13000.0), 15000.0);
+        assert_eq!(fine_ceiling(96.0), 120.0);
+        assert_eq!(fine_ceiling(0.0), 1.0);
+        for v in [0.37, 1705.0, 16866.6, 1e12, MAX_AXIS] {
+            assert!(
+                fine_ceiling(v) >= v * 1.05 && fine_ceiling(v) <= nice_ceiling(v),
+                "{v}"
+            );
+        }
     }
 
     #[test]

@@ -243,3 +243,38 @@ fn the_chart_of_a_ttft_regression_draws_ttft() {
     assert!(svg.contains("h100 sglang, 1k1k (spec: none): mean TTFT vs concurrency"));
     assert!(svg.contains("h200 sglang, 1k1k (spec: none): tput/GPU vs concurrency"));
 }
+
+/// Rows without interactivity values get a one-panel picture (tput/GPU
+/// over concurrency), not an empty half above it.
+#[test]
+fn a_configuration_without_interactivity_gets_one_panel() {
+    let dir = test_kit::temp_dir();
+    let (mut base, mut new) = runs();
+    for rows in [&mut base, &mut new] {
+        for r in rows.as_array_mut().expect("rows") {
+            r.as_object_mut().expect("row").remove("median_intvty");
+        }
+    }
+    std::fs::write(dir.path().join("base.json"), base.to_string()).expect("write");
+    std::fs::write(dir.path().join("new.json"), new.to_string()).expect("write");
+    let out = test_kit::command(Path::new(env!("CARGO_BIN_EXE_compare-results")))
+        .arg("--new")
+        .arg(dir.path().join("new.json"))
+        .arg("--baseline")
+        .arg(dir.path().join("base.json"))
+        .arg("--charts-dir")
+        .arg(dir.path().join("charts"))
+        .output()
+        .expect("run compare-results");
+    assert_eq!(out.status.code(), Some(0), "{}", test_kit::stderr(&out));
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("charts/charts.json")).expect("charts.json"),
+    )
+    .expect("charts.json parses");
+    for c in manifest["charts"].as_array().expect("charts") {
+        let file = c["file"].as_str().expect("file");
+        let bytes = std::fs::read(dir.path().join("charts").join(file)).expect("png");
+        let png = Pixmap::decode_png(&bytes).expect("a PNG");
+        assert_eq!((png.width(), png.height()), (PANEL_W, PANEL_H), "{file}");
+    }
+}
