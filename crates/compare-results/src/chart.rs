@@ -310,7 +310,7 @@ fn mermaid_topology(
         .iter()
         .map(|p| p.2.min(p.3))
         .fold(f64::INFINITY, f64::min);
-    let hi = nice_ceiling(max);
+    let hi = fine_ceiling(max);
     format!(
         "%%{{init: {{\"themeVariables\": {{\"xyChart\": {{\"plotColorPalette\": \"{MERMAID_BASELINE}, {MERMAID_NEW}\"}}}}}}}}%%\nxychart-beta\n    title {}\n    x-axis {} [{}]\n    y-axis {} {} --> {}\n    line \"baseline\" [{}]\n    line \"new\" [{}]",
         quote(&format!("{label}: {}", mermaid_name(metric))),
