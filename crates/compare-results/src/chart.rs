@@ -856,7 +856,7 @@ fn draw_frontier_panel<DB: DrawingBackend>(
             chart.draw_series(dominated.iter().map(|&p| Circle::new(p, radius, style)))?;
             for s in samples.iter() {
                 let (x, y) = chart.backend_coord(&(s.interactivity, s.tput));
-                let r = radius as i32 + 1;
+                let r = radius + 1;
                 obstacles.push((x - r, y - r, x + r, y + r));
             }
             if name == "new" {
