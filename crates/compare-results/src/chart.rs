@@ -19,8 +19,9 @@ use std::collections::BTreeMap;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::compare::{Comparison, PointResult, Row};
+use crate::compare::{Class, Comparison, PointResult, Row};
 use crate::key::{GroupKey, PointKey, Topology, metric_value};
+use crate::metrics::MetricDef;
 
 /// A chart could not be drawn: plotters' error (a backend's I/O or a
 /// layout it refuses), by its message, as plotters' error types are generic
@@ -43,11 +44,17 @@ pub const CHART_METRIC: &str = "tput_per_gpu";
 pub const INTERACTIVITY_METRIC: &str = "median_intvty";
 pub const TPOT_FALLBACK: &str = "median_tpot";
 
-/// Matched points of one group with both values of the charted metric.
+/// Matched points of one group with both values of its metric.
 pub struct GroupSeries<'a> {
     pub group: &'a GroupKey,
-    /// (topology, conc, baseline, new), in report order.
+    /// The metric charted over concurrency ([`group_metric`]): tput/GPU,
+    /// or the metric that regressed when tput/GPU did not.
+    pub metric: &'a MetricDef,
+    /// (topology, conc, baseline, new), in report order, in the metric's
+    /// display unit (`display_scale`: TTFT in ms).
     pub points: Vec<(&'a Topology, i64, f64, f64)>,
+    /// The points whose charted metric regressed: (topology, conc).
+    pub regressed: Vec<(&'a Topology, i64)>,
 }
 
 impl GroupSeries<'_> {
@@ -60,11 +67,34 @@ impl GroupSeries<'_> {
     }
 }
 
+/// Whether the cell of metric `i` of a regressed point is a regression.
+fn regressed_in(p: &PointResult, i: usize) -> bool {
+    p.regressed
+        && p.cells
+            .get(i)
+            .is_some_and(|cell| cell.class == Some(Class::Regression))
+}
+
+/// The metric a group is charted by over concurrency (issue #37 item 8:
+/// the panel that shows a regression is the metric that regressed):
+/// [`CHART_METRIC`] when it regressed at some point of the group or
+/// nothing did; else the metric with the most regressed points (the
+/// first in the comparison's order on a tie), so a TTFT regression is
+/// drawn as TTFT. `None` when that metric is not compared at all.
+pub fn group_metric(c: &Comparison, points: &[&PointResult]) -> Option<usize> {
+    let tput = c.metrics.iter().position(|d| d.key == CHART_METRIC);
+    let counts: Vec<usize> = (0..c.metrics.len())
+        .map(|i| points.iter().filter(|p| regressed_in(p, i)).count())
+        .collect();
+    if tput.is_some_and(|t| counts[t] > 0) || counts.iter().all(|n| *n == 0) {
+        return tput;
+    }
+    let max = counts.iter().copied().max().unwrap_or(0);
+    counts.iter().position(|n| *n == max)
+}
+
 /// Groups of the comparison that have something to chart over concurrency.
 pub fn series(c: &Comparison) -> Vec<GroupSeries<'_>> {
-    let Some(idx) = c.metrics.iter().position(|d| d.key == CHART_METRIC) else {
-        return Vec::new();
-    };
     let mut groups: BTreeMap<&GroupKey, Vec<&PointResult>> = BTreeMap::new();
     for p in &c.points {
         groups.entry(&p.key.group).or_default().push(p);
@@ -72,16 +102,39 @@ pub fn series(c: &Comparison) -> Vec<GroupSeries<'_>> {
     groups
         .into_iter()
         .filter_map(|(group, pts)| {
+            let idx = group_metric(c, &pts)?;
+            let metric = &c.metrics[idx];
+            let scale = if metric.display_scale.is_finite() && metric.display_scale > 0.0 {
+                metric.display_scale
+            } else {
+                1.0
+            };
             let points: Vec<_> = pts
                 .iter()
                 // A log axis needs positive concurrencies.
                 .filter(|p| p.key.conc > 0)
                 .filter_map(|p| {
                     let cell = &p.cells[idx];
-                    Some((&p.key.topology, p.key.conc, cell.baseline?, cell.new?))
+                    Some((
+                        &p.key.topology,
+                        p.key.conc,
+                        cell.baseline? * scale,
+                        cell.new? * scale,
+                    ))
                 })
+                .filter(|p| p.2.is_finite() && p.3.is_finite())
                 .collect();
-            (!points.is_empty()).then_some(GroupSeries { group, points })
+            let regressed = pts
+                .iter()
+                .filter(|p| p.key.conc > 0 && regressed_in(p, idx))
+                .map(|p| (&p.key.topology, p.key.conc))
+                .collect();
+            (!points.is_empty()).then_some(GroupSeries {
+                group,
+                metric,
+                points,
+                regressed,
+            })
         })
         .collect()
 }
@@ -209,17 +262,28 @@ fn quote(s: &str) -> String {
 }
 
 /// One mermaid `xychart-beta` per topology of the group with at least two
-/// points (the chart cannot draw a single one; the table has it): tput/GPU
-/// over the topology's concurrencies, a baseline and a new line. Returns
-/// (topology label, chart).
+/// points (the chart cannot draw a single one; the table has it): the
+/// group's metric ([`group_metric`]: tput/GPU, or the metric that
+/// regressed, e.g. TTFT) over the topology's concurrencies, a baseline and
+/// a new line. Returns (topology label, chart).
 pub fn mermaid(s: &GroupSeries<'_>) -> Vec<(String, String)> {
     s.topologies()
         .into_iter()
         .filter_map(|topo| {
             let pts: Vec<_> = s.points.iter().filter(|p| p.0 == topo).collect();
-            (pts.len() >= 2).then(|| (topo.label(), mermaid_topology(&topo.label(), &pts)))
+            (pts.len() >= 2).then(|| {
+                (
+                    topo.label(),
+                    mermaid_topology(&topo.label(), s.metric, &pts),
+                )
+            })
         })
         .collect()
+}
+
+/// A metric's label without its unit: `mean TTFT (ms)` → `mean TTFT`.
+fn metric_name(m: &MetricDef) -> &str {
+    m.label.rsplit_once(" (").map_or(m.label, |(name, _)| name)
 }
 
 /// The mermaid lines' colours, baseline then new: a blue and an orange
@@ -230,9 +294,13 @@ pub const MERMAID_NEW: &str = "#ff7f0e";
 
 /// The legend printed under the mermaid charts (xychart-beta draws none;
 /// the title no longer carries it).
-pub const MERMAID_LEGEND: &str = "Lines: 🟦 baseline · 🟧 new (tput/GPU in tok/s over concurrency)";
+pub const MERMAID_LEGEND: &str = "Lines: 🟦 baseline · 🟧 new over concurrency (tput/GPU, or the metric that regressed, named in each chart's title)";
 
-fn mermaid_topology(label: &str, pts: &[&(&Topology, i64, f64, f64)]) -> String {
+fn mermaid_topology(
+    label: &str,
+    metric: &MetricDef,
+    pts: &[&(&Topology, i64, f64, f64)],
+) -> String {
     let concs: Vec<String> = pts.iter().map(|p| quote(&p.1.to_string())).collect();
     let fmt = |v: f64| format!("{v:.1}");
     let base: Vec<String> = pts.iter().map(|p| fmt(p.2)).collect();
@@ -242,17 +310,28 @@ fn mermaid_topology(label: &str, pts: &[&(&Topology, i64, f64, f64)]) -> String 
         .iter()
         .map(|p| p.2.min(p.3))
         .fold(f64::INFINITY, f64::min);
-    let hi = nice_ceiling(max);
+    let hi = fine_ceiling(max);
     format!(
-        "%%{{init: {{\"themeVariables\": {{\"xyChart\": {{\"plotColorPalette\": \"{MERMAID_BASELINE}, {MERMAID_NEW}\"}}}}}}}}%%\nxychart-beta\n    title {}\n    x-axis {} [{}]\n    y-axis \"tput/GPU (tok/s)\" {} --> {}\n    line \"baseline\" [{}]\n    line \"new\" [{}]",
-        quote(&format!("{label}: tput/GPU")),
+        "%%{{init: {{\"themeVariables\": {{\"xyChart\": {{\"plotColorPalette\": \"{MERMAID_BASELINE}, {MERMAID_NEW}\"}}}}}}}}%%\nxychart-beta\n    title {}\n    x-axis {} [{}]\n    y-axis {} {} --> {}\n    line \"baseline\" [{}]\n    line \"new\" [{}]",
+        quote(&format!("{label}: {}", mermaid_name(metric))),
         quote("concurrency"),
         concs.join(", "),
+        quote(metric.label),
         nice_floor(min, hi),
         hi,
         base.join(", "),
         new.join(", ")
     )
+}
+
+/// The title word of a mermaid chart: `tput/GPU` as before for the
+/// default metric, else the metric's name (`mean TTFT`).
+fn mermaid_name(m: &MetricDef) -> &str {
+    if m.key == CHART_METRIC {
+        "tput/GPU"
+    } else {
+        metric_name(m)
+    }
 }
 
 /// A concurrency tick's label: the powers of two only (concurrencies are
@@ -325,7 +404,27 @@ pub fn axis_top(v: f64, axis: &str) -> Result<f64, ChartError> {
             "the {axis} axis would reach {v:e}, beyond the limit of {MAX_AXIS:e} (MAX_AXIS): a figure out of range reached the chart"
         )));
     }
-    Ok(nice_ceiling(v))
+    Ok(fine_ceiling(v))
+}
+
+/// A round upper bound on a finer ladder than [`nice_ceiling`] (1, 1.2,
+/// 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten), for the pictures: a
+/// top of 2100 is drawn to 2500, not 5000, so the data fills the panel
+/// (issue #37 item 8). Never above [`nice_ceiling`], total like it.
+fn fine_ceiling(v: f64) -> f64 {
+    if v.is_nan() || v <= MIN_AXIS {
+        return 1.0;
+    }
+    let v = v.min(MAX_AXIS);
+    let mag = 10f64.powf(v.log10().floor());
+    for step in [
+        1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0,
+    ] {
+        if step * mag >= v * 1.05 {
+            return step * mag;
+        }
+    }
+    nice_ceiling(v)
 }
 
 /// (baseline, new) colours per topology. The first (most charts have one
@@ -372,6 +471,23 @@ fn font(px: f64) -> FontDesc<'static> {
 /// The ring around a regressed point (a red that no topology pair uses).
 pub const REGRESSED: RGBColor = RGBColor(214, 0, 0);
 
+/// Text, axes and frames (issue #37 item 8, dark mode): the pictures have
+/// a transparent background, so GitHub shows them on its own page colour;
+/// this grey (GitHub's muted foreground) reads on both themes (contrast
+/// 4.6:1 on white, 4.1:1 on the dark theme's #0d1117), as do the data
+/// colours.
+pub const INK: RGBColor = RGBColor(110, 118, 129);
+
+/// Grid lines: the ink, faint.
+fn grid() -> RGBAColor {
+    INK.mix(0.18)
+}
+
+/// A font of `px` px in the ink colour.
+fn ink_font(px: f64) -> TextStyle<'static> {
+    font(px).color(&INK)
+}
+
 /// The points of a group that regressed: (topology, concurrency).
 type RegressedSet<'a> = std::collections::BTreeSet<(&'a Topology, i64)>;
 
@@ -380,7 +496,18 @@ struct GroupParts<'c, 'r> {
     key: &'c GroupKey,
     conc: Option<&'c GroupSeries<'c>>,
     frontier: Option<&'r FrontierGroup<'r>>,
+    /// Every regressed point of the group (the manifest's count).
     regressed: RegressedSet<'c>,
+    /// The regressed points the interactivity panel shows as regressed:
+    /// those whose tput/GPU or time per output token (its two axes)
+    /// regressed.
+    frontier_rings: RegressedSet<'c>,
+}
+
+/// Whether metric `key` is one the interactivity panel draws: tput/GPU
+/// (its y axis) or a time per output token / interactivity (its x axis).
+fn on_frontier_axes(key: &str) -> bool {
+    key == CHART_METRIC || key.contains("tpot") || key.contains("intvty")
 }
 
 fn group_parts<'c, 'r>(
@@ -409,8 +536,45 @@ where
                 .filter(|p| p.regressed && &p.key.group == key)
                 .map(|p| (&p.key.topology, p.key.conc))
                 .collect(),
+            frontier_rings: c
+                .points
+                .iter()
+                .filter(|p| &p.key.group == key)
+                .filter(|p| {
+                    c.metrics
+                        .iter()
+                        .enumerate()
+                        .any(|(i, d)| on_frontier_axes(d.key) && regressed_in(p, i))
+                })
+                .map(|p| (&p.key.topology, p.key.conc))
+                .collect(),
         })
         .collect()
+}
+
+/// How many panels a configuration's own picture has: two, or one when
+/// the other would only say it has nothing (no interactivity values in
+/// the rows, or no matched point): no empty half-picture in the comment.
+fn panels(g: &GroupParts<'_, '_>) -> u32 {
+    if g.frontier.is_some() && g.conc.is_some() {
+        2
+    } else {
+        1
+    }
+}
+
+/// Draws a configuration's own picture: [`draw_group`], or its one panel.
+fn draw_group_own<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    g: &GroupParts<'_, '_>,
+) -> Result<(), ChartError> {
+    let topos = topology_order(g.conc, g.frontier);
+    match (g.frontier, g.conc) {
+        (Some(_), Some(_)) => draw_group(area, g),
+        (Some(f), None) => draw_frontier_panel(area, f, &topos, &g.frontier_rings),
+        (None, Some(s)) => draw_concurrency_panel(area, s, &topos),
+        (None, None) => draw_empty(area, g.key, "nothing to chart"),
+    }
 }
 
 /// Draws one configuration (two panels, one above the other) on `area`.
@@ -421,11 +585,11 @@ fn draw_group<DB: DrawingBackend>(
     let (top, bottom) = area.split_vertically(PANEL_H);
     let topos = topology_order(g.conc, g.frontier);
     match g.frontier {
-        Some(f) => draw_frontier_panel(&top, f, &topos, &g.regressed)?,
+        Some(f) => draw_frontier_panel(&top, f, &topos, &g.frontier_rings)?,
         None => draw_empty(&top, g.key, "no interactivity values")?,
     }
     match g.conc {
-        Some(s) => draw_concurrency_panel(&bottom, s, &topos, &g.regressed)?,
+        Some(s) => draw_concurrency_panel(&bottom, s, &topos)?,
         None => draw_empty(&bottom, g.key, "no matched points")?,
     }
     Ok(())
@@ -446,7 +610,7 @@ pub fn svg(c: &Comparison, new: &[Row], baseline: &[Row]) -> Result<Option<Strin
         let n = parts.len() as u32;
         let root =
             SVGBackend::with_string(&mut out, (PANEL_W, 2 * PANEL_H * n)).into_drawing_area();
-        root.fill(&WHITE)?;
+        // Transparent: the page's colour shows through (dark mode).
         for (row, g) in root.split_evenly((parts.len(), 1)).iter().zip(&parts) {
             draw_group(row, g)?;
         }
@@ -456,7 +620,8 @@ pub fn svg(c: &Comparison, new: &[Row], baseline: &[Row]) -> Result<Option<Strin
 }
 
 /// One configuration's own picture: its title, a file name for it and its
-/// SVG ([`PANEL_W`] × 2 [`PANEL_H`]), which [`crate::png`] rasterises.
+/// SVG ([`PANEL_W`] × 2 [`PANEL_H`], or one [`PANEL_H`] when one panel
+/// would be empty), which [`crate::png`] rasterises.
 pub struct GroupChart {
     pub title: String,
     /// `NN-<slug>`, unique in the run, safe in a file name and a URL.
@@ -479,10 +644,10 @@ pub fn group_svgs(
     for (i, g) in parts.iter().enumerate() {
         let mut out = String::new();
         {
-            let root =
-                SVGBackend::with_string(&mut out, (PANEL_W, 2 * PANEL_H)).into_drawing_area();
-            root.fill(&WHITE)?;
-            draw_group(&root, g)?;
+            let root = SVGBackend::with_string(&mut out, (PANEL_W, panels(g) * PANEL_H))
+                .into_drawing_area();
+            // Transparent: the page's colour shows through (dark mode).
+            draw_group_own(&root, g)?;
             root.present()?;
         }
         let title = g.key.title();
@@ -549,9 +714,69 @@ fn draw_empty<DB: DrawingBackend>(
     area.draw(&Text::new(
         format!("{}: {why}", group.title()),
         (20, 30),
-        font(AXIS_PX),
+        ink_font(AXIS_PX),
     ))?;
     Ok(())
+}
+
+/// The lowest round value an axis starts at for data from `lo` to `top`
+/// (a round top from [`axis_top`]): [`nice_floor`], so the data fills the
+/// panel rather than a corner above zero (issue #37 item 8).
+fn axis_floor(lo: f64, top: f64) -> f64 {
+    // A little room below the lowest point, so it does not sit on the axis.
+    let f = nice_floor(lo - 0.05 * (top - lo), top);
+    if f < top { f } else { 0.0 }
+}
+
+/// Width and height of a point label in px as drawn (an estimate: DejaVu
+/// Sans digits are 0.64 em wide).
+fn label_box(text: &str) -> (i32, i32) {
+    (
+        (text.chars().count() as f64 * POINT_PX * 0.64).ceil() as i32,
+        POINT_PX.ceil() as i32 + 2,
+    )
+}
+
+/// A rectangle in px: (left, top, right, bottom).
+type PxBox = (i32, i32, i32, i32);
+
+fn overlaps(a: &PxBox, b: &PxBox) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+/// Where each point's label goes, as an offset from the point (the text's
+/// top-left corner), or `None` when every place would cover another label,
+/// a marker or a ring, or leave the plot (issue #37 item 8: no
+/// overlapping labels). `points` are the labelled points in px with their
+/// text; `obstacles` every marker and ring; `area` the plotting area.
+fn place_labels(
+    points: &[((i32, i32), String)],
+    obstacles: &[PxBox],
+    area: PxBox,
+) -> Vec<Option<(i32, i32)>> {
+    let mut placed: Vec<PxBox> = Vec::new();
+    points
+        .iter()
+        .map(|((x, y), text)| {
+            let (w, h) = label_box(text);
+            // Up-right first (clear of a 10 px ring), then down-right,
+            // up-left, down-left.
+            let offsets = [(13, -h - 9), (13, 9), (-13 - w, -h - 9), (-13 - w, 9)];
+            let found = offsets.into_iter().find(|(dx, dy)| {
+                let b = (x + dx, y + dy, x + dx + w, y + dy + h);
+                b.0 >= area.0
+                    && b.1 >= area.1
+                    && b.2 <= area.2
+                    && b.3 <= area.3
+                    && !placed.iter().any(|p| overlaps(p, &b))
+                    && !obstacles.iter().any(|o| overlaps(o, &b))
+            });
+            if let Some((dx, dy)) = found {
+                placed.push((x + dx, y + dy, x + dx + w, y + dy + h));
+            }
+            found
+        })
+        .collect()
 }
 
 fn draw_frontier_panel<DB: DrawingBackend>(
@@ -560,25 +785,30 @@ fn draw_frontier_panel<DB: DrawingBackend>(
     topos: &[&Topology],
     regressed: &RegressedSet<'_>,
 ) -> Result<(), ChartError> {
-    let all = g
-        .topologies
-        .iter()
-        .flat_map(|t| t.baseline.iter().chain(&t.new));
-    let (xmax, ymax) = all.fold((0.0_f64, 0.0_f64), |(x, y), s| {
+    let all = || {
+        g.topologies
+            .iter()
+            .flat_map(|t| t.baseline.iter().chain(&t.new))
+    };
+    let (xmax, ymax) = all().fold((0.0_f64, 0.0_f64), |(x, y), s| {
         (x.max(s.interactivity), y.max(s.tput))
     });
+    let (xmin, ymin) = all().fold((f64::INFINITY, f64::INFINITY), |(x, y), s| {
+        (x.min(s.interactivity), y.min(s.tput))
+    });
+    let (xtop, ytop) = (
+        axis_top(xmax, "interactivity")?,
+        axis_top(ymax, "tput/GPU")?,
+    );
     let mut chart = ChartBuilder::on(area)
         .caption(
             format!("{}: tput/GPU vs interactivity", g.group.title()),
-            font(CAPTION_PX),
+            ink_font(CAPTION_PX),
         )
         .margin(12)
         .x_label_area_size(50)
         .y_label_area_size(80)
-        .build_cartesian_2d(
-            0.0..axis_top(xmax, "interactivity")?,
-            0.0..axis_top(ymax, "tput/GPU")?,
-        )?;
+        .build_cartesian_2d(axis_floor(xmin, xtop)..xtop, axis_floor(ymin, ytop)..ytop)?;
     chart
         .configure_mesh()
         .x_labels(MAX_TICKS)
@@ -587,11 +817,16 @@ fn draw_frontier_panel<DB: DrawingBackend>(
         .y_desc("tput/GPU (tok/s)")
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y:.0}"))
-        .label_style(font(LABEL_PX))
-        .axis_desc_style(font(AXIS_PX))
-        .light_line_style(RGBColor(240, 240, 240))
+        .label_style(ink_font(LABEL_PX))
+        .axis_desc_style(ink_font(AXIS_PX))
+        .axis_style(INK)
+        .bold_line_style(grid())
+        .light_line_style(INK.mix(0.06))
         .draw()?;
     let mut ring_legend = false;
+    // Every marker and ring, so no label covers one; and the labels.
+    let mut obstacles: Vec<PxBox> = Vec::new();
+    let mut labels: Vec<((i32, i32), String, RGBColor)> = Vec::new();
     for t in &g.topologies {
         let (base_colour, new_colour) = colours(topos, t.topology);
         let label = t.topology.label();
@@ -619,33 +854,59 @@ fn draw_frontier_panel<DB: DrawingBackend>(
                 .map(|i| (samples[i].interactivity, samples[i].tput))
                 .collect();
             chart.draw_series(dominated.iter().map(|&p| Circle::new(p, radius, style)))?;
-            // The concurrency of each new point, so a reader can find it in
-            // the table and in the other panel.
+            for s in samples.iter() {
+                let (x, y) = chart.backend_coord(&(s.interactivity, s.tput));
+                let r = radius + 1;
+                obstacles.push((x - r, y - r, x + r, y + r));
+            }
             if name == "new" {
-                chart.draw_series(samples.iter().map(|s| {
-                    // Up and to the right of the marker, clear of it.
-                    EmptyElement::at((s.interactivity, s.tput))
-                        + Text::new(
-                            format!("c{}", s.conc),
-                            (7, -20),
-                            font(POINT_PX).color(&new_colour),
-                        )
-                }))?;
                 let rings: Vec<(f64, f64)> = samples
                     .iter()
                     .filter(|s| regressed.contains(&(t.topology, s.conc)))
                     .map(|s| (s.interactivity, s.tput))
                     .collect();
+                for p in &rings {
+                    let (x, y) = chart.backend_coord(p);
+                    obstacles.push((x - 12, y - 12, x + 12, y + 12));
+                }
                 draw_rings(&mut chart, &rings, &mut ring_legend)?;
+                // The concurrency of each new point, so a reader can find
+                // it in the table and in the other panel.
+                for s in samples.iter() {
+                    labels.push((
+                        chart.backend_coord(&(s.interactivity, s.tput)),
+                        format!("c{}", s.conc),
+                        new_colour,
+                    ));
+                }
             }
         }
+    }
+    let plot = {
+        let (xr, yr) = (chart.x_range(), chart.y_range());
+        let (x0, y0) = chart.backend_coord(&(xr.start, yr.end));
+        let (x1, y1) = chart.backend_coord(&(xr.end, yr.start));
+        (x0, y0, x1, y1)
+    };
+    let requests: Vec<((i32, i32), String)> =
+        labels.iter().map(|(p, t, _)| (*p, t.clone())).collect();
+    let offsets = place_labels(&requests, &obstacles, plot);
+    let drawing = chart.plotting_area().strip_coord_spec();
+    let origin = drawing.get_base_pixel();
+    for ((p, text, colour), offset) in labels.iter().zip(offsets) {
+        let Some((dx, dy)) = offset else { continue };
+        drawing.draw(&Text::new(
+            text.clone(),
+            (p.0 + dx - origin.0, p.1 + dy - origin.1),
+            font(POINT_PX).color(colour),
+        ))?;
     }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)
-        .label_font(font(LABEL_PX))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
+        .label_font(ink_font(LABEL_PX))
+        .background_style(TRANSPARENT)
+        .border_style(INK)
         .draw()?;
     Ok(())
 }
@@ -654,7 +915,6 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     g: &GroupSeries<'_>,
     topos: &[&Topology],
-    regressed: &RegressedSet<'_>,
 ) -> Result<(), ChartError> {
     let concs = g.points.iter().map(|p| p.1 as f64);
     let (lo, hi) = concs.fold((f64::MAX, f64::MIN), |(lo, hi), c| (lo.min(c), hi.max(c)));
@@ -664,33 +924,42 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
         (lo / 1.25, hi * 1.25)
     };
     let lo = lo.max(0.5);
+    let name = metric_name(g.metric);
     let ymax = axis_top(
         g.points
             .iter()
             .map(|p| p.2.max(p.3))
             .fold(0.0_f64, f64::max),
-        "tput/GPU",
+        name,
     )?;
+    let ymin = g
+        .points
+        .iter()
+        .map(|p| p.2.min(p.3))
+        .fold(f64::INFINITY, f64::min);
     let mut chart = ChartBuilder::on(area)
         .caption(
-            format!("{}: tput/GPU vs concurrency", g.group.title()),
-            font(CAPTION_PX),
+            format!("{}: {name} vs concurrency", g.group.title()),
+            ink_font(CAPTION_PX),
         )
         .margin(12)
         .x_label_area_size(50)
         .y_label_area_size(80)
-        .build_cartesian_2d((lo..hi).log_scale().base(2.0), 0.0..ymax)?;
+        .build_cartesian_2d((lo..hi).log_scale().base(2.0), axis_floor(ymin, ymax)..ymax)?;
+    let decimals = if ymax <= 10.0 { 1 } else { 0 };
     chart
         .configure_mesh()
         .x_labels(MAX_TICKS)
         .y_labels(MAX_TICKS)
         .x_desc("concurrency")
-        .y_desc("tput/GPU (tok/s)")
+        .y_desc(g.metric.label)
         .x_label_formatter(&conc_tick)
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .label_style(font(LABEL_PX))
-        .axis_desc_style(font(AXIS_PX))
-        .light_line_style(RGBColor(240, 240, 240))
+        .y_label_formatter(&|y| format!("{y:.decimals$}"))
+        .label_style(ink_font(LABEL_PX))
+        .axis_desc_style(ink_font(AXIS_PX))
+        .axis_style(INK)
+        .bold_line_style(grid())
+        .light_line_style(INK.mix(0.06))
         .draw()?;
 
     let mut ring_legend = false;
@@ -712,9 +981,10 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
             .label(format!("new {label}"))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], new_style));
         chart.draw_series(new.iter().map(|&p| Circle::new(p, 4, new_style.filled())))?;
+        // Ringed where this panel's metric regressed (issue #37 item 8).
         let rings: Vec<(f64, f64)> = pts
             .iter()
-            .filter(|p| regressed.contains(&(topo, p.1)))
+            .filter(|p| g.regressed.contains(&(topo, p.1)))
             .map(|p| (p.1 as f64, p.3))
             .collect();
         draw_rings(&mut chart, &rings, &mut ring_legend)?;
@@ -722,9 +992,9 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
-        .label_font(font(LABEL_PX))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
+        .label_font(ink_font(LABEL_PX))
+        .background_style(TRANSPARENT)
+        .border_style(INK)
         .draw()?;
     Ok(())
 }
@@ -788,6 +1058,20 @@ mod tests {
     }
 
     #[test]
+    fn picture_axes_end_near_the_data() {
+        assert_eq!(fine_ceiling(2000.0), 2500.0);
+        assert_eq!(fine_ceiling(13000.0), 15000.0);
+        assert_eq!(fine_ceiling(96.0), 120.0);
+        assert_eq!(fine_ceiling(0.0), 1.0);
+        for v in [0.37, 1705.0, 16866.6, 1e12, MAX_AXIS] {
+            assert!(
+                fine_ceiling(v) >= v * 1.05 && fine_ceiling(v) <= nice_ceiling(v),
+                "{v}"
+            );
+        }
+    }
+
+    #[test]
     fn nice_ceiling_rounds_up_to_1_2_5() {
         assert_eq!(nice_ceiling(14443.1), 20000.0);
         assert_eq!(nice_ceiling(1705.0), 2000.0);
@@ -844,6 +1128,46 @@ mod tests {
         for v in [0.0, -1.0, f64::NEG_INFINITY, 1e-300, 1e12, MAX_AXIS] {
             assert!(axis_top(v, "x").is_ok(), "{v}");
         }
+    }
+
+    /// Issue #37 item 8: labels never cover each other, a marker or a
+    /// ring; one with no free place is left out rather than drawn over.
+    #[test]
+    fn point_labels_are_placed_clear_of_each_other_and_of_markers() {
+        let area = (0, 0, 400, 300);
+        let pts = vec![
+            ((100, 100), "c4".to_string()),
+            ((102, 101), "c8".to_string()),
+            ((104, 102), "c16".to_string()),
+            ((105, 103), "c32".to_string()),
+            ((106, 104), "c64".to_string()),
+        ];
+        let ring = (88, 88, 112, 112);
+        let got = place_labels(&pts, &[ring], area);
+        let boxes: Vec<PxBox> = pts
+            .iter()
+            .zip(&got)
+            .filter_map(|(((x, y), t), o)| {
+                let (dx, dy) = (*o)?;
+                let (w, h) = label_box(t);
+                Some((x + dx, y + dy, x + dx + w, y + dy + h))
+            })
+            .collect();
+        assert!(boxes.len() >= 3, "{got:?}");
+        assert!(
+            got.iter().any(Option::is_none),
+            "five labels cannot fit around one spot: {got:?}"
+        );
+        for (i, a) in boxes.iter().enumerate() {
+            assert!(!overlaps(a, &ring), "{a:?} covers the ring");
+            for b in &boxes[i + 1..] {
+                assert!(!overlaps(a, b), "{a:?} and {b:?} overlap");
+            }
+        }
+        // At the plot's edge a label goes inside.
+        let edge = place_labels(&[((395, 5), "c256".to_string())], &[], area);
+        let (dx, dy) = edge[0].expect("placed");
+        assert!(395 + dx >= 0 && 5 + dy >= 0 && dx < 0 && dy > 0, "{edge:?}");
     }
 
     fn s(conc: i64, interactivity: f64, tput: f64) -> Sample {

@@ -42,7 +42,10 @@ fn options() -> usvg::Options<'static> {
     }
 }
 
-/// The PNG of `svg` at its own size (one SVG unit, one pixel) on white.
+/// The PNG of `svg` at its own size (one SVG unit, one pixel), on a
+/// transparent background: the page's colour shows through, light or dark
+/// (the charts draw in colours that read on both, see
+/// [`crate::chart::INK`]).
 pub fn render(svg: &str) -> Result<Vec<u8>, PngError> {
     let tree = usvg::Tree::from_str(svg, &options())?;
     let size = tree.size().to_int_size();
@@ -52,7 +55,6 @@ pub fn render(svg: &str) -> Result<Vec<u8>, PngError> {
     }
     let mut pixmap =
         tiny_skia::Pixmap::new(width, height).ok_or(PngError::Size { width, height })?;
-    pixmap.fill(tiny_skia::Color::WHITE);
     resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
     pixmap
         .encode_png()

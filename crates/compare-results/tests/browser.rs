@@ -62,6 +62,9 @@ if (!svg) {{
     const canvas = document.createElement('canvas');
     canvas.width = w; canvas.height = h;
     const ctx = canvas.getContext('2d');
+    // The pictures are transparent: drawn on a light page, as GitHub's.
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(0, 0, w, h);
     ctx.drawImage(img, 0, 0);
     const px = ctx.getImageData(0, 0, w, h).data;
     const near = (i, rgb) => Math.abs(px[i] - rgb[0]) <= 3 && Math.abs(px[i + 1] - rgb[1]) <= 3

@@ -65,21 +65,58 @@ fn compare(dir: &Path) {
     assert_eq!(out.status.code(), Some(0), "{}", test_kit::stderr(&out));
 }
 
-/// Pixels of a picture that are drawn (not white) and that are the red of
-/// the regressed-point ring.
+/// Pixels of a picture that are drawn (not transparent) and that are the
+/// red of the regressed-point ring.
 fn pixels(p: &Pixmap) -> (usize, usize) {
     let mut drawn = 0;
     let mut red = 0;
     for px in p.pixels() {
-        let (r, g, b) = (px.red(), px.green(), px.blue());
-        if (r, g, b) != (255, 255, 255) {
+        let px = px.demultiply();
+        let (r, g, b, a) = (px.red(), px.green(), px.blue(), px.alpha());
+        if a > 0 {
             drawn += 1;
         }
-        if r > 180 && g < 50 && b < 50 {
+        if a > 200 && r > 180 && g < 50 && b < 50 {
             red += 1;
         }
     }
     (drawn, red)
+}
+
+/// Issue #37 item 8, dark mode: the background is transparent (GitHub's
+/// page colour shows through, light or dark), and the ink is a grey that
+/// reads on both.
+#[test]
+fn charts_have_a_transparent_background() {
+    let dir = test_kit::temp_dir();
+    compare(dir.path());
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("charts/charts.json")).expect("charts.json"),
+    )
+    .expect("charts.json parses");
+    for c in manifest["charts"].as_array().expect("charts") {
+        let file = c["file"].as_str().expect("file");
+        let bytes = std::fs::read(dir.path().join("charts").join(file)).expect("png");
+        let png = Pixmap::decode_png(&bytes).expect("a PNG");
+        let total = png.pixels().len();
+        let clear = png.pixels().iter().filter(|p| p.alpha() == 0).count();
+        assert!(
+            clear > total / 2,
+            "{file}: {clear} of {total} pixels transparent"
+        );
+        let opaque_white = png
+            .pixels()
+            .iter()
+            .filter(|p| {
+                let p = p.demultiply();
+                p.alpha() == 255 && (p.red(), p.green(), p.blue()) == (255, 255, 255)
+            })
+            .count();
+        assert!(
+            opaque_white < total / 100,
+            "{file}: {opaque_white} opaque white pixels, a white block in dark mode"
+        );
+    }
 }
 
 #[test]
@@ -170,4 +207,74 @@ fn every_chart_text_is_at_least_14_px_at_comment_width() {
         small.is_empty(),
         "texts under {MIN_TEXT_PX} px at {COMMENT_WIDTH} px width (svg {width} px wide): {small:?}"
     );
+}
+
+/// Issue #37 item 8: where the regression is TTFT, the mermaid chart and
+/// the PNG's concurrency panel draw TTFT (the metric that regressed), not
+/// tput/GPU, which did not move; a configuration whose tput regressed
+/// keeps tput/GPU.
+#[test]
+fn the_chart_of_a_ttft_regression_draws_ttft() {
+    let dir = test_kit::temp_dir();
+    let (base, mut new) = runs();
+    for (i, ttft) in [(1, 0.35), (2, 0.40)] {
+        new[i]["mean_ttft"] = json!(ttft);
+    }
+    std::fs::write(dir.path().join("base.json"), base.to_string()).expect("write");
+    std::fs::write(dir.path().join("new.json"), new.to_string()).expect("write");
+    let out = test_kit::command(Path::new(env!("CARGO_BIN_EXE_compare-results")))
+        .arg("--new")
+        .arg(dir.path().join("new.json"))
+        .arg("--baseline")
+        .arg(dir.path().join("base.json"))
+        .arg("--markdown")
+        .arg(dir.path().join("compare.md"))
+        .arg("--svg")
+        .arg(dir.path().join("compare.svg"))
+        .output()
+        .expect("run compare-results");
+    assert_eq!(out.status.code(), Some(0), "{}", test_kit::stderr(&out));
+    let md = std::fs::read_to_string(dir.path().join("compare.md")).expect("markdown");
+    // H100 regressed on TTFT only, H200 on tput/GPU.
+    assert!(md.contains("    title \"TP8 EP1: mean TTFT\"\n"), "{md}");
+    assert!(md.contains("    y-axis \"mean TTFT (ms)\" "), "{md}");
+    assert!(md.contains("    title \"TP4 EP1: tput/GPU\"\n"), "{md}");
+    let svg = std::fs::read_to_string(dir.path().join("compare.svg")).expect("svg");
+    assert!(svg.contains("h100 sglang, 1k1k (spec: none): mean TTFT vs concurrency"));
+    assert!(svg.contains("h200 sglang, 1k1k (spec: none): tput/GPU vs concurrency"));
+}
+
+/// Rows without interactivity values get a one-panel picture (tput/GPU
+/// over concurrency), not an empty half above it.
+#[test]
+fn a_configuration_without_interactivity_gets_one_panel() {
+    let dir = test_kit::temp_dir();
+    let (mut base, mut new) = runs();
+    for rows in [&mut base, &mut new] {
+        for r in rows.as_array_mut().expect("rows") {
+            r.as_object_mut().expect("row").remove("median_intvty");
+        }
+    }
+    std::fs::write(dir.path().join("base.json"), base.to_string()).expect("write");
+    std::fs::write(dir.path().join("new.json"), new.to_string()).expect("write");
+    let out = test_kit::command(Path::new(env!("CARGO_BIN_EXE_compare-results")))
+        .arg("--new")
+        .arg(dir.path().join("new.json"))
+        .arg("--baseline")
+        .arg(dir.path().join("base.json"))
+        .arg("--charts-dir")
+        .arg(dir.path().join("charts"))
+        .output()
+        .expect("run compare-results");
+    assert_eq!(out.status.code(), Some(0), "{}", test_kit::stderr(&out));
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("charts/charts.json")).expect("charts.json"),
+    )
+    .expect("charts.json parses");
+    for c in manifest["charts"].as_array().expect("charts") {
+        let file = c["file"].as_str().expect("file");
+        let bytes = std::fs::read(dir.path().join("charts").join(file)).expect("png");
+        let png = Pixmap::decode_png(&bytes).expect("a PNG");
+        assert_eq!((png.width(), png.height()), (PANEL_W, PANEL_H), "{file}");
+    }
 }

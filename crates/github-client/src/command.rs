@@ -95,6 +95,60 @@ pub fn last_command(body: &str, command: &str) -> Option<Match> {
     find_all(body, command).pop()
 }
 
+/// The longest reason a reason-carrying command may give, in characters:
+/// enough for a sentence naming why a regression is expected, short enough
+/// for a heading line and a check run's title.
+pub const MAX_REASON_CHARS: usize = 280;
+
+/// What a reason-carrying command line (`<command> <reason>`) says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReasonCommand {
+    /// The reason, trimmed, control characters replaced by spaces.
+    Reason(String),
+    /// The command with nothing after it.
+    Missing,
+    /// A reason longer than [`MAX_REASON_CHARS`] (its length).
+    TooLong(usize),
+}
+
+/// The decisive (last) line of `body` that is `command`, optionally
+/// preceded by whitespace, followed by the end of the line or by
+/// whitespace and a reason that runs to the end of that line
+/// (`/acknowledge-regression <reason>`). Unlike [`find_all`] a command
+/// never spans lines: the reason is what follows on the same line. Nothing
+/// for a body over [`MAX_COMMAND_BODY_CHARS`] or a blank command. One pass
+/// over the body (each line is compared with the command once).
+pub fn last_reason_command(body: &str, command: &str) -> Option<ReasonCommand> {
+    let command = command.trim_matches(is_space);
+    if command.is_empty() || !within_limit(body) {
+        return None;
+    }
+    let mut found = None;
+    for line in body.split('\n') {
+        let line = line.trim_start_matches(is_space);
+        let Some(rest) = line.strip_prefix(command) else {
+            continue;
+        };
+        if rest.chars().next().is_some_and(|c| !is_space(c)) {
+            continue;
+        }
+        let reason: String = rest
+            .trim_matches(is_space)
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        let n = reason.chars().count();
+        found = Some(if n == 0 {
+            ReasonCommand::Missing
+        } else if n > MAX_REASON_CHARS {
+            ReasonCommand::TooLong(n)
+        } else {
+            ReasonCommand::Reason(reason)
+        });
+    }
+    found
+}
+
 /// Per-position facts of a body, each computed in one pass.
 struct Scan<'a> {
     s: &'a [char],
@@ -218,6 +272,59 @@ mod tests {
         ] {
             assert_eq!(last(body), None, "{body:?}");
         }
+    }
+
+    const ACK: &str = "/acknowledge-regression";
+
+    #[test]
+    fn a_reason_command_takes_the_rest_of_its_line() {
+        let r = |b: &str| last_reason_command(b, ACK);
+        assert_eq!(
+            r("/acknowledge-regression expected: new scheduler trades TTFT for throughput"),
+            Some(ReasonCommand::Reason(
+                "expected: new scheduler trades TTFT for throughput".into()
+            ))
+        );
+        assert_eq!(
+            r("LGTM\n  /acknowledge-regression  known\tissue #12 \r\nthanks"),
+            Some(ReasonCommand::Reason("known\tissue #12".replace('\t', " ")))
+        );
+        assert_eq!(r("/acknowledge-regression"), Some(ReasonCommand::Missing));
+        assert_eq!(
+            r("/acknowledge-regression   \nwhy"),
+            Some(ReasonCommand::Missing)
+        );
+        assert_eq!(
+            r("/acknowledge-regression a\n/acknowledge-regression b"),
+            Some(ReasonCommand::Reason("b".into()))
+        );
+        let long = "x".repeat(MAX_REASON_CHARS + 1);
+        assert_eq!(
+            r(&format!("{ACK} {long}")),
+            Some(ReasonCommand::TooLong(MAX_REASON_CHARS + 1))
+        );
+        let fits = "é".repeat(MAX_REASON_CHARS);
+        assert_eq!(
+            r(&format!("{ACK} {fits}")),
+            Some(ReasonCommand::Reason(fits))
+        );
+    }
+
+    #[test]
+    fn a_reason_command_is_a_line_of_its_own() {
+        for body in [
+            "/acknowledge-regressions because",
+            "> /acknowledge-regression quoted",
+            "`/acknowledge-regression code`",
+            "please /acknowledge-regression now",
+            "/Acknowledge-Regression x",
+            "",
+        ] {
+            assert_eq!(last_reason_command(body, ACK), None, "{body:?}");
+        }
+        assert_eq!(last_reason_command("anything", "  "), None);
+        let pad = " ".repeat(MAX_COMMAND_BODY_CHARS);
+        assert_eq!(last_reason_command(&format!("{ACK} x{pad}"), ACK), None);
     }
 
     /// The quadratic matcher this module replaced, kept as the oracle the

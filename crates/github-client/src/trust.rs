@@ -208,56 +208,11 @@ fn changed_input(client: &Client, repo_path: &str, parent: &str, sha: &str) -> R
 
 /// The PR commits on its head branch when the approval was written: the
 /// head after the newest recorded push strictly before `approved_at`, and
-/// its ancestors among the PR's commits. Empty when that cannot be shown:
-/// the PR's head is in another repository, no push before the approval is
-/// recorded, timestamps that are not GitHub's form, two pushes in the same
-/// second that disagree, or a head that is no longer a PR commit.
+/// its ancestors among the PR's commits. Empty when that cannot be shown
+/// (see [`head_when_written`]) or when that head is no longer a PR commit.
 fn seen_at_approval(client: &Client, repo_path: &str, b: &Binding<'_>) -> Result<BTreeSet<String>> {
     let mut seen = BTreeSet::new();
-    let head_ref = b
-        .pull
-        .pointer("/head/ref")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let head_repo = b
-        .pull
-        .pointer("/head/repo/full_name")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    if head_ref.is_empty()
-        || !head_repo.eq_ignore_ascii_case(b.repo)
-        || !is_utc_stamp(b.approved_at)
-    {
-        return Ok(seen);
-    }
-    let full_ref = format!("refs/heads/{head_ref}");
-    let activity = client.get_all(
-        &format!("/repos/{repo_path}/activity"),
-        &[("ref", full_ref.as_str())],
-        None,
-    )?;
-    let mut newest: Option<(&str, BTreeSet<&str>)> = None;
-    for a in &activity {
-        let at = a.get("timestamp").and_then(Value::as_str).unwrap_or("");
-        if a.get("ref").and_then(Value::as_str) != Some(full_ref.as_str())
-            || !is_utc_stamp(at)
-            || at >= b.approved_at
-        {
-            continue;
-        }
-        let after = a.get("after").and_then(Value::as_str).unwrap_or("");
-        match &mut newest {
-            Some((t, afters)) if *t == at => {
-                afters.insert(after);
-            }
-            Some((t, _)) if *t > at => {}
-            _ => newest = Some((at, BTreeSet::from([after]))),
-        }
-    }
-    let Some((_, afters)) = newest else {
-        return Ok(seen);
-    };
-    let [head] = afters.into_iter().collect::<Vec<_>>()[..] else {
+    let Ok(head) = pushed_head_before(client, repo_path, b.repo, b.pull, b.approved_at)? else {
         return Ok(seen);
     };
     let parents: HashMap<&str, Vec<&str>> = b
@@ -265,7 +220,7 @@ fn seen_at_approval(client: &Client, repo_path: &str, b: &Binding<'_>) -> Result
         .iter()
         .map(|c| (sha_of(c), parents_of(c)))
         .collect();
-    let mut todo = vec![head];
+    let mut todo = vec![head.as_str()];
     while let Some(sha) = todo.pop() {
         let Some(ps) = parents.get(sha) else {
             continue;
@@ -275,6 +230,119 @@ fn seen_at_approval(client: &Client, repo_path: &str, b: &Binding<'_>) -> Result
         }
     }
     Ok(seen)
+}
+
+/// The PR's head when something was written at `at` (a comment's
+/// `created_at`): the commit its head branch pointed to after the newest
+/// push GitHub recorded strictly before `at` (`GET /repos/{o}/{r}/activity
+/// ?ref=refs/heads/<head.ref>`, server timestamps; commit dates are the
+/// pusher's to choose and are never read). `pull` is `GET /pulls/{n}`,
+/// `repo` the repository `owner/name` as given.
+///
+/// `Ok(Err(why))` when that cannot be shown (fail closed): the PR's head is
+/// in another repository (a fork's pushes are not this repository's
+/// activity), no push before `at` is recorded, a timestamp that is not
+/// GitHub's form, or two pushes in the same second that disagree. GitHub
+/// failing is `Err`.
+pub fn head_when_written(
+    client: &Client,
+    repo: &str,
+    pull: &Value,
+    at: &str,
+) -> Result<std::result::Result<String, String>> {
+    let repo_path = repo.split('/').map(encode).collect::<Vec<_>>().join("/");
+    pushed_head_before(client, &repo_path, repo, pull, at)
+}
+
+fn pushed_head_before(
+    client: &Client,
+    repo_path: &str,
+    repo: &str,
+    pull: &Value,
+    at: &str,
+) -> Result<std::result::Result<String, String>> {
+    let head_ref = pull
+        .pointer("/head/ref")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let head_repo = pull
+        .pointer("/head/repo/full_name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if head_ref.is_empty() {
+        return Ok(Err("GitHub does not name the PR's head branch".into()));
+    }
+    if !head_repo.eq_ignore_ascii_case(repo) {
+        return Ok(Err(format!(
+            "the PR's head branch is in {}, whose pushes {repo} does not record",
+            if head_repo.is_empty() {
+                "a repository GitHub does not name"
+            } else {
+                head_repo
+            }
+        )));
+    }
+    if !is_utc_stamp(at) {
+        return Ok(Err(format!("{at:?} is not a GitHub timestamp")));
+    }
+    let full_ref = format!("refs/heads/{head_ref}");
+    let activity = client.get_all(
+        &format!("/repos/{repo_path}/activity"),
+        &[("ref", full_ref.as_str())],
+        None,
+    )?;
+    let mut newest: Option<(&str, BTreeSet<&str>)> = None;
+    for a in &activity {
+        let t = a.get("timestamp").and_then(Value::as_str).unwrap_or("");
+        if a.get("ref").and_then(Value::as_str) != Some(full_ref.as_str())
+            || !is_utc_stamp(t)
+            || t >= at
+        {
+            continue;
+        }
+        let after = a.get("after").and_then(Value::as_str).unwrap_or("");
+        match &mut newest {
+            Some((n, afters)) if *n == t => {
+                afters.insert(after);
+            }
+            Some((n, _)) if *n > t => {}
+            _ => newest = Some((t, BTreeSet::from([after]))),
+        }
+    }
+    let Some((_, afters)) = newest else {
+        return Ok(Err(format!(
+            "no push to {head_ref} before {at} is recorded"
+        )));
+    };
+    match afters.into_iter().collect::<Vec<_>>()[..] {
+        [head] if !head.is_empty() => Ok(Ok(head.to_string())),
+        _ => Ok(Err(format!(
+            "pushes to {head_ref} in the same second before {at} disagree on its head"
+        ))),
+    }
+}
+
+/// Whether an issue comment was edited after it was written (`updated_at`
+/// later than `created_at`). An edit keeps the author but not the words they
+/// wrote when they wrote them (anyone with write access may edit a comment),
+/// so an edited command is not read.
+pub fn comment_edited(comment: &Value) -> bool {
+    let created = comment.get("created_at").and_then(Value::as_str);
+    match comment.get("updated_at").and_then(Value::as_str) {
+        None => false,
+        Some(updated) => Some(updated) != created,
+    }
+}
+
+/// Whether an issue comment was written by a bot (`user.type` `Bot`, or a
+/// login ending in `[bot]`): a bot's comment, the tool's own above all,
+/// never authorises anything (it may quote a command).
+pub fn comment_by_bot(comment: &Value) -> bool {
+    comment.pointer("/user/type").and_then(Value::as_str) == Some("Bot")
+        || comment
+            .pointer("/user/login")
+            .and_then(Value::as_str)
+            .is_some_and(|l| l.ends_with("[bot]"))
 }
 
 /// A PR's `labeled`/`unlabeled` timeline events (`GET /issues/{n}/timeline`),

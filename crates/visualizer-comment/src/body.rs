@@ -58,6 +58,9 @@ pub struct BodyInput {
     /// The commit the comment speaks for (the PR's head) and its page, for
     /// the provenance line.
     pub head: Option<(String, Option<String>)>,
+    /// A writer's acknowledgement of the regression ([`crate::ack`]):
+    /// named in the heading, which turns ⚠️.
+    pub acknowledgement: Option<crate::ack::Acknowledgement>,
 }
 
 impl BodyInput {
@@ -269,7 +272,15 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
     if let Some(compare) = &input.compare {
         let scheduled =
             verdict::scheduled(input.run_stats.as_ref(), input.run_stats_by_runner.as_ref());
-        let h = verdict::head(compare, scheduled)?;
+        let mut h = verdict::head(compare, scheduled)?;
+        let head_sha = input.head.as_ref().map(|(sha, _)| sha.as_str());
+        if let Some(a) = input
+            .acknowledgement
+            .as_ref()
+            .filter(|a| head_sha.is_some_and(|sha| a.is_for(sha)))
+        {
+            h.acknowledge(&a.login, &a.reason, a.url.as_deref());
+        }
         ctx.insert("headline".into(), format!("{} {}", h.icon, h.line).into());
         let tail = " (the largest in the top regressions below, every one in the full report)";
         ctx.insert("regressions".into(), h.regressions.into());

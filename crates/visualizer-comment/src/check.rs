@@ -38,6 +38,15 @@ pub(crate) struct CheckRunArgs {
     /// missing file is skipped with a warning.
     #[arg(long, env = "INPUT_RUN_STATS")]
     pub(crate) run_stats: Option<PathBuf>,
+    /// The pull request whose comments may acknowledge the regression (a
+    /// writer's `/acknowledge-regression <reason>` on this head commit turns
+    /// a failure that is regressions alone into `neutral`). Not given: no
+    /// acknowledgement is read.
+    #[arg(long, env = "INPUT_PR_NUMBER")]
+    pub(crate) pr_number: Option<u64>,
+    /// The acknowledgement's comment command; empty: not read.
+    #[arg(long, env = "INPUT_ACKNOWLEDGE_COMMAND", default_value = visualizer_comment::ack::DEFAULT_COMMAND)]
+    pub(crate) acknowledge_command: String,
 }
 
 pub(crate) fn run(args: &CheckRunArgs) -> Result<()> {
@@ -83,14 +92,6 @@ pub(crate) fn run(args: &CheckRunArgs) -> Result<()> {
         None => None,
     };
     let scheduled = visualizer_comment::verdict::scheduled(stats.as_ref(), None);
-    let check = check_run::from_report(
-        &report,
-        scheduled,
-        &args.name,
-        &args.sha,
-        run_url.as_deref(),
-    )
-    .with_context(|| format!("building the check run from {}", path.display()))?;
     let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
     if config.token.is_none() {
         return Err(anyhow!(
@@ -99,6 +100,26 @@ pub(crate) fn run(args: &CheckRunArgs) -> Result<()> {
         ));
     }
     let client = Client::new(config)?;
+    let ack = args.pr_number.and_then(|pr| {
+        crate::ack_cli::lookup(
+            &client,
+            &args.repo,
+            pr,
+            &args.sha,
+            &args.acknowledge_command,
+            &report,
+            scheduled,
+        )
+    });
+    let check = check_run::from_report_acknowledged(
+        &report,
+        scheduled,
+        &args.name,
+        &args.sha,
+        run_url.as_deref(),
+        ack.as_ref(),
+    )
+    .with_context(|| format!("building the check run from {}", path.display()))?;
     let outcome = check_run::create(&client, &args.repo, &check).with_context(|| {
         format!(
             "creating check run {:?} on {} of {}",

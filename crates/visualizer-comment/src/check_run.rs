@@ -15,6 +15,7 @@
 use github_client::{Client, Error, encode};
 use serde_json::{Value, json};
 
+use crate::ack::Acknowledgement;
 use crate::error::{BodyError, check_url};
 use crate::verdict::{self, Conclusion, Scheduled};
 
@@ -89,12 +90,35 @@ pub fn from_report(
     head_sha: &str,
     run_url: Option<&str>,
 ) -> Result<CheckRun, BodyError> {
+    from_report_acknowledged(compare, scheduled, name, head_sha, run_url, None)
+}
+
+/// [`from_report`] with a writer's acknowledgement of the regression
+/// ([`crate::ack`]): a failure that is regressions alone turns `neutral`,
+/// its title and summary naming who acknowledged it and why. An
+/// acknowledgement of another commit than `head_sha` is not applied.
+pub fn from_report_acknowledged(
+    compare: &Value,
+    scheduled: Scheduled,
+    name: &str,
+    head_sha: &str,
+    run_url: Option<&str>,
+    ack: Option<&Acknowledgement>,
+) -> Result<CheckRun, BodyError> {
     check_sha(head_sha)?;
     if let Some(url) = run_url {
         check_url("run URL", url)?;
     }
-    let h = verdict::head(compare, scheduled)?;
+    let mut h = verdict::head(compare, scheduled)?;
+    if let Some(a) = ack.filter(|a| a.is_for(head_sha)) {
+        h.acknowledge(&a.login, &a.reason, a.url.as_deref());
+    }
     let mut lines = vec![format!("### {} {}", h.icon, h.line)];
+    if h.acknowledged.is_some() {
+        lines.push(
+            "The regression is acknowledged by a writer on this commit, so the check is neutral; a later push voids the acknowledgement.".into(),
+        );
+    }
     if !h.regressions.is_empty() {
         lines.push(format!(
             "**Regressed:** {}{}",

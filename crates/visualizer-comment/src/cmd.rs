@@ -4,7 +4,7 @@ use anyhow::{Context, Result, anyhow};
 use github_client::{Client, Config};
 use serde_json::Value;
 use visualizer_comment::body::{self, BodyInput};
-use visualizer_comment::{Outcome, Post, publish};
+use visualizer_comment::{Outcome, Post, publish, verdict};
 
 use crate::CommentArgs;
 
@@ -116,8 +116,8 @@ pub(crate) fn run(cli: &CommentArgs) -> Result<()> {
         "This comment was cut to fit GitHub's 65,536-character limit; the full report is in the job summary of [run {}]({run_url}).",
         run_id
     );
-    let body = body::render(&input, &notice).context("building the comment")?;
     if cli.dry_run {
+        let body = body::render(&input, &notice).context("building the comment")?;
         sweep_cli::stdout::println(&body.text);
         return Ok(());
     }
@@ -129,6 +129,20 @@ pub(crate) fn run(cli: &CommentArgs) -> Result<()> {
         ));
     }
     let client = Client::new(config)?;
+    if let (Some(compare), Some((sha, _))) = (&input.compare, &input.head) {
+        let scheduled =
+            verdict::scheduled(input.run_stats.as_ref(), input.run_stats_by_runner.as_ref());
+        input.acknowledgement = crate::ack_cli::lookup(
+            &client,
+            repo,
+            pr_number,
+            sha,
+            &cli.acknowledge_command,
+            compare,
+            scheduled,
+        );
+    }
+    let body = body::render(&input, &notice).context("building the comment")?;
     let author = match visualizer_comment::token_login(&client)
         .context("reading the token's identity (GET /user)")?
     {

@@ -24,6 +24,7 @@
 use github_client::{Client, Error, encode};
 use serde_json::{Value, json};
 
+pub mod ack;
 pub mod body;
 pub mod charts;
 pub mod check_run;
@@ -282,6 +283,7 @@ mod tests {
             ("charts.rs", include_str!("charts.rs")),
             ("verdict.rs", include_str!("verdict.rs")),
             ("check_run.rs", include_str!("check_run.rs")),
+            ("ack.rs", include_str!("ack.rs")),
         ] {
             assert!(
                 !src.contains("use crate::body"),

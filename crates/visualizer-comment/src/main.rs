@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use visualizer_comment::{DEFAULT_MARKER, DEFAULT_VISUALIZER_URL};
 
+mod ack_cli;
 mod check;
 mod cmd;
 
@@ -118,6 +119,12 @@ pub(crate) struct CommentArgs {
     /// Visualizer site (its `/inference` and `/evaluation` pages are linked).
     #[arg(long, env = "INPUT_VISUALIZER_URL", default_value = DEFAULT_VISUALIZER_URL)]
     pub(crate) visualizer_url: String,
+    /// The comment command a writer acknowledges a regression with
+    /// (`<command> <reason>` on a line of its own, on the PR's head commit):
+    /// read when the verdict is regressions alone and --head-sha is given;
+    /// the heading then names who and why. Empty: not read.
+    #[arg(long, env = "INPUT_ACKNOWLEDGE_COMMAND", default_value = visualizer_comment::ack::DEFAULT_COMMAND)]
+    pub(crate) acknowledge_command: String,
     /// Print the body to stdout instead of posting it.
     #[arg(long)]
     pub(crate) dry_run: bool,

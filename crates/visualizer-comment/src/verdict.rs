@@ -74,6 +74,46 @@ pub struct Head {
     pub failed_evals_total: usize,
     /// `N of N at or above threshold` when evals ran.
     pub evals_line: Option<String>,
+    /// Whether the failure is regressions alone (no eval below its
+    /// threshold, results arrived): the only failure a writer may
+    /// acknowledge ([`Head::acknowledge`]).
+    pub acknowledgeable: bool,
+    /// The acknowledgement's line, markdown (`acknowledged by [@x](…): why`).
+    pub acknowledged: Option<String>,
+}
+
+impl Head {
+    /// A writer acknowledged the regression ([`crate::ack`]): when the
+    /// failure is regressions alone, the conclusion turns neutral, the icon
+    /// ⚠️, and the title and the line say who and why (the login escaped
+    /// like any name, so the sticky comment's updates never mention them
+    /// again). Returns whether it
+    /// applied (evals below threshold, or no results, still fail).
+    pub fn acknowledge(&mut self, login: &str, reason: &str, url: Option<&str>) -> bool {
+        if !self.acknowledgeable {
+            return false;
+        }
+        let who = match url {
+            Some(u) if crate::error::check_url("acknowledgement URL", u).is_ok() => {
+                format!("[{}]({u})", md(&format!("@{login}")))
+            }
+            _ => md(&format!("@{login}")),
+        };
+        let plain_reason: String = reason
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        self.icon = "⚠️";
+        self.conclusion = Conclusion::Neutral;
+        self.title = format!(
+            "{} — regressed, acknowledged by @{login}: {plain_reason}",
+            self.title
+        );
+        let line = format!("acknowledged by {who}: {}", md(&plain_reason));
+        self.line = format!("{} — {line}", self.line);
+        self.acknowledged = Some(line);
+        true
+    }
 }
 
 fn md(s: &str) -> String {
@@ -251,5 +291,9 @@ pub fn head(compare: &Value, scheduled: Scheduled) -> Result<Head, BodyError> {
         failed_evals,
         failed_evals_total: failed.len(),
         evals_line,
+        acknowledgeable: conclusion == Conclusion::Failure
+            && failed.is_empty()
+            && s.verdict == Verdict::Regressions,
+        acknowledged: None,
     })
 }

@@ -411,10 +411,24 @@ fn the_sweep_regression_and_eval_failure_comments_render_whole_in_light_and_dark
         seed_eval(128, 0.881)
     ]));
     let eval = body::render(&input(Some(c), &[&section]), NOTICE).expect("body");
+    // The regression acknowledged by a writer (issue #37 item 7).
+    let (c, section) = two_points_regressed();
+    let mut i = input(Some(c), &[&section]);
+    let head = "4f2a9c0d1e3b5a7968f0c2d4e6a8b0c1d3e5f7a9";
+    i.head = Some((head.into(), None));
+    i.acknowledgement = Some(visualizer_comment::ack::Acknowledgement {
+        login: "alice".into(),
+        reason: "expected: the new scheduler trades TTFT for <throughput>".into(),
+        head: head.into(),
+        url: Some("https://github.com/acme/bench/pull/42#issuecomment-1".into()),
+        created_at: "2026-08-21T10:00:00Z".into(),
+    });
+    let acknowledged = body::render(&i, NOTICE).expect("body");
     for (name, text, charts, height) in [
         ("sweep54", sweep_text.as_str(), true, 4200),
         ("regression", regression.text.as_str(), false, 2600),
         ("eval-failure", eval.text.as_str(), false, 2600),
+        ("acknowledged", acknowledged.text.as_str(), false, 1400),
     ] {
         for theme in ["light", "dark"] {
             for folds in ["folded", "open"] {
@@ -455,6 +469,16 @@ fn the_sweep_regression_and_eval_failure_comments_render_whole_in_light_and_dark
                             "{what}: a picture did not load: {images:?}"
                         );
                     }
+                }
+                if name == "acknowledged" {
+                    let first = r["headings"][0].as_str().unwrap_or_default();
+                    assert!(
+                        first.starts_with("⚠️ 2 points regressed")
+                            && first.ends_with(
+                                "— acknowledged by @\u{2060}alice: expected: the new scheduler trades TTFT for <throughput>"
+                            ),
+                        "{what}: {first}"
+                    );
                 }
                 if name == "eval-failure" {
                     let evals = r["tables"]
