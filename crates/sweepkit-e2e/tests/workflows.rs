@@ -453,7 +453,8 @@ fn every_variable_an_action_passes_is_read_by_its_tool() {
                 // `[env: KEY=]`, or `[env: KEY]` for a flag whose value the
                 // help never shows (`hide_env_values`: a URL with a password).
                 assert!(
-                    help.contains(&format!("env: {key}=")) || help.contains(&format!("[env: {key}]")),
+                    help.contains(&format!("env: {key}="))
+                        || help.contains(&format!("[env: {key}]")),
                     "actions/{action} sets {key}, but {commands:?} have no `env = \"{key}\"` fallback"
                 );
                 checked += 1;
