@@ -2,7 +2,7 @@
 # Version coherence of the reusable workflow, its actions and the binaries.
 # Every `sweepkit/sweepkit/actions/<tool>@<sha> # v<version>` in
 # .github/workflows/run-sweep.yml, the leg workflow it calls
-# (sweepkit-sweep-legs.yml) and in the callers' examples
+# (sweepkit-sweep-legs.yml), the history workflow (sweepkit-history.yml) and in the callers' examples
 # (examples/*.yml) names one commit P, and the actions at P download the
 # binaries of P's crates, so:
 #
@@ -27,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 wf=.github/workflows/run-sweep.yml
 shopt -s nullglob
-files=("$wf" .github/workflows/sweepkit-sweep-legs.yml examples/*.yml)
+files=("$wf" .github/workflows/sweepkit-sweep-legs.yml .github/workflows/sweepkit-history.yml examples/*.yml)
 pattern='sweepkit/sweepkit/actions/[a-z-]+@[0-9a-f]{40}( # v[^ ]+)?'
 code=(crates templates Cargo.toml Cargo.lock)
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)

@@ -22,6 +22,7 @@ impl Repo {
             "actions/setup/checksums.txt",
             ".github/workflows/run-sweep.yml",
             ".github/workflows/sweepkit-sweep-legs.yml",
+            ".github/workflows/sweepkit-history.yml",
             "Cargo.toml",
             "Cargo.lock",
             "templates/compare.md.j2",
