@@ -185,7 +185,7 @@ impl ChangelogMatrix {
     ///
     /// # Errors
     /// A worker block that is not a worker: generated rows are checked as
-    /// they are built (§8.5), so this names a broken row built by hand.
+    /// they are built (§10.2), so this names a broken row built by hand.
     pub fn to_value(&self) -> Result<Value, serde_json::Error> {
         serde_json::to_value(self)
     }

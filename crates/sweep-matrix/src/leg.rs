@@ -230,8 +230,8 @@ fn parallelism(w: Option<&Map<String, Value>>, dpa: bool) -> String {
 }
 
 /// The leg job's name, as the reference's leg templates write it
-/// (`benchmark-tmpl.yml` / `benchmark-multinode-tmpl.yml`, workflow.md
-/// §6.2): `p<priority> | <model-prefix> <precision> <runner> <fw>` (`sgl`,
+/// (`benchmark-tmpl.yml` / `benchmark-multinode-tmpl.yml`,
+/// workflow.md §6.2): `p<priority> | <model-prefix> <precision> <runner> <fw>` (`sgl`,
 /// `dyn-sgl`, `sgl-disagg` for the SGLang frameworks), the parallelism
 /// (`TP8/EP8/DPA`, or a multi-node row's `1P (TP4/EP4) x 2D (TP8/EP8/DPA)`
 /// when disaggregated), the speculative decoding unless `none`, the KV

@@ -974,6 +974,8 @@ const COMMANDS: &[CommandInputs] = &[
     ),
     // Reads past runs through the GitHub API, no input file.
     ("sweep-history", &["backfill"], &[]),
+    // Fetches the data branch with git; the tool reads no file itself.
+    ("sweep-history", &["checkout"], &[]),
 ];
 
 fn policy_text() -> String {

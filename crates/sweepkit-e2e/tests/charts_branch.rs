@@ -177,13 +177,18 @@ fn publish_charts_pushes_to_the_folder_the_comment_url_names() {
     );
 }
 
-/// docs/comment.md's verdict job: `checks: write` and nothing else, only on
-/// a pull request from this repository (a fork's token cannot create it).
+/// docs/comment.md's verdict job: `checks: write` and `pull-requests: read`
+/// (a writer's `/acknowledge-regression` is read from the PR's comments)
+/// and nothing else, only on a pull request from this repository (a fork's
+/// token cannot create it).
 #[test]
 fn the_documented_verdict_job_asks_only_for_checks_write_and_skips_forks() {
     let jobs = documented_jobs("comment.md", "verdict-check");
     let job = &jobs["verdict"];
-    assert_eq!(job["permissions"], json!({"checks": "write"}));
+    assert_eq!(
+        job["permissions"],
+        json!({"checks": "write", "pull-requests": "read"})
+    );
     assert_eq!(job["needs"], json!(["sweep"]));
     let job_if = job["if"].as_str().unwrap();
     assert!(eval_if(job_if, &ctx("pull_request", Some(REPO), ""), true));

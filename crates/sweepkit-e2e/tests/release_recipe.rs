@@ -55,6 +55,7 @@ fn the_documented_recipe_cuts_archives_lists_them_pins_them_and_installs_with_no
         "scripts/release-archive",
         ".github/workflows/run-sweep.yml",
         ".github/workflows/sweepkit-sweep-legs.yml",
+        ".github/workflows/sweepkit-history.yml",
         "Cargo.toml",
         "Cargo.lock",
     ] {
