@@ -51,7 +51,9 @@ pub struct Policy {
 #[derive(Debug, Clone)]
 pub struct HistoryPolicy {
     pub settings: Settings,
-    pub learnt: BTreeMap<(PointKey, &'static str), Learnt>,
+    /// Per new point, per metric (as `sweep_series::baseline::learn_rows`
+    /// gives them).
+    pub learnt: BTreeMap<PointKey, BTreeMap<&'static str, Learnt>>,
 }
 
 /// One cell's judgement by the history.
@@ -348,17 +350,7 @@ impl Machine {
     }
 }
 
-/// The cluster or runner group of a runner name: a trailing `_<digits>`
-/// (the node) removed, lower-cased.
-pub fn cluster_of(hw: &str) -> String {
-    let s = hw.trim().to_lowercase();
-    match s.rsplit_once('_') {
-        Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => {
-            head.to_string()
-        }
-        _ => s,
-    }
-}
+pub use sweep_model::runners::cluster_of;
 
 /// Whether the baseline ran on other hardware than the new run: both sides
 /// name where they ran and the two sets of clusters differ. A side that
@@ -515,14 +507,15 @@ pub fn compare(
             unmatched_new.push(runs.key);
             continue;
         };
+        let learnt = policy
+            .history
+            .as_ref()
+            .map(|h| (h.learnt.get(&runs.key), &h.settings));
         let cells: Vec<Cell> = metrics
             .iter()
             .zip(&tolerances)
             .map(|(def, tol)| {
-                let learnt = policy
-                    .history
-                    .as_ref()
-                    .map(|h| (h.learnt.get(&(runs.key.clone(), def.key)), &h.settings));
+                let learnt = learnt.map(|(per, s)| (per.and_then(|m| m.get(def.key)), s));
                 cell(def, *tol, &base.rows, &runs.rows, learnt)
             })
             .collect();

@@ -16,7 +16,7 @@ use sweep_series::change_point::Options as ChangeOptions;
 use sweep_series::series::Better;
 use sweep_series::store::{RunRef, StoreError};
 
-use crate::compare::{HistoryPolicy, Row};
+use crate::compare::{HistoryPolicy, Row, Stats};
 use crate::key::{Origin, PointKey};
 use crate::metrics::MetricDef;
 
@@ -83,7 +83,7 @@ pub fn load(
     let learnt = learn_rows(&*store, &maps, &watched, &settings, &change_options())?;
 
     let mut rows = Vec::new();
-    let mut by_key: BTreeMap<(PointKey, &'static str), Learnt> = BTreeMap::new();
+    let mut by_key: BTreeMap<PointKey, BTreeMap<&'static str, Learnt>> = BTreeMap::new();
     let mut newest: Option<RunRef> = None;
     for (row, per_metric) in firsts.iter().zip(learnt) {
         if per_metric.values().all(|l| l.values.is_empty()) {
@@ -95,8 +95,8 @@ pub fn load(
             metrics_of.remove(k);
         }
         for (metric, l) in &per_metric {
-            match sweep_series_mean(&l.values) {
-                Some(mean) => metrics_of.insert((*metric).to_string(), mean.into()),
+            match Stats::of(&l.values) {
+                Some(s) => metrics_of.insert((*metric).to_string(), s.mean.into()),
                 None => metrics_of.remove(*metric),
             };
             if let Some(r) = l.runs.last()
@@ -115,9 +115,7 @@ pub fn load(
                 index: None,
             },
         });
-        for (metric, l) in per_metric {
-            by_key.insert((row.key.clone(), metric), l);
-        }
+        by_key.insert(row.key.clone(), per_metric);
     }
     Ok(HistoryBaseline {
         rows,
@@ -129,9 +127,4 @@ pub fn load(
         runs,
         newest,
     })
-}
-
-/// The mean of the learnt values (what the report shows as the baseline).
-fn sweep_series_mean(values: &[f64]) -> Option<f64> {
-    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }

@@ -172,6 +172,21 @@ impl Runners {
     }
 }
 
+/// The cluster or runner group of a runner name: lower-cased, a trailing
+/// `_<digits>` (the node) removed (`h100-nv_02` ran on `h100-nv`). What
+/// compare-results flags as other hardware and what main's history keeps
+/// one series per.
+#[must_use]
+pub fn cluster_of(runner: &str) -> String {
+    let s = runner.trim().to_lowercase();
+    match s.rsplit_once('_') {
+        Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => {
+            head.to_string()
+        }
+        _ => s,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -83,16 +83,7 @@ pub fn update(
     mut change: impl FnMut(&Store) -> Result<bool, StoreError>,
     mut before_push: impl FnMut(u32),
 ) -> Result<Pushed, GitError> {
-    let work = &target.work;
-    std::fs::create_dir_all(work).map_err(|e| GitError::Git {
-        args: format!("init {}", work.display()),
-        cause: e.to_string(),
-    })?;
-    if !work.join(".git").exists() {
-        git(work, &["init", "-q"])?;
-        git(work, &["remote", "add", "origin", &target.remote])?;
-    }
-    let refspec = format!("refs/heads/{}", target.branch);
+    let (work, refspec) = (&target.work, prepare(target)?);
     for attempt in 1..=MAX_PUSH_ATTEMPTS {
         if remote_has(work, &refspec)? {
             git(work, &["fetch", "-q", "origin", &refspec])?;
@@ -180,6 +171,20 @@ pub enum CheckedOut {
 /// git fails (the remote cannot be reached, say) or the folder cannot be
 /// made.
 pub fn checkout(target: &Branch) -> Result<CheckedOut, GitError> {
+    let (work, refspec) = (&target.work, prepare(target)?);
+    if !remote_has(work, &refspec)? {
+        return Ok(CheckedOut::NoBranch);
+    }
+    git(work, &["fetch", "-q", "--depth", "1", "origin", &refspec])?;
+    git(work, &["checkout", "-q", "-f", "--detach", "FETCH_HEAD"])?;
+    git(work, &["clean", "-fdxq"])?;
+    let commit = git(work, &["rev-parse", "HEAD"])?;
+    Ok(CheckedOut::Tip { commit })
+}
+
+/// The work folder made a repository with the remote as `origin` (once),
+/// and the branch's ref name.
+fn prepare(target: &Branch) -> Result<String, GitError> {
     let work = &target.work;
     std::fs::create_dir_all(work).map_err(|e| GitError::Git {
         args: format!("init {}", work.display()),
@@ -189,15 +194,7 @@ pub fn checkout(target: &Branch) -> Result<CheckedOut, GitError> {
         git(work, &["init", "-q"])?;
         git(work, &["remote", "add", "origin", &target.remote])?;
     }
-    let refspec = format!("refs/heads/{}", target.branch);
-    if !remote_has(work, &refspec)? {
-        return Ok(CheckedOut::NoBranch);
-    }
-    git(work, &["fetch", "-q", "--depth", "1", "origin", &refspec])?;
-    git(work, &["checkout", "-q", "-f", "--detach", "FETCH_HEAD"])?;
-    git(work, &["clean", "-fdxq"])?;
-    let commit = git(work, &["rev-parse", "HEAD"])?;
-    Ok(CheckedOut::Tip { commit })
+    Ok(format!("refs/heads/{}", target.branch))
 }
 
 fn remote_has(work: &Path, refspec: &str) -> Result<bool, GitError> {

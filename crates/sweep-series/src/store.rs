@@ -566,20 +566,15 @@ fn eval_file(row: &Map<String, Value>) -> Result<String, PlaceError> {
     ))
 }
 
-/// The hardware a row's `hw` names: lower-cased, a runner node's number
-/// removed (`h100-nv_02` is the `h100-nv` cluster). The nodes of one
-/// cluster measure one series: which node a leg lands on is the runner
-/// group's choice, part of the noise the boundary learns; another cluster
-/// (or GPU) is another hardware and another file, so it never mixes in.
+/// The hardware a row's `hw` names: its cluster
+/// ([`sweep_model::runners::cluster_of`]: `h100-nv_02` is `h100-nv`). The
+/// nodes of one cluster measure one series: which node a leg lands on is
+/// the runner group's choice, part of the noise the boundary learns;
+/// another cluster (or GPU) is another hardware and another file, so it
+/// never mixes in.
 #[must_use]
 pub fn hardware(hw: &str) -> String {
-    let s = hw.trim().to_ascii_lowercase();
-    match s.rsplit_once('_') {
-        Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => {
-            head.to_string()
-        }
-        _ => s,
-    }
+    sweep_model::runners::cluster_of(hw)
 }
 
 /// Longest name part of a file path, well above any runner, model prefix,

@@ -11,7 +11,6 @@ mod act_harness;
 
 use act_harness::*;
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -52,18 +51,6 @@ fn zip_dir(dir: &Path) -> Vec<u8> {
 /// Answers the success-rate job's calls for act's run (id 1).
 fn serve_jobs(h: &Harness) {
     h.serve_recorded_run();
-}
-
-fn outcomes_of(log: &str, prefix: &str) -> BTreeMap<String, Outcome> {
-    job_outcomes(log)
-        .into_iter()
-        .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(&k).to_string(), v))
-        .collect()
-}
-
-fn tail(log: &str) -> String {
-    let t: Vec<&str> = log.lines().rev().take(60).collect();
-    t.into_iter().rev().collect::<Vec<_>>().join("\n")
 }
 
 #[test]

@@ -13,22 +13,8 @@ mod act_harness;
 
 use act_harness::*;
 
-use std::collections::BTreeMap;
-
 use serde_json::{Value, json};
 use sweepkit_e2e::tool;
-
-fn outcomes_of(log: &str, prefix: &str) -> BTreeMap<String, Outcome> {
-    job_outcomes(log)
-        .into_iter()
-        .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(&k).to_string(), v))
-        .collect()
-}
-
-fn tail(log: &str) -> String {
-    let t: Vec<&str> = log.lines().rev().take(60).collect();
-    t.into_iter().rev().collect::<Vec<_>>().join("\n")
-}
 
 #[test]
 fn a_main_run_appends_to_the_history_and_the_next_pr_compares_against_it_under_act() {

@@ -215,11 +215,6 @@ fn run_scenario(gate: bool) -> (bool, BTreeMap<String, Outcome>, String, String,
     (ok, ran, log, body, secs)
 }
 
-fn tail(log: &str) -> String {
-    let t: Vec<&str> = log.lines().rev().take(60).collect();
-    t.into_iter().rev().collect::<Vec<_>>().join("\n")
-}
-
 #[test]
 fn a_regression_fails_the_run_at_compare_only_with_fail_on_regression_under_act() {
     if act_or_skip().is_none() {

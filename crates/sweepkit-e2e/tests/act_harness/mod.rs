@@ -862,6 +862,21 @@ pub(crate) fn pr_event_from(s: &Scratch, action: &str, label: &str, head_repo: &
     })
 }
 
+/// The outcome of every job act ran, names without `prefix` (a caller's
+/// job and the called workflow's name, `sweep/Run Sweep (sweepkit)/`).
+pub(crate) fn outcomes_of(log: &str, prefix: &str) -> BTreeMap<String, Outcome> {
+    job_outcomes(log)
+        .into_iter()
+        .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(&k).to_string(), v))
+        .collect()
+}
+
+/// The last 60 lines of an act log, for a failure message.
+pub(crate) fn tail(log: &str) -> String {
+    let t: Vec<&str> = log.lines().rev().take(60).collect();
+    t.into_iter().rev().collect::<Vec<_>>().join("\n")
+}
+
 /// One act run at a time (each runs its jobs one at a time on the host).
 pub(crate) static ONE_ACT_RUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
