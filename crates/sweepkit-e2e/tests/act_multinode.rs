@@ -331,17 +331,9 @@ fn multi_node_and_agentic_entries_run_every_leg_kind_with_their_validation_steps
     // The job graph: every job that ran succeeded; the fixed jobs are these
     // (no canary: the canary is a single-node fixed-seq-len leg, and this
     // PR schedules none).
-    let failed: Vec<&String> = ran
-        .iter()
-        .filter(|(_, o)| **o != Outcome::Succeeded)
-        .map(|(k, _)| k)
-        .collect();
+    let failed = failed_jobs(&ran);
     assert!(failed.is_empty(), "jobs failed: {failed:?}\n{t}");
-    let fixed: BTreeSet<&str> = ran
-        .keys()
-        .filter(|k| !k.contains(" / "))
-        .map(String::as_str)
-        .collect();
+    let fixed = fixed_jobs(&ran);
     assert_eq!(
         fixed,
         BTreeSet::from([
@@ -738,17 +730,9 @@ fn an_agentic_only_sweep_gets_its_comment_whole_with_the_success_rate_under_act(
     eprintln!("agentic-only: act ran {secs:.1} s; jobs: {ran:#?}");
     let t = tail(&log, 80);
     assert!(ok, "act failed:\n{t}");
-    let failed: Vec<&String> = ran
-        .iter()
-        .filter(|(_, o)| **o != Outcome::Succeeded)
-        .map(|(k, _)| k)
-        .collect();
+    let failed = failed_jobs(&ran);
     assert!(failed.is_empty(), "jobs failed: {failed:?}\n{t}");
-    let fixed: BTreeSet<&str> = ran
-        .keys()
-        .filter(|k| !k.contains(" / "))
-        .map(String::as_str)
-        .collect();
+    let fixed = fixed_jobs(&ran);
     assert_eq!(
         fixed,
         BTreeSet::from([

@@ -871,6 +871,23 @@ pub(crate) fn outcomes_of(log: &str, prefix: &str) -> BTreeMap<String, Outcome> 
         .collect()
 }
 
+/// The jobs that ran and did not succeed.
+pub(crate) fn failed_jobs(ran: &BTreeMap<String, Outcome>) -> Vec<&String> {
+    ran.iter()
+        .filter(|(_, o)| **o != Outcome::Succeeded)
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// The jobs that ran, but the legs (`<family> / <leg>`): the sweep's fixed
+/// jobs.
+pub(crate) fn fixed_jobs(ran: &BTreeMap<String, Outcome>) -> BTreeSet<&str> {
+    ran.keys()
+        .filter(|k| !k.contains(" / "))
+        .map(String::as_str)
+        .collect()
+}
+
 /// The last 60 lines of an act log, for a failure message.
 pub(crate) fn tail(log: &str) -> String {
     let t: Vec<&str> = log.lines().rev().take(60).collect();
