@@ -56,14 +56,23 @@ impl std::fmt::Display for Fallback {
     }
 }
 
-/// The newest values of a series since its last change point: a shift that
-/// main already took is the series' new level, not noise.
+/// How many of a series' newest values are searched for its last change
+/// point. A boundary uses at most the newest `Settings::window` (30) values
+/// after it, so a change further back than this never moves the boundary,
+/// and a PR's compare does not run E-Divisive over a thousand runs of
+/// every series (the cost of `sweep-history changes`, per PR).
+pub const CHANGE_SCAN: usize = 200;
+
+/// The newest values of a series since its last change point (searched in
+/// the newest [`CHANGE_SCAN`]): a shift that main already took is the
+/// series' new level, not noise.
 fn since_last_change<'a>(samples: &'a [Sample], options: &Options) -> &'a [Sample] {
-    let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
+    let scanned = &samples[samples.len().saturating_sub(CHANGE_SCAN)..];
+    let values: Vec<f64> = scanned.iter().map(|s| s.value).collect();
     let start = change_points(&values, options)
         .last()
         .map_or(0, |c| c.index);
-    &samples[start..]
+    &scanned[start..]
 }
 
 /// What the history says of one metric at one point: the values a
