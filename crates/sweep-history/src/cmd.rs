@@ -9,7 +9,7 @@ use sweep_model::fsio::read_regular;
 use sweep_series::change_point::Options;
 use sweep_series::git::{self, Branch, GitError, Pushed};
 use sweep_series::pg::PgStore;
-use sweep_series::series::series;
+use sweep_series::series::Scope;
 use sweep_series::store::{Appended, History, Run, RunRef, Store, StoreError};
 
 use crate::{AppendArgs, BackfillArgs, ChangesArgs, CheckoutArgs, ShowArgs, StoreArgs};
@@ -177,7 +177,7 @@ pub(crate) fn append(a: &AppendArgs) -> Outcome {
                 Err(e) => Err(Failure::failed(e)),
             }
         }
-        (None, Some(dir)) => match Store::new(dir).append(&run).map_err(store_failure)? {
+        (None, Some(dir)) => match open(dir)?.append(&run).map_err(store_failure)? {
             Appended::Added { files } => {
                 eprintln!(
                     "sweep-history: {what} appended to {} file(s) of {}",
@@ -224,8 +224,10 @@ pub(crate) fn changes(c: &ChangesArgs) -> Outcome {
     let store = open_existing(&c.store.store)?;
     let mut found = Vec::new();
     for file in store.files().map_err(store_failure)? {
-        let lines = store.series_lines(&file).map_err(store_failure)?;
-        for change in sweep_series::changes::changes(&series(&lines), &options) {
+        let all = store
+            .series(&file, &watched(), Scope::All)
+            .map_err(store_failure)?;
+        for change in sweep_series::changes::changes(&all, &options) {
             found.push((file.clone(), change));
         }
     }
@@ -276,7 +278,9 @@ pub(crate) fn show(s: &ShowArgs) -> Outcome {
             s.store.store.display()
         )));
     }
-    let all = series(&store.series_lines(&file).map_err(store_failure)?);
+    let all = store
+        .series(&file, &watched(), Scope::All)
+        .map_err(store_failure)?;
     let mut out = String::new();
     for (point, metrics) in &all {
         let Some(samples) = metrics.get(s.metric.as_str()) else {
@@ -313,6 +317,14 @@ pub(crate) fn show(s: &ShowArgs) -> Outcome {
     }
     stdout::print(&out);
     Ok(())
+}
+
+/// The watched metrics' names.
+fn watched() -> Vec<&'static str> {
+    sweep_series::series::WATCHED
+        .iter()
+        .map(|(m, _)| *m)
+        .collect()
 }
 
 fn short(commit: &str) -> &str {
@@ -369,7 +381,7 @@ pub(crate) fn backfill(b: &BackfillArgs) -> Outcome {
             }
         }
         (None, Some(dir)) => {
-            report = backfill::backfill(&client, &q, &Store::new(dir)).map_err(failure)?
+            report = backfill::backfill(&client, &q, &*open(dir)?).map_err(failure)?
         }
         (None, None) => return Err(Failure::failed(anyhow::anyhow!("give --store or --remote"))),
     }

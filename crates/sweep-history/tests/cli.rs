@@ -43,6 +43,44 @@ fn append(store: &Path, run_id: &str, agg: &str) -> Output {
 }
 
 #[test]
+fn a_postgres_url_appends_to_the_database_not_to_a_folder_of_that_name() {
+    let Some(server) = test_kit::pg::Server::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tmp");
+    let agg = format!("{SEED}/baseline/agg_bmk.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_sweep-history"))
+        .current_dir(dir.path())
+        .args([
+            "append",
+            "--store",
+            &server.url,
+            "--agg",
+            &agg,
+            "--run-id",
+            "7",
+        ])
+        .args(["--commit", "0123456789abcdef0123456789abcdef01234567"])
+        .args(["--date", "2026-12-01T10:00:00Z", "--repo", "acme/bench"])
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).expect("list").count(),
+        0,
+        "no folder named after the URL"
+    );
+    let v = history(&["verify", "--store", &server.url]);
+    assert_eq!(
+        text(&v.stdout).trim(),
+        "history verified: 1 runs, 1 files, 7 rows",
+        "{}",
+        text(&v.stderr)
+    );
+}
+
+#[test]
 fn append_verify_show_and_changes() {
     let dir = tempfile::tempdir().expect("tmp");
     let store = dir.path().join("h");

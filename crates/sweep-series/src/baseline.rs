@@ -5,13 +5,13 @@
 //! reports per row; with too few values it says so, and the caller falls
 //! back to its fixed tolerance.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
 use crate::boundary::{Boundary, Judgement, Settings, learn};
 use crate::change_point::{Options, change_points};
-use crate::series::{Better, PointId, Sample, Series, WATCHED, point_id, series_of};
+use crate::series::{Better, PointId, Sample, Scope, Series, WATCHED, point_id};
 use crate::store::{History, Kind, RunRef, StoreError, file_of};
 
 /// How many of the newest runs a judgement names as its baseline.
@@ -56,11 +56,12 @@ impl std::fmt::Display for Fallback {
     }
 }
 
-/// How many of a series' newest values are searched for its last change
-/// point. A boundary uses at most the newest `Settings::window` (30) values
-/// after it, so a change further back than this never moves the boundary,
-/// and a PR's compare does not run E-Divisive over a thousand runs of
-/// every series (the cost of `sweep-history changes`, per PR).
+/// How many of a point's newest rows (its newest main runs) a comparison
+/// reads and searches for the last change point of each series. A boundary
+/// uses at most the newest `Settings::window` (30) values after it, so a
+/// change further back than this never moves the boundary, and a PR's
+/// compare neither reads a thousand runs of every configuration nor runs
+/// E-Divisive over them (the cost of `sweep-history changes`, per PR).
 pub const CHANGE_SCAN: usize = 200;
 
 /// The newest values of a series since its last change point (searched in
@@ -109,7 +110,7 @@ pub fn learn_samples(
     let values: Vec<f64> = used.iter().map(|s| s.value).collect();
     let runs = used[used.len().saturating_sub(NAMED_RUNS)..]
         .iter()
-        .map(|s| s.run.clone())
+        .map(|s| RunRef::clone(&s.run))
         .collect();
     let verdict = if values.len() < settings.min_samples {
         Err(Fallback::TooFew {
@@ -141,19 +142,32 @@ pub fn learn_rows(
     options: &Options,
 ) -> Result<Vec<BTreeMap<&'static str, Learnt>>, StoreError> {
     let names: Vec<&'static str> = metrics.iter().map(|(m, _)| *m).collect();
-    let mut by_file: BTreeMap<String, Series> = BTreeMap::new();
-    let mut out = Vec::with_capacity(new.len());
+    let mut placed = Vec::with_capacity(new.len());
+    let mut wanted: BTreeMap<String, BTreeSet<PointId>> = BTreeMap::new();
     for (index, row) in new.iter().enumerate() {
         let file = file_of(Kind::Benchmark, row).map_err(|cause| StoreError::BadRow {
             what: "new",
             index,
             cause,
         })?;
-        if !by_file.contains_key(&file) {
-            let lines = store.series_lines(&file)?;
-            by_file.insert(file.clone(), series_of(&lines, &names));
-        }
-        let point = by_file.get(&file).and_then(|s| s.get(&point_id(row)));
+        let point = point_id(row);
+        wanted
+            .entry(file.clone())
+            .or_default()
+            .insert(point.clone());
+        placed.push((file, point));
+    }
+    let mut by_file: BTreeMap<&str, Series> = BTreeMap::new();
+    for (file, points) in &wanted {
+        let scope = Scope::Newest {
+            rows: CHANGE_SCAN,
+            points,
+        };
+        by_file.insert(file, store.series(file, &names, scope)?);
+    }
+    let mut out = Vec::with_capacity(new.len());
+    for (file, point) in &placed {
+        let point = by_file.get(file.as_str()).and_then(|s| s.get(point));
         let learnt = metrics
             .iter()
             .map(|(metric, better)| {

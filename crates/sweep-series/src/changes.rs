@@ -43,9 +43,10 @@ pub fn changes(series: &Series, options: &Options) -> Vec<Change> {
                     point: point.clone(),
                     metric,
                     index: c.index,
-                    before: b.run.clone(),
-                    after: a.run.clone(),
-                    image_change: (b.image != a.image).then(|| (b.image.clone(), a.image.clone())),
+                    before: RunRef::clone(&b.run),
+                    after: RunRef::clone(&a.run),
+                    image_change: (b.image != a.image)
+                        .then(|| (b.image.to_string(), a.image.to_string())),
                     mean_before: c.stats.mean_before,
                     mean_after: c.stats.mean_after,
                     change: c.stats.forward_change(),

@@ -11,8 +11,8 @@ pub mod change_point;
 pub mod changes;
 pub mod git;
 pub mod pg;
+mod read;
 pub mod series;
-mod sparse;
 pub mod store;
 
 /// Whether a store spec names a PostgreSQL database rather than a folder.

@@ -18,6 +18,10 @@
 //! `compare-results --database-url`.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::read::Collector;
+use crate::series::{Scope, Series};
 
 use crate::store::{
     Appended, FORMAT, History, IndexLine, Kind, Line, Run, RunRef, StoreError, Verified,
@@ -321,6 +325,76 @@ impl History for PgStore {
                 })
             })
             .collect()
+    }
+
+    /// Reads the file's benchmark rows newest first through a portal, a
+    /// batch at a time, and stops once no older row can be among what
+    /// `scope` keeps (as the folder store reads its files from the end).
+    fn series(
+        &self,
+        file: &str,
+        metrics: &[&'static str],
+        scope: Scope<'_>,
+    ) -> Result<Series, StoreError> {
+        /// Rows fetched at a time.
+        const BATCH: i32 = 2000;
+        let mut kept = Collector::new(metrics, scope);
+        let mut guard = self.client()?;
+        self.rt.block_on(async {
+            let err = |e| db("reading the rows", e);
+            let tx = guard.transaction().await.map_err(err)?;
+            // Byte order of the dates, as the folder store sorts them.
+            let stmt = tx
+                .prepare(
+                    "SELECT r.run_id, r.attempt, r.commit, r.date, r.pr, w.row, w.seq
+                     FROM sweepkit_history_rows w
+                     JOIN sweepkit_history_runs r USING (run_id, attempt)
+                     WHERE w.file = $1 AND w.kind = 'benchmark'
+                     ORDER BY r.date COLLATE \"C\" DESC, r.run_id DESC, r.attempt DESC, w.seq DESC",
+                )
+                .await
+                .map_err(err)?;
+            let portal = tx.bind(&stmt, &[&file]).await.map_err(err)?;
+            // Ranks count down from the newest run.
+            let mut rank = usize::MAX;
+            let mut run: Option<Arc<RunRef>> = None;
+            'read: loop {
+                let rows = tx.query_portal(&portal, BATCH).await.map_err(err)?;
+                if rows.is_empty() {
+                    break;
+                }
+                for r in &rows {
+                    let this = run_ref(r)?;
+                    if run.as_deref() != Some(&this) {
+                        if run.is_some() {
+                            rank -= 1;
+                            if kept.done(Some(rank)) {
+                                break 'read;
+                            }
+                        }
+                        run = Some(Arc::new(this));
+                    }
+                    let Some(run) = &run else { continue };
+                    let text: String = r.try_get(5).map_err(|e| db("reading a row", e))?;
+                    let seq: i32 = r.try_get(6).map_err(|e| db("reading a row", e))?;
+                    let at = |cause: String| {
+                        StoreError::Invalid(format!(
+                            "sweepkit_history_rows run {} attempt {} seq {seq}: {cause}",
+                            run.run_id, run.attempt
+                        ))
+                    };
+                    let row = kept.parse_row(&text).map_err(at)?;
+                    let whole = || match serde_json::from_str(&text) {
+                        Ok(serde_json::Value::Object(m)) => Ok(m),
+                        Ok(_) => Err("the row is not a JSON object".to_string()),
+                        Err(e) => Err(e.to_string()),
+                    };
+                    kept.keep(row, run, rank, whole).map_err(at)?;
+                }
+            }
+            tx.commit().await.map_err(err)
+        })?;
+        Ok(kept.finish())
     }
 
     fn verify(&self) -> Result<Verified, StoreError> {

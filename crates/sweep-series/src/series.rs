@@ -11,7 +11,8 @@
 //! instead of starting a new one — which is what lets a change point name
 //! the PR.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -84,9 +85,11 @@ pub type PointId = String;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
     pub value: f64,
-    pub run: RunRef,
+    /// Shared by every sample of the run (a series of a thousand runs holds
+    /// each run once).
+    pub run: Arc<RunRef>,
     /// The image the run served, to show what changed at a change point.
-    pub image: String,
+    pub image: Arc<str>,
 }
 
 /// Every watched series of some lines: point, then metric, then samples in
@@ -112,10 +115,91 @@ pub fn point_id(row: &Map<String, Value>) -> PointId {
     Value::Object(id).to_string()
 }
 
+/// How much of a series file a reader needs.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope<'a> {
+    /// Every row: `sweep-history changes` and `show`.
+    All,
+    /// Of each of `points`, its newest `rows` rows (its newest main runs),
+    /// other points left out: what a PR's comparison reads. The folder
+    /// store stops reading a file once no older line can be among them.
+    Newest {
+        rows: usize,
+        points: &'a BTreeSet<PointId>,
+    },
+}
+
+impl Scope<'_> {
+    /// How many of each point's newest rows are kept (`None`: all).
+    pub(crate) fn newest(self) -> Option<usize> {
+        match self {
+            Scope::All => None,
+            Scope::Newest { rows, .. } => Some(rows),
+        }
+    }
+}
+
+/// A benchmark row as a series keeps it: its run, image and the values of
+/// the metrics asked for (in their order).
+#[derive(Debug, Clone)]
+pub(crate) struct PointRow {
+    pub(crate) run: Arc<RunRef>,
+    pub(crate) image: Arc<str>,
+    pub(crate) values: Vec<Option<f64>>,
+}
+
+/// The series of the rows of each point (`points`: a point and its rows in
+/// the order appended) for `metrics`, of each point its newest `newest`
+/// rows if given: each point's rows in the order main ran them (run date,
+/// then run id and attempt: a backfill appends older runs after newer ones;
+/// rows of one run keep their order), then one series per metric. A value
+/// that is missing or not finite is a gap in that metric's series, not a
+/// zero.
+pub(crate) fn build(
+    points: impl IntoIterator<Item = (PointId, Vec<PointRow>)>,
+    metrics: &[&'static str],
+    newest: Option<usize>,
+) -> Series {
+    let mut out = Series::new();
+    for (point, mut rows) in points {
+        rows.sort_by(|a, b| order(&a.run).cmp(&order(&b.run)));
+        if let Some(n) = newest {
+            rows.drain(..rows.len().saturating_sub(n));
+        }
+        let mut per_metric = BTreeMap::new();
+        for (j, metric) in metrics.iter().enumerate() {
+            let samples: Vec<Sample> = rows
+                .iter()
+                .filter_map(|r| {
+                    let value = r.values[j].filter(|v| v.is_finite())?;
+                    Some(Sample {
+                        value,
+                        run: Arc::clone(&r.run),
+                        image: Arc::clone(&r.image),
+                    })
+                })
+                .collect();
+            if !samples.is_empty() {
+                per_metric.insert(*metric, samples);
+            }
+        }
+        if !per_metric.is_empty() {
+            out.insert(point, per_metric);
+        }
+    }
+    out
+}
+
+/// The order main ran its runs in.
+pub(crate) fn order(run: &RunRef) -> (&str, u64, u32) {
+    (&run.date, run.run_id, run.attempt)
+}
+
 /// The watched series of benchmark `lines`, each in the order main ran
 /// them (run date, then run id and attempt: a backfill appends older runs
-/// after newer ones). Eval lines are passed over, and so are values that
-/// are missing or not finite (a gap in that metric's series, not a zero).
+/// after newer ones; rows of one run keep their order). Eval lines are
+/// passed over, and so are values that are missing or not finite (a gap in
+/// that metric's series, not a zero).
 #[must_use]
 pub fn series(lines: &[Line]) -> Series {
     let watched: Vec<&'static str> = WATCHED.iter().map(|(m, _)| *m).collect();
@@ -126,46 +210,34 @@ pub fn series(lines: &[Line]) -> Series {
 /// metrics a comparison reads, say).
 #[must_use]
 pub fn series_of(lines: &[Line], metrics: &[&'static str]) -> Series {
-    let mut out = Series::new();
-    for line in lines {
-        if line.kind != Kind::Benchmark {
+    series_in(lines, metrics, Scope::All)
+}
+
+/// [`series_of`] within `scope`.
+#[must_use]
+pub fn series_in(lines: &[Line], metrics: &[&'static str], scope: Scope<'_>) -> Series {
+    let mut runs: BTreeMap<(u64, u32), Arc<RunRef>> = BTreeMap::new();
+    let mut points: BTreeMap<PointId, Vec<PointRow>> = BTreeMap::new();
+    for line in lines.iter().filter(|l| l.kind == Kind::Benchmark) {
+        let point = point_id(&line.row);
+        if let Scope::Newest { points: wanted, .. } = scope
+            && !wanted.contains(&point)
+        {
             continue;
         }
-        let id = point_id(&line.row);
-        let image = line.row.get("image").and_then(Value::as_str).unwrap_or("");
-        for metric in metrics {
-            let Some(value) = line
-                .row
-                .get(*metric)
-                .and_then(Value::as_f64)
-                .filter(|v| v.is_finite())
-            else {
-                continue;
-            };
-            out.entry(id.clone())
-                .or_default()
-                .entry(metric)
-                .or_default()
-                .push(Sample {
-                    value,
-                    run: line.run.clone(),
-                    image: image.to_string(),
-                });
-        }
+        let run = runs
+            .entry((line.run.run_id, line.run.attempt))
+            .or_insert_with(|| Arc::new(line.run.clone()));
+        points.entry(point).or_default().push(PointRow {
+            run: Arc::clone(run),
+            image: Arc::from(line.row.get("image").and_then(Value::as_str).unwrap_or("")),
+            values: metrics
+                .iter()
+                .map(|m| line.row.get(*m).and_then(Value::as_f64))
+                .collect(),
+        });
     }
-    for metrics in out.values_mut() {
-        for samples in metrics.values_mut() {
-            // Stable: lines of one run keep their order.
-            samples.sort_by(|a, b| {
-                (&a.run.date, a.run.run_id, a.run.attempt).cmp(&(
-                    &b.run.date,
-                    b.run.run_id,
-                    b.run.attempt,
-                ))
-            });
-        }
-    }
-    out
+    build(points, metrics, scope.newest())
 }
 
 /// The direction of a watched metric.

@@ -25,12 +25,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
 use sweep_model::fsio::{ReadError, read_regular};
 use sweep_model::results::{EvalRow, ResultRow};
+
+use crate::read::RunIndex;
+use crate::series::{Scope, Series};
 
 /// The format version every line carries.
 pub const FORMAT: u32 = 1;
@@ -183,14 +187,18 @@ pub trait History {
     /// # Errors
     /// A line cannot be read or is corrupt.
     fn lines(&self, file: &str) -> Result<Vec<Line>, StoreError>;
-    /// [`History::lines`] as a series reads them: each row only its
-    /// identity, image and numeric fields (`crate::sparse`), the same lines
-    /// refused. The default reads whole lines.
+    /// The series of one file for `metrics` within `scope`. The default
+    /// reads every line ([`History::lines`]).
     ///
     /// # Errors
     /// As [`History::lines`].
-    fn series_lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
-        self.lines(file)
+    fn series(
+        &self,
+        file: &str,
+        metrics: &[&'static str],
+        scope: Scope<'_>,
+    ) -> Result<Series, StoreError> {
+        Ok(crate::series::series_in(&self.lines(file)?, metrics, scope))
     }
     /// Checks the whole store.
     ///
@@ -215,8 +223,13 @@ impl History for Store {
     fn lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
         Store::lines(self, file)
     }
-    fn series_lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
-        Store::series_lines(self, file)
+    fn series(
+        &self,
+        file: &str,
+        metrics: &[&'static str],
+        scope: Scope<'_>,
+    ) -> Result<Series, StoreError> {
+        Store::series(self, file, metrics, scope)
     }
     fn verify(&self) -> Result<Verified, StoreError> {
         Store::verify(self)
@@ -284,9 +297,17 @@ pub enum PlaceError {
 }
 
 /// The store at a folder.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Store {
     root: PathBuf,
+    /// The index as read, until the next append through this store.
+    index: Mutex<Option<Arc<RunIndex>>>,
+}
+
+impl Clone for Store {
+    fn clone(&self) -> Store {
+        Store::new(&self.root)
+    }
 }
 
 impl Store {
@@ -295,6 +316,7 @@ impl Store {
     pub fn new(root: &Path) -> Store {
         Store {
             root: root.to_path_buf(),
+            index: Mutex::new(None),
         }
     }
 
@@ -324,6 +346,10 @@ impl Store {
     /// index is corrupt; a file cannot be written.
     pub fn append(&self, run: &Run) -> Result<Appended, StoreError> {
         let planned = plan(run)?;
+        *self
+            .index
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         if let Some(have) = self
             .runs()?
             .into_iter()
@@ -381,23 +407,48 @@ impl Store {
     /// # Errors
     /// The file or the index cannot be read or holds a corrupt line.
     pub fn lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
-        self.indexed_lines::<Line>(file)
+        self.indexed_lines(file)
     }
 
-    /// [`Store::lines`] as a series reads them (see
-    /// [`History::series_lines`]).
+    /// The series of one file (relative path) for `metrics` within
+    /// `scope`, read from the newest line up (`crate::read`): what
+    /// [`crate::series::series_in`] makes of [`Store::lines`], reading no
+    /// more of the file than `scope` needs.
     ///
     /// # Errors
-    /// As [`Store::lines`].
-    pub fn series_lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
-        self.indexed_lines::<crate::sparse::SparseLine>(file)
+    /// The file or the index cannot be read, or a line read is corrupt or
+    /// out of the index's order.
+    pub fn series(
+        &self,
+        file: &str,
+        metrics: &[&'static str],
+        scope: Scope<'_>,
+    ) -> Result<Series, StoreError> {
+        let path = self.root.join(file);
+        if !path.exists() {
+            return Ok(Series::new());
+        }
+        let index = self.index()?;
+        crate::read::series(&path, &index, metrics, scope)
     }
 
-    /// The lines of `file` read as `T`, only of runs in the index.
-    fn indexed_lines<T>(&self, file: &str) -> Result<Vec<Line>, StoreError>
-    where
-        T: serde::de::DeserializeOwned + Into<Line>,
-    {
+    /// The index as the reader uses it, read once per state of the store
+    /// (an append through this store clears it).
+    fn index(&self) -> Result<Arc<RunIndex>, StoreError> {
+        let mut cached = self
+            .index
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(index) = &*cached {
+            return Ok(Arc::clone(index));
+        }
+        let index = Arc::new(RunIndex::new(&self.runs()?));
+        *cached = Some(Arc::clone(&index));
+        Ok(index)
+    }
+
+    /// The lines of `file`, only of runs in the index.
+    fn indexed_lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
         let path = self.root.join(file);
         if !path.exists() {
             return Ok(Vec::new());
@@ -407,10 +458,9 @@ impl Store {
             .iter()
             .map(|l| (l.run.run_id, l.run.attempt))
             .collect();
-        Ok(read_lines::<T>(&path)?
+        Ok(read_lines::<Line>(&path)?
             .into_iter()
-            .map(Into::into)
-            .filter(|l: &Line| known.contains(&(l.run.run_id, l.run.attempt)))
+            .filter(|l| known.contains(&(l.run.run_id, l.run.attempt)))
             .collect())
     }
 
@@ -485,18 +535,28 @@ impl Store {
         let files = self.files()?;
         for file in &files {
             let path = self.root.join(file);
+            // Position in the index of the run of the line above.
+            let mut above = 0;
             for (i, l) in read_lines::<Line>(&path)?.into_iter().enumerate() {
                 let at = |cause: String| corrupt(&path, i + 1, cause);
                 if l.v != FORMAT {
                     return Err(at(format!("format {} is not {FORMAT}", l.v)));
                 }
                 let key = (l.run.run_id, l.run.attempt);
-                if !seen.contains_key(&key) {
+                let Some(&position) = seen.get(&key) else {
                     return Err(at(format!(
                         "row of run {} attempt {}, which is not in {INDEX} (left by an append that did not finish)",
                         key.0, key.1
                     )));
+                };
+                if position < above {
+                    return Err(at(format!(
+                        "run {} attempt {} is below a run the index has after it (a file's lines \
+                         are in the order of {INDEX})",
+                        key.0, key.1
+                    )));
                 }
+                above = position;
                 let placed = file_of(l.kind, &l.row).map_err(|e| at(e.to_string()))?;
                 if placed != *file {
                     return Err(at(format!("the row belongs in {placed}")));

@@ -2,8 +2,11 @@
 //! same answers as the folder store, idempotent re-ingest, conflicting
 //! rows refused, and concurrent writers.
 
+use std::collections::BTreeSet;
+
 use serde_json::{Map, Value};
 use sweep_series::pg::PgStore;
+use sweep_series::series::{PointId, Scope, series_in};
 use sweep_series::store::{Appended, History, Run, RunRef, Store, StoreError};
 
 const SEED: &str = concat!(
@@ -75,6 +78,38 @@ fn the_database_store_answers_as_the_folder_store_does() {
             folder.lines(&file).expect("folder lines"),
             "{file}"
         );
+    }
+    // The series as a comparison and `changes` read them (newest first,
+    // stopping early), whatever the order the runs were appended in.
+    let metrics = ["tput_per_gpu", "median_ttft"];
+    for file in folder.files().expect("files") {
+        if !file.starts_with("series/") {
+            continue;
+        }
+        let lines = folder.lines(&file).expect("lines");
+        let all: BTreeSet<PointId> = series_in(&lines, &metrics, Scope::All)
+            .into_keys()
+            .collect();
+        let one: BTreeSet<PointId> = all.iter().take(1).cloned().collect();
+        let mut scopes = vec![Scope::All];
+        for rows in [1, 2, 5] {
+            scopes.push(Scope::Newest { rows, points: &all });
+            scopes.push(Scope::Newest { rows, points: &one });
+        }
+        for scope in scopes {
+            let want = series_in(&lines, &metrics, scope);
+            assert!(!want.is_empty());
+            assert_eq!(
+                pg.series(&file, &metrics, scope).expect("pg"),
+                want,
+                "{scope:?}"
+            );
+            assert_eq!(
+                folder.series(&file, &metrics, scope).expect("folder"),
+                want,
+                "{scope:?}"
+            );
+        }
     }
     let v = pg.verify().expect("verify");
     assert_eq!(v, folder.verify().expect("verify"));
