@@ -22,7 +22,7 @@
 //! index with the same rows is not appended again (appends are idempotent
 //! per run id and attempt); with different rows it is refused.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -407,7 +407,15 @@ impl Store {
     /// # Errors
     /// The file or the index cannot be read or holds a corrupt line.
     pub fn lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
-        self.indexed_lines(file)
+        let path = self.root.join(file);
+        if !path.exists() {
+            return Ok(Vec::new());
+        }
+        let index = self.index()?;
+        Ok(read_lines::<Line>(&path)?
+            .into_iter()
+            .filter(|l| index.has(l.run.run_id, l.run.attempt))
+            .collect())
     }
 
     /// The series of one file (relative path) for `metrics` within
@@ -445,23 +453,6 @@ impl Store {
         let index = Arc::new(RunIndex::new(&self.runs()?));
         *cached = Some(Arc::clone(&index));
         Ok(index)
-    }
-
-    /// The lines of `file`, only of runs in the index.
-    fn indexed_lines(&self, file: &str) -> Result<Vec<Line>, StoreError> {
-        let path = self.root.join(file);
-        if !path.exists() {
-            return Ok(Vec::new());
-        }
-        let known: BTreeSet<(u64, u32)> = self
-            .runs()?
-            .iter()
-            .map(|l| (l.run.run_id, l.run.attempt))
-            .collect();
-        Ok(read_lines::<Line>(&path)?
-            .into_iter()
-            .filter(|l| known.contains(&(l.run.run_id, l.run.attempt)))
-            .collect())
     }
 
     /// Every series file of the store (relative paths, sorted).
