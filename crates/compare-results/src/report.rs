@@ -1018,11 +1018,17 @@ fn render_report_trimmed(
         overview.push(json!([
             md(&g.title()),
             here,
-            counts.matched,
-            counts.regressed_points,
-            counts.improved,
-            counts.unchanged,
-            counts.inconclusive,
+            // One cell for the five counts: five numeric columns (their
+            // headers a word wide each) made the table wider than a
+            // comment's column, hiding best, worst and impact.
+            format!(
+                "{}: {} · {} · {} · {}",
+                counts.matched,
+                counts.regressed_points,
+                counts.improved,
+                counts.unchanged,
+                counts.inconclusive
+            ),
             best,
             worst.clone(),
             median_change,

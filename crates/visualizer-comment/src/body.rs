@@ -279,7 +279,9 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
             .as_ref()
             .filter(|a| head_sha.is_some_and(|sha| a.is_for(sha)))
         {
-            h.acknowledge(&a.login, &a.reason, a.url.as_deref());
+            if h.acknowledge(&a.login, &a.reason, a.url.as_deref()) {
+                ctx.insert("acknowledged".into(), true.into());
+            }
         }
         ctx.insert("headline".into(), format!("{} {}", h.icon, h.line).into());
         let tail = " (the largest in the top regressions below, every one in the full report)";
@@ -375,12 +377,38 @@ fn render_template(
     Ok(out.trim_end().to_string())
 }
 
-fn clean_sections(sections: &[String]) -> Vec<String> {
+/// The sections, trimmed, empty ones dropped. When the heading says the
+/// regression is acknowledged (`ctx.acknowledged`), compare-results' own
+/// verdict line in a section says so too, so the body never shows ⚠️ at
+/// the top and ❌ in the report.
+fn clean_sections(ctx: &Value, sections: &[String]) -> Vec<String> {
+    let acknowledged = ctx.get("acknowledged").and_then(Value::as_bool) == Some(true);
     sections
         .iter()
         .map(|s| s.trim_matches('\n').to_string())
         .filter(|s| !s.trim().is_empty())
+        .map(|s| {
+            if acknowledged {
+                acknowledged_verdict(&s)
+            } else {
+                s
+            }
+        })
         .collect()
+}
+
+/// compare-results' verdict line (`**Verdict: ❌ …`, templates/compare.md.j2)
+/// turned ⚠️ and marked acknowledged; every other line as it was.
+fn acknowledged_verdict(section: &str) -> String {
+    const FAILED: &str = "**Verdict: ❌ ";
+    section
+        .split('\n')
+        .map(|line| match line.strip_prefix(FAILED) {
+            Some(rest) => format!("**Verdict: ⚠️ acknowledged: {rest}"),
+            None => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The chart images' titles, least severe first: configurations without a
@@ -439,7 +467,7 @@ fn without_images(ctx: &Value, dropped: &[String]) -> Value {
 /// fold) with `notice` shown.
 pub fn render(input: &BodyInput, notice: &str) -> Result<Body, BodyError> {
     let mut ctx = context(input, None)?;
-    let sections = clean_sections(&input.sections);
+    let sections = clean_sections(&ctx, &input.sections);
     let full = render_template(&ctx, &sections, None)?;
     if full.chars().count() <= BODY_LIMIT {
         return Ok(Body {
@@ -509,22 +537,16 @@ fn cut_at_block(text: &str, budget: usize) -> String {
 
 /// The whole body, uncapped: for the job summary.
 pub fn render_full(input: &BodyInput) -> Result<String, BodyError> {
-    render_template(
-        &context(input, None)?,
-        &clean_sections(&input.sections),
-        None,
-    )
+    let ctx = context(input, None)?;
+    render_template(&ctx, &clean_sections(&ctx, &input.sections), None)
 }
 
 /// The job summary written instead of a comment when the token is
 /// read-only (fork pull requests): a warning naming the PR and GitHub's
 /// reason, then the whole body.
 pub fn render_read_only(input: &BodyInput, pr: u64, reason: &str) -> Result<String, BodyError> {
-    render_template(
-        &context(input, Some((pr, reason)))?,
-        &clean_sections(&input.sections),
-        None,
-    )
+    let ctx = context(input, Some((pr, reason)))?;
+    render_template(&ctx, &clean_sections(&ctx, &input.sections), None)
 }
 
 /// The first `budget` characters of `text`, cut at a line end, with an open

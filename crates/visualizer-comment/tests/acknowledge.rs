@@ -83,11 +83,17 @@ fn check_run(s: &FakeGitHub, dir: &Path, sha: &str) -> Output {
         .expect("run visualizer-comment check-run")
 }
 
-/// The sticky comment for `sha` on PR #42.
+/// The sticky comment for `sha` on PR #42, with compare-results' comment
+/// report (its own verdict line) as the section.
 fn comment_run(s: &FakeGitHub, dir: &Path, sha: &str) -> Output {
+    let (_, section) = two_points_regressed();
+    let section_path = dir.join("compare.md");
+    std::fs::write(&section_path, section).expect("section");
     test_kit::command(env!("CARGO_BIN_EXE_visualizer-comment"))
         .args(["--pr-number", "42", "--head-sha", sha, "--compare-json"])
         .arg(report_file(dir))
+        .arg("--section")
+        .arg(section_path)
         .github(s)
         .env("GITHUB_REPOSITORY", REPO)
         .env("GITHUB_RUN_ID", "32991847205")
@@ -164,6 +170,12 @@ fn a_writers_acknowledgement_turns_the_check_neutral_and_names_who_and_why() {
         ),
         "{heading}"
     );
+    // compare's own verdict line below agrees with the heading.
+    assert!(
+        body.contains("\n**Verdict: ⚠️ acknowledged: 2 points regressed (4 metrics) · "),
+        "{body}"
+    );
+    assert!(!body.contains("**Verdict: ❌"), "{body}");
     test_kit::assert_snapshot!("acknowledged_comment", stable(&body));
 }
 
@@ -210,6 +222,16 @@ fn an_acknowledgement_before_a_later_push_is_void() {
     let out = check_run(&s, dir.path(), LATER);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(conclusion(&s).0, "failure");
+    // Void: the comment's heading and compare's verdict line stay ❌.
+    let out_comment = comment_run(&s, dir.path(), LATER);
+    assert!(out_comment.status.success(), "{}", stderr(&out_comment));
+    let body = sticky(&s);
+    assert!(body.contains("\n### ❌ 2 points regressed"), "{body}");
+    assert!(
+        body.contains("\n**Verdict: ❌ 2 points regressed"),
+        "{body}"
+    );
+    assert!(!body.contains("acknowledged"), "{body}");
     assert!(
         stdout(&out).contains("/acknowledge-regression by @alice does not count: it was written on 4f2a9c0 and the regression is on 9b8c7d6; a later push voids an acknowledgement, acknowledge again"),
         "{}",

@@ -212,7 +212,10 @@ fn the_regression_comment_renders_as_on_github() {
         Some(1),
         "{configs}"
     );
-    assert_eq!(configs["rows"][0][3], "2", "regressed points: {configs}");
+    assert_eq!(
+        configs["rows"][0][2], "7: 2 · 0 · 5 · 0",
+        "points: regressed · improved · unchanged · inconclusive: {configs}"
+    );
     // The chart drawn: an SVG with its lines and labels, no syntax error.
     let charts = report["charts"].as_array().expect("charts");
     assert!(!charts.is_empty(), "no mermaid chart on the page");
@@ -346,6 +349,13 @@ fn check_page(r: &Value, what: &str, theme: &str, charts: bool) {
         r["breaking"],
         serde_json::json!([]),
         "{what}: a breaking space before a unit"
+    );
+    // Every table fits the comment's column: none scrolls sideways, so no
+    // column (best, worst, impact) is hidden.
+    assert_eq!(
+        r["scrolls"],
+        serde_json::json!([]),
+        "{what}: a table wider than the page"
     );
     if theme == "dark" {
         assert_eq!(r["background"], "rgb(13, 17, 23)", "{what}");

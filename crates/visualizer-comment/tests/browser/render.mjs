@@ -107,6 +107,13 @@ const page = `<!doctype html>
     const rows = Array.from(t.querySelectorAll('tbody tr'));
     return { width, rows: rows.length, ragged: rows.filter((r) => r.children.length !== width).length };
   });
+  // Tables wider than the comment's column scroll sideways (GitHub draws
+  // them as blocks with overflow: auto): what a reader cannot see at once.
+  const scrolls = Array.from(document.querySelectorAll('table')).map((t) => {
+    let h = t.previousElementSibling;
+    while (h && !/^H[1-4]$/.test(h.tagName)) h = h.previousElementSibling;
+    return { after: h ? h.textContent.trim() : null, scrollWidth: t.scrollWidth, clientWidth: t.clientWidth };
+  }).filter((t) => t.clientWidth > 0 && t.scrollWidth > t.clientWidth + 1);
   // A number and its unit on one line: each "12.0 %" in a cell drawn in
   // one line box (a wrap gives two), and no breaking space before a "%".
   let unitChecks = 0;
@@ -127,7 +134,7 @@ const page = `<!doctype html>
     }
   }
   const images = Array.from(document.querySelectorAll('article img')).map((i) => ({ src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0 }));
-  report({ error, headings, tables, charts, authored, order, shapes, unitChecks, wrapped, breaking, images,
+  report({ error, headings, tables, charts, authored, order, shapes, scrolls, unitChecks, wrapped, breaking, images,
            background: getComputedStyle(document.body).backgroundColor,
            details: document.querySelectorAll('details').length,
            links: Array.from(document.querySelectorAll('article a')).map((a) => ({ text: a.textContent.trim(), href: a.getAttribute('href') })) });
