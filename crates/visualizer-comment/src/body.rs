@@ -278,10 +278,9 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
             .acknowledgement
             .as_ref()
             .filter(|a| head_sha.is_some_and(|sha| a.is_for(sha)))
+            && h.acknowledge(&a.login, &a.reason, a.url.as_deref())
         {
-            if h.acknowledge(&a.login, &a.reason, a.url.as_deref()) {
-                ctx.insert("acknowledged".into(), true.into());
-            }
+            ctx.insert("acknowledged".into(), true.into());
         }
         ctx.insert("headline".into(), format!("{} {}", h.icon, h.line).into());
         let tail = " (the largest in the top regressions below, every one in the full report)";
