@@ -138,7 +138,7 @@ fn check_counts(body: &str) -> Stated {
     let mut sum = Stated::default();
     let mut per_config: std::collections::BTreeMap<String, [u64; 5]> = Default::default();
     for row in &overview {
-        let [points, reg, imp, unch, inc] = overview_counts(&row[2]);
+        let [points, reg, imp, unch, inc] = overview_counts(row[2]);
         assert_eq!(points, reg + imp + unch + inc, "{row:?}");
         sum.regressed_points += reg;
         sum.improved += imp;
@@ -913,7 +913,7 @@ fn sweep_of_54_configurations_fits_and_names_every_configuration() {
         let open = block.contains("<details open>");
         assert_eq!(
             open,
-            overview_counts(&row[2])[1] != 0,
+            overview_counts(row[2])[1] != 0,
             "{title}: open iff regressed"
         );
     }
