@@ -227,9 +227,17 @@ pub(crate) fn changes(c: &ChangesArgs) -> Outcome {
         let all = store
             .series(&file, &watched(), Scope::All)
             .map_err(store_failure)?;
-        for change in sweep_series::changes::changes(&all, &options) {
+        let news = match &c.since {
+            Some(since) => sweep_series::changes::new_since(&all, since, &options),
+            None => sweep_series::changes::changes(&all, &options),
+        };
+        for change in news {
             found.push((file.clone(), change));
         }
+    }
+    if c.markdown {
+        stdout::print(&digest(&found, c.since.as_deref()));
+        return Ok(());
     }
     if c.json {
         let items: Vec<Value> = found
@@ -317,6 +325,105 @@ pub(crate) fn show(s: &ShowArgs) -> Outcome {
     }
     stdout::print(&out);
     Ok(())
+}
+
+/// The change points as markdown: a heading with their number, then one
+/// row each, 🟢 for a change for the better and 🔴 for the worse (by the
+/// metric's direction), data strings escaped.
+fn digest(found: &[(String, sweep_series::changes::Change)], since: Option<&str>) -> String {
+    use sweep_model::markdown::inline;
+    use sweep_series::series::{Better, WATCHED};
+    let when = since.map_or_else(String::new, |d| format!(" since {d}"));
+    if found.is_empty() {
+        return format!("No new change points on main{when}.\n");
+    }
+    let mut out = format!(
+        "### {} change point{} on main{when}\n\n\
+         | Configuration | Point | Metric | Change | First run after | Pull request | Commits |\n\
+         |:---|:---|:---|---:|:---|:---|:---|\n",
+        found.len(),
+        if found.len() == 1 { "" } else { "s" },
+    );
+    for (file, ch) in found {
+        let higher = WATCHED
+            .iter()
+            .any(|(m, b)| *m == ch.metric && *b == Better::Higher);
+        let icon = if (ch.change > 0.0) == higher {
+            "🟢"
+        } else {
+            "🔴"
+        };
+        let config = file
+            .strip_prefix("series/")
+            .and_then(|f| f.strip_suffix(".jsonl"))
+            .unwrap_or(file);
+        let pr = ch
+            .after
+            .pr
+            .map_or_else(|| "none".to_string(), |p| format!("#{p}"));
+        let _ = writeln!(
+            out,
+            "| {config} | {point} | {metric} | {icon}\u{a0}{change:+.1}\u{a0}% | run {run}, {date} | {pr} | {from}..{to} |",
+            config = inline(config),
+            point = inline(&point_label(&ch.point)),
+            metric = ch.metric,
+            change = ch.change * 100.0,
+            run = ch.after.run_id,
+            date = inline(&ch.after.date),
+            from = inline(short(&ch.before.commit)),
+            to = inline(short(&ch.after.commit)),
+        );
+    }
+    out
+}
+
+/// A point's identity as a reader names it, without what its file already
+/// says (hardware, model, precision, framework) and without the fields at
+/// their usual value: `8192/1024 TP2 EP1 conc 16`, then any other field
+/// as `name value`.
+fn point_label(id: &str) -> String {
+    const IN_FILE: &[&str] = &["hw", "infmax_model_prefix", "precision", "framework"];
+    const USUAL: &[(&str, &str)] = &[
+        ("pp", "1"),
+        ("dcp_size", "1"),
+        ("pcp_size", "1"),
+        ("disagg", "false"),
+        ("is_multinode", "false"),
+        ("spec_decoding", "none"),
+        ("dp_attention", "false"),
+    ];
+    let Ok(Value::Object(m)) = serde_json::from_str::<Value>(id) else {
+        return id.to_string();
+    };
+    let text = |k: &str| match m.get(k) {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(v) => Some(v.to_string()),
+        None => None,
+    };
+    let mut words = Vec::new();
+    if let (Some(i), Some(o)) = (text("isl"), text("osl")) {
+        words.push(format!("{i}/{o}"));
+    }
+    for (k, prefix) in [("tp", "TP"), ("ep", "EP")] {
+        if let Some(v) = text(k) {
+            words.push(format!("{prefix}{v}"));
+        }
+    }
+    if let Some(c) = text("conc") {
+        words.push(format!("conc {c}"));
+    }
+    for (k, v) in &m {
+        let shown = ["isl", "osl", "tp", "ep", "conc"].contains(&k.as_str())
+            || IN_FILE.contains(&k.as_str());
+        let usual = USUAL
+            .iter()
+            .any(|(u, d)| u == k && text(k).as_deref() == Some(d));
+        if !shown && !usual {
+            let v = text(k).unwrap_or_default();
+            words.push(format!("{k} {v}"));
+        }
+    }
+    words.join(" ")
 }
 
 /// The watched metrics' names.

@@ -138,8 +138,18 @@ pub(crate) struct ChangesArgs {
     #[command(flatten)]
     pub(crate) store: StoreArgs,
     /// Print JSON instead of a table.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "markdown")]
     pub(crate) json: bool,
+    /// Print a markdown digest (for a job summary or an issue) instead of a
+    /// table.
+    #[arg(long)]
+    pub(crate) markdown: bool,
+    /// Only the change points that the runs dated at or after this moment
+    /// revealed (the runs before it did not show them yet): the news of an
+    /// append, or of a day. UTC, as the store writes dates:
+    /// `2026-12-04T00:00:00Z`.
+    #[arg(long, value_parser = utc_date)]
+    pub(crate) since: Option<String>,
     /// A change point is kept when its p-value is at most this (Otava's default).
     #[arg(long, default_value_t = 0.001)]
     pub(crate) max_pvalue: f64,
@@ -160,6 +170,33 @@ pub(crate) struct ShowArgs {
     /// The metric.
     #[arg(long, default_value = "tput_per_gpu")]
     pub(crate) metric: String,
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ`, the one form the store's dates take, so that
+/// comparing the strings compares the moments.
+fn utc_date(s: &str) -> Result<String, String> {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let shaped = b.len() == 20
+        && digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+        && b[10] == b'T'
+        && digits(11..13)
+        && b[13] == b':'
+        && digits(14..16)
+        && b[16] == b':'
+        && digits(17..19)
+        && b[19] == b'Z';
+    if shaped {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "'{s}' is not a UTC date of the store's form, e.g. 2026-12-04T00:00:00Z"
+        ))
+    }
 }
 
 fn main() -> ExitCode {

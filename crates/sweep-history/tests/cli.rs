@@ -141,3 +141,97 @@ fn a_corrupt_store_is_refused_with_exit_1_and_a_missing_input_is_exit_2() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(text(&missing.stderr).contains("/nonexistent/agg_bmk.json"));
 }
+
+/// The seed's baseline rows, every throughput scaled by `f`, as a file.
+fn scaled_agg(dir: &Path, id: u64, f: f64) -> String {
+    let text = std::fs::read_to_string(format!("{SEED}/baseline/agg_bmk.json")).expect("seed");
+    let mut rows: Vec<serde_json::Map<String, serde_json::Value>> =
+        serde_json::from_str(&text).expect("rows");
+    for r in &mut rows {
+        for k in ["tput_per_gpu", "output_tput_per_gpu", "input_tput_per_gpu"] {
+            let v = r[k].as_f64().expect("a number") * f;
+            r.insert(k.into(), v.into());
+        }
+    }
+    let path = dir.join(format!("agg-{id}.json"));
+    std::fs::write(&path, serde_json::to_string(&rows).expect("json")).expect("write");
+    path.display().to_string()
+}
+
+fn date(id: u64) -> String {
+    format!("2026-11-01T{:02}:{:02}:00Z", id / 60, id % 60)
+}
+
+#[test]
+fn the_digest_names_the_change_points_the_newest_runs_revealed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = dir.path().join("h");
+    let s = store.display().to_string();
+    // 40 main runs, throughput 3 % down from run 31 on, with ±0.5 % of
+    // deterministic wobble.
+    for id in 1..=40u64 {
+        let level = if id > 30 { 0.97 } else { 1.0 };
+        let wobble = 1.0 + 0.005 * (((id * 7919) % 13) as f64 / 6.0 - 1.0);
+        let agg = scaled_agg(dir.path(), id, level * wobble);
+        let out = history(&[
+            "append",
+            "--store",
+            &s,
+            "--agg",
+            &agg,
+            "--run-id",
+            &id.to_string(),
+            "--commit",
+            &format!("{id:012x}{:028}", 0),
+            "--date",
+            &date(id),
+            "--pr-number",
+            &(1000 + id).to_string(),
+            "--repo",
+            "acme/bench",
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    // Since run 31: the step is news, in both throughputs of each of the
+    // 7 points.
+    let out = history(&["changes", "--store", &s, "--since", &date(31), "--markdown"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    assert!(
+        md.starts_with("### 14 change points on main since 2026-11-01T00:31:00Z\n"),
+        "{md}"
+    );
+    assert_eq!(
+        md.matches("| tput_per_gpu | 🔴\u{a0}-3.").count(),
+        7,
+        "{md}"
+    );
+    assert_eq!(
+        md.matches(" | run 31, 2026-11-01T00:31:00Z | #1031 | 00000000001e..00000000001f |")
+            .count(),
+        14,
+        "{md}"
+    );
+    assert!(
+        md.contains("| b200/qwen3.5-fp4-sglang | 8192/1024 TP2 EP1 conc 16 | tput_per_gpu | "),
+        "{md}"
+    );
+    test_kit::assert_snapshot!("digest_since_the_step", md);
+    // Since run 38 the older runs show it already: nothing new.
+    let out = history(&["changes", "--store", &s, "--since", &date(38), "--markdown"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "No new change points on main since 2026-11-01T00:38:00Z.\n"
+    );
+    // A date in another form would compare wrongly as text: refused.
+    let out = history(&["changes", "--store", &s, "--since", "2026-11-01"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(
+            "'2026-11-01' is not a UTC date of the store's form, e.g. 2026-12-04T00:00:00Z"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}

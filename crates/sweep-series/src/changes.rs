@@ -57,3 +57,47 @@ pub fn changes(series: &Series, options: &Options) -> Vec<Change> {
     }
     out
 }
+
+/// The change points of `series` that its runs dated before `since` (RFC
+/// 3339, as the store writes dates) did not show yet: what the runs since
+/// then revealed, for a digest after an append or once a day. A change
+/// point counts as known when the older runs have one on the same point
+/// and metric whose first run after it lies within one sample of it: more
+/// runs of the new regime can move the estimate by a sample.
+#[must_use]
+pub fn new_since(series: &Series, since: &str, options: &Options) -> Vec<Change> {
+    let older: Series = series
+        .iter()
+        .map(|(point, metrics)| {
+            let metrics = metrics
+                .iter()
+                .map(|(metric, samples)| {
+                    let kept = samples
+                        .iter()
+                        .filter(|s| s.run.date.as_str() < since)
+                        .cloned()
+                        .collect();
+                    (*metric, kept)
+                })
+                .collect();
+            (point.clone(), metrics)
+        })
+        .collect();
+    let known = changes(&older, options);
+    changes(series, options)
+        .into_iter()
+        .filter(|c| {
+            let samples = &series[&c.point][c.metric];
+            !known.iter().any(|k| {
+                k.point == c.point
+                    && k.metric == c.metric
+                    && samples
+                        .iter()
+                        .position(|s| {
+                            s.run.run_id == k.after.run_id && s.run.attempt == k.after.attempt
+                        })
+                        .is_some_and(|i| i.abs_diff(c.index) <= 1)
+            })
+        })
+        .collect()
+}

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 use sweep_series::boundary::{Settings, learn};
 use sweep_series::change_point::Options;
-use sweep_series::changes::changes;
+use sweep_series::changes::{changes, new_since};
 use sweep_series::series::{Better, series};
 use sweep_series::store::{Appended, Run, RunRef, Store, StoreError};
 
@@ -221,4 +221,41 @@ fn a_three_percent_step_that_persists_for_five_runs_is_named_with_its_pr() {
         assert_eq!(c.after.pr, Some(1031));
         assert!((c.change + 0.03).abs() < 0.01, "{c:?}");
     }
+}
+
+#[test]
+fn a_change_point_is_new_until_the_runs_before_the_cutoff_show_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = Store::new(dir.path());
+    let mut e = noise(3);
+    for id in 1..=40u64 {
+        let level = if id > 30 { 0.97 } else { 1.0 };
+        store
+            .append(&run(id, scaled(level * (1.0 + 0.005 * e()))))
+            .expect("append");
+    }
+    let file = store.files().expect("files").remove(0);
+    let s = series(&store.lines(&file).expect("lines"));
+    let o = Options::default();
+    let all: Vec<_> = changes(&s, &o)
+        .into_iter()
+        .filter(|c| c.metric == "tput_per_gpu")
+        .collect();
+    assert_eq!(all.len(), s.len(), "{all:#?}");
+    let tput = |v: Vec<sweep_series::changes::Change>| -> Vec<(u64, u64)> {
+        v.into_iter()
+            .filter(|c| c.metric == "tput_per_gpu")
+            .map(|c| (c.before.run_id, c.after.run_id))
+            .collect()
+    };
+    let date = |id: u64| run(id, Vec::new()).run.date;
+    // Since run 31: the runs before it are all of the old level, so every
+    // point's step at run 31 is new.
+    assert_eq!(tput(new_since(&s, &date(31), &o)), vec![(30, 31); s.len()]);
+    // Since run 38: the runs before it show the step already; nothing new.
+    assert_eq!(tput(new_since(&s, &date(38), &o)), Vec::new());
+    // Since after the last run: nothing is new by definition.
+    assert!(new_since(&s, "2026-11-02T00:00:00Z", &o).is_empty());
+    // Since before the first: every change point is new.
+    assert_eq!(new_since(&s, "2026-10-01T00:00:00Z", &o), changes(&s, &o));
 }

@@ -65,6 +65,13 @@ fn a_main_run_appends_to_the_history_and_the_next_pr_compares_against_it_under_a
         matches!(&history_job, Some((_, Outcome::Succeeded))),
         "the main run's history job: {history_job:?}"
     );
+    // After the append, the digest of what the run revealed: with one run
+    // in the history, no change point.
+    assert!(
+        log.contains("No new change points on main since 20"),
+        "the history job's digest:\n{}",
+        tail(&log)
+    );
     let agg: Value = serde_json::from_str(
         &std::fs::read_to_string(
             h.artifacts
