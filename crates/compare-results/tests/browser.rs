@@ -15,8 +15,7 @@
 //! `/usr/bin/chromium`, else `chromium` on PATH.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use compare_results::chart::{PAIRS, PANEL_H, PANEL_W};
 use serde_json::Value;
@@ -94,54 +93,13 @@ if (!svg) {{
 
 /// Runs Chromium on `page` and returns the text of `<pre id="report">`.
 fn render(browser: &Path, page: &Path, profile: &Path) -> String {
-    let width = PANEL_W;
-    let mut child = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            // Lets the image load and the script finish before the dump.
-            "--virtual-time-budget=10000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--window-size={width},{}", 2 * PANEL_H + 200))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start chromium");
-    let started = Instant::now();
-    loop {
-        match child.try_wait().expect("wait for chromium") {
-            Some(_) => break,
-            None if started.elapsed() > BROWSER_DEADLINE => {
-                let _ = child.kill();
-                panic!("chromium did not finish within {BROWSER_DEADLINE:?}");
-            }
-            None => std::thread::sleep(Duration::from_millis(100)),
-        }
-    }
-    let out = child.wait_with_output().expect("chromium output");
-    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
-    let start = dom.find("<pre id=\"report\">").unwrap_or_else(|| {
-        panic!(
-            "no report in the dumped page: {}",
-            &dom[..dom.len().min(500)]
-        )
-    }) + "<pre id=\"report\">".len();
-    let end = dom[start..].find("</pre>").expect("report closed") + start;
-    dom[start..end]
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
+    // Virtual time lets the image load and the script finish before the dump.
+    let mut cmd =
+        test_kit::browser::chromium_command(browser, profile, (PANEL_W, 2 * PANEL_H + 200), 10_000);
+    cmd.arg("--dump-dom")
+        .arg(format!("file://{}", page.display()));
+    let dom = test_kit::browser::run_with_deadline(cmd, "chromium --dump-dom", BROWSER_DEADLINE);
+    test_kit::browser::report_in_dom(&dom)
 }
 
 #[test]

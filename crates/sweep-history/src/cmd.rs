@@ -412,7 +412,7 @@ fn point_label(id: &str) -> String {
     if let Some(c) = text("conc") {
         words.push(format!("conc {c}"));
     }
-    for (k, v) in &m {
+    for k in m.keys() {
         let shown = ["isl", "osl", "tp", "ep", "conc"].contains(&k.as_str())
             || IN_FILE.contains(&k.as_str());
         let usual = USUAL

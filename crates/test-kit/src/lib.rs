@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+pub mod browser;
 pub mod pg;
 
 pub use fake_github::{self, FakeGitHub, Fault, Route, closed_url, unused_port};

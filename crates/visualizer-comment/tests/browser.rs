@@ -17,8 +17,8 @@
 mod fixtures;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use fixtures::*;
 use serde_json::Value;
@@ -48,85 +48,19 @@ fn browser_dir() -> PathBuf {
 }
 
 /// Runs `cmd` to the end within [`BROWSER_DEADLINE`]; its stdout.
-fn run(mut cmd: Command, what: &str) -> String {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("start {what}: {e}"));
-    // Read the output while waiting: a page's dump is larger than a pipe's
-    // buffer, and a child blocked on a full pipe never exits.
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut stdout, &mut v);
-        v
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut stderr, &mut v);
-        v
-    });
-    let started = Instant::now();
-    loop {
-        match child.try_wait().expect("wait") {
-            Some(_) => break,
-            None if started.elapsed() > BROWSER_DEADLINE => {
-                let _ = child.kill();
-                panic!("{what} did not finish within {BROWSER_DEADLINE:?}");
-            }
-            None => std::thread::sleep(Duration::from_millis(100)),
-        }
-    }
-    let status = child.wait().expect("wait");
-    let out = out_reader.join().expect("stdout reader");
-    let err = err_reader.join().expect("stderr reader");
-    assert!(
-        status.success(),
-        "{what} failed: {}",
-        String::from_utf8_lossy(&err)
-    );
-    String::from_utf8_lossy(&out).into_owned()
+fn run(cmd: Command, what: &str) -> String {
+    test_kit::browser::run_with_deadline(cmd, what, BROWSER_DEADLINE)
 }
 
+/// Chromium at the comment's width, with time for mermaid to load and
+/// draw before the dump or the screenshot.
 fn chromium_command(browser: &Path, profile: &Path, height: u32) -> Command {
-    let mut cmd = Command::new(browser);
-    // The flags that keep headless Chromium off the (closed) network.
-    cmd.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--hide-scrollbars",
-        // Lets mermaid load and draw before the dump or the screenshot.
-        "--virtual-time-budget=20000",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()))
-    .arg(format!("--window-size={PAGE_WIDTH},{height}"));
-    cmd
+    test_kit::browser::chromium_command(browser, profile, (PAGE_WIDTH, height), 20_000)
 }
 
 /// The text of `<pre id="report">` in a dumped page.
 fn report_of(dom: &str) -> Value {
-    let start = dom.find("<pre id=\"report\">").unwrap_or_else(|| {
-        panic!(
-            "no report in the dumped page: {}",
-            &dom[..dom.len().min(500)]
-        )
-    }) + "<pre id=\"report\">".len();
-    let end = dom[start..].find("</pre>").expect("report closed") + start;
-    let text = dom[start..end]
-        .replace("&nbsp;", "\u{a0}")
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&");
+    let text = test_kit::browser::report_in_dom(dom);
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("report is not JSON ({e}): {text}"))
 }
 
