@@ -310,47 +310,89 @@ fn batch_manifest_errors(
 ) -> Vec<String> {
     let meta = match read_meta(meta_path, cwd) {
         Ok(Value::Object(m)) => m,
-        other => {
-            let why = match other {
-                Err(e) => e.to_string(),
-                Ok(_) => "not a JSON object".to_owned(),
-            };
-            if expected.is_some()
-                || result_files
-                    .iter()
-                    .any(|f| conc_suffix(file_name(f)).is_some())
-            {
-                return vec![format!(
-                    "batched eval result files exist but {meta_path} is unavailable or invalid: {why}"
-                )];
-            }
-            return Vec::new();
+        Ok(_) => {
+            return unusable_meta_errors(meta_path, "not a JSON object", result_files, expected);
         }
+        Err(e) => return unusable_meta_errors(meta_path, &e.to_string(), result_files, expected),
     };
     if let (Some(exp), false) = (expected, meta.contains_key("eval_concs")) {
-        if exp.len() > 1 {
-            return vec![
-                "workflow requested multiple concurrencies but batched eval metadata is missing"
-                    .to_owned(),
-            ];
-        }
-        let mut errors = Vec::new();
-        let conc_matches = match meta.get("conc") {
-            Some(Value::Number(n)) => n.as_f64() == Some(exp[0] as f64),
-            Some(Value::Bool(b)) => i64::from(*b) == exp[0],
-            _ => false,
-        };
-        if !conc_matches {
-            errors.push("eval metadata concurrency does not match workflow request".to_owned());
-        }
-        if result_files.len() != 1 {
-            errors.push("eval must produce exactly one result file".to_owned());
-        }
-        return errors;
+        return single_conc_errors(&meta, exp, result_files);
     }
     if !meta.contains_key("eval_concs") {
         return Vec::new();
     }
+    let concs = match batch_concs(&meta) {
+        Ok(concs) => concs,
+        Err(e) => return vec![e],
+    };
+    let expected_set: BTreeSet<i64> = expected
+        .unwrap_or(&concs.expected)
+        .iter()
+        .copied()
+        .collect();
+    let mut errors = concurrency_errors(&concs, expected, &expected_set);
+    errors.extend(result_file_errors(result_files, &expected_set));
+    errors
+}
+
+/// `meta_env.json` is missing or not an object (`why`): an error only when
+/// the workflow asked for concurrencies or a result file names one.
+fn unusable_meta_errors(
+    meta_path: &str,
+    why: &str,
+    result_files: &[String],
+    expected: Option<&[i64]>,
+) -> Vec<String> {
+    if expected.is_some()
+        || result_files
+            .iter()
+            .any(|f| conc_suffix(file_name(f)).is_some())
+    {
+        return vec![format!(
+            "batched eval result files exist but {meta_path} is unavailable or invalid: {why}"
+        )];
+    }
+    Vec::new()
+}
+
+/// An unbatched eval for a workflow that asked for concurrencies: one
+/// concurrency, matching the metadata's, and one result file.
+fn single_conc_errors(
+    meta: &Map<String, Value>,
+    exp: &[i64],
+    result_files: &[String],
+) -> Vec<String> {
+    if exp.len() > 1 {
+        return vec![
+            "workflow requested multiple concurrencies but batched eval metadata is missing"
+                .to_owned(),
+        ];
+    }
+    let mut errors = Vec::new();
+    let conc_matches = match meta.get("conc") {
+        Some(Value::Number(n)) => n.as_f64() == Some(exp[0] as f64),
+        Some(Value::Bool(b)) => i64::from(*b) == exp[0],
+        _ => false,
+    };
+    if !conc_matches {
+        errors.push("eval metadata concurrency does not match workflow request".to_owned());
+    }
+    if result_files.len() != 1 {
+        errors.push("eval must produce exactly one result file".to_owned());
+    }
+    errors
+}
+
+/// The concurrency lists of a batched eval's metadata.
+struct BatchConcs {
+    expected: Vec<i64>,
+    completed: Vec<i64>,
+    failed: Vec<i64>,
+}
+
+/// Reads `eval_concs`, `completed_eval_concs` and `failed_eval_concs`:
+/// lists of positive integers, or the one error that says they are not.
+fn batch_concs(meta: &Map<String, Value>) -> Result<BatchConcs, String> {
     let lists: Vec<Option<&Vec<Value>>> =
         ["eval_concs", "completed_eval_concs", "failed_eval_concs"]
             .iter()
@@ -358,30 +400,42 @@ fn batch_manifest_errors(
             .collect();
     let (Some(meta_expected), Some(completed), Some(failed)) = (lists[0], lists[1], lists[2])
     else {
-        return vec![
-            "batched eval metadata must contain list-valued concurrency fields".to_owned(),
-        ];
+        return Err("batched eval metadata must contain list-valued concurrency fields".to_owned());
     };
     let ints = |l: &Vec<Value>| -> Option<Vec<i64>> {
         l.iter().map(|v| py_int(v).filter(|&n| n > 0)).collect()
     };
-    let (Some(meta_expected), Some(completed), Some(failed)) =
+    let (Some(expected), Some(completed), Some(failed)) =
         (ints(meta_expected), ints(completed), ints(failed))
     else {
-        return vec!["batched eval metadata contains an invalid concurrency".to_owned()];
+        return Err("batched eval metadata contains an invalid concurrency".to_owned());
     };
+    Ok(BatchConcs {
+        expected,
+        completed,
+        failed,
+    })
+}
+
+/// The metadata's lists against each other and against the workflow's
+/// request (`expected`; `expected_set` is the request, or the metadata's
+/// list without one).
+fn concurrency_errors(
+    concs: &BatchConcs,
+    expected: Option<&[i64]>,
+    expected_set: &BTreeSet<i64>,
+) -> Vec<String> {
     let mut errors = Vec::new();
-    let meta_set: BTreeSet<i64> = meta_expected.iter().copied().collect();
-    let expected_set: BTreeSet<i64> = expected.unwrap_or(&meta_expected).iter().copied().collect();
-    let completed_set: BTreeSet<i64> = completed.iter().copied().collect();
-    let failed_set: BTreeSet<i64> = failed.iter().copied().collect();
-    if meta_set.len() != meta_expected.len() {
+    let meta_set: BTreeSet<i64> = concs.expected.iter().copied().collect();
+    let completed_set: BTreeSet<i64> = concs.completed.iter().copied().collect();
+    let failed_set: BTreeSet<i64> = concs.failed.iter().copied().collect();
+    if meta_set.len() != concs.expected.len() {
         errors.push("batched eval metadata contains duplicate expected concurrencies".to_owned());
     }
-    if completed_set.len() != completed.len() {
+    if completed_set.len() != concs.completed.len() {
         errors.push("batched eval metadata contains duplicate completed concurrencies".to_owned());
     }
-    if expected.is_some() && meta_set != expected_set {
+    if expected.is_some() && meta_set != *expected_set {
         errors.push("batched eval metadata does not match workflow concurrencies".to_owned());
     }
     if !failed_set.is_empty() {
@@ -390,9 +444,9 @@ fn batch_manifest_errors(
             join_sorted(&failed_set)
         ));
     }
-    if completed_set != expected_set {
+    if completed_set != *expected_set {
         let missing: BTreeSet<i64> = expected_set.difference(&completed_set).copied().collect();
-        let unexpected: BTreeSet<i64> = completed_set.difference(&expected_set).copied().collect();
+        let unexpected: BTreeSet<i64> = completed_set.difference(expected_set).copied().collect();
         if !missing.is_empty() {
             errors.push(format!(
                 "batched eval is missing completed concurrency: {}",
@@ -406,6 +460,12 @@ fn batch_manifest_errors(
             ));
         }
     }
+    errors
+}
+
+/// The result files' concurrency suffixes against `expected_set`.
+fn result_file_errors(result_files: &[String], expected_set: &BTreeSet<i64>) -> Vec<String> {
+    let mut errors = Vec::new();
     let mut actual = BTreeSet::new();
     for f in result_files {
         match conc_suffix(file_name(f)) {
@@ -418,7 +478,7 @@ fn batch_manifest_errors(
         }
     }
     let missing: BTreeSet<i64> = expected_set.difference(&actual).copied().collect();
-    let unexpected: BTreeSet<i64> = actual.difference(&expected_set).copied().collect();
+    let unexpected: BTreeSet<i64> = actual.difference(expected_set).copied().collect();
     if !missing.is_empty() {
         errors.push(format!(
             "batched eval is missing result files for concurrency: {}",
