@@ -508,46 +508,26 @@ fn threshold_number(v: &Value) -> Option<(f64, String)> {
 pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
     let mut o = ValidateOutcome::default();
 
-    let expected: Option<Vec<i64>> = match &opts.expected_concs {
-        None => None,
-        Some(raw) => {
-            let parsed: Option<Vec<i64>> = raw
-                .split_whitespace()
-                .map(sweep_model::python::python_int)
-                .collect();
-            let parsed = parsed.unwrap_or_default();
-            let unique: BTreeSet<i64> = parsed.iter().copied().collect();
-            if parsed.is_empty() || parsed.iter().any(|&v| v <= 0) || unique.len() != parsed.len() {
-                o.err("FAIL: expected concurrencies must be unique positive integers".to_owned());
-                o.failure = Some(sweep_cli::Kind::Rejected);
-                o.failed = true;
-                return o;
-            }
-            Some(parsed)
+    let expected = match expected_concs(opts.expected_concs.as_deref()) {
+        Ok(expected) => expected,
+        Err(e) => {
+            o.err(format!("FAIL: {e}"));
+            o.failure = Some(sweep_cli::Kind::Rejected);
+            o.failed = true;
+            return o;
         }
     };
-
-    let mut thresholds = Thresholds::default();
-    if let Some(path) = &opts.thresholds {
-        match load_thresholds(&cwd.join(path), &path.display().to_string()) {
-            Ok(t) => {
-                thresholds = t;
-                o.out(format!("Loaded thresholds from {}", path.display()));
-            }
-            Err(ThresholdsError::Unreadable(e)) => o.err(format!(
-                "WARN: could not load thresholds from {}: {e}",
-                path.display()
-            )),
-            Err(ThresholdsError::Invalid(e)) => {
-                // Could not do the job: checking against the defaults
-                // instead would hide a broken thresholds file.
-                o.err(format!("ERROR: {e}"));
-                o.failure = Some(sweep_cli::Kind::Failed);
-                o.failed = true;
-                return o;
-            }
+    let thresholds = match thresholds(opts, cwd, &mut o) {
+        Ok(thresholds) => thresholds,
+        Err(e) => {
+            // Could not do the job: checking against the defaults
+            // instead would hide a broken thresholds file.
+            o.err(format!("ERROR: {e}"));
+            o.failure = Some(sweep_cli::Kind::Failed);
+            o.failed = true;
+            return o;
         }
-    }
+    };
 
     let prefix = detect_prefix(opts, cwd);
     match &prefix {
@@ -561,108 +541,15 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
     }
 
     let result_files = glob_sorted(&opts.results_glob, cwd);
-    let manifest_errors =
-        batch_manifest_errors(&opts.meta_env, cwd, &result_files, expected.as_deref());
-    for e in &manifest_errors {
-        o.err(format!("FAIL: {e}"));
-        o.failed = true;
-    }
-    if manifest_errors.is_empty() {
-        match read_meta(&opts.meta_env, cwd) {
-            Ok(Value::Object(m)) if m.contains_key("eval_concs") => {
-                o.out("PASS: batched eval produced every requested concurrency".to_owned());
-            }
-            Ok(_) => {}
-            Err(e) => o.err(format!(
-                "WARN: could not inspect eval metadata for batched concurrency status: {e}"
-            )),
-        }
-    }
-
+    check_batch_manifest(
+        &mut o,
+        &opts.meta_env,
+        cwd,
+        &result_files,
+        expected.as_deref(),
+    );
     for f in &result_files {
-        let label = conc_suffix(file_name(f)).map_or_else(String::new, |n| format!("[conc={n}] "));
-        // A match reached through a link out of the working directory is
-        // not read (the scores would come from elsewhere on the runner).
-        if let Err(e) = sweep_model::tree::resolves_inside(cwd, &cwd.join(f)) {
-            o.err(format!("FAIL: {label}{e}"));
-            o.failed = true;
-            continue;
-        }
-        let data = match read_bytes(&cwd.join(f), RESULT_MAX)
-            .map_err(|e| e.to_string())
-            .and_then(|b| {
-                sweep_model::json_strict::parse_value(&b).map_err(|e| format!("invalid JSON: {e}"))
-            }) {
-            Ok(d) => d,
-            Err(e) => {
-                o.err(format!("FAIL: {f}: cannot read result file: {e}"));
-                o.failed = true;
-                continue;
-            }
-        };
-        let results = match data.get("results") {
-            None => continue,
-            Some(Value::Object(r)) => r,
-            Some(_) => {
-                o.err(format!("FAIL: {f}: 'results' must be a JSON object"));
-                o.failed = true;
-                continue;
-            }
-        };
-        for (task, metrics) in results {
-            let (threshold, source) = match prefix
-                .as_ref()
-                .and_then(|p| thresholds.models.get(p))
-                .and_then(Value::as_object)
-                .and_then(|m| m.get(task))
-            {
-                Some(v) => (
-                    Some(v.clone()),
-                    format!("models.{}", prefix.as_deref().unwrap_or("")),
-                ),
-                None => match thresholds.default.get(task) {
-                    Some(v) => (Some(v.clone()), "default".to_owned()),
-                    None => (None, "min-score".to_owned()),
-                },
-            };
-            let (min, min_text) = match threshold.as_ref() {
-                None => (opts.min_score, python_float_repr(opts.min_score)),
-                Some(v) => match threshold_number(v) {
-                    Some(t) => t,
-                    None => {
-                        o.err(format!(
-                            "FAIL: {label}{task}: threshold from {source} must be a number, found {v}"
-                        ));
-                        o.failed = true;
-                        continue;
-                    }
-                },
-            };
-            let Some(metrics) = metrics.as_object() else {
-                continue;
-            };
-            for (name, val) in metrics {
-                if !name.starts_with(&opts.metric_prefix) || name.contains("stderr") {
-                    continue;
-                }
-                let x = match val {
-                    Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-                    Value::Bool(b) => f64::from(u8::from(*b)),
-                    _ => continue,
-                };
-                o.checked += 1;
-                if x < min {
-                    o.err(format!(
-                        "FAIL: {label}{task} {name} = {x:.4} (< {min_text} from {source})"
-                    ));
-                    o.failed = true;
-                } else {
-                    o.out(format!(
-                        "PASS: {label}{task} {name} = {x:.4} (>= {min_text} from {source})"
-                    ));
-                }
-            }
-        }
+        check_result_file(&mut o, opts, cwd, f, prefix.as_deref(), &thresholds);
     }
     if o.checked == 0 {
         o.err(format!(
@@ -674,6 +561,179 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
         o.failure = Some(sweep_cli::Kind::Rejected);
     }
     o
+}
+
+/// `--expected-concs` as a list, if given: unique positive integers.
+fn expected_concs(raw: Option<&str>) -> Result<Option<Vec<i64>>, String> {
+    let Some(raw) = raw else {
+        return Ok(None);
+    };
+    let parsed: Option<Vec<i64>> = raw
+        .split_whitespace()
+        .map(sweep_model::python::python_int)
+        .collect();
+    let parsed = parsed.unwrap_or_default();
+    let unique: BTreeSet<i64> = parsed.iter().copied().collect();
+    if parsed.is_empty() || parsed.iter().any(|&v| v <= 0) || unique.len() != parsed.len() {
+        return Err("expected concurrencies must be unique positive integers".to_owned());
+    }
+    Ok(Some(parsed))
+}
+
+/// The thresholds to check against: the file's if one is given and can be
+/// read, else the defaults (with a warning in `o`); an invalid file is the
+/// error.
+fn thresholds(
+    opts: &ValidateOptions,
+    cwd: &Path,
+    o: &mut ValidateOutcome,
+) -> Result<Thresholds, String> {
+    let mut thresholds = Thresholds::default();
+    if let Some(path) = &opts.thresholds {
+        match load_thresholds(&cwd.join(path), &path.display().to_string()) {
+            Ok(t) => {
+                thresholds = t;
+                o.out(format!("Loaded thresholds from {}", path.display()));
+            }
+            Err(ThresholdsError::Unreadable(e)) => o.err(format!(
+                "WARN: could not load thresholds from {}: {e}",
+                path.display()
+            )),
+            Err(ThresholdsError::Invalid(e)) => return Err(e),
+        }
+    }
+    Ok(thresholds)
+}
+
+/// Reports the batch-manifest checks: each error, or that a batched eval
+/// produced every requested concurrency.
+fn check_batch_manifest(
+    o: &mut ValidateOutcome,
+    meta_path: &str,
+    cwd: &Path,
+    result_files: &[String],
+    expected: Option<&[i64]>,
+) {
+    let manifest_errors = batch_manifest_errors(meta_path, cwd, result_files, expected);
+    for e in &manifest_errors {
+        o.err(format!("FAIL: {e}"));
+        o.failed = true;
+    }
+    if manifest_errors.is_empty() {
+        match read_meta(meta_path, cwd) {
+            Ok(Value::Object(m)) if m.contains_key("eval_concs") => {
+                o.out("PASS: batched eval produced every requested concurrency".to_owned());
+            }
+            Ok(_) => {}
+            Err(e) => o.err(format!(
+                "WARN: could not inspect eval metadata for batched concurrency status: {e}"
+            )),
+        }
+    }
+}
+
+/// Checks the scores of one result file, task by task.
+fn check_result_file(
+    o: &mut ValidateOutcome,
+    opts: &ValidateOptions,
+    cwd: &Path,
+    f: &str,
+    prefix: Option<&str>,
+    thresholds: &Thresholds,
+) {
+    let label = conc_suffix(file_name(f)).map_or_else(String::new, |n| format!("[conc={n}] "));
+    // A match reached through a link out of the working directory is
+    // not read (the scores would come from elsewhere on the runner).
+    if let Err(e) = sweep_model::tree::resolves_inside(cwd, &cwd.join(f)) {
+        o.err(format!("FAIL: {label}{e}"));
+        o.failed = true;
+        return;
+    }
+    let data = match read_bytes(&cwd.join(f), RESULT_MAX)
+        .map_err(|e| e.to_string())
+        .and_then(|b| {
+            sweep_model::json_strict::parse_value(&b).map_err(|e| format!("invalid JSON: {e}"))
+        }) {
+        Ok(d) => d,
+        Err(e) => {
+            o.err(format!("FAIL: {f}: cannot read result file: {e}"));
+            o.failed = true;
+            return;
+        }
+    };
+    let results = match data.get("results") {
+        None => return,
+        Some(Value::Object(r)) => r,
+        Some(_) => {
+            o.err(format!("FAIL: {f}: 'results' must be a JSON object"));
+            o.failed = true;
+            return;
+        }
+    };
+    for (task, metrics) in results {
+        check_task(o, opts, &label, task, metrics, prefix, thresholds);
+    }
+}
+
+/// Checks one task's metrics against its threshold: the model's, else the
+/// default table's, else `--min-score`.
+fn check_task(
+    o: &mut ValidateOutcome,
+    opts: &ValidateOptions,
+    label: &str,
+    task: &str,
+    metrics: &Value,
+    prefix: Option<&str>,
+    thresholds: &Thresholds,
+) {
+    let (threshold, source) = match prefix
+        .and_then(|p| thresholds.models.get(p))
+        .and_then(Value::as_object)
+        .and_then(|m| m.get(task))
+    {
+        Some(v) => (Some(v.clone()), format!("models.{}", prefix.unwrap_or(""))),
+        None => match thresholds.default.get(task) {
+            Some(v) => (Some(v.clone()), "default".to_owned()),
+            None => (None, "min-score".to_owned()),
+        },
+    };
+    let (min, min_text) = match threshold.as_ref() {
+        None => (opts.min_score, python_float_repr(opts.min_score)),
+        Some(v) => match threshold_number(v) {
+            Some(t) => t,
+            None => {
+                o.err(format!(
+                    "FAIL: {label}{task}: threshold from {source} must be a number, found {v}"
+                ));
+                o.failed = true;
+                return;
+            }
+        },
+    };
+    let Some(metrics) = metrics.as_object() else {
+        return;
+    };
+    for (name, val) in metrics {
+        if !name.starts_with(&opts.metric_prefix) || name.contains("stderr") {
+            continue;
+        }
+        let x = match val {
+            Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+            Value::Bool(b) => f64::from(u8::from(*b)),
+            _ => continue,
+        };
+        o.checked += 1;
+        if x < min {
+            o.err(format!(
+                "FAIL: {label}{task} {name} = {x:.4} (< {min_text} from {source})"
+            ));
+            o.failed = true;
+        } else {
+            o.out(format!(
+                "PASS: {label}{task} {name} = {x:.4} (>= {min_text} from {source})"
+            ));
+        }
+    }
 }
 
 #[cfg(test)]
