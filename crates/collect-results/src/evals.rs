@@ -555,17 +555,40 @@ pub fn render_markdown(rows: &[EvalRow], sort_by: &str) -> String {
     let by_hw = sort_by == "hw";
     let mut single: Vec<&EvalRow> = rows.iter().filter(|r| !r.is_multinode).collect();
     let mut multi: Vec<&EvalRow> = rows.iter().filter(|r| r.is_multinode).collect();
-    let prefix_key = |r: &EvalRow| {
-        if by_hw {
-            String::new()
-        } else {
-            r.model_prefix.clone()
+    sort_single_node(&mut single, by_hw);
+    sort_multi_node(&mut multi, by_hw);
+    let mut out = String::new();
+    if !single.is_empty() {
+        out.push_str("### Single-Node Eval Results\n\n");
+        out.push_str(&single_node_table(&single));
+        out.push('\n');
+    }
+    if !multi.is_empty() {
+        if !single.is_empty() {
+            out.push_str("\n\n");
         }
-    };
-    single.sort_by(|a, b| {
+        out.push_str("### Multi-Node Eval Results\n\n");
+        out.push_str(&multi_node_table(&multi));
+        out.push('\n');
+    }
+    out
+}
+
+/// The model prefix as the first sort key, or nothing when sorting by
+/// hardware.
+fn prefix_key(r: &EvalRow, by_hw: bool) -> String {
+    if by_hw {
+        String::new()
+    } else {
+        r.model_prefix.clone()
+    }
+}
+
+fn sort_single_node(rows: &mut [&EvalRow], by_hw: bool) {
+    rows.sort_by(|a, b| {
         let k = |r: &EvalRow| {
             (
-                prefix_key(r),
+                prefix_key(r, by_hw),
                 r.hw.clone(),
                 r.framework.clone(),
                 r.precision.clone(),
@@ -579,10 +602,13 @@ pub fn render_markdown(rows: &[EvalRow], sort_by: &str) -> String {
         };
         k(a).cmp(&k(b))
     });
-    multi.sort_by(|a, b| {
+}
+
+fn sort_multi_node(rows: &mut [&EvalRow], by_hw: bool) {
+    rows.sort_by(|a, b| {
         let k = |r: &EvalRow| {
             (
-                prefix_key(r),
+                prefix_key(r, by_hw),
                 r.hw.clone(),
                 r.framework.clone(),
                 r.precision.clone(),
@@ -596,121 +622,117 @@ pub fn render_markdown(rows: &[EvalRow], sort_by: &str) -> String {
         };
         k(a).cmp(&k(b))
     });
-    let score_cells = |r: &EvalRow| {
-        vec![
-            Cell::Str(format!("{}{}", pct(&r.score), se(&r.score_se))),
-            Cell::Str(format!("{}{}", pct(&r.em_strict), se(&r.em_strict_se))),
-            Cell::Str(format!("{}{}", pct(&r.em_flexible), se(&r.em_flexible_se))),
-            n_eff_cell(&r.n_eff),
-            Cell::Str(r.model.clone()),
-        ]
-    };
+}
+
+/// The cells both tables end with: the scores, `N (eff)` and the model.
+fn score_cells(r: &EvalRow) -> Vec<Cell> {
+    vec![
+        Cell::Str(format!("{}{}", pct(&r.score), se(&r.score_se))),
+        Cell::Str(format!("{}{}", pct(&r.em_strict), se(&r.em_strict_se))),
+        Cell::Str(format!("{}{}", pct(&r.em_flexible), se(&r.em_flexible_se))),
+        n_eff_cell(&r.n_eff),
+        Cell::Str(r.model.clone()),
+    ]
+}
+
+fn single_node_table(rows: &[&EvalRow]) -> String {
     let s = |x: &str| Cell::Str(x.to_owned());
-    let mut out = String::new();
-    if !single.is_empty() {
-        let headers = [
-            "Model Prefix",
-            "Hardware",
-            "Framework",
-            "Precision",
-            "Spec Decode",
-            "ISL",
-            "OSL",
-            "TP",
-            "EP",
-            "Conc",
-            "DP Attention",
-            "Task",
-            "Score",
-            "EM Strict",
-            "EM Flexible",
-            "N (eff)",
-            "Model",
-        ];
-        let body: Vec<Vec<Cell>> = single
-            .iter()
-            .map(|r| {
-                let mut row = vec![
-                    s(&r.model_prefix),
-                    s(&r.hw),
-                    s(&r.framework.to_uppercase()),
-                    s(&r.precision.to_uppercase()),
-                    s(&r.spec_decoding),
-                    Cell::Int(r.isl),
-                    Cell::Int(r.osl),
-                    Cell::Int(r.tp),
-                    Cell::Int(r.ep),
-                    Cell::Int(r.conc),
-                    s(&r.dp_attention),
-                    s(&r.task),
-                ];
-                row.extend(score_cells(r));
-                row
-            })
-            .collect();
-        out.push_str("### Single-Node Eval Results\n\n");
-        out.push_str(&github_table(&headers, &body));
-        out.push('\n');
-    }
-    if !multi.is_empty() {
-        let headers = [
-            "Model Prefix",
-            "Hardware",
-            "Framework",
-            "Precision",
-            "Spec Decode",
-            "ISL",
-            "OSL",
-            "Prefill TP",
-            "Prefill EP",
-            "Prefill DP Attn",
-            "Prefill Workers",
-            "Decode TP",
-            "Decode EP",
-            "Decode DP Attn",
-            "Decode Workers",
-            "Conc",
-            "Task",
-            "Score",
-            "EM Strict",
-            "EM Flexible",
-            "N (eff)",
-            "Model",
-        ];
-        let body: Vec<Vec<Cell>> = multi
-            .iter()
-            .map(|r| {
-                let mut row = vec![
-                    s(&r.model_prefix),
-                    s(&r.hw),
-                    s(&r.framework.to_uppercase()),
-                    s(&r.precision.to_uppercase()),
-                    s(&r.spec_decoding),
-                    Cell::Int(r.isl),
-                    Cell::Int(r.osl),
-                    Cell::Int(r.prefill_tp),
-                    Cell::Int(r.prefill_ep),
-                    s(&r.prefill_dp_attention),
-                    Cell::Int(r.prefill_num_workers),
-                    Cell::Int(r.decode_tp),
-                    Cell::Int(r.decode_ep),
-                    s(&r.decode_dp_attention),
-                    Cell::Int(r.decode_num_workers),
-                    Cell::Int(r.conc),
-                    s(&r.task),
-                ];
-                row.extend(score_cells(r));
-                row
-            })
-            .collect();
-        if !single.is_empty() {
-            out.push_str("\n\n");
-        }
-        out.push_str("### Multi-Node Eval Results\n\n");
-        out.push_str(&github_table(&headers, &body));
-        out.push('\n');
-    }
-    out
+    let headers = [
+        "Model Prefix",
+        "Hardware",
+        "Framework",
+        "Precision",
+        "Spec Decode",
+        "ISL",
+        "OSL",
+        "TP",
+        "EP",
+        "Conc",
+        "DP Attention",
+        "Task",
+        "Score",
+        "EM Strict",
+        "EM Flexible",
+        "N (eff)",
+        "Model",
+    ];
+    let body: Vec<Vec<Cell>> = rows
+        .iter()
+        .map(|r| {
+            let mut row = vec![
+                s(&r.model_prefix),
+                s(&r.hw),
+                s(&r.framework.to_uppercase()),
+                s(&r.precision.to_uppercase()),
+                s(&r.spec_decoding),
+                Cell::Int(r.isl),
+                Cell::Int(r.osl),
+                Cell::Int(r.tp),
+                Cell::Int(r.ep),
+                Cell::Int(r.conc),
+                s(&r.dp_attention),
+                s(&r.task),
+            ];
+            row.extend(score_cells(r));
+            row
+        })
+        .collect();
+    github_table(&headers, &body)
+}
+
+fn multi_node_table(rows: &[&EvalRow]) -> String {
+    let s = |x: &str| Cell::Str(x.to_owned());
+    let headers = [
+        "Model Prefix",
+        "Hardware",
+        "Framework",
+        "Precision",
+        "Spec Decode",
+        "ISL",
+        "OSL",
+        "Prefill TP",
+        "Prefill EP",
+        "Prefill DP Attn",
+        "Prefill Workers",
+        "Decode TP",
+        "Decode EP",
+        "Decode DP Attn",
+        "Decode Workers",
+        "Conc",
+        "Task",
+        "Score",
+        "EM Strict",
+        "EM Flexible",
+        "N (eff)",
+        "Model",
+    ];
+    let body: Vec<Vec<Cell>> = rows
+        .iter()
+        .map(|r| {
+            let mut row = vec![
+                s(&r.model_prefix),
+                s(&r.hw),
+                s(&r.framework.to_uppercase()),
+                s(&r.precision.to_uppercase()),
+                s(&r.spec_decoding),
+                Cell::Int(r.isl),
+                Cell::Int(r.osl),
+                Cell::Int(r.prefill_tp),
+                Cell::Int(r.prefill_ep),
+                s(&r.prefill_dp_attention),
+                Cell::Int(r.prefill_num_workers),
+                Cell::Int(r.decode_tp),
+                Cell::Int(r.decode_ep),
+                s(&r.decode_dp_attention),
+                Cell::Int(r.decode_num_workers),
+                Cell::Int(r.conc),
+                s(&r.task),
+            ];
+            row.extend(score_cells(r));
+            row
+        })
+        .collect();
+    github_table(&headers, &body)
 }
 
 #[cfg(test)]

@@ -357,24 +357,9 @@ pub fn evaluate(
     let mut stdout_line = None;
     let sidecar = match gpu_split {
         None => {
-            // CSV choice: first existing candidate, else first non-empty one.
-            let candidates: Vec<String> = [
-                env.gpu_metrics_csv.clone().filter(|s| !s.is_empty()),
-                Some("gpu_metrics.csv".to_owned()),
-                Some("/workspace/gpu_metrics.csv".to_owned()),
-            ]
-            .into_iter()
-            .flatten()
-            .collect();
-            let resolve = |p: &str| dir.join(p);
-            let chosen = candidates
-                .iter()
-                .find(|p| resolve(p).is_file())
-                .or_else(|| candidates.first())
-                .cloned()
-                .unwrap_or_else(|| "gpu_metrics.csv".to_owned());
+            let chosen = metrics_csv(env, dir);
             let csv_display = python_path(&chosen);
-            let csv_path = resolve(&chosen);
+            let csv_path = dir.join(&chosen);
             match single_node(
                 &window,
                 &csv_path,
@@ -385,16 +370,6 @@ pub fn evaluate(
                 &mut messages,
             ) {
                 Ok((sidecar, valid_metrics)) => {
-                    let reasons: Vec<String> = sidecar
-                        .get("reasons")
-                        .and_then(Value::as_array)
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(Value::as_str)
-                                .map(str::to_owned)
-                                .collect()
-                        })
-                        .unwrap_or_default();
                     match valid_metrics {
                         Some(line) => {
                             valid = true;
@@ -402,7 +377,7 @@ pub fn evaluate(
                         }
                         None => messages.push(format!(
                             "[aggregate_power] Power validation failed: {} (details: {sidecar_name})",
-                            reasons.join(", ")
+                            sidecar_reasons(&sidecar).join(", ")
                         )),
                     }
                     sidecar
@@ -417,39 +392,14 @@ pub fn evaluate(
             }
         }
         Some((prefill_gpus, decode_gpus)) => {
-            let power_dir = python_path(&env.power_artifact_dir);
-            let logs_root = python_path(&env.power_result_root);
-            let inputs = power_multinode::Inputs {
-                power_dir: &dir.join(&env.power_artifact_dir),
-                power_dir_shown: &power_dir,
-                logs_root: &dir.join(&env.power_result_root),
-                logs_root_shown: &logs_root,
-                processed: bmk,
-                bench_result_name: bench_result,
+            let verdict = multi_node(
+                env,
+                dir,
+                bmk,
+                &window,
+                bench_result,
                 prefill_gpus,
                 decode_gpus,
-                expected_producer_sha: env.power_producer_sha.as_deref(),
-            };
-            // Integration only ever sees a fully valid benchmark window.
-            let benchmark =
-                window
-                    .bounds
-                    .filter(|_| window.reasons.is_empty())
-                    .map(|(start, end)| power_multinode::Benchmark {
-                        start,
-                        end,
-                        completed: window.counts.0,
-                        total_input_tokens: window.counts.1,
-                        total_output_tokens: window.counts.2,
-                    });
-            let verdict = power_multinode::evaluate(
-                &inputs,
-                benchmark,
-                &window.reasons,
-                window.payload.clone(),
-                &power_dir,
-                bench_result,
-                INTEGRATION_METHOD,
             );
             if verdict.power_valid {
                 valid = true;
@@ -471,6 +421,85 @@ pub fn evaluate(
         stdout_line,
     };
     (outcome, Value::Object(sidecar))
+}
+
+/// The single-node GPU metrics CSV (relative to `dir`): the first
+/// candidate that exists, else the first one.
+fn metrics_csv(env: &PowerEnv, dir: &Path) -> String {
+    let candidates: Vec<String> = [
+        env.gpu_metrics_csv.clone().filter(|s| !s.is_empty()),
+        Some("gpu_metrics.csv".to_owned()),
+        Some("/workspace/gpu_metrics.csv".to_owned()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    candidates
+        .iter()
+        .find(|p| dir.join(p).is_file())
+        .or_else(|| candidates.first())
+        .cloned()
+        .unwrap_or_else(|| "gpu_metrics.csv".to_owned())
+}
+
+/// The sidecar's `reasons`, as text.
+fn sidecar_reasons(sidecar: &Map<String, Value>) -> Vec<String> {
+    sidecar
+        .get("reasons")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Multi node: the power package under `POWER_ARTIFACT_DIR`, integrated
+/// over the benchmark window when that is fully valid.
+fn multi_node(
+    env: &PowerEnv,
+    dir: &Path,
+    bmk: &Map<String, Value>,
+    window: &Window,
+    bench_result: &str,
+    prefill_gpus: i64,
+    decode_gpus: i64,
+) -> power_multinode::Verdict {
+    let power_dir = python_path(&env.power_artifact_dir);
+    let logs_root = python_path(&env.power_result_root);
+    let inputs = power_multinode::Inputs {
+        power_dir: &dir.join(&env.power_artifact_dir),
+        power_dir_shown: &power_dir,
+        logs_root: &dir.join(&env.power_result_root),
+        logs_root_shown: &logs_root,
+        processed: bmk,
+        bench_result_name: bench_result,
+        prefill_gpus,
+        decode_gpus,
+        expected_producer_sha: env.power_producer_sha.as_deref(),
+    };
+    // Integration only ever sees a fully valid benchmark window.
+    let benchmark = window
+        .bounds
+        .filter(|_| window.reasons.is_empty())
+        .map(|(start, end)| power_multinode::Benchmark {
+            start,
+            end,
+            completed: window.counts.0,
+            total_input_tokens: window.counts.1,
+            total_output_tokens: window.counts.2,
+        });
+    power_multinode::evaluate(
+        &inputs,
+        benchmark,
+        &window.reasons,
+        window.payload.clone(),
+        &power_dir,
+        bench_result,
+        INTEGRATION_METHOD,
+    )
 }
 
 #[cfg(test)]

@@ -276,31 +276,12 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
 
     let bench_name = format!("{result_filename}.json");
     let bmk = read_result(&dir.join(&bench_name), &bench_name)?;
-    let field_err = |msg: String| ProcessError::Field {
-        file: bench_name.clone(),
-        msg,
+    let bench = Bench {
+        name: &bench_name,
+        bmk: &bmk,
     };
-
-    let conc_v = bmk
-        .get("max_concurrency")
-        .ok_or_else(|| field_err("required field 'max_concurrency' is missing".into()))?;
-    let conc = python_int_of_value(conc_v).ok_or_else(|| {
-        field_err(format!(
-            "field 'max_concurrency' must be an integer, found {conc_v}"
-        ))
-    })?;
-    ranges::positive(conc).map_err(|e| field_err(format!("field 'max_concurrency' {e}")))?;
-    let model_v = bmk
-        .get("model_id")
-        .ok_or_else(|| field_err("required field 'model_id' is missing".into()))?;
-    let model = model_v
-        .as_str()
-        .ok_or_else(|| {
-            field_err(format!(
-                "field 'model_id' must be a string, found {model_v}"
-            ))
-        })?
-        .to_owned();
+    let conc = bench.concurrency()?;
+    let model = bench.model_id()?;
     let isl = int_var("ISL", &isl)?;
     let osl = int_var("OSL", &osl)?;
 
@@ -308,192 +289,17 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
     let kv_p2p_transfer = env("KV_P2P_TRANSFER").filter(|v| !v.is_empty());
     let is_multinode = env("IS_MULTINODE").is_some_and(|v| is_true(&v));
 
-    // Throughputs are read lazily in the reference (inside the topology
-    // dict), i.e. after every topology check; keep that order. Each is a
-    // finite, non-negative figure within `ranges::MAX_FIGURE`, and the
-    // output part is at most the total (their difference is the input
-    // throughput).
-    let throughput = |key: &str| -> Result<f64, ProcessError> {
-        let v = bmk
-            .get(key)
-            .ok_or_else(|| field_err(format!("required field '{key}' is missing")))?;
-        let x = python_float_of_value(v)
-            .ok_or_else(|| field_err(format!("field '{key}' must be a number, found {v}")))?;
-        ranges::figure(x).map_err(|e| field_err(format!("field '{key}' {e}")))
-    };
-    let total_and_output = || -> Result<(f64, f64), ProcessError> {
-        let t = throughput("total_token_throughput")?;
-        let o = throughput("output_throughput")?;
-        if o > t {
-            return Err(field_err(format!(
-                "field 'output_throughput' ({o}) is more than 'total_token_throughput' ({t}): the input throughput would be negative"
-            )));
-        }
-        Ok((t, o))
-    };
-
-    let (topology, tput, out_tput, in_tput, expected_gpus, gpu_split);
-    if is_multinode {
-        let mn = required(env, MULTI_NODE_VARS)?;
-        let prefill_hw = env("PREFILL_HARDWARE").unwrap_or_default();
-        let decode_hw = env("DECODE_HARDWARE").unwrap_or_default();
-        if prefill_hw.is_empty() != decode_hw.is_empty() {
-            return Err(ProcessError::PartialRoleHardware);
-        }
-        let prefill_gpus = int_var("PREFILL_GPUS", &mn[0])?;
-        let decode_gpus = int_var("DECODE_GPUS", &mn[1])?;
-        let prefill_num_workers = int_var("PREFILL_NUM_WORKERS", &mn[2])?;
-        let prefill_tp = int_var("PREFILL_TP", &mn[3])?;
-        let prefill_pp = size_var(env, "PREFILL_PP_SIZE")?;
-        let prefill_dcp = size_var(env, "PREFILL_DCP_SIZE")?;
-        let prefill_pcp = size_var(env, "PREFILL_PCP_SIZE")?;
-        let prefill_ep = int_var("PREFILL_EP", &mn[4])?;
-        let decode_num_workers = int_var("DECODE_NUM_WORKERS", &mn[6])?;
-        let decode_tp = int_var("DECODE_TP", &mn[7])?;
-        let decode_pp = size_var(env, "DECODE_PP_SIZE")?;
-        let decode_dcp = size_var(env, "DECODE_DCP_SIZE")?;
-        let decode_pcp = size_var(env, "DECODE_PCP_SIZE")?;
-        let decode_ep = int_var("DECODE_EP", &mn[8])?;
-        if [
-            prefill_pp,
-            prefill_dcp,
-            prefill_pcp,
-            decode_pp,
-            decode_dcp,
-            decode_pcp,
-        ]
-        .iter()
-        .any(|&v| v <= 0)
-        {
-            return Err(ProcessError::MultinodeSizes);
-        }
-        let total = prefill_gpus + decode_gpus;
-        if total <= 0 {
-            return Err(ProcessError::NoGpu);
-        }
-        if prefill_gpus <= 0 {
-            return Err(ProcessError::NoPrefillGpu);
-        }
-        let has_decode = decode_gpus > 0;
-        counts(
-            ranges::positive,
-            &[
-                ("PREFILL_GPUS", prefill_gpus),
-                ("PREFILL_NUM_WORKERS", prefill_num_workers),
-                ("PREFILL_TP", prefill_tp),
-                ("PREFILL_PP_SIZE", prefill_pp),
-                ("PREFILL_DCP_SIZE", prefill_dcp),
-                ("PREFILL_PCP_SIZE", prefill_pcp),
-                ("PREFILL_EP", prefill_ep),
-                ("DECODE_PP_SIZE", decode_pp),
-                ("DECODE_DCP_SIZE", decode_dcp),
-                ("DECODE_PCP_SIZE", decode_pcp),
-            ],
-        )?;
-        // Without decode GPUs (an aggregated run) the decode side may be 0.
-        let decode_rule = if has_decode {
-            ranges::positive
-        } else {
-            ranges::non_negative
-        };
-        counts(
-            decode_rule,
-            &[
-                ("DECODE_NUM_WORKERS", decode_num_workers),
-                ("DECODE_TP", decode_tp),
-                ("DECODE_EP", decode_ep),
-            ],
-        )?;
-        counts(ranges::non_negative, &[("DECODE_GPUS", decode_gpus)])?;
-        let out_den = if has_decode { decode_gpus } else { total };
-        let (t, o) = total_and_output()?;
-        tput = t / total as f64;
-        out_tput = o / out_den as f64;
-        in_tput = (t - o) / prefill_gpus as f64;
-        let role_hw = (!prefill_hw.is_empty()).then_some((prefill_hw, decode_hw));
-        topology = Topology::MultiNode(MultiNodeTopology {
-            prefill_tp,
-            prefill_pp,
-            prefill_dcp_size: prefill_dcp,
-            prefill_pcp_size: prefill_pcp,
-            prefill_ep,
-            prefill_dp_attention: mn[5].clone(),
-            prefill_num_workers,
-            decode_tp: if has_decode { decode_tp } else { 0 },
-            decode_pp: if has_decode { decode_pp } else { 1 },
-            decode_dcp_size: if has_decode { decode_dcp } else { 1 },
-            decode_pcp_size: if has_decode { decode_pcp } else { 1 },
-            decode_ep: if has_decode { decode_ep } else { 0 },
-            decode_dp_attention: mn[9].clone(),
-            decode_num_workers,
-            num_prefill_gpu: prefill_gpus,
-            num_decode_gpu: decode_gpus,
-            prefill_hw: role_hw.as_ref().map(|(p, _)| p.clone()),
-            decode_hw: role_hw.map(|(_, d)| d),
-        });
-        expected_gpus = total;
-        gpu_split = Some((prefill_gpus, decode_gpus));
+    let figures = if is_multinode {
+        multi_node(env, &bench)?
+    } else if disagg {
+        return Err(ProcessError::DisaggWithoutMultinode);
     } else {
-        if disagg {
-            return Err(ProcessError::DisaggWithoutMultinode);
-        }
-        let sn = required(env, SINGLE_NODE_VARS)?;
-        let tp = int_var("TP", &sn[0])?;
-        let ep = int_var("EP_SIZE", &sn[1])?;
-        let pp = size_var(env, "PP_SIZE")?;
-        let dcp_size = size_var(env, "DCP_SIZE")?;
-        let pcp_size = size_var(env, "PCP_SIZE")?;
-        if pp <= 0 || dcp_size <= 0 || pcp_size <= 0 {
-            return Err(ProcessError::SingleNodeSizes);
-        }
-        counts(
-            ranges::positive,
-            &[
-                ("TP", tp),
-                ("EP_SIZE", ep),
-                ("PP_SIZE", pp),
-                ("DCP_SIZE", dcp_size),
-                ("PCP_SIZE", pcp_size),
-            ],
-        )?;
-        let topo = SingleNodeTopology {
-            tp,
-            pp,
-            dcp_size,
-            pcp_size,
-            ep,
-            dp_attention: sn[2].clone(),
-        };
-        let n = topo.gpu_count();
-        // Every size is at least 1 (checked above), so `n` is too.
-        let (t, o) = total_and_output()?;
-        tput = t / n as f64;
-        out_tput = o / n as f64;
-        in_tput = (t - o) / n as f64;
-        topology = Topology::SingleNode(topo);
-        expected_gpus = n;
-        gpu_split = None;
-    }
+        single_node(env, &bench)?
+    };
+    figures.check_finite(&bench)?;
+    let metrics = bench.metrics()?;
 
-    // A non-finite derived value would be written as JSON `null` and read
-    // as a missing measurement: refuse it, naming the field and its inputs.
-    for (field, v, from) in [
-        ("tput_per_gpu", tput, "total_token_throughput"),
-        ("output_tput_per_gpu", out_tput, "output_throughput"),
-        (
-            "input_tput_per_gpu",
-            in_tput,
-            "total_token_throughput - output_throughput",
-        ),
-    ] {
-        if !v.is_finite() {
-            return Err(field_err(format!(
-                "derived field '{field}' (from {from}) is {v}, not a finite number; JSON cannot hold it"
-            )));
-        }
-    }
-
-    let mut row = BenchmarkRow {
+    let row = BenchmarkRow {
         hw,
         conc,
         image,
@@ -508,24 +314,332 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
         osl,
         router,
         kv_p2p_transfer,
-        topology,
-        tput_per_gpu: tput,
-        output_tput_per_gpu: out_tput,
-        input_tput_per_gpu: in_tput,
-        metrics: Map::new(),
+        topology: figures.topology,
+        tput_per_gpu: figures.tput,
+        output_tput_per_gpu: figures.out_tput,
+        input_tput_per_gpu: figures.in_tput,
+        metrics,
     };
-    convert_latencies(&bmk, &mut row.metrics).map_err(|e| field_err(e.to_string()))?;
-    // The reference strips the energy keys and `power_invalid_reasons`
-    // before stamping the verdict (a latency could be named like one):
-    // the power part alone holds them.
-    for k in PowerPart::ENERGY_KEYS
-        .iter()
-        .chain(&["power_invalid_reasons"])
-    {
-        row.metrics.shift_remove(*k);
+    power_and_write(
+        env,
+        dir,
+        &bench,
+        &result_filename,
+        row,
+        figures.expected_gpus,
+        figures.gpu_split,
+    )
+}
+
+/// The raw benchmark result and its file name, which every field error
+/// names.
+struct Bench<'a> {
+    name: &'a str,
+    bmk: &'a Map<String, Value>,
+}
+
+impl Bench<'_> {
+    fn field_err(&self, msg: String) -> ProcessError {
+        ProcessError::Field {
+            file: self.name.to_owned(),
+            msg,
+        }
     }
 
-    // Power step (v1: the no-telemetry contract; see power.rs).
+    /// `max_concurrency`: a positive integer.
+    fn concurrency(&self) -> Result<i64, ProcessError> {
+        let conc_v = self
+            .bmk
+            .get("max_concurrency")
+            .ok_or_else(|| self.field_err("required field 'max_concurrency' is missing".into()))?;
+        let conc = python_int_of_value(conc_v).ok_or_else(|| {
+            self.field_err(format!(
+                "field 'max_concurrency' must be an integer, found {conc_v}"
+            ))
+        })?;
+        ranges::positive(conc)
+            .map_err(|e| self.field_err(format!("field 'max_concurrency' {e}")))?;
+        Ok(conc)
+    }
+
+    /// `model_id`: a string.
+    fn model_id(&self) -> Result<String, ProcessError> {
+        let model_v = self
+            .bmk
+            .get("model_id")
+            .ok_or_else(|| self.field_err("required field 'model_id' is missing".into()))?;
+        let model = model_v.as_str().ok_or_else(|| {
+            self.field_err(format!(
+                "field 'model_id' must be a string, found {model_v}"
+            ))
+        })?;
+        Ok(model.to_owned())
+    }
+
+    /// Throughputs are read lazily in the reference (inside the topology
+    /// dict), i.e. after every topology check; keep that order. Each is a
+    /// finite, non-negative figure within `ranges::MAX_FIGURE`, and the
+    /// output part is at most the total (their difference is the input
+    /// throughput).
+    fn throughput(&self, key: &str) -> Result<f64, ProcessError> {
+        let v = self
+            .bmk
+            .get(key)
+            .ok_or_else(|| self.field_err(format!("required field '{key}' is missing")))?;
+        let x = python_float_of_value(v)
+            .ok_or_else(|| self.field_err(format!("field '{key}' must be a number, found {v}")))?;
+        ranges::figure(x).map_err(|e| self.field_err(format!("field '{key}' {e}")))
+    }
+
+    fn total_and_output(&self) -> Result<(f64, f64), ProcessError> {
+        let t = self.throughput("total_token_throughput")?;
+        let o = self.throughput("output_throughput")?;
+        if o > t {
+            return Err(self.field_err(format!(
+                "field 'output_throughput' ({o}) is more than 'total_token_throughput' ({t}): the input throughput would be negative"
+            )));
+        }
+        Ok((t, o))
+    }
+
+    /// The row's metrics: the converted latencies (§2.4).
+    fn metrics(&self) -> Result<Map<String, Value>, ProcessError> {
+        let mut metrics = Map::new();
+        convert_latencies(self.bmk, &mut metrics).map_err(|e| self.field_err(e.to_string()))?;
+        // The reference strips the energy keys and `power_invalid_reasons`
+        // before stamping the verdict (a latency could be named like one):
+        // the power part alone holds them.
+        for k in PowerPart::ENERGY_KEYS
+            .iter()
+            .chain(&["power_invalid_reasons"])
+        {
+            metrics.shift_remove(*k);
+        }
+        Ok(metrics)
+    }
+}
+
+/// The run's topology, its throughputs per GPU, and the GPU counts the
+/// power step checks the telemetry against.
+struct TopologyFigures {
+    topology: Topology,
+    tput: f64,
+    out_tput: f64,
+    in_tput: f64,
+    expected_gpus: i64,
+    gpu_split: Option<(i64, i64)>,
+}
+
+impl TopologyFigures {
+    /// A non-finite derived value would be written as JSON `null` and read
+    /// as a missing measurement: refuse it, naming the field and its inputs.
+    fn check_finite(&self, bench: &Bench<'_>) -> Result<(), ProcessError> {
+        for (field, v, from) in [
+            ("tput_per_gpu", self.tput, "total_token_throughput"),
+            ("output_tput_per_gpu", self.out_tput, "output_throughput"),
+            (
+                "input_tput_per_gpu",
+                self.in_tput,
+                "total_token_throughput - output_throughput",
+            ),
+        ] {
+            if !v.is_finite() {
+                return Err(bench.field_err(format!(
+                    "derived field '{field}' (from {from}) is {v}, not a finite number; JSON cannot hold it"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Multi node: the prefill/decode topology, then the throughputs per GPU
+/// of the roles that produce them.
+fn multi_node(env: EnvFn<'_>, bench: &Bench<'_>) -> Result<TopologyFigures, ProcessError> {
+    let mut topo = read_multi_node(env)?;
+    check_multi_node(&topo)?;
+    let prefill_gpus = topo.num_prefill_gpu;
+    let decode_gpus = topo.num_decode_gpu;
+    let total = prefill_gpus + decode_gpus;
+    let has_decode = decode_gpus > 0;
+    if !has_decode {
+        // An aggregated run: the decode side is written as no decode.
+        topo.decode_tp = 0;
+        topo.decode_pp = 1;
+        topo.decode_dcp_size = 1;
+        topo.decode_pcp_size = 1;
+        topo.decode_ep = 0;
+    }
+    let out_den = if has_decode { decode_gpus } else { total };
+    let (t, o) = bench.total_and_output()?;
+    Ok(TopologyFigures {
+        topology: Topology::MultiNode(topo),
+        tput: t / total as f64,
+        out_tput: o / out_den as f64,
+        in_tput: (t - o) / prefill_gpus as f64,
+        expected_gpus: total,
+        gpu_split: Some((prefill_gpus, decode_gpus)),
+    })
+}
+
+/// The multi-node variables as written, parsed in the reference's order;
+/// `check_multi_node` checks them.
+fn read_multi_node(env: EnvFn<'_>) -> Result<MultiNodeTopology, ProcessError> {
+    let mn = required(env, MULTI_NODE_VARS)?;
+    let prefill_hw = env("PREFILL_HARDWARE").unwrap_or_default();
+    let decode_hw = env("DECODE_HARDWARE").unwrap_or_default();
+    if prefill_hw.is_empty() != decode_hw.is_empty() {
+        return Err(ProcessError::PartialRoleHardware);
+    }
+    let prefill_gpus = int_var("PREFILL_GPUS", &mn[0])?;
+    let decode_gpus = int_var("DECODE_GPUS", &mn[1])?;
+    let prefill_num_workers = int_var("PREFILL_NUM_WORKERS", &mn[2])?;
+    let prefill_tp = int_var("PREFILL_TP", &mn[3])?;
+    let prefill_pp = size_var(env, "PREFILL_PP_SIZE")?;
+    let prefill_dcp = size_var(env, "PREFILL_DCP_SIZE")?;
+    let prefill_pcp = size_var(env, "PREFILL_PCP_SIZE")?;
+    let prefill_ep = int_var("PREFILL_EP", &mn[4])?;
+    let decode_num_workers = int_var("DECODE_NUM_WORKERS", &mn[6])?;
+    let decode_tp = int_var("DECODE_TP", &mn[7])?;
+    let decode_pp = size_var(env, "DECODE_PP_SIZE")?;
+    let decode_dcp = size_var(env, "DECODE_DCP_SIZE")?;
+    let decode_pcp = size_var(env, "DECODE_PCP_SIZE")?;
+    let decode_ep = int_var("DECODE_EP", &mn[8])?;
+    let role_hw = (!prefill_hw.is_empty()).then_some((prefill_hw, decode_hw));
+    Ok(MultiNodeTopology {
+        prefill_tp,
+        prefill_pp,
+        prefill_dcp_size: prefill_dcp,
+        prefill_pcp_size: prefill_pcp,
+        prefill_ep,
+        prefill_dp_attention: mn[5].clone(),
+        prefill_num_workers,
+        decode_tp,
+        decode_pp,
+        decode_dcp_size: decode_dcp,
+        decode_pcp_size: decode_pcp,
+        decode_ep,
+        decode_dp_attention: mn[9].clone(),
+        decode_num_workers,
+        num_prefill_gpu: prefill_gpus,
+        num_decode_gpu: decode_gpus,
+        prefill_hw: role_hw.as_ref().map(|(p, _)| p.clone()),
+        decode_hw: role_hw.map(|(_, d)| d),
+    })
+}
+
+/// The multi-node sizes and GPU counts, in the reference's order.
+fn check_multi_node(topo: &MultiNodeTopology) -> Result<(), ProcessError> {
+    if [
+        topo.prefill_pp,
+        topo.prefill_dcp_size,
+        topo.prefill_pcp_size,
+        topo.decode_pp,
+        topo.decode_dcp_size,
+        topo.decode_pcp_size,
+    ]
+    .iter()
+    .any(|&v| v <= 0)
+    {
+        return Err(ProcessError::MultinodeSizes);
+    }
+    let total = topo.num_prefill_gpu + topo.num_decode_gpu;
+    if total <= 0 {
+        return Err(ProcessError::NoGpu);
+    }
+    if topo.num_prefill_gpu <= 0 {
+        return Err(ProcessError::NoPrefillGpu);
+    }
+    let has_decode = topo.num_decode_gpu > 0;
+    counts(
+        ranges::positive,
+        &[
+            ("PREFILL_GPUS", topo.num_prefill_gpu),
+            ("PREFILL_NUM_WORKERS", topo.prefill_num_workers),
+            ("PREFILL_TP", topo.prefill_tp),
+            ("PREFILL_PP_SIZE", topo.prefill_pp),
+            ("PREFILL_DCP_SIZE", topo.prefill_dcp_size),
+            ("PREFILL_PCP_SIZE", topo.prefill_pcp_size),
+            ("PREFILL_EP", topo.prefill_ep),
+            ("DECODE_PP_SIZE", topo.decode_pp),
+            ("DECODE_DCP_SIZE", topo.decode_dcp_size),
+            ("DECODE_PCP_SIZE", topo.decode_pcp_size),
+        ],
+    )?;
+    // Without decode GPUs (an aggregated run) the decode side may be 0.
+    let decode_rule = if has_decode {
+        ranges::positive
+    } else {
+        ranges::non_negative
+    };
+    counts(
+        decode_rule,
+        &[
+            ("DECODE_NUM_WORKERS", topo.decode_num_workers),
+            ("DECODE_TP", topo.decode_tp),
+            ("DECODE_EP", topo.decode_ep),
+        ],
+    )?;
+    counts(
+        ranges::non_negative,
+        &[("DECODE_GPUS", topo.num_decode_gpu)],
+    )
+}
+
+/// Single node: the topology, then the throughputs per GPU of it.
+fn single_node(env: EnvFn<'_>, bench: &Bench<'_>) -> Result<TopologyFigures, ProcessError> {
+    let sn = required(env, SINGLE_NODE_VARS)?;
+    let tp = int_var("TP", &sn[0])?;
+    let ep = int_var("EP_SIZE", &sn[1])?;
+    let pp = size_var(env, "PP_SIZE")?;
+    let dcp_size = size_var(env, "DCP_SIZE")?;
+    let pcp_size = size_var(env, "PCP_SIZE")?;
+    if pp <= 0 || dcp_size <= 0 || pcp_size <= 0 {
+        return Err(ProcessError::SingleNodeSizes);
+    }
+    counts(
+        ranges::positive,
+        &[
+            ("TP", tp),
+            ("EP_SIZE", ep),
+            ("PP_SIZE", pp),
+            ("DCP_SIZE", dcp_size),
+            ("PCP_SIZE", pcp_size),
+        ],
+    )?;
+    let topo = SingleNodeTopology {
+        tp,
+        pp,
+        dcp_size,
+        pcp_size,
+        ep,
+        dp_attention: sn[2].clone(),
+    };
+    let n = topo.gpu_count();
+    // Every size is at least 1 (checked above), so `n` is too.
+    let (t, o) = bench.total_and_output()?;
+    Ok(TopologyFigures {
+        topology: Topology::SingleNode(topo),
+        tput: t / n as f64,
+        out_tput: o / n as f64,
+        in_tput: (t - o) / n as f64,
+        expected_gpus: n,
+        gpu_split: None,
+    })
+}
+
+/// The power step (v1: the no-telemetry contract; see power.rs) stamps the
+/// row's power part, then the aggregate and the sidecar are written as a
+/// pair.
+fn power_and_write(
+    env: EnvFn<'_>,
+    dir: &Path,
+    bench: &Bench<'_>,
+    result_filename: &str,
+    row: BenchmarkRow,
+    expected_gpus: i64,
+    gpu_split: Option<(i64, i64)>,
+) -> Result<ProcessOutput, ProcessError> {
     let power_env = power::PowerEnv {
         require_power: env("REQUIRE_POWER")
             .is_some_and(|v| matches!(v.to_lowercase().as_str(), "1" | "true" | "yes")),
@@ -534,14 +648,14 @@ pub fn run(env: EnvFn<'_>, dir: &Path) -> Result<ProcessOutput, ProcessError> {
         power_result_root: env("POWER_RESULT_ROOT").unwrap_or_else(|| "LOGS".into()),
         power_producer_sha: env("POWER_PRODUCER_SHA").filter(|v| !v.is_empty()),
     };
-    let bench_result = python_path(&bench_name);
+    let bench_result = python_path(bench.name);
     let sidecar_name = python_path(&format!("power_validation_{result_filename}.json"));
     let agg_name = format!("agg_{result_filename}.json");
     let mut power_part = PowerPart::default();
     let (power, sidecar) = power::evaluate(
         &power_env,
         dir,
-        &bmk,
+        bench.bmk,
         &bench_result,
         &sidecar_name,
         &python_path(&agg_name),

@@ -310,47 +310,89 @@ fn batch_manifest_errors(
 ) -> Vec<String> {
     let meta = match read_meta(meta_path, cwd) {
         Ok(Value::Object(m)) => m,
-        other => {
-            let why = match other {
-                Err(e) => e.to_string(),
-                Ok(_) => "not a JSON object".to_owned(),
-            };
-            if expected.is_some()
-                || result_files
-                    .iter()
-                    .any(|f| conc_suffix(file_name(f)).is_some())
-            {
-                return vec![format!(
-                    "batched eval result files exist but {meta_path} is unavailable or invalid: {why}"
-                )];
-            }
-            return Vec::new();
+        Ok(_) => {
+            return unusable_meta_errors(meta_path, "not a JSON object", result_files, expected);
         }
+        Err(e) => return unusable_meta_errors(meta_path, &e.to_string(), result_files, expected),
     };
     if let (Some(exp), false) = (expected, meta.contains_key("eval_concs")) {
-        if exp.len() > 1 {
-            return vec![
-                "workflow requested multiple concurrencies but batched eval metadata is missing"
-                    .to_owned(),
-            ];
-        }
-        let mut errors = Vec::new();
-        let conc_matches = match meta.get("conc") {
-            Some(Value::Number(n)) => n.as_f64() == Some(exp[0] as f64),
-            Some(Value::Bool(b)) => i64::from(*b) == exp[0],
-            _ => false,
-        };
-        if !conc_matches {
-            errors.push("eval metadata concurrency does not match workflow request".to_owned());
-        }
-        if result_files.len() != 1 {
-            errors.push("eval must produce exactly one result file".to_owned());
-        }
-        return errors;
+        return single_conc_errors(&meta, exp, result_files);
     }
     if !meta.contains_key("eval_concs") {
         return Vec::new();
     }
+    let concs = match batch_concs(&meta) {
+        Ok(concs) => concs,
+        Err(e) => return vec![e],
+    };
+    let expected_set: BTreeSet<i64> = expected
+        .unwrap_or(&concs.expected)
+        .iter()
+        .copied()
+        .collect();
+    let mut errors = concurrency_errors(&concs, expected, &expected_set);
+    errors.extend(result_file_errors(result_files, &expected_set));
+    errors
+}
+
+/// `meta_env.json` is missing or not an object (`why`): an error only when
+/// the workflow asked for concurrencies or a result file names one.
+fn unusable_meta_errors(
+    meta_path: &str,
+    why: &str,
+    result_files: &[String],
+    expected: Option<&[i64]>,
+) -> Vec<String> {
+    if expected.is_some()
+        || result_files
+            .iter()
+            .any(|f| conc_suffix(file_name(f)).is_some())
+    {
+        return vec![format!(
+            "batched eval result files exist but {meta_path} is unavailable or invalid: {why}"
+        )];
+    }
+    Vec::new()
+}
+
+/// An unbatched eval for a workflow that asked for concurrencies: one
+/// concurrency, matching the metadata's, and one result file.
+fn single_conc_errors(
+    meta: &Map<String, Value>,
+    exp: &[i64],
+    result_files: &[String],
+) -> Vec<String> {
+    if exp.len() > 1 {
+        return vec![
+            "workflow requested multiple concurrencies but batched eval metadata is missing"
+                .to_owned(),
+        ];
+    }
+    let mut errors = Vec::new();
+    let conc_matches = match meta.get("conc") {
+        Some(Value::Number(n)) => n.as_f64() == Some(exp[0] as f64),
+        Some(Value::Bool(b)) => i64::from(*b) == exp[0],
+        _ => false,
+    };
+    if !conc_matches {
+        errors.push("eval metadata concurrency does not match workflow request".to_owned());
+    }
+    if result_files.len() != 1 {
+        errors.push("eval must produce exactly one result file".to_owned());
+    }
+    errors
+}
+
+/// The concurrency lists of a batched eval's metadata.
+struct BatchConcs {
+    expected: Vec<i64>,
+    completed: Vec<i64>,
+    failed: Vec<i64>,
+}
+
+/// Reads `eval_concs`, `completed_eval_concs` and `failed_eval_concs`:
+/// lists of positive integers, or the one error that says they are not.
+fn batch_concs(meta: &Map<String, Value>) -> Result<BatchConcs, String> {
     let lists: Vec<Option<&Vec<Value>>> =
         ["eval_concs", "completed_eval_concs", "failed_eval_concs"]
             .iter()
@@ -358,30 +400,42 @@ fn batch_manifest_errors(
             .collect();
     let (Some(meta_expected), Some(completed), Some(failed)) = (lists[0], lists[1], lists[2])
     else {
-        return vec![
-            "batched eval metadata must contain list-valued concurrency fields".to_owned(),
-        ];
+        return Err("batched eval metadata must contain list-valued concurrency fields".to_owned());
     };
     let ints = |l: &Vec<Value>| -> Option<Vec<i64>> {
         l.iter().map(|v| py_int(v).filter(|&n| n > 0)).collect()
     };
-    let (Some(meta_expected), Some(completed), Some(failed)) =
+    let (Some(expected), Some(completed), Some(failed)) =
         (ints(meta_expected), ints(completed), ints(failed))
     else {
-        return vec!["batched eval metadata contains an invalid concurrency".to_owned()];
+        return Err("batched eval metadata contains an invalid concurrency".to_owned());
     };
+    Ok(BatchConcs {
+        expected,
+        completed,
+        failed,
+    })
+}
+
+/// The metadata's lists against each other and against the workflow's
+/// request (`expected`; `expected_set` is the request, or the metadata's
+/// list without one).
+fn concurrency_errors(
+    concs: &BatchConcs,
+    expected: Option<&[i64]>,
+    expected_set: &BTreeSet<i64>,
+) -> Vec<String> {
     let mut errors = Vec::new();
-    let meta_set: BTreeSet<i64> = meta_expected.iter().copied().collect();
-    let expected_set: BTreeSet<i64> = expected.unwrap_or(&meta_expected).iter().copied().collect();
-    let completed_set: BTreeSet<i64> = completed.iter().copied().collect();
-    let failed_set: BTreeSet<i64> = failed.iter().copied().collect();
-    if meta_set.len() != meta_expected.len() {
+    let meta_set: BTreeSet<i64> = concs.expected.iter().copied().collect();
+    let completed_set: BTreeSet<i64> = concs.completed.iter().copied().collect();
+    let failed_set: BTreeSet<i64> = concs.failed.iter().copied().collect();
+    if meta_set.len() != concs.expected.len() {
         errors.push("batched eval metadata contains duplicate expected concurrencies".to_owned());
     }
-    if completed_set.len() != completed.len() {
+    if completed_set.len() != concs.completed.len() {
         errors.push("batched eval metadata contains duplicate completed concurrencies".to_owned());
     }
-    if expected.is_some() && meta_set != expected_set {
+    if expected.is_some() && meta_set != *expected_set {
         errors.push("batched eval metadata does not match workflow concurrencies".to_owned());
     }
     if !failed_set.is_empty() {
@@ -390,9 +444,9 @@ fn batch_manifest_errors(
             join_sorted(&failed_set)
         ));
     }
-    if completed_set != expected_set {
+    if completed_set != *expected_set {
         let missing: BTreeSet<i64> = expected_set.difference(&completed_set).copied().collect();
-        let unexpected: BTreeSet<i64> = completed_set.difference(&expected_set).copied().collect();
+        let unexpected: BTreeSet<i64> = completed_set.difference(expected_set).copied().collect();
         if !missing.is_empty() {
             errors.push(format!(
                 "batched eval is missing completed concurrency: {}",
@@ -406,6 +460,12 @@ fn batch_manifest_errors(
             ));
         }
     }
+    errors
+}
+
+/// The result files' concurrency suffixes against `expected_set`.
+fn result_file_errors(result_files: &[String], expected_set: &BTreeSet<i64>) -> Vec<String> {
+    let mut errors = Vec::new();
     let mut actual = BTreeSet::new();
     for f in result_files {
         match conc_suffix(file_name(f)) {
@@ -418,7 +478,7 @@ fn batch_manifest_errors(
         }
     }
     let missing: BTreeSet<i64> = expected_set.difference(&actual).copied().collect();
-    let unexpected: BTreeSet<i64> = actual.difference(&expected_set).copied().collect();
+    let unexpected: BTreeSet<i64> = actual.difference(expected_set).copied().collect();
     if !missing.is_empty() {
         errors.push(format!(
             "batched eval is missing result files for concurrency: {}",
@@ -448,46 +508,26 @@ fn threshold_number(v: &Value) -> Option<(f64, String)> {
 pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
     let mut o = ValidateOutcome::default();
 
-    let expected: Option<Vec<i64>> = match &opts.expected_concs {
-        None => None,
-        Some(raw) => {
-            let parsed: Option<Vec<i64>> = raw
-                .split_whitespace()
-                .map(sweep_model::python::python_int)
-                .collect();
-            let parsed = parsed.unwrap_or_default();
-            let unique: BTreeSet<i64> = parsed.iter().copied().collect();
-            if parsed.is_empty() || parsed.iter().any(|&v| v <= 0) || unique.len() != parsed.len() {
-                o.err("FAIL: expected concurrencies must be unique positive integers".to_owned());
-                o.failure = Some(sweep_cli::Kind::Rejected);
-                o.failed = true;
-                return o;
-            }
-            Some(parsed)
+    let expected = match expected_concs(opts.expected_concs.as_deref()) {
+        Ok(expected) => expected,
+        Err(e) => {
+            o.err(format!("FAIL: {e}"));
+            o.failure = Some(sweep_cli::Kind::Rejected);
+            o.failed = true;
+            return o;
         }
     };
-
-    let mut thresholds = Thresholds::default();
-    if let Some(path) = &opts.thresholds {
-        match load_thresholds(&cwd.join(path), &path.display().to_string()) {
-            Ok(t) => {
-                thresholds = t;
-                o.out(format!("Loaded thresholds from {}", path.display()));
-            }
-            Err(ThresholdsError::Unreadable(e)) => o.err(format!(
-                "WARN: could not load thresholds from {}: {e}",
-                path.display()
-            )),
-            Err(ThresholdsError::Invalid(e)) => {
-                // Could not do the job: checking against the defaults
-                // instead would hide a broken thresholds file.
-                o.err(format!("ERROR: {e}"));
-                o.failure = Some(sweep_cli::Kind::Failed);
-                o.failed = true;
-                return o;
-            }
+    let thresholds = match thresholds(opts, cwd, &mut o) {
+        Ok(thresholds) => thresholds,
+        Err(e) => {
+            // Could not do the job: checking against the defaults
+            // instead would hide a broken thresholds file.
+            o.err(format!("ERROR: {e}"));
+            o.failure = Some(sweep_cli::Kind::Failed);
+            o.failed = true;
+            return o;
         }
-    }
+    };
 
     let prefix = detect_prefix(opts, cwd);
     match &prefix {
@@ -501,108 +541,15 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
     }
 
     let result_files = glob_sorted(&opts.results_glob, cwd);
-    let manifest_errors =
-        batch_manifest_errors(&opts.meta_env, cwd, &result_files, expected.as_deref());
-    for e in &manifest_errors {
-        o.err(format!("FAIL: {e}"));
-        o.failed = true;
-    }
-    if manifest_errors.is_empty() {
-        match read_meta(&opts.meta_env, cwd) {
-            Ok(Value::Object(m)) if m.contains_key("eval_concs") => {
-                o.out("PASS: batched eval produced every requested concurrency".to_owned());
-            }
-            Ok(_) => {}
-            Err(e) => o.err(format!(
-                "WARN: could not inspect eval metadata for batched concurrency status: {e}"
-            )),
-        }
-    }
-
+    check_batch_manifest(
+        &mut o,
+        &opts.meta_env,
+        cwd,
+        &result_files,
+        expected.as_deref(),
+    );
     for f in &result_files {
-        let label = conc_suffix(file_name(f)).map_or_else(String::new, |n| format!("[conc={n}] "));
-        // A match reached through a link out of the working directory is
-        // not read (the scores would come from elsewhere on the runner).
-        if let Err(e) = sweep_model::tree::resolves_inside(cwd, &cwd.join(f)) {
-            o.err(format!("FAIL: {label}{e}"));
-            o.failed = true;
-            continue;
-        }
-        let data = match read_bytes(&cwd.join(f), RESULT_MAX)
-            .map_err(|e| e.to_string())
-            .and_then(|b| {
-                sweep_model::json_strict::parse_value(&b).map_err(|e| format!("invalid JSON: {e}"))
-            }) {
-            Ok(d) => d,
-            Err(e) => {
-                o.err(format!("FAIL: {f}: cannot read result file: {e}"));
-                o.failed = true;
-                continue;
-            }
-        };
-        let results = match data.get("results") {
-            None => continue,
-            Some(Value::Object(r)) => r,
-            Some(_) => {
-                o.err(format!("FAIL: {f}: 'results' must be a JSON object"));
-                o.failed = true;
-                continue;
-            }
-        };
-        for (task, metrics) in results {
-            let (threshold, source) = match prefix
-                .as_ref()
-                .and_then(|p| thresholds.models.get(p))
-                .and_then(Value::as_object)
-                .and_then(|m| m.get(task))
-            {
-                Some(v) => (
-                    Some(v.clone()),
-                    format!("models.{}", prefix.as_deref().unwrap_or("")),
-                ),
-                None => match thresholds.default.get(task) {
-                    Some(v) => (Some(v.clone()), "default".to_owned()),
-                    None => (None, "min-score".to_owned()),
-                },
-            };
-            let (min, min_text) = match threshold.as_ref() {
-                None => (opts.min_score, python_float_repr(opts.min_score)),
-                Some(v) => match threshold_number(v) {
-                    Some(t) => t,
-                    None => {
-                        o.err(format!(
-                            "FAIL: {label}{task}: threshold from {source} must be a number, found {v}"
-                        ));
-                        o.failed = true;
-                        continue;
-                    }
-                },
-            };
-            let Some(metrics) = metrics.as_object() else {
-                continue;
-            };
-            for (name, val) in metrics {
-                if !name.starts_with(&opts.metric_prefix) || name.contains("stderr") {
-                    continue;
-                }
-                let x = match val {
-                    Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-                    Value::Bool(b) => f64::from(u8::from(*b)),
-                    _ => continue,
-                };
-                o.checked += 1;
-                if x < min {
-                    o.err(format!(
-                        "FAIL: {label}{task} {name} = {x:.4} (< {min_text} from {source})"
-                    ));
-                    o.failed = true;
-                } else {
-                    o.out(format!(
-                        "PASS: {label}{task} {name} = {x:.4} (>= {min_text} from {source})"
-                    ));
-                }
-            }
-        }
+        check_result_file(&mut o, opts, cwd, f, prefix.as_deref(), &thresholds);
     }
     if o.checked == 0 {
         o.err(format!(
@@ -614,6 +561,179 @@ pub fn run(opts: &ValidateOptions, cwd: &Path) -> ValidateOutcome {
         o.failure = Some(sweep_cli::Kind::Rejected);
     }
     o
+}
+
+/// `--expected-concs` as a list, if given: unique positive integers.
+fn expected_concs(raw: Option<&str>) -> Result<Option<Vec<i64>>, String> {
+    let Some(raw) = raw else {
+        return Ok(None);
+    };
+    let parsed: Option<Vec<i64>> = raw
+        .split_whitespace()
+        .map(sweep_model::python::python_int)
+        .collect();
+    let parsed = parsed.unwrap_or_default();
+    let unique: BTreeSet<i64> = parsed.iter().copied().collect();
+    if parsed.is_empty() || parsed.iter().any(|&v| v <= 0) || unique.len() != parsed.len() {
+        return Err("expected concurrencies must be unique positive integers".to_owned());
+    }
+    Ok(Some(parsed))
+}
+
+/// The thresholds to check against: the file's if one is given and can be
+/// read, else the defaults (with a warning in `o`); an invalid file is the
+/// error.
+fn thresholds(
+    opts: &ValidateOptions,
+    cwd: &Path,
+    o: &mut ValidateOutcome,
+) -> Result<Thresholds, String> {
+    let mut thresholds = Thresholds::default();
+    if let Some(path) = &opts.thresholds {
+        match load_thresholds(&cwd.join(path), &path.display().to_string()) {
+            Ok(t) => {
+                thresholds = t;
+                o.out(format!("Loaded thresholds from {}", path.display()));
+            }
+            Err(ThresholdsError::Unreadable(e)) => o.err(format!(
+                "WARN: could not load thresholds from {}: {e}",
+                path.display()
+            )),
+            Err(ThresholdsError::Invalid(e)) => return Err(e),
+        }
+    }
+    Ok(thresholds)
+}
+
+/// Reports the batch-manifest checks: each error, or that a batched eval
+/// produced every requested concurrency.
+fn check_batch_manifest(
+    o: &mut ValidateOutcome,
+    meta_path: &str,
+    cwd: &Path,
+    result_files: &[String],
+    expected: Option<&[i64]>,
+) {
+    let manifest_errors = batch_manifest_errors(meta_path, cwd, result_files, expected);
+    for e in &manifest_errors {
+        o.err(format!("FAIL: {e}"));
+        o.failed = true;
+    }
+    if manifest_errors.is_empty() {
+        match read_meta(meta_path, cwd) {
+            Ok(Value::Object(m)) if m.contains_key("eval_concs") => {
+                o.out("PASS: batched eval produced every requested concurrency".to_owned());
+            }
+            Ok(_) => {}
+            Err(e) => o.err(format!(
+                "WARN: could not inspect eval metadata for batched concurrency status: {e}"
+            )),
+        }
+    }
+}
+
+/// Checks the scores of one result file, task by task.
+fn check_result_file(
+    o: &mut ValidateOutcome,
+    opts: &ValidateOptions,
+    cwd: &Path,
+    f: &str,
+    prefix: Option<&str>,
+    thresholds: &Thresholds,
+) {
+    let label = conc_suffix(file_name(f)).map_or_else(String::new, |n| format!("[conc={n}] "));
+    // A match reached through a link out of the working directory is
+    // not read (the scores would come from elsewhere on the runner).
+    if let Err(e) = sweep_model::tree::resolves_inside(cwd, &cwd.join(f)) {
+        o.err(format!("FAIL: {label}{e}"));
+        o.failed = true;
+        return;
+    }
+    let data = match read_bytes(&cwd.join(f), RESULT_MAX)
+        .map_err(|e| e.to_string())
+        .and_then(|b| {
+            sweep_model::json_strict::parse_value(&b).map_err(|e| format!("invalid JSON: {e}"))
+        }) {
+        Ok(d) => d,
+        Err(e) => {
+            o.err(format!("FAIL: {f}: cannot read result file: {e}"));
+            o.failed = true;
+            return;
+        }
+    };
+    let results = match data.get("results") {
+        None => return,
+        Some(Value::Object(r)) => r,
+        Some(_) => {
+            o.err(format!("FAIL: {f}: 'results' must be a JSON object"));
+            o.failed = true;
+            return;
+        }
+    };
+    for (task, metrics) in results {
+        check_task(o, opts, &label, task, metrics, prefix, thresholds);
+    }
+}
+
+/// Checks one task's metrics against its threshold: the model's, else the
+/// default table's, else `--min-score`.
+fn check_task(
+    o: &mut ValidateOutcome,
+    opts: &ValidateOptions,
+    label: &str,
+    task: &str,
+    metrics: &Value,
+    prefix: Option<&str>,
+    thresholds: &Thresholds,
+) {
+    let (threshold, source) = match prefix
+        .and_then(|p| thresholds.models.get(p))
+        .and_then(Value::as_object)
+        .and_then(|m| m.get(task))
+    {
+        Some(v) => (Some(v.clone()), format!("models.{}", prefix.unwrap_or(""))),
+        None => match thresholds.default.get(task) {
+            Some(v) => (Some(v.clone()), "default".to_owned()),
+            None => (None, "min-score".to_owned()),
+        },
+    };
+    let (min, min_text) = match threshold.as_ref() {
+        None => (opts.min_score, python_float_repr(opts.min_score)),
+        Some(v) => match threshold_number(v) {
+            Some(t) => t,
+            None => {
+                o.err(format!(
+                    "FAIL: {label}{task}: threshold from {source} must be a number, found {v}"
+                ));
+                o.failed = true;
+                return;
+            }
+        },
+    };
+    let Some(metrics) = metrics.as_object() else {
+        return;
+    };
+    for (name, val) in metrics {
+        if !name.starts_with(&opts.metric_prefix) || name.contains("stderr") {
+            continue;
+        }
+        let x = match val {
+            Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+            Value::Bool(b) => f64::from(u8::from(*b)),
+            _ => continue,
+        };
+        o.checked += 1;
+        if x < min {
+            o.err(format!(
+                "FAIL: {label}{task} {name} = {x:.4} (< {min_text} from {source})"
+            ));
+            o.failed = true;
+        } else {
+            o.out(format!(
+                "PASS: {label}{task} {name} = {x:.4} (>= {min_text} from {source})"
+            ));
+        }
+    }
 }
 
 #[cfg(test)]

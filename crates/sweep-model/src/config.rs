@@ -1156,20 +1156,8 @@ impl Validator<'_> {
     fn entry(&self, raw: Value) -> Result<ConfigEntry, ConfigError> {
         let root: P = Vec::new();
         let m = self.mapping(&raw, &root)?;
-        let multinode = match m.get("multinode") {
-            None => {
-                return Err(self.err(&push(&root, "multinode"), "field 'multinode' is required"));
-            }
-            Some(Value::Bool(b)) => *b,
-            Some(Value::Number(n)) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
-                n.as_i64() == Some(1)
-            }
-            Some(v) => {
-                return Err(self.err(
-                    &push(&root, "multinode"),
-                    format!("'multinode' must be a boolean, got {}", yaml_type_name(v)),
-                ));
-            }
+        let Some(multinode) = self.top_flag(m, "multinode", &root)? else {
+            return Err(self.err(&push(&root, "multinode"), "field 'multinode' is required"));
         };
         let mut allowed = vec![
             "image",
@@ -1193,19 +1181,7 @@ impl Validator<'_> {
         let precision = self.req_str(m, "precision", &root)?;
         let framework = self.req_str(m, "framework", &root)?;
         let runner = self.req_str(m, "runner", &root)?;
-        let disagg = match m.get("disagg") {
-            None => false,
-            Some(Value::Bool(b)) => *b,
-            Some(Value::Number(n)) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
-                n.as_i64() == Some(1)
-            }
-            Some(v) => {
-                return Err(self.err(
-                    &push(&root, "disagg"),
-                    format!("'disagg' must be a boolean, got {}", yaml_type_name(v)),
-                ));
-            }
-        };
+        let disagg = self.top_flag(m, "disagg", &root)?.unwrap_or(false);
         if disagg && !multinode {
             return Err(self.err(
                 &push(&root, "disagg"),
@@ -1218,12 +1194,91 @@ impl Validator<'_> {
         let kv_p2p_transfer = self.opt_p2p(m, &root)?.filter(|v| !v.is_null());
 
         let sp = push(&root, "scenarios");
-        let sc = self.mapping(self.required(m, "scenarios", &root)?, &sp)?;
-        self.closed(sc, &[FIXED_SEQ_LEN, AGENTIC_CODING], &sp)?;
+        let (fixed, agentic) = self.scenarios(m, &root, &sp, multinode, &runner)?;
+        let entry = ConfigEntry {
+            key: self.key.to_string(),
+            file: self.file.to_path_buf(),
+            line: self.doc.line_of(&[PathSeg::Key(self.key.to_string())]),
+            image,
+            model,
+            model_prefix,
+            precision,
+            framework,
+            runner,
+            multinode,
+            disagg,
+            router,
+            kv_p2p_transfer,
+            fixed,
+            agentic,
+            raw,
+        };
+        self.component_scope(&entry, &sp)?;
+        Ok(entry)
+    }
+
+    /// `multinode` and `disagg`: a boolean, or the integer 0 or 1; `None`
+    /// when absent (unlike `opt_bool`, a null is refused).
+    fn top_flag(
+        &self,
+        m: &Map<String, Value>,
+        name: &str,
+        path: &[PathSeg],
+    ) -> Result<Option<bool>, ConfigError> {
+        match m.get(name) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(Value::Number(n)) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
+                Ok(Some(n.as_i64() == Some(1)))
+            }
+            Some(v) => Err(self.err(
+                &push(path, name),
+                format!("'{name}' must be a boolean, got {}", yaml_type_name(v)),
+            )),
+        }
+    }
+
+    /// `scenarios` (at `sp`): the fixed-seq-len and agentic-coding blocks,
+    /// at least one of them, and agentic ones only on a cluster runner.
+    fn scenarios(
+        &self,
+        m: &Map<String, Value>,
+        root: &[PathSeg],
+        sp: &[PathSeg],
+        multinode: bool,
+        runner: &str,
+    ) -> Result<(Vec<FixedBlock>, Vec<AgenticBlock>), ConfigError> {
+        let sc = self.mapping(self.required(m, "scenarios", root)?, sp)?;
+        self.closed(sc, &[FIXED_SEQ_LEN, AGENTIC_CODING], sp)?;
+        let fixed = self.fixed_blocks(sc, sp, multinode)?;
+        let agentic = self.agentic_blocks(sc, sp)?;
+        if fixed.is_empty() && agentic.is_empty() {
+            return Err(self.err(
+                sp,
+                "At least one scenario type must be specified in 'scenarios' (a non-empty 'fixed-seq-len' or 'agentic-coding' list)",
+            ));
+        }
+        if !agentic.is_empty() && !runner.starts_with("cluster:") {
+            return Err(self.err(
+                &push(root, "runner"),
+                format!("agentic master configs must use a 'cluster:<name>' runner label, got '{runner}'"),
+            ));
+        }
+        Ok((fixed, agentic))
+    }
+
+    /// `scenarios.fixed-seq-len`: blocks of `isl`, `osl` and a search space
+    /// of single- or multi-node entries.
+    fn fixed_blocks(
+        &self,
+        sc: &Map<String, Value>,
+        sp: &[PathSeg],
+        multinode: bool,
+    ) -> Result<Vec<FixedBlock>, ConfigError> {
         let mut fixed = Vec::new();
-        let fp = push(&sp, FIXED_SEQ_LEN);
+        let fp = push(sp, FIXED_SEQ_LEN);
         for (bi, b) in self
-            .list(sc, FIXED_SEQ_LEN, &sp, false)?
+            .list(sc, FIXED_SEQ_LEN, sp, false)?
             .into_iter()
             .flatten()
             .enumerate()
@@ -1254,10 +1309,20 @@ impl Validator<'_> {
                 search_space,
             });
         }
+        Ok(fixed)
+    }
+
+    /// `scenarios.agentic-coding`: blocks of a search space and, when an
+    /// entry offloads to DRAM, `dram-utilization`.
+    fn agentic_blocks(
+        &self,
+        sc: &Map<String, Value>,
+        sp: &[PathSeg],
+    ) -> Result<Vec<AgenticBlock>, ConfigError> {
         let mut agentic = Vec::new();
-        let ap = push(&sp, AGENTIC_CODING);
+        let ap = push(sp, AGENTIC_CODING);
         for (bi, b) in self
-            .list(sc, AGENTIC_CODING, &sp, false)?
+            .list(sc, AGENTIC_CODING, sp, false)?
             .into_iter()
             .flatten()
             .enumerate()
@@ -1265,28 +1330,7 @@ impl Validator<'_> {
             let bp = idx(&ap, bi);
             let bm = self.mapping(b, &bp)?;
             self.closed(bm, &["search-space", "dram-utilization"], &bp)?;
-            let dram_utilization = match bm.get("dram-utilization") {
-                None | Some(Value::Null) => None,
-                Some(v @ Value::Number(n)) => {
-                    let f = n.as_f64().unwrap_or(0.0);
-                    if !(f > 0.0 && f <= 1.0) {
-                        return Err(self.err(
-                            &push(&bp, "dram-utilization"),
-                            format!("'dram-utilization' must be > 0 and <= 1, got {n}"),
-                        ));
-                    }
-                    Some(v.clone())
-                }
-                Some(v) => {
-                    return Err(self.err(
-                        &push(&bp, "dram-utilization"),
-                        format!(
-                            "'dram-utilization' must be a number, got {}",
-                            yaml_type_name(v)
-                        ),
-                    ));
-                }
-            };
+            let dram_utilization = self.dram_utilization(bm, &bp)?;
             let ssp = push(&bp, "search-space");
             let mut search_space = Vec::new();
             for (si, s) in self
@@ -1312,87 +1356,111 @@ impl Validator<'_> {
                 search_space,
             });
         }
-        if fixed.is_empty() && agentic.is_empty() {
-            return Err(self.err(
-                &sp,
-                "At least one scenario type must be specified in 'scenarios' (a non-empty 'fixed-seq-len' or 'agentic-coding' list)",
-            ));
-        }
-        if !agentic.is_empty() && !runner.starts_with("cluster:") {
-            return Err(self.err(
-                &push(&root, "runner"),
-                format!("agentic master configs must use a 'cluster:<name>' runner label, got '{runner}'"),
-            ));
-        }
-        // §5.10.6 component scope.
-        let mut scoped: Vec<(P, Option<&Value>, Option<&Value>, bool)> = Vec::new();
-        for (bi, b) in fixed.iter().enumerate() {
-            for (si, s) in b.search_space.iter().enumerate() {
-                let p = idx(&push(&idx(&fp, bi), "search-space"), si);
-                match s {
-                    FixedSearch::Single(s) => scoped.push((p, s.router.as_ref(), None, false)),
-                    FixedSearch::Multi(s) => {
-                        scoped.push((p, s.router.as_ref(), s.kv_p2p_transfer.as_ref(), false))
-                    }
+        Ok(agentic)
+    }
+
+    /// An agentic block's `dram-utilization`: a number in (0, 1], as
+    /// written; `None` when absent or null.
+    fn dram_utilization(
+        &self,
+        bm: &Map<String, Value>,
+        bp: &[PathSeg],
+    ) -> Result<Option<Value>, ConfigError> {
+        match bm.get("dram-utilization") {
+            None | Some(Value::Null) => Ok(None),
+            Some(v @ Value::Number(n)) => {
+                let f = n.as_f64().unwrap_or(0.0);
+                if !(f > 0.0 && f <= 1.0) {
+                    return Err(self.err(
+                        &push(bp, "dram-utilization"),
+                        format!("'dram-utilization' must be > 0 and <= 1, got {n}"),
+                    ));
                 }
+                Ok(Some(v.clone()))
             }
+            Some(v) => Err(self.err(
+                &push(bp, "dram-utilization"),
+                format!(
+                    "'dram-utilization' must be a number, got {}",
+                    yaml_type_name(v)
+                ),
+            )),
         }
-        for (bi, b) in agentic.iter().enumerate() {
-            for (si, s) in b.search_space.iter().enumerate() {
-                let p = idx(&push(&idx(&ap, bi), "search-space"), si);
-                scoped.push((p, s.router.as_ref(), s.kv_p2p_transfer.as_ref(), true));
-            }
-        }
+    }
+
+    /// §5.10.6 component scope: `router` and `kv-p2p-transfer` at the top
+    /// level or in search-space entries, never both; an agentic entry's
+    /// `kv-p2p-transfer` only for multi node; and disagg needs one.
+    fn component_scope(&self, e: &ConfigEntry, sp: &[PathSeg]) -> Result<(), ConfigError> {
+        let scoped = scoped_components(&e.fixed, &e.agentic, sp);
         let set = |v: Option<&Value>| v.is_some_and(|v| !v.is_null());
         for (p, r, kv, _) in &scoped {
-            if router.is_some() && set(*r) {
+            if e.router.is_some() && set(*r) {
                 return Err(self.err(
                     &push(p, "router"),
                     "router must be declared either at the top level or in search-space entries, not both",
                 ));
             }
-            if kv_p2p_transfer.is_some() && set(*kv) {
+            if e.kv_p2p_transfer.is_some() && set(*kv) {
                 return Err(self.err(
                     &push(p, "kv-p2p-transfer"),
                     "kv-p2p-transfer must be declared either at the top level or in search-space entries, not both",
                 ));
             }
         }
-        if !multinode && let Some((p, ..)) = scoped.iter().find(|(_, _, kv, ag)| *ag && set(*kv)) {
+        if !e.multinode
+            && let Some((p, ..)) = scoped.iter().find(|(_, _, kv, ag)| *ag && set(*kv))
+        {
             return Err(self.err(
                 &push(p, "kv-p2p-transfer"),
                 "kv-p2p-transfer is only valid when multinode=true",
             ));
         }
-        if disagg && kv_p2p_transfer.is_none() {
+        if e.disagg && e.kv_p2p_transfer.is_none() {
             let missing = scoped.iter().find(|(_, _, kv, _)| !set(*kv));
             if scoped.is_empty() || missing.is_some() {
-                let p = missing.map_or_else(|| sp.clone(), |(p, ..)| p.clone());
+                let p = missing.map_or_else(|| sp.to_vec(), |(p, ..)| p.clone());
                 return Err(self.err(
                     &p,
                     "disagg=true requires kv-p2p-transfer at the top level or in every search-space entry",
                 ));
             }
         }
-        Ok(ConfigEntry {
-            key: self.key.to_string(),
-            file: self.file.to_path_buf(),
-            line: self.doc.line_of(&[PathSeg::Key(self.key.to_string())]),
-            image,
-            model,
-            model_prefix,
-            precision,
-            framework,
-            runner,
-            multinode,
-            disagg,
-            router,
-            kv_p2p_transfer,
-            fixed,
-            agentic,
-            raw,
-        })
+        Ok(())
     }
+}
+
+/// One search-space entry's components for the scope check: its path, its
+/// `router`, its `kv-p2p-transfer`, and whether it is agentic.
+type Scoped<'a> = (P, Option<&'a Value>, Option<&'a Value>, bool);
+
+/// Every search-space entry's components, fixed-seq-len blocks first.
+fn scoped_components<'a>(
+    fixed: &'a [FixedBlock],
+    agentic: &'a [AgenticBlock],
+    sp: &[PathSeg],
+) -> Vec<Scoped<'a>> {
+    let fp = push(sp, FIXED_SEQ_LEN);
+    let ap = push(sp, AGENTIC_CODING);
+    let mut scoped: Vec<Scoped<'a>> = Vec::new();
+    for (bi, b) in fixed.iter().enumerate() {
+        for (si, s) in b.search_space.iter().enumerate() {
+            let p = idx(&push(&idx(&fp, bi), "search-space"), si);
+            match s {
+                FixedSearch::Single(s) => scoped.push((p, s.router.as_ref(), None, false)),
+                FixedSearch::Multi(s) => {
+                    scoped.push((p, s.router.as_ref(), s.kv_p2p_transfer.as_ref(), false))
+                }
+            }
+        }
+    }
+    for (bi, b) in agentic.iter().enumerate() {
+        for (si, s) in b.search_space.iter().enumerate() {
+            let p = idx(&push(&idx(&ap, bi), "search-space"), si);
+            scoped.push((p, s.router.as_ref(), s.kv_p2p_transfer.as_ref(), true));
+        }
+    }
+    scoped
 }
 
 #[cfg(test)]
