@@ -418,6 +418,9 @@ pub(crate) fn integrate_device(samples: &[(f64, f64)], start: f64, end: f64) -> 
     energy
 }
 
+/// One GPU's power readings grouped by exact timestamp (insertion order kept).
+type Readings = Vec<(f64, Vec<f64>)>;
+
 /// Integrates `csv` over `[start, end]` (the CSV exists and the window is valid).
 pub fn integrate(
     csv: &Path,
@@ -426,26 +429,65 @@ pub fn integrate(
     expected: i64,
 ) -> Result<Integration, Unsupported> {
     let mut out = Integration::default();
-    let reasons = &mut out.reasons;
     if expected <= 0 {
-        push_reason(reasons, "invalid_expected_gpu_count");
+        push_reason(&mut out.reasons, "invalid_expected_gpu_count");
     }
+    let Some(table) = read_telemetry(csv, &mut out.reasons) else {
+        return Ok(out);
+    };
+    out.dropped_cut_row = table.cut_row;
+    let Some(cols) = required_columns(&table, &mut out.reasons) else {
+        return Ok(out);
+    };
+    let (raw, missing_gpu) = group_readings(&table, cols, start, end, &mut out.reasons)?;
+    if missing_gpu {
+        push_reason(&mut out.reasons, "gpu_identity_missing");
+    }
+    if raw.is_empty() {
+        push_reason(&mut out.reasons, "no_usable_power_samples");
+        return Ok(out);
+    }
+    let mut ids: Vec<String> = raw.keys().cloned().collect();
+    ids.sort_by(|a, b| gpu_order(a, b));
+    if expected > 0 && ids.len() as i64 != expected {
+        push_reason(&mut out.reasons, "expected_gpu_count_mismatch");
+    }
+    for id in &ids {
+        integrate_gpu(&mut out, id, &raw[id], start, end);
+    }
+    if out.per_gpu_energy_j.len() == ids.len() {
+        let total: f64 = out.per_gpu_energy_j.iter().map(|(_, e)| e).sum();
+        let avg_total = total / (end - start);
+        out.totals = Some((avg_total / ids.len() as f64, avg_total, total));
+    }
+    out.observed_gpu_ids = ids;
+    Ok(out)
+}
+
+/// Reads the telemetry table, or records why it cannot be used (an empty or
+/// unreadable file).
+fn read_telemetry(csv: &Path, reasons: &mut Vec<String>) -> Option<Table> {
     match std::fs::metadata(csv) {
         Ok(m) if m.len() == 0 => {
             push_reason(reasons, "telemetry_file_empty");
-            return Ok(out);
+            return None;
         }
         Ok(_) => {}
         Err(_) => {
             push_reason(reasons, "telemetry_file_unreadable");
-            return Ok(out);
+            return None;
         }
     }
     let Ok(table) = Table::read(csv) else {
         push_reason(reasons, "telemetry_file_unreadable");
-        return Ok(out);
+        return None;
     };
-    out.dropped_cut_row = table.cut_row;
+    Some(table)
+}
+
+/// The `(timestamp, power, gpu)` column positions, or `None` after recording
+/// each column that is missing.
+fn required_columns(table: &Table, reasons: &mut Vec<String>) -> Option<(usize, usize, usize)> {
     let (ts_col, power_col, gpu_col) = detect_columns(&table.header);
     if ts_col.is_none() {
         push_reason(reasons, "timestamp_column_missing");
@@ -457,17 +499,27 @@ pub fn integrate(
         push_reason(reasons, "gpu_identity_column_missing");
     }
     let (Some(ts_col), Some(power_col), Some(gpu_col)) = (ts_col, power_col, gpu_col) else {
-        return Ok(out);
+        return None;
     };
-    let (ti, pi, gi) = (
+    Some((
         table.index(&ts_col).unwrap_or(0),
         table.index(&power_col).unwrap_or(0),
         table.index(&gpu_col).unwrap_or(0),
-    );
+    ))
+}
+
+/// The rows near the window, per GPU, grouped by exact timestamp; records
+/// invalid samples, and returns whether some row had no GPU identity.
+fn group_readings(
+    table: &Table,
+    (ti, pi, gi): (usize, usize, usize),
+    start: f64,
+    end: f64,
+    reasons: &mut Vec<String>,
+) -> Result<(BTreeMap<String, Readings>, bool), Unsupported> {
     let utc = local_zone_is_utc();
     let cell = |row: &Vec<String>, i: usize| row.get(i).map_or("", |s| s.trim()).to_owned();
-    // gpu -> readings grouped by exact timestamp (insertion order kept).
-    let mut raw: BTreeMap<String, Vec<(f64, Vec<f64>)>> = BTreeMap::new();
+    let mut raw: BTreeMap<String, Readings> = BTreeMap::new();
     let mut slot: HashMap<(String, u64), usize> = HashMap::new();
     let mut missing_gpu = false;
     for row in &table.rows {
@@ -498,59 +550,45 @@ pub fn integrate(
             }
         }
     }
-    if missing_gpu {
-        push_reason(reasons, "gpu_identity_missing");
-    }
-    if raw.is_empty() {
-        push_reason(reasons, "no_usable_power_samples");
-        return Ok(out);
-    }
-    let mut ids: Vec<String> = raw.keys().cloned().collect();
-    ids.sort_by(|a, b| gpu_order(a, b));
-    if expected > 0 && ids.len() as i64 != expected {
-        push_reason(reasons, "expected_gpu_count_mismatch");
-    }
-    for id in &ids {
-        let mut samples: Vec<(f64, f64)> = raw[id]
-            .iter()
-            .map(|(t, v)| (*t, v.iter().sum::<f64>() / v.len() as f64))
-            .collect();
-        samples.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        out.per_gpu_sample_counts.push((id.clone(), samples.len()));
-        let mut issues = Vec::new();
-        if samples.len() < 2 {
-            issues.push("insufficient_power_samples");
-            push_reason(&mut out.reasons, "insufficient_power_samples");
-        } else if samples[0].0 > start || samples[samples.len() - 1].0 < end {
-            issues.push("benchmark_window_not_bracketed");
-            push_reason(&mut out.reasons, "benchmark_window_not_bracketed");
-        } else {
-            let left = samples.partition_point(|s| s.0 <= start).saturating_sub(1);
-            let right = samples.partition_point(|s| s.0 < end);
-            let relevant = &samples[left..=right.min(samples.len() - 1)];
-            let max_gap = relevant
-                .windows(2)
-                .map(|w| w[1].0 - w[0].0)
-                .fold(0.0, f64::max);
-            out.per_gpu_max_sample_gap_s.push((id.clone(), max_gap));
-            if max_gap > MAX_SAMPLE_GAP_S {
-                issues.push("sampling_gap_exceeded");
-                push_reason(&mut out.reasons, "sampling_gap_exceeded");
-            }
-            out.per_gpu_energy_j
-                .push((id.clone(), integrate_device(&samples, start, end)));
+    Ok((raw, missing_gpu))
+}
+
+/// One GPU: averages readings per timestamp, checks count, bracketing and
+/// gaps, and records its sample count, largest gap, energy and issues.
+fn integrate_gpu(out: &mut Integration, id: &str, readings: &Readings, start: f64, end: f64) {
+    let mut samples: Vec<(f64, f64)> = readings
+        .iter()
+        .map(|(t, v)| (*t, v.iter().sum::<f64>() / v.len() as f64))
+        .collect();
+    samples.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    out.per_gpu_sample_counts
+        .push((id.to_owned(), samples.len()));
+    let mut issues = Vec::new();
+    if samples.len() < 2 {
+        issues.push("insufficient_power_samples");
+        push_reason(&mut out.reasons, "insufficient_power_samples");
+    } else if samples[0].0 > start || samples[samples.len() - 1].0 < end {
+        issues.push("benchmark_window_not_bracketed");
+        push_reason(&mut out.reasons, "benchmark_window_not_bracketed");
+    } else {
+        let left = samples.partition_point(|s| s.0 <= start).saturating_sub(1);
+        let right = samples.partition_point(|s| s.0 < end);
+        let relevant = &samples[left..=right.min(samples.len() - 1)];
+        let max_gap = relevant
+            .windows(2)
+            .map(|w| w[1].0 - w[0].0)
+            .fold(0.0, f64::max);
+        out.per_gpu_max_sample_gap_s.push((id.to_owned(), max_gap));
+        if max_gap > MAX_SAMPLE_GAP_S {
+            issues.push("sampling_gap_exceeded");
+            push_reason(&mut out.reasons, "sampling_gap_exceeded");
         }
-        if !issues.is_empty() {
-            out.device_issues.push((id.clone(), issues));
-        }
+        out.per_gpu_energy_j
+            .push((id.to_owned(), integrate_device(&samples, start, end)));
     }
-    if out.per_gpu_energy_j.len() == ids.len() {
-        let total: f64 = out.per_gpu_energy_j.iter().map(|(_, e)| e).sum();
-        let avg_total = total / (end - start);
-        out.totals = Some((avg_total / ids.len() as f64, avg_total, total));
+    if !issues.is_empty() {
+        out.device_issues.push((id.to_owned(), issues));
     }
-    out.observed_gpu_ids = ids;
-    Ok(out)
 }
 
 /// `{id: value}` in the given order.
