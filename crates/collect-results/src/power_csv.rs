@@ -634,8 +634,77 @@ fn trapezoid(s: &[(f64, f64)]) -> f64 {
         .fold(0.0, |a, b| a + b)
 }
 
+/// One accumulator snapshot: `(gpu, total energy)` in file order.
+type Snapshot = Vec<(String, f64)>;
+
+/// Each GPU's whole power stream: `(time, power)` sorted by time.
+type Stream = BTreeMap<String, Vec<(f64, f64)>>;
+
+/// Per-GPU accumulator deltas between the two snapshots.
+struct SnapshotDeltas {
+    /// GPUs in both snapshots, in GPU order.
+    matched: Vec<String>,
+    /// `end - start` per matched GPU.
+    deltas: Vec<(String, f64)>,
+    /// GPUs in only one snapshot.
+    unmatched: Vec<String>,
+    /// Matched GPUs whose accumulator went backwards.
+    negative: Vec<String>,
+}
+
 /// The advisory accumulator cross-check (never changes validity).
 pub fn accumulator_check(csv: &Path) -> Result<Value, Unsupported> {
+    let unavailable = |r: &str| json!({"available": false, "reason": r});
+    let (start, end) = match read_snapshots(csv) {
+        Ok(pair) => pair,
+        Err(reported) => return Ok(reported),
+    };
+    let SnapshotDeltas {
+        matched,
+        deltas,
+        unmatched,
+        negative,
+    } = snapshot_deltas(&start, &end);
+    let Some(stream) = read_stream(csv)? else {
+        return Ok(unavailable("cross_check_error"));
+    };
+    let mut integrated: Vec<String> = stream
+        .keys()
+        .filter(|g| matched.contains(g))
+        .cloned()
+        .collect();
+    integrated.sort_by(|a, b| gpu_order(a, b));
+    let integrated_j = integrated
+        .iter()
+        .map(|g| trapezoid(&stream[g]))
+        .fold(0.0, |a, b| a + b);
+    let span = stream_span(&stream, &integrated);
+    let delta_j = deltas.iter().map(|(_, d)| d).fold(0.0, |a, b| a + b);
+    let (rel, within) = if delta_j > 0.0 {
+        let r = (delta_j - integrated_j).abs() / delta_j;
+        (json!(r), negative.is_empty() && r <= ACCUMULATOR_TOLERANCE)
+    } else {
+        (Value::Null, false)
+    };
+    Ok(json!({
+        "available": true,
+        "accumulator_delta_j": delta_j,
+        "integrated_stream_j": integrated_j,
+        "relative_error": rel,
+        "within_tolerance": within,
+        "tolerance": ACCUMULATOR_TOLERANCE,
+        "per_gpu_delta_j": ordered(&deltas),
+        "integrated_gpu_ids": integrated,
+        "unmatched_gpus": unmatched,
+        "negative_delta_gpus": negative,
+        "stream_span_s": span,
+    }))
+}
+
+/// The `<stem>_energy_start.csv` and `<stem>_energy_end.csv` snapshots next to
+/// `csv`; `Err` holds the check's result when they cannot both be used
+/// (`null` when neither exists).
+fn read_snapshots(csv: &Path) -> Result<(Snapshot, Snapshot), Value> {
     let stem = csv
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -644,27 +713,32 @@ pub fn accumulator_check(csv: &Path) -> Result<Value, Unsupported> {
     let end_p = csv.with_file_name(format!("{stem}_energy_end.csv"));
     let unavailable = |r: &str| json!({"available": false, "reason": r});
     match (start_p.is_file(), end_p.is_file()) {
-        (false, false) => return Ok(Value::Null),
-        (false, true) => return Ok(unavailable("missing_start_snapshot")),
-        (true, false) => return Ok(unavailable("missing_end_snapshot")),
+        (false, false) => return Err(Value::Null),
+        (false, true) => return Err(unavailable("missing_start_snapshot")),
+        (true, false) => return Err(unavailable("missing_end_snapshot")),
         (true, true) => {}
     }
     let Ok(start) = snapshot(&start_p) else {
-        return Ok(unavailable("cross_check_error"));
+        return Err(unavailable("cross_check_error"));
     };
     let Some(start) = start else {
-        return Ok(unavailable("unparseable_start_snapshot"));
+        return Err(unavailable("unparseable_start_snapshot"));
     };
     let Ok(end) = snapshot(&end_p) else {
-        return Ok(unavailable("cross_check_error"));
+        return Err(unavailable("cross_check_error"));
     };
     let Some(end) = end else {
-        return Ok(unavailable("unparseable_end_snapshot"));
+        return Err(unavailable("unparseable_end_snapshot"));
     };
+    Ok((start, end))
+}
+
+/// Matches the two snapshots by GPU and takes each matched GPU's delta.
+fn snapshot_deltas(start: &[(String, f64)], end: &[(String, f64)]) -> SnapshotDeltas {
     let get = |v: &[(String, f64)], k: &str| v.iter().find(|(g, _)| g == k).map(|(_, e)| *e);
     let mut matched: Vec<String> = start
         .iter()
-        .filter(|(g, _)| get(&end, g).is_some())
+        .filter(|(g, _)| get(end, g).is_some())
         .map(|(g, _)| g.clone())
         .collect();
     matched.sort_by(|a, b| gpu_order(a, b));
@@ -673,7 +747,7 @@ pub fn accumulator_check(csv: &Path) -> Result<Value, Unsupported> {
         .map(|g| {
             (
                 g.clone(),
-                get(&end, g).unwrap_or(0.0) - get(&start, g).unwrap_or(0.0),
+                get(end, g).unwrap_or(0.0) - get(start, g).unwrap_or(0.0),
             )
         })
         .collect();
@@ -681,7 +755,7 @@ pub fn accumulator_check(csv: &Path) -> Result<Value, Unsupported> {
         .iter()
         .chain(end.iter())
         .map(|(g, _)| g.clone())
-        .filter(|g| get(&start, g).is_none() || get(&end, g).is_none())
+        .filter(|g| get(start, g).is_none() || get(end, g).is_none())
         .collect();
     unmatched.sort_by(|a, b| gpu_order(a, b));
     unmatched.dedup();
@@ -690,13 +764,22 @@ pub fn accumulator_check(csv: &Path) -> Result<Value, Unsupported> {
         .filter(|(_, d)| *d < 0.0)
         .map(|(g, _)| g.clone())
         .collect();
+    SnapshotDeltas {
+        matched,
+        deltas,
+        unmatched,
+        negative,
+    }
+}
 
-    // The whole stream, per GPU (no window filter).
+/// The whole power stream per GPU (no window filter), each sorted by time;
+/// `None` when the CSV cannot be read.
+fn read_stream(csv: &Path) -> Result<Option<Stream>, Unsupported> {
     let Ok(table) = Table::read(csv) else {
-        return Ok(unavailable("cross_check_error"));
+        return Ok(None);
     };
     let (ts_col, power_col, gpu_col) = detect_columns(&table.header);
-    let mut stream: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    let mut stream: Stream = BTreeMap::new();
     if let (Some(tc), Some(pc), Some(gc)) = (ts_col, power_col, gpu_col) {
         let (ti, pi, gi) = (
             table.index(&tc).unwrap_or(0),
@@ -722,46 +805,22 @@ pub fn accumulator_check(csv: &Path) -> Result<Value, Unsupported> {
     for s in stream.values_mut() {
         s.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     }
-    let mut integrated: Vec<String> = stream
-        .keys()
-        .filter(|g| matched.contains(g))
-        .cloned()
-        .collect();
-    integrated.sort_by(|a, b| gpu_order(a, b));
-    let integrated_j = integrated
-        .iter()
-        .map(|g| trapezoid(&stream[g]))
-        .fold(0.0, |a, b| a + b);
+    Ok(Some(stream))
+}
+
+/// Seconds from the earliest first sample to the latest last sample of the
+/// `integrated` GPUs' streams (0 when there are none).
+fn stream_span(stream: &Stream, integrated: &[String]) -> f64 {
     let bounds: Vec<f64> = integrated
         .iter()
         .flat_map(|g| [stream[g][0].0, stream[g][stream[g].len() - 1].0])
         .collect();
-    let span = if bounds.is_empty() {
+    if bounds.is_empty() {
         0.0
     } else {
         bounds.iter().copied().fold(f64::MIN, f64::max)
             - bounds.iter().copied().fold(f64::MAX, f64::min)
-    };
-    let delta_j = deltas.iter().map(|(_, d)| d).fold(0.0, |a, b| a + b);
-    let (rel, within) = if delta_j > 0.0 {
-        let r = (delta_j - integrated_j).abs() / delta_j;
-        (json!(r), negative.is_empty() && r <= ACCUMULATOR_TOLERANCE)
-    } else {
-        (Value::Null, false)
-    };
-    Ok(json!({
-        "available": true,
-        "accumulator_delta_j": delta_j,
-        "integrated_stream_j": integrated_j,
-        "relative_error": rel,
-        "within_tolerance": within,
-        "tolerance": ACCUMULATOR_TOLERANCE,
-        "per_gpu_delta_j": ordered(&deltas),
-        "integrated_gpu_ids": integrated,
-        "unmatched_gpus": unmatched,
-        "negative_delta_gpus": negative,
-        "stream_span_s": span,
-    }))
+    }
 }
 
 /// Python's `round(x, digits)` (round-half-even on the exact binary value).
