@@ -247,17 +247,57 @@ fn parse_timestamp(cell: &str) -> Option<(f64, bool)> {
         let n: f64 = v.parse().ok()?;
         return Some((if n > 1e12 { n / 1000.0 } else { n }, false));
     }
-    let num = |s: &str, min: usize, max: usize| -> Option<i64> {
-        (s.len() >= min && s.len() <= max && s.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| s.parse().ok())
-            .flatten()
-    };
     // Date part: `YYYY/MM/DD` (nvidia-smi, naive) or `YYYY-MM-DD` (ISO).
     let (date, rest, slash) = if let Some(sp) = v.find(['T', ' ']) {
         (&v[..sp], Some(&v[sp + 1..]), v[..sp].contains('/'))
     } else {
         (v, None, v.contains('/'))
     };
+    let (y, m, d) = parse_date(date, slash)?;
+    let mut secs = days_from_civil(y, m, d) * 86_400;
+    let mut micros = 0i64;
+    let mut naive = true;
+    match rest {
+        None if slash => return None,
+        None => {}
+        Some(time) => {
+            if slash && v.as_bytes()[date.len()] != b' ' {
+                return None;
+            }
+            let (clock, zone) = split_zone(time, slash)?;
+            let (hms, frac) = match clock.split_once('.') {
+                Some((a, f)) => (a, Some(f)),
+                None => (clock, None),
+            };
+            let (h, mi, s) = parse_hms(hms, slash, frac.is_none())?;
+            if h > 23 || mi > 59 || s > 61 {
+                return None;
+            }
+            if let Some(fr) = frac {
+                let digits = digits_between(fr, 1, 6)?;
+                micros = digits * 10i64.pow(6 - fr.len() as u32);
+            }
+            secs += h * 3600 + mi * 60 + s;
+            if let Some(off) = zone {
+                secs -= off;
+                naive = false;
+            }
+        }
+    }
+    Some((secs as f64 + micros as f64 / 1e6, naive))
+}
+
+/// `s` as a number when it is `min..=max` ASCII digits.
+fn digits_between(s: &str, min: usize, max: usize) -> Option<i64> {
+    (s.len() >= min && s.len() <= max && s.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| s.parse().ok())
+        .flatten()
+}
+
+/// `(year, month, day)` of a valid calendar date: `YYYY/M/D` when `slash`
+/// (one or two digits for month and day), else `YYYY-MM-DD`.
+fn parse_date(date: &str, slash: bool) -> Option<(i64, i64, i64)> {
+    let num = digits_between;
     let parts: Vec<&str> = date.split(if slash { '/' } else { '-' }).collect();
     let [y, m, d] = parts.as_slice() else {
         return None;
@@ -270,66 +310,50 @@ fn parse_timestamp(cell: &str) -> Option<(f64, bool)> {
     if !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
         return None;
     }
-    let mut secs = days_from_civil(y, m, d) * 86_400;
-    let mut micros = 0i64;
-    let mut naive = true;
-    match rest {
-        None if slash => return None,
-        None => {}
-        Some(time) => {
-            if slash && v.as_bytes()[date.len()] != b' ' {
-                return None;
-            }
-            // Zone suffix (ISO only).
-            let (clock, zone) = if slash {
-                (time, None)
-            } else if let Some(t) = time.strip_suffix('Z') {
-                (t, Some(0))
-            } else if let Some(p) = time.rfind(['+', '-']) {
-                let z = &time[p + 1..];
-                let sign = if time.as_bytes()[p] == b'-' { -1 } else { 1 };
-                let (h, mi) = match z.len() {
-                    2 => (num(z, 2, 2)?, 0),
-                    4 => (num(&z[..2], 2, 2)?, num(&z[2..], 2, 2)?),
-                    5 if &z[2..3] == ":" => (num(&z[..2], 2, 2)?, num(&z[3..], 2, 2)?),
-                    _ => return None,
-                };
-                (&time[..p], Some(sign * (h * 3600 + mi * 60)))
-            } else {
-                (time, None)
-            };
-            let (hms, frac) = match clock.split_once('.') {
-                Some((a, f)) => (a, Some(f)),
-                None => (clock, None),
-            };
-            let f: Vec<&str> = hms.split(':').collect();
-            let (h, mi, s) = if slash {
-                let [h, mi, s] = f.as_slice() else {
-                    return None;
-                };
-                (num(h, 1, 2)?, num(mi, 1, 2)?, num(s, 1, 2)?)
-            } else {
-                match f.as_slice() {
-                    [h, mi] if frac.is_none() => (num(h, 2, 2)?, num(mi, 2, 2)?, 0),
-                    [h, mi, s] => (num(h, 2, 2)?, num(mi, 2, 2)?, num(s, 2, 2)?),
-                    _ => return None,
-                }
-            };
-            if h > 23 || mi > 59 || s > 61 {
-                return None;
-            }
-            if let Some(fr) = frac {
-                let digits = num(fr, 1, 6)?;
-                micros = digits * 10i64.pow(6 - fr.len() as u32);
-            }
-            secs += h * 3600 + mi * 60 + s;
-            if let Some(off) = zone {
-                secs -= off;
-                naive = false;
-            }
+    Some((y, m, d))
+}
+
+/// Splits the zone suffix (ISO only: `Z`, `±HH`, `±HHMM`, `±HH:MM`) off the
+/// time of day: the clock text and the zone's offset in seconds, if any.
+fn split_zone(time: &str, slash: bool) -> Option<(&str, Option<i64>)> {
+    let num = digits_between;
+    if slash {
+        Some((time, None))
+    } else if let Some(t) = time.strip_suffix('Z') {
+        Some((t, Some(0)))
+    } else if let Some(p) = time.rfind(['+', '-']) {
+        let z = &time[p + 1..];
+        let sign = if time.as_bytes()[p] == b'-' { -1 } else { 1 };
+        let (h, mi) = match z.len() {
+            2 => (num(z, 2, 2)?, 0),
+            4 => (num(&z[..2], 2, 2)?, num(&z[2..], 2, 2)?),
+            5 if &z[2..3] == ":" => (num(&z[..2], 2, 2)?, num(&z[3..], 2, 2)?),
+            _ => return None,
+        };
+        Some((&time[..p], Some(sign * (h * 3600 + mi * 60))))
+    } else {
+        Some((time, None))
+    }
+}
+
+/// `(hours, minutes, seconds)` of the clock before any fraction: `H:M:S`
+/// (one or two digits) when `slash`, else `HH:MM:SS`, or `HH:MM` when
+/// `no_fraction`.
+fn parse_hms(hms: &str, slash: bool, no_fraction: bool) -> Option<(i64, i64, i64)> {
+    let num = digits_between;
+    let f: Vec<&str> = hms.split(':').collect();
+    if slash {
+        let [h, mi, s] = f.as_slice() else {
+            return None;
+        };
+        Some((num(h, 1, 2)?, num(mi, 1, 2)?, num(s, 1, 2)?))
+    } else {
+        match f.as_slice() {
+            [h, mi] if no_fraction => Some((num(h, 2, 2)?, num(mi, 2, 2)?, 0)),
+            [h, mi, s] => Some((num(h, 2, 2)?, num(mi, 2, 2)?, num(s, 2, 2)?)),
+            _ => None,
         }
     }
-    Some((secs as f64 + micros as f64 / 1e6, naive))
 }
 
 /// Parses a timestamp cell; naive values need a UTC local zone.
