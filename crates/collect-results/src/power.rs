@@ -229,47 +229,16 @@ fn single_node(
     messages: &mut Vec<String>,
 ) -> Result<(Map<String, Value>, Option<String>), power_csv::Unsupported> {
     let mut reasons = window.reasons.clone();
-    let mut integration = power_csv::Integration::default();
-    if let Some((start, end)) = window.bounds {
-        if csv_path.is_file() {
-            integration = power_csv::integrate(csv_path, start, end, expected_gpus)?;
-            if integration.dropped_cut_row {
-                messages.push(format!(
-                    "[aggregate_power] note: the last row of {csv_display} has no newline (cut mid-write): left out"
-                ));
-            }
-        } else {
-            if expected_gpus <= 0 {
-                push_reason(&mut integration.reasons, "invalid_expected_gpu_count");
-            }
-            push_reason(&mut integration.reasons, "telemetry_file_missing");
-        }
-        for r in &integration.reasons {
-            push_reason(&mut reasons, r);
-        }
-    }
+    let integration = integrate_window(
+        window,
+        csv_path,
+        csv_display,
+        expected_gpus,
+        &mut reasons,
+        messages,
+    )?;
     let accumulator = power_csv::accumulator_check(csv_path)?;
-
-    let mut metrics: Vec<(&'static str, f64)> = Vec::new();
-    if reasons.is_empty()
-        && window.bounds.is_some()
-        && let Some((avg, avg_total, energy)) = integration.totals
-    {
-        let (completed, input, output) = window.counts;
-        metrics = vec![
-            ("avg_power_w", avg),
-            ("avg_total_gpu_power_w", avg_total),
-            ("total_gpu_energy_j", energy),
-            ("joules_per_successful_query", energy / completed),
-            ("joules_per_input_token", energy / input),
-            ("joules_per_output_token", energy / output),
-            ("joules_per_total_token", energy / (input + output)),
-        ];
-        if metrics.iter().any(|(_, v)| !v.is_finite()) {
-            push_reason(&mut reasons, "aggregate_result_unwritable");
-            metrics.clear();
-        }
-    }
+    let metrics = energy_metrics(window, &integration, &mut reasons);
     let valid = reasons.is_empty() && !metrics.is_empty();
     if valid {
         publish(
@@ -293,6 +262,89 @@ fn single_node(
         accumulator,
     );
     m.insert("power_valid".into(), valid.into());
+    fill_integration(&mut m, &integration, &metrics);
+    let line = valid.then(|| {
+        format!(
+            "[aggregate_power] avg_power_w={:.2} avg_total_gpu_power_w={:.2} total_gpu_energy_j={:.2} (n={})",
+            metrics[0].1,
+            metrics[1].1,
+            metrics[2].1,
+            integration.observed_gpu_ids.len()
+        )
+    });
+    Ok((m, line))
+}
+
+/// Integrates the CSV over a valid window (or records that it is missing)
+/// and merges the integration's reasons into `reasons`; an empty
+/// integration when the window is invalid.
+fn integrate_window(
+    window: &Window,
+    csv_path: &Path,
+    csv_display: &str,
+    expected_gpus: i64,
+    reasons: &mut Vec<String>,
+    messages: &mut Vec<String>,
+) -> Result<power_csv::Integration, power_csv::Unsupported> {
+    let mut integration = power_csv::Integration::default();
+    if let Some((start, end)) = window.bounds {
+        if csv_path.is_file() {
+            integration = power_csv::integrate(csv_path, start, end, expected_gpus)?;
+            if integration.dropped_cut_row {
+                messages.push(format!(
+                    "[aggregate_power] note: the last row of {csv_display} has no newline (cut mid-write): left out"
+                ));
+            }
+        } else {
+            if expected_gpus <= 0 {
+                push_reason(&mut integration.reasons, "invalid_expected_gpu_count");
+            }
+            push_reason(&mut integration.reasons, "telemetry_file_missing");
+        }
+        for r in &integration.reasons {
+            push_reason(reasons, r);
+        }
+    }
+    Ok(integration)
+}
+
+/// The energy figures (unrounded) when nothing is wrong so far; empty, with
+/// `aggregate_result_unwritable` recorded, when one is not finite.
+fn energy_metrics(
+    window: &Window,
+    integration: &power_csv::Integration,
+    reasons: &mut Vec<String>,
+) -> Vec<(&'static str, f64)> {
+    let mut metrics: Vec<(&'static str, f64)> = Vec::new();
+    if reasons.is_empty()
+        && window.bounds.is_some()
+        && let Some((avg, avg_total, energy)) = integration.totals
+    {
+        let (completed, input, output) = window.counts;
+        metrics = vec![
+            ("avg_power_w", avg),
+            ("avg_total_gpu_power_w", avg_total),
+            ("total_gpu_energy_j", energy),
+            ("joules_per_successful_query", energy / completed),
+            ("joules_per_input_token", energy / input),
+            ("joules_per_output_token", energy / output),
+            ("joules_per_total_token", energy / (input + output)),
+        ];
+        if metrics.iter().any(|(_, v)| !v.is_finite()) {
+            push_reason(reasons, "aggregate_result_unwritable");
+            metrics.clear();
+        }
+    }
+    metrics
+}
+
+/// Fills the sidecar's per-GPU integration fields and its `metrics`
+/// (rounded to 6 digits).
+fn fill_integration(
+    m: &mut Map<String, Value>,
+    integration: &power_csv::Integration,
+    metrics: &[(&'static str, f64)],
+) {
     m.insert(
         "observed_gpu_count".into(),
         integration.observed_gpu_ids.len().into(),
@@ -324,16 +376,6 @@ fn single_node(
         .map(|(k, v)| ((*k).to_owned(), py_round(*v, 6)))
         .collect();
     m.insert("metrics".into(), power_csv::ordered(&rounded));
-    let line = valid.then(|| {
-        format!(
-            "[aggregate_power] avg_power_w={:.2} avg_total_gpu_power_w={:.2} total_gpu_energy_j={:.2} (n={})",
-            metrics[0].1,
-            metrics[1].1,
-            metrics[2].1,
-            integration.observed_gpu_ids.len()
-        )
-    });
-    Ok((m, line))
 }
 
 /// Runs the power step: sets the row's power part `data` and returns the verdict and the
