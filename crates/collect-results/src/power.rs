@@ -395,74 +395,119 @@ pub fn evaluate(
     let window = load_window(bmk);
     patch_row(data);
     let mut messages = Vec::new();
-    let mut valid = false;
-    let mut stdout_line = None;
-    let sidecar = match gpu_split {
-        None => {
-            let chosen = metrics_csv(env, dir);
-            let csv_display = python_path(&chosen);
-            let csv_path = dir.join(&chosen);
-            match single_node(
-                &window,
-                &csv_path,
-                &csv_display,
-                bench_result,
-                expected_gpus,
-                data,
-                &mut messages,
-            ) {
-                Ok((sidecar, valid_metrics)) => {
-                    match valid_metrics {
-                        Some(line) => {
-                            valid = true;
-                            stdout_line = Some(format!("{line} -> {agg_name}"));
-                        }
-                        None => messages.push(format!(
-                            "[aggregate_power] Power validation failed: {} (details: {sidecar_name})",
-                            sidecar_reasons(&sidecar).join(", ")
-                        )),
-                    }
-                    sidecar
-                }
-                Err(power_csv::Unsupported(why)) => {
-                    patch_row(data);
-                    let (m, msg) =
-                        unsupported_telemetry(&csv_display, bench_result, expected_gpus, &why);
-                    messages.push(msg);
-                    m
-                }
-            }
-        }
-        Some((prefill_gpus, decode_gpus)) => {
-            let verdict = multi_node(
-                env,
-                dir,
-                bmk,
-                &window,
-                bench_result,
-                prefill_gpus,
-                decode_gpus,
-            );
-            if verdict.power_valid {
-                valid = true;
-                publish(data, verdict.agg_metrics.iter().copied());
-                stdout_line = verdict.summary.map(|l| format!("{l} -> {agg_name}"));
-            } else {
-                messages.push(format!(
-                    "[aggregate_power_multinode] Power validation failed: {} (details: {sidecar_name})",
-                    verdict.reasons.join(", ")
-                ));
-            }
-            verdict.sidecar
-        }
+    let names = (bench_result, sidecar_name, agg_name);
+    let step = match gpu_split {
+        None => single_node_step(env, dir, &window, names, expected_gpus, data, &mut messages),
+        Some(split) => multi_node_step(env, dir, bmk, &window, names, split, data, &mut messages),
     };
     let outcome = PowerOutcome {
-        valid,
+        valid: step.valid,
         messages,
-        fail_exit: env.require_power && !valid,
-        stdout_line,
+        fail_exit: env.require_power && !step.valid,
+        stdout_line: step.stdout_line,
     };
-    (outcome, Value::Object(sidecar))
+    (outcome, Value::Object(step.sidecar))
+}
+
+/// What one power step (single or multi node) produced.
+struct Step {
+    sidecar: Map<String, Value>,
+    valid: bool,
+    stdout_line: Option<String>,
+}
+
+/// Single node: chooses the CSV, runs [`single_node`], and turns its result
+/// (or a CSV it cannot evaluate) into the step's verdict and messages.
+/// `names` is `(bench_result, sidecar_name, agg_name)`.
+fn single_node_step(
+    env: &PowerEnv,
+    dir: &Path,
+    window: &Window,
+    (bench_result, sidecar_name, agg_name): (&str, &str, &str),
+    expected_gpus: i64,
+    data: &mut PowerPart,
+    messages: &mut Vec<String>,
+) -> Step {
+    let chosen = metrics_csv(env, dir);
+    let csv_display = python_path(&chosen);
+    let csv_path = dir.join(&chosen);
+    let mut valid = false;
+    let mut stdout_line = None;
+    let sidecar = match single_node(
+        window,
+        &csv_path,
+        &csv_display,
+        bench_result,
+        expected_gpus,
+        data,
+        messages,
+    ) {
+        Ok((sidecar, valid_metrics)) => {
+            match valid_metrics {
+                Some(line) => {
+                    valid = true;
+                    stdout_line = Some(format!("{line} -> {agg_name}"));
+                }
+                None => messages.push(format!(
+                    "[aggregate_power] Power validation failed: {} (details: {sidecar_name})",
+                    sidecar_reasons(&sidecar).join(", ")
+                )),
+            }
+            sidecar
+        }
+        Err(power_csv::Unsupported(why)) => {
+            patch_row(data);
+            let (m, msg) = unsupported_telemetry(&csv_display, bench_result, expected_gpus, &why);
+            messages.push(msg);
+            m
+        }
+    };
+    Step {
+        sidecar,
+        valid,
+        stdout_line,
+    }
+}
+
+/// Multi node: runs [`multi_node`] and publishes its figures when valid,
+/// else notes the failure. `names` is `(bench_result, sidecar_name, agg_name)`.
+#[allow(clippy::too_many_arguments)] // one call site; the inputs of `evaluate` it needs
+fn multi_node_step(
+    env: &PowerEnv,
+    dir: &Path,
+    bmk: &Map<String, Value>,
+    window: &Window,
+    (bench_result, sidecar_name, agg_name): (&str, &str, &str),
+    (prefill_gpus, decode_gpus): (i64, i64),
+    data: &mut PowerPart,
+    messages: &mut Vec<String>,
+) -> Step {
+    let verdict = multi_node(
+        env,
+        dir,
+        bmk,
+        window,
+        bench_result,
+        prefill_gpus,
+        decode_gpus,
+    );
+    let mut valid = false;
+    let mut stdout_line = None;
+    if verdict.power_valid {
+        valid = true;
+        publish(data, verdict.agg_metrics.iter().copied());
+        stdout_line = verdict.summary.map(|l| format!("{l} -> {agg_name}"));
+    } else {
+        messages.push(format!(
+            "[aggregate_power_multinode] Power validation failed: {} (details: {sidecar_name})",
+            verdict.reasons.join(", ")
+        ));
+    }
+    Step {
+        sidecar: verdict.sidecar,
+        valid,
+        stdout_line,
+    }
 }
 
 /// The single-node GPU metrics CSV (relative to `dir`): the first
