@@ -1340,19 +1340,7 @@ fn recompute_validity(
     inp: &Inputs<'_>,
 ) -> Option<Package> {
     let mut recompute = check_wire_contract(manifest);
-    let parsed = parse_expected_devices(manifest)
-        .and_then(|d| parse_expected_windows(manifest).map(|w| (d, w)));
-    let (expected_devices, expected_windows) = match parsed {
-        Ok(p) => p,
-        Err(exc) => {
-            audit.add(
-                "manifest_malformed",
-                Some(format!("manifest malformed: {}", exc.repr())),
-            );
-            audit.recomputed_publication_valid = Some(false);
-            return None;
-        }
-    };
+    let (expected_devices, expected_windows) = parse_manifest_plan(audit, manifest)?;
     let (rows, sample_reasons) = read_samples(&inp.power_dir.join(SAMPLES_FILENAME));
     recompute.extend(
         sample_reasons
@@ -1380,28 +1368,7 @@ fn recompute_validity(
     if expected_windows.is_empty() {
         recompute.push("no expected measurement window".to_owned());
     }
-    for v in &validations {
-        let window = format!(
-            "{}/{}",
-            v["benchmark_type"].as_str().unwrap_or_default(),
-            v["concurrency"]
-        );
-        for r in v["reason_codes"].as_array().into_iter().flatten() {
-            recompute.push(format!(
-                "{} (window {window})",
-                r.as_str().unwrap_or_default()
-            ));
-        }
-    }
-    for e in &artifact_errors {
-        for r in e["reason_codes"].as_array().into_iter().flatten() {
-            recompute.push(format!(
-                "{} ({})",
-                r.as_str().unwrap_or_default(),
-                e["path"].as_str().unwrap_or_default()
-            ));
-        }
-    }
+    recompute.extend(window_failures(&validations, &artifact_errors));
     recompute.extend(check_stored_evidence(
         manifest,
         &expected_devices,
@@ -1424,6 +1391,58 @@ fn recompute_validity(
         roles,
         parsed_windows,
     })
+}
+
+/// The manifest's expected devices and windows; `None` after recording
+/// `manifest_malformed` (and an invalid recomputation) when either cannot
+/// be parsed.
+fn parse_manifest_plan(
+    audit: &mut Audit,
+    manifest: &Map<String, Value>,
+) -> Option<(Vec<ExpectedDevice>, Vec<WindowKey>)> {
+    let parsed = parse_expected_devices(manifest)
+        .and_then(|d| parse_expected_windows(manifest).map(|w| (d, w)));
+    match parsed {
+        Ok(p) => Some(p),
+        Err(exc) => {
+            audit.add(
+                "manifest_malformed",
+                Some(format!("manifest malformed: {}", exc.repr())),
+            );
+            audit.recomputed_publication_valid = Some(false);
+            None
+        }
+    }
+}
+
+/// One failure line per reason code of each window validation
+/// (`<code> (window <type>/<concurrency>)`) and of each artifact error
+/// (`<code> (<path>)`), in that order.
+fn window_failures(validations: &[Value], artifact_errors: &[Value]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for v in validations {
+        let window = format!(
+            "{}/{}",
+            v["benchmark_type"].as_str().unwrap_or_default(),
+            v["concurrency"]
+        );
+        for r in v["reason_codes"].as_array().into_iter().flatten() {
+            failures.push(format!(
+                "{} (window {window})",
+                r.as_str().unwrap_or_default()
+            ));
+        }
+    }
+    for e in artifact_errors {
+        for r in e["reason_codes"].as_array().into_iter().flatten() {
+            failures.push(format!(
+                "{} ({})",
+                r.as_str().unwrap_or_default(),
+                e["path"].as_str().unwrap_or_default()
+            ));
+        }
+    }
+    failures
 }
 
 /// The stored verdict must agree with the recomputation, and be true.
@@ -1506,6 +1525,45 @@ fn integrate(
     window: &ParsedWindow,
     bench: Benchmark,
 ) {
+    let (start, end) = (window.start, window.end.unwrap_or_default());
+    let role_energy = integrate_devices(audit, package, start, end);
+    let duration = end - start;
+    let total: f64 = audit.per_gpu_energy_j.iter().map(|(_, e)| e).sum();
+    let devices = package.expected_devices.len() as f64;
+    let tokens = bench.total_input_tokens + bench.total_output_tokens;
+    let mut metrics = vec![
+        ("avg_power_w", total / duration / devices),
+        ("avg_total_gpu_power_w", total / duration),
+        ("total_gpu_energy_j", total),
+        ("joules_per_successful_query", total / bench.completed),
+        ("joules_per_input_token", total / bench.total_input_tokens),
+        ("joules_per_output_token", total / bench.total_output_tokens),
+        ("joules_per_total_token", total / tokens),
+    ];
+    metrics.extend(role_metrics(inp, role_energy, duration, bench));
+    // Absurd but finite samples can overflow during integration: publish an
+    // invalid verdict, never an infinite figure.
+    let mut non_finite: Vec<&str> = metrics
+        .iter()
+        .filter(|(_, v)| !v.is_finite())
+        .map(|(k, _)| *k)
+        .collect();
+    if !non_finite.is_empty() {
+        non_finite.sort_unstable();
+        audit.add(
+            "non_finite_power_metric",
+            Some(format!("non-finite: {}", non_finite.join(", "))),
+        );
+        return;
+    }
+    audit.metrics = metrics;
+    audit.power_valid = true;
+}
+
+/// Integrates each expected device over `[start, end]`, recording its
+/// energy and largest sample gap under its label; returns the energy
+/// summed per role (prefill, decode).
+fn integrate_devices(audit: &mut Audit, package: &Package, start: f64, end: f64) -> [f64; 2] {
     let Package {
         expected_devices,
         rows,
@@ -1513,7 +1571,6 @@ fn integrate(
         roles,
         ..
     } = package;
-    let (start, end) = (window.start, window.end.unwrap_or_default());
     let mut role_energy = [0.0_f64; 2]; // prefill, decode
     for d in expected_devices {
         let mut samples: Vec<(f64, f64)> = rows
@@ -1538,19 +1595,18 @@ fn integrate(
         let gap = bracketing_sequence(times, start, end).map_or(0.0, |s| largest_gap(&s));
         audit.per_gpu_max_sample_gap_s.push((label, gap));
     }
-    let duration = end - start;
-    let total: f64 = audit.per_gpu_energy_j.iter().map(|(_, e)| e).sum();
-    let devices = expected_devices.len() as f64;
-    let tokens = bench.total_input_tokens + bench.total_output_tokens;
-    let mut metrics = vec![
-        ("avg_power_w", total / duration / devices),
-        ("avg_total_gpu_power_w", total / duration),
-        ("total_gpu_energy_j", total),
-        ("joules_per_successful_query", total / bench.completed),
-        ("joules_per_input_token", total / bench.total_input_tokens),
-        ("joules_per_output_token", total / bench.total_output_tokens),
-        ("joules_per_total_token", total / tokens),
-    ];
+    role_energy
+}
+
+/// The per-role figures, for each role the workflow gives GPUs (prefill,
+/// then decode).
+fn role_metrics(
+    inp: &Inputs<'_>,
+    role_energy: [f64; 2],
+    duration: f64,
+    bench: Benchmark,
+) -> Vec<(&'static str, f64)> {
+    let mut metrics = Vec::new();
     if inp.prefill_gpus > 0 {
         metrics.extend([
             ("prefill_gpu_energy_j", role_energy[0]),
@@ -1577,23 +1633,7 @@ fn integrate(
             ),
         ]);
     }
-    // Absurd but finite samples can overflow during integration: publish an
-    // invalid verdict, never an infinite figure.
-    let mut non_finite: Vec<&str> = metrics
-        .iter()
-        .filter(|(_, v)| !v.is_finite())
-        .map(|(k, _)| *k)
-        .collect();
-    if !non_finite.is_empty() {
-        non_finite.sort_unstable();
-        audit.add(
-            "non_finite_power_metric",
-            Some(format!("non-finite: {}", non_finite.join(", "))),
-        );
-        return;
-    }
-    audit.metrics = metrics;
-    audit.power_valid = true;
+    metrics
 }
 
 /// Binds the processed result to its completed window by content, not name.
