@@ -229,75 +229,91 @@ fn extract(data: &Map<String, Value>) -> Vec<TaskMetrics> {
             .get(task)
             .and_then(Value::as_object)
             .unwrap_or(&empty);
-        let base = cfg
-            .get("metric_list")
-            .and_then(Value::as_array)
-            .and_then(|l| l.first())
-            .and_then(|m| m.get("metric"))
-            .and_then(Value::as_str)
-            .unwrap_or("exact_match");
-        let get = |k: &str| tr.get(k).cloned().unwrap_or(Value::Null);
-        let mut m = TaskMetrics {
-            task: task.clone(),
-            strict: Value::Null,
-            strict_se: Value::Null,
-            flex: Value::Null,
-            flex_se: Value::Null,
-            accuracy: Value::Null,
-            accuracy_se: Value::Null,
-            n_eff: data
-                .get("n-samples")
-                .and_then(|n| n.get(task))
-                .and_then(|t| t.get("effective"))
-                .cloned()
-                .unwrap_or(Value::Null),
-            model: Value::Null,
-        };
-        let filters = cfg
-            .get("filter_list")
-            .and_then(Value::as_array)
-            .filter(|l| !l.is_empty());
-        match filters {
-            None => {
-                if tr.contains_key("acc") {
-                    m.accuracy = get("acc");
-                    m.accuracy_se = get("acc_stderr");
-                } else {
-                    m.strict = get(base);
-                    m.strict_se = get(&format!("{base}_stderr"));
-                }
+        out.push(task_metrics(data, task, tr, cfg));
+    }
+    out
+}
+
+/// One task's metrics from its results `tr` and its config `cfg`.
+fn task_metrics(
+    data: &Map<String, Value>,
+    task: &str,
+    tr: &Map<String, Value>,
+    cfg: &Map<String, Value>,
+) -> TaskMetrics {
+    let mut m = TaskMetrics {
+        task: task.to_owned(),
+        strict: Value::Null,
+        strict_se: Value::Null,
+        flex: Value::Null,
+        flex_se: Value::Null,
+        accuracy: Value::Null,
+        accuracy_se: Value::Null,
+        n_eff: data
+            .get("n-samples")
+            .and_then(|n| n.get(task))
+            .and_then(|t| t.get("effective"))
+            .cloned()
+            .unwrap_or(Value::Null),
+        model: Value::Null,
+    };
+    fill_scores(&mut m, tr, cfg);
+    let model_name = data.get("model_name").cloned().unwrap_or(Value::Null);
+    m.model = if truthy(&model_name) {
+        model_name
+    } else {
+        cfg.get("metadata")
+            .and_then(|md| md.get("model"))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    m
+}
+
+/// The task's scores: per filter of its `filter_list` (strict or flexible
+/// match), else accuracy, else the strict score of its first metric.
+fn fill_scores(m: &mut TaskMetrics, tr: &Map<String, Value>, cfg: &Map<String, Value>) {
+    let base = cfg
+        .get("metric_list")
+        .and_then(Value::as_array)
+        .and_then(|l| l.first())
+        .and_then(|m| m.get("metric"))
+        .and_then(Value::as_str)
+        .unwrap_or("exact_match");
+    let get = |k: &str| tr.get(k).cloned().unwrap_or(Value::Null);
+    let filters = cfg
+        .get("filter_list")
+        .and_then(Value::as_array)
+        .filter(|l| !l.is_empty());
+    match filters {
+        None => {
+            if tr.contains_key("acc") {
+                m.accuracy = get("acc");
+                m.accuracy_se = get("acc_stderr");
+            } else {
+                m.strict = get(base);
+                m.strict_se = get(&format!("{base}_stderr"));
             }
-            Some(list) => {
-                for f in list {
-                    let Some(name) = f.get("name").and_then(Value::as_str) else {
-                        continue;
-                    };
-                    let pair = || {
-                        (
-                            get(&format!("{base},{name}")),
-                            get(&format!("{base}_stderr,{name}")),
-                        )
-                    };
-                    if name.contains("strict") || name.contains("resolved") {
-                        (m.strict, m.strict_se) = pair();
-                    } else if name.contains("flex") || name.contains("extract") {
-                        (m.flex, m.flex_se) = pair();
-                    }
+        }
+        Some(list) => {
+            for f in list {
+                let Some(name) = f.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
+                let pair = || {
+                    (
+                        get(&format!("{base},{name}")),
+                        get(&format!("{base}_stderr,{name}")),
+                    )
+                };
+                if name.contains("strict") || name.contains("resolved") {
+                    (m.strict, m.strict_se) = pair();
+                } else if name.contains("flex") || name.contains("extract") {
+                    (m.flex, m.flex_se) = pair();
                 }
             }
         }
-        let model_name = data.get("model_name").cloned().unwrap_or(Value::Null);
-        m.model = if truthy(&model_name) {
-            model_name
-        } else {
-            cfg.get("metadata")
-                .and_then(|md| md.get("model"))
-                .cloned()
-                .unwrap_or(Value::Null)
-        };
-        out.push(m);
     }
-    out
 }
 
 /// Python `str(x).lower()` of a metadata value.
@@ -335,49 +351,10 @@ fn build_row(
     let prefill_ep = first("prefill_ep", "ep").map_or(1, |v| python_int_of_value(v).unwrap_or(1));
     let decode_tp = first("decode_tp", "tp").map_or(1, |v| python_int_of_value(v).unwrap_or(1));
     let decode_ep = first("decode_ep", "ep").map_or(1, |v| python_int_of_value(v).unwrap_or(1));
-    let dp_default = Value::String("none".into());
-    let dp = meta.get("dp_attention").unwrap_or(&dp_default);
-    let role_dp = |k: &str| match meta.get(k) {
-        None | Some(Value::Null) => dp.clone(),
-        Some(v) => v.clone(),
-    };
-    let p_dp = role_dp("prefill_dp_attention");
-    let d_dp = role_dp("decode_dp_attention");
-    let dp_attention = if is_multinode {
-        if p_dp == d_dp {
-            lower_str(&p_dp)
-        } else {
-            format!("prefill={},decode={}", lower_str(&p_dp), lower_str(&d_dp)).to_lowercase()
-        }
-    } else {
-        lower_str(dp)
-    };
-    let model = if truthy(&m.model) {
-        m.model.clone()
-    } else {
-        meta.get("model")
-            .cloned()
-            .unwrap_or(Value::String("unknown".into()))
-    };
-    let model = match model {
-        Value::Null => "unknown".to_owned(),
-        v => sweep_model::python::python_str(&v),
-    };
-    let (score, score_name, score_se) = if !m.strict.is_null() {
-        (
-            m.strict.clone(),
-            Some("em_strict".to_owned()),
-            m.strict_se.clone(),
-        )
-    } else if !m.accuracy.is_null() {
-        (
-            m.accuracy.clone(),
-            Some("accuracy".to_owned()),
-            m.accuracy_se.clone(),
-        )
-    } else {
-        (Value::Null, None, Value::Null)
-    };
+    let (dp_attention, prefill_dp_attention, decode_dp_attention) =
+        dp_attention_fields(meta, is_multinode);
+    let model = row_model(meta, &m.model);
+    let (score, score_name, score_se) = headline_score(&m);
     EvalRow {
         is_multinode,
         model_prefix: meta_str(meta, "infmax_model_prefix", "unknown"),
@@ -402,8 +379,8 @@ fn build_row(
         decode_num_workers: as_int(meta.get("decode_num_workers"), 1),
         conc: conc_override.unwrap_or_else(|| as_int(meta.get("conc"), 0)),
         dp_attention,
-        prefill_dp_attention: lower_str(&p_dp),
-        decode_dp_attention: lower_str(&d_dp),
+        prefill_dp_attention,
+        decode_dp_attention,
         task: m.task,
         em_strict: m.strict,
         em_strict_se: m.strict_se,
@@ -414,6 +391,66 @@ fn build_row(
         score,
         score_name,
         score_se,
+    }
+}
+
+/// `(dp_attention, prefill_dp_attention, decode_dp_attention)`, lowercased:
+/// each role falls back to `dp_attention` (default `none`); multi node
+/// shows `prefill=…,decode=…` when the roles differ.
+fn dp_attention_fields(meta: &Map<String, Value>, is_multinode: bool) -> (String, String, String) {
+    let dp_default = Value::String("none".into());
+    let dp = meta.get("dp_attention").unwrap_or(&dp_default);
+    let role_dp = |k: &str| match meta.get(k) {
+        None | Some(Value::Null) => dp.clone(),
+        Some(v) => v.clone(),
+    };
+    let p_dp = role_dp("prefill_dp_attention");
+    let d_dp = role_dp("decode_dp_attention");
+    let dp_attention = if is_multinode {
+        if p_dp == d_dp {
+            lower_str(&p_dp)
+        } else {
+            format!("prefill={},decode={}", lower_str(&p_dp), lower_str(&d_dp)).to_lowercase()
+        }
+    } else {
+        lower_str(dp)
+    };
+    (dp_attention, lower_str(&p_dp), lower_str(&d_dp))
+}
+
+/// The row's model: the result's own when truthy, else the metadata's,
+/// else `unknown`.
+fn row_model(meta: &Map<String, Value>, result_model: &Value) -> String {
+    let model = if truthy(result_model) {
+        result_model.clone()
+    } else {
+        meta.get("model")
+            .cloned()
+            .unwrap_or(Value::String("unknown".into()))
+    };
+    match model {
+        Value::Null => "unknown".to_owned(),
+        v => sweep_model::python::python_str(&v),
+    }
+}
+
+/// `(score, score_name, score_se)`: the strict match when present, else
+/// the accuracy, else none.
+fn headline_score(m: &TaskMetrics) -> (Value, Option<String>, Value) {
+    if !m.strict.is_null() {
+        (
+            m.strict.clone(),
+            Some("em_strict".to_owned()),
+            m.strict_se.clone(),
+        )
+    } else if !m.accuracy.is_null() {
+        (
+            m.accuracy.clone(),
+            Some("accuracy".to_owned()),
+            m.accuracy_se.clone(),
+        )
+    } else {
+        (Value::Null, None, Value::Null)
     }
 }
 
