@@ -191,6 +191,49 @@ fn foreign_run(run: &Value, repo: &str) -> Option<String> {
 /// answers on the PR (usage, permission, label) are answered the same way.
 pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
     let repo = &a.repo;
+    let requested = authorised_request(client, a)?;
+    let pull = client.get(&format!("/repos/{repo}/pulls/{}", a.pr), &[])?;
+    require_full_sweep_label(client, a, &pull)?;
+
+    let history = LabelHistory::from_timeline(&client.get_all(
+        &format!("/repos/{repo}/issues/{}/timeline", a.pr),
+        &[],
+        None,
+    )?);
+    let commits: BTreeSet<String> = client
+        .get_all(&format!("/repos/{repo}/pulls/{}/commits", a.pr), &[], None)?
+        .iter()
+        .filter_map(|c| c["sha"].as_str().map(str::to_string))
+        .collect();
+    let check = Checker {
+        client,
+        repo,
+        pr: a.pr,
+        workflow_path: format!(".github/workflows/{}", a.workflow),
+        history: &history,
+        commits: &commits,
+    };
+
+    let run = match requested {
+        Some(id) => named_run(&check, id)?,
+        None => newest_stageable_run(&check, a, &pull)?,
+    };
+    let run_id = run["id"]
+        .as_u64()
+        .ok_or_else(|| StageError::Failed("the source run has no id".into()))?;
+    Ok(Source {
+        run_id,
+        run_attempt: run["run_attempt"].as_u64().unwrap_or(1),
+        run_date: run_str(&run, "/created_at").chars().take(10).collect(),
+        requested_by: a.actor.clone(),
+        run_url: run_str(&run, "/html_url").to_string(),
+    })
+}
+
+/// The run id the comment names (`None`: the newest stageable run), once
+/// its author is known to have write access and its syntax is valid.
+fn authorised_request(client: &Client, a: &RequestArgs) -> Result<Option<u64>> {
+    let repo = &a.repo;
     // Who asked comes first: a reader's comment is never parsed and never
     // answered with usage help (only the permission reply), so nobody
     // without write access makes the bot talk about syntax.
@@ -216,7 +259,11 @@ pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
         )?;
         return refused("unsupported /stage-results syntax");
     };
-    let pull = client.get(&format!("/repos/{repo}/pulls/{}", a.pr), &[])?;
+    Ok(requested)
+}
+
+/// Refuses (and says so on the PR) unless the PR carries a full-sweep label.
+fn require_full_sweep_label(client: &Client, a: &RequestArgs, pull: &Value) -> Result<()> {
     let labels: BTreeSet<String> = pull["labels"]
         .as_array()
         .into_iter()
@@ -224,90 +271,60 @@ pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
         .filter_map(|l| l.as_str().or_else(|| l["name"].as_str()))
         .map(str::to_string)
         .collect();
-    if !FULL_SWEEP_LABELS.iter().any(|l| labels.contains(*l)) {
-        let list: Vec<String> = FULL_SWEEP_LABELS.iter().map(|l| format!("`{l}`")).collect();
-        post_comment(
-            client,
-            repo,
-            a.pr,
-            &format!(
-                "@{} `/stage-results` requires a completed run from a PR using one of: {}.",
-                a.actor,
-                list.join(", ")
-            ),
-        )?;
-        return refused("the PR does not have a full-sweep label");
+    if FULL_SWEEP_LABELS.iter().any(|l| labels.contains(*l)) {
+        return Ok(());
     }
-
-    let history = LabelHistory::from_timeline(&client.get_all(
-        &format!("/repos/{repo}/issues/{}/timeline", a.pr),
-        &[],
-        None,
-    )?);
-    let commits: BTreeSet<String> = client
-        .get_all(&format!("/repos/{repo}/pulls/{}/commits", a.pr), &[], None)?
-        .iter()
-        .filter_map(|c| c["sha"].as_str().map(str::to_string))
-        .collect();
-    let check = Checker {
+    let list: Vec<String> = FULL_SWEEP_LABELS.iter().map(|l| format!("`{l}`")).collect();
+    post_comment(
         client,
-        repo,
-        pr: a.pr,
-        workflow_path: format!(".github/workflows/{}", a.workflow),
-        history: &history,
-        commits: &commits,
-    };
+        &a.repo,
+        a.pr,
+        &format!(
+            "@{} `/stage-results` requires a completed run from a PR using one of: {}.",
+            a.actor,
+            list.join(", ")
+        ),
+    )?;
+    refused("the PR does not have a full-sweep label")
+}
 
-    let run = match requested {
-        Some(id) => {
-            let run = client.get(&format!("/repos/{repo}/actions/runs/{id}"), &[])?;
-            if let Some(reason) = check.refusal(&run, true)? {
-                return refused(format!("run {id} cannot be staged because {reason}"));
-            }
-            run
+/// The run the comment named, if it may be staged.
+fn named_run(check: &Checker, id: u64) -> Result<Value> {
+    let run = check
+        .client
+        .get(&format!("/repos/{}/actions/runs/{id}", check.repo), &[])?;
+    if let Some(reason) = check.refusal(&run, true)? {
+        return refused(format!("run {id} cannot be staged because {reason}"));
+    }
+    Ok(run)
+}
+
+/// The newest completed `pull_request` run of the PR's branch that may be
+/// staged.
+fn newest_stageable_run(check: &Checker, a: &RequestArgs, pull: &Value) -> Result<Value> {
+    let branch = run_str(pull, "/head/ref");
+    let candidates = check.client.get_all(
+        &format!(
+            "/repos/{}/actions/workflows/{}/runs",
+            a.repo,
+            encode(&a.workflow)
+        ),
+        &[
+            ("event", "pull_request"),
+            ("branch", branch),
+            ("status", "completed"),
+        ],
+        Some("workflow_runs"),
+    )?;
+    for c in candidates {
+        if check.refusal(&c, false)?.is_none() {
+            return Ok(c);
         }
-        None => {
-            let branch = run_str(&pull, "/head/ref");
-            let candidates = client.get_all(
-                &format!(
-                    "/repos/{repo}/actions/workflows/{}/runs",
-                    encode(&a.workflow)
-                ),
-                &[
-                    ("event", "pull_request"),
-                    ("branch", branch),
-                    ("status", "completed"),
-                ],
-                Some("workflow_runs"),
-            )?;
-            let mut found = None;
-            for c in candidates {
-                if check.refusal(&c, false)?.is_none() {
-                    found = Some(c);
-                    break;
-                }
-            }
-            match found {
-                Some(r) => r,
-                None => {
-                    return refused(format!(
-                        "no stageable completed {} run with unexpired staging artifacts was found for PR #{}",
-                        a.workflow, a.pr
-                    ));
-                }
-            }
-        }
-    };
-    let run_id = run["id"]
-        .as_u64()
-        .ok_or_else(|| StageError::Failed("the source run has no id".into()))?;
-    Ok(Source {
-        run_id,
-        run_attempt: run["run_attempt"].as_u64().unwrap_or(1),
-        run_date: run_str(&run, "/created_at").chars().take(10).collect(),
-        requested_by: a.actor.clone(),
-        run_url: run_str(&run, "/html_url").to_string(),
-    })
+    }
+    refused(format!(
+        "no stageable completed {} run with unexpired staging artifacts was found for PR #{}",
+        a.workflow, a.pr
+    ))
 }
 
 fn run_str<'a>(v: &'a Value, ptr: &str) -> &'a str {
