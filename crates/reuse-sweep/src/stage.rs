@@ -573,33 +573,79 @@ fn numeric(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// The callback payload's fields, as strings (a missing one is empty).
+struct CallbackFields {
+    kind: String,
+    nonce: String,
+    run_id: String,
+    run_date: String,
+    pr: String,
+    by: String,
+    app_run: String,
+    comment: String,
+    succeeded: String,
+}
+
+impl CallbackFields {
+    fn read(event: &Value) -> Self {
+        let p = &event["client_payload"];
+        CallbackFields {
+            kind: event["action"].as_str().unwrap_or("").to_string(),
+            nonce: field(p, "ack-nonce"),
+            run_id: field(p, "run-id"),
+            run_date: field(p, "run-date"),
+            pr: field(p, "pr-number"),
+            by: field(p, "requested-by"),
+            app_run: field(p, "app-run-id"),
+            comment: field(p, "comment-id"),
+            succeeded: field(p, "stage-succeeded"),
+        }
+    }
+}
+
 /// Validates a staging callback (every field, as the reference) and
 /// builds its PR comment.
 pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
     let p = &a.event["client_payload"];
-    let kind = a.event["action"].as_str().unwrap_or("");
-    let nonce = field(p, "ack-nonce");
-    let (run_id, run_date, pr, by, app_run, comment, succeeded) = (
-        field(p, "run-id"),
-        field(p, "run-date"),
-        field(p, "pr-number"),
-        field(p, "requested-by"),
-        field(p, "app-run-id"),
-        field(p, "comment-id"),
-        field(p, "stage-succeeded"),
-    );
+    let f = CallbackFields::read(&a.event);
     if p["source-repository"].as_str() != Some(a.frontend_repo.as_str()) {
         return refused("unsupported staging callback source");
     }
-    if !numeric(&run_id) || !numeric(&pr) || !numeric(&app_run) {
+    check_callback_ids(&f)?;
+    check_callback_details(&f)?;
+    let body = callback_body(a, &f);
+    Ok(Report {
+        pr: f
+            .pr
+            .parse()
+            .map_err(|_| StageError::Refused("PR number out of range".into()))?,
+        comment_id: if f.comment.is_empty() {
+            None
+        } else {
+            Some(
+                f.comment
+                    .parse()
+                    .map_err(|_| StageError::Refused("comment id out of range".into()))?,
+            )
+        },
+        body,
+        nonce: f.nonce,
+    })
+}
+
+/// The run, PR, app-run and comment ids are digits; with a comment id
+/// comes the acknowledgement's nonce.
+fn check_callback_ids(f: &CallbackFields) -> Result<()> {
+    if !numeric(&f.run_id) || !numeric(&f.pr) || !numeric(&f.app_run) {
         return refused("callback run and PR identifiers must be numeric");
     }
-    if !comment.is_empty() && !numeric(&comment) {
+    if !f.comment.is_empty() && !numeric(&f.comment) {
         return refused("callback comment identifier must be numeric");
     }
-    if !comment.is_empty()
-        && (nonce.len() != 2 * NONCE_BYTES
-            || !nonce
+    if !f.comment.is_empty()
+        && (f.nonce.len() != 2 * NONCE_BYTES
+            || !f
+                .nonce
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
     {
@@ -608,7 +654,12 @@ pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
             2 * NONCE_BYTES
         ));
     }
-    let b = run_date.as_bytes();
+    Ok(())
+}
+
+/// The run date, requester, callback type and success flag are well formed.
+fn check_callback_details(f: &CallbackFields) -> Result<()> {
+    let b = f.run_date.as_bytes();
     let date_ok = b.len() == 10
         && b.iter().enumerate().all(|(i, c)| {
             if i == 4 || i == 7 {
@@ -620,17 +671,26 @@ pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
     if !date_ok {
         return refused("callback run date must use YYYY-MM-DD");
     }
+    let by = &f.by;
     if by.is_empty() || !by.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-') {
         return refused("callback requester is not a valid GitHub login");
     }
+    let kind = f.kind.as_str();
     if !CALLBACK_TYPES.contains(&kind) {
         return refused("unsupported staging callback type");
     }
-    if kind == "stage-results-completed" && succeeded != "true" && succeeded != "false" {
+    if kind == "stage-results-completed" && f.succeeded != "true" && f.succeeded != "false" {
         return refused("callback stage-succeeded value must be true or false");
     }
+    Ok(())
+}
+
+/// The PR comment for a validated callback: staging started, succeeded
+/// (with the chart link) or failed.
+fn callback_body(a: &CallbackArgs, f: &CallbackFields) -> String {
+    let (by, run_id, run_date) = (&f.by, &f.run_id, &f.run_date);
     let server = a.server_url.trim_end_matches('/');
-    let app_url = format!("{server}/{}/actions/runs/{app_run}", a.frontend_repo);
+    let app_url = format!("{server}/{}/actions/runs/{}", a.frontend_repo, f.app_run);
     let source_url = format!("{server}/{}/actions/runs/{run_id}", a.repo);
     // encodeURIComponent leaves `~`, digits and `-` as they are.
     let entry = format!("{run_date}~r{run_id}");
@@ -638,33 +698,17 @@ pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
         "{}/inference?i_dates={entry}",
         a.staging_site.trim_end_matches('/')
     );
-    let body = if kind == "stage-results-started" {
+    if f.kind == "stage-results-started" {
         format!(
             "@{by} staging [run {run_id}]({source_url}). The [staging workflow]({app_url}) is running; existing staged runs will be preserved and this comment will be updated when staging completes."
         )
-    } else if succeeded == "true" {
+    } else if f.succeeded == "true" {
         format!(
             "@{by} staged run {run_id}: {chart}\n\nThe run stays staged across later `/stage-results` requests; staging the same run again updates its data. [Staging workflow]({app_url})"
         )
     } else {
         format!("@{by} staging run {run_id} failed. [Inspect the staging workflow]({app_url}).")
-    };
-    Ok(Report {
-        pr: pr
-            .parse()
-            .map_err(|_| StageError::Refused("PR number out of range".into()))?,
-        comment_id: if comment.is_empty() {
-            None
-        } else {
-            Some(
-                comment
-                    .parse()
-                    .map_err(|_| StageError::Refused("comment id out of range".into()))?,
-            )
-        },
-        body,
-        nonce,
-    })
+    }
 }
 
 /// The login of the token's owner: `GET /user`, or `bot_login` when GitHub
