@@ -551,13 +551,23 @@ fn not_found() -> Answer {
 
 fn handle_connection(shared: &Shared, stream: TcpStream) {
     let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(10)));
-    let Ok(read_half) = stream.try_clone() else {
+    let Some(request) = read_request(&stream) else {
         return;
     };
+    let Some(answer) = respond(shared, request) else {
+        return; // Fault::Drop
+    };
+    write_answer(shared, stream, answer);
+}
+
+/// Reads one HTTP/1.1 request (request line, headers, `Content-Length`
+/// body); `None` when the connection closes or fails first.
+fn read_request(stream: &TcpStream) -> Option<Request> {
+    let read_half = stream.try_clone().ok()?;
     let mut reader = BufReader::new(read_half);
     let mut line = String::new();
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
-        return;
+        return None;
     }
     let mut parts = line.split_whitespace();
     let method = parts.next().unwrap_or_default().to_string();
@@ -582,7 +592,7 @@ fn handle_connection(shared: &Shared, stream: TcpStream) {
         .unwrap_or(0);
     let mut body = vec![0; len];
     if len > 0 && reader.read_exact(&mut body).is_err() {
-        return;
+        return None;
     }
     let (raw_path, raw_query) = target.split_once('?').unwrap_or((&target, ""));
     let path = percent_decode(raw_path);
@@ -595,16 +605,18 @@ fn handle_connection(shared: &Shared, stream: TcpStream) {
                 .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned())),
         )
     };
-    let request = Request {
+    Some(Request {
         method,
         path,
         query,
         headers,
         body: body_json,
-    };
-    let Some(answer) = respond(shared, request) else {
-        return; // Fault::Drop
-    };
+    })
+}
+
+/// Writes `answer` as an HTTP/1.1 response that closes the connection;
+/// a JSON body has `https://api.github.com` replaced by the server's base.
+fn write_answer(shared: &Shared, mut stream: TcpStream, answer: Answer) {
     let (content_type, payload) = match (answer.raw, &answer.body) {
         (Some((kind, bytes)), _) => (kind, bytes),
         (None, None) => (JSON_TYPE.to_string(), Vec::new()),
@@ -625,7 +637,6 @@ fn handle_connection(shared: &Shared, stream: TcpStream) {
         out.push_str(&format!("{k}: {v}\r\n"));
     }
     out.push_str("\r\n");
-    let mut stream = stream;
     let _ = stream.write_all(out.as_bytes());
     let _ = stream.write_all(&payload);
     let _ = stream.flush();
@@ -737,93 +748,104 @@ fn sequence_answer(st: &mut State, key: &(String, String)) -> Option<Answer> {
 /// Stateful comments: list/create under a registered issue, update by id.
 fn comment_store(st: &mut State, base: &str, req: &Request) -> Option<Answer> {
     if st.comments.contains_key(&req.path) {
-        match req.method.as_str() {
+        return match req.method.as_str() {
             "GET" => {
                 let list = Value::Array(st.comments[&req.path].clone());
-                return Some(paginate(&list, "array", base, req));
+                Some(paginate(&list, "array", base, req))
             }
-            "POST" => {
-                let body = req
-                    .body
-                    .as_ref()
-                    .and_then(|b| b.get("body"))
-                    .cloned()
-                    .unwrap_or(Value::Null);
-                let id = st.next_comment_id;
-                st.next_comment_id += 1;
-                let author = st
-                    .comment_author
-                    .clone()
-                    .unwrap_or_else(|| "github-actions[bot]".to_string());
-                let kind = if author.ends_with("[bot]") {
-                    "Bot"
-                } else {
-                    "User"
-                };
-                let issue_url = req.path.trim_end_matches("/comments").to_string();
-                let comment = json!({
-                    "id": id,
-                    "url": format!("{GITHUB_PREFIX}{}/comments/{id}", issue_url.rsplit_once('/').map(|x| x.0).unwrap_or_default()),
-                    "html_url": format!("https://github.com/pull#issuecomment-{id}"),
-                    "user": {"login": author, "type": kind},
-                    "author_association": "NONE",
-                    "created_at": format!("2026-08-22T06:{:02}:{:02}Z", (st.clock / 60) % 60, st.clock % 60),
-                    "body": body,
-                });
-                if let Some(list) = st.comments.get_mut(&req.path) {
-                    list.push(comment.clone());
-                }
-                return Some(Answer {
-                    status: 201,
-                    headers: Vec::new(),
-                    body: Some(comment),
-                    raw: None,
-                });
-            }
-            _ => return None,
+            "POST" => Some(create_comment(st, req)),
+            _ => None,
+        };
+    }
+    match req.method.as_str() {
+        "DELETE" => delete_comment(st, req),
+        "PATCH" => update_comment(st, req),
+        _ => None,
+    }
+}
+
+/// `POST {issue}/comments`: a new comment by the configured author
+/// (default `github-actions[bot]`), stamped from the request clock.
+fn create_comment(st: &mut State, req: &Request) -> Answer {
+    let body = req
+        .body
+        .as_ref()
+        .and_then(|b| b.get("body"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let id = st.next_comment_id;
+    st.next_comment_id += 1;
+    let author = st
+        .comment_author
+        .clone()
+        .unwrap_or_else(|| "github-actions[bot]".to_string());
+    let kind = if author.ends_with("[bot]") {
+        "Bot"
+    } else {
+        "User"
+    };
+    let issue_url = req.path.trim_end_matches("/comments").to_string();
+    let comment = json!({
+        "id": id,
+        "url": format!("{GITHUB_PREFIX}{}/comments/{id}", issue_url.rsplit_once('/').map(|x| x.0).unwrap_or_default()),
+        "html_url": format!("https://github.com/pull#issuecomment-{id}"),
+        "user": {"login": author, "type": kind},
+        "author_association": "NONE",
+        "created_at": format!("2026-08-22T06:{:02}:{:02}Z", (st.clock / 60) % 60, st.clock % 60),
+        "body": body,
+    });
+    if let Some(list) = st.comments.get_mut(&req.path) {
+        list.push(comment.clone());
+    }
+    Answer {
+        status: 201,
+        headers: Vec::new(),
+        body: Some(comment),
+        raw: None,
+    }
+}
+
+/// `DELETE /repos/{o}/{r}/issues/comments/{id}`.
+fn delete_comment(st: &mut State, req: &Request) -> Option<Answer> {
+    let (prefix, id) = req.path.rsplit_once('/')?;
+    let id: u64 = id.parse().ok()?;
+    let repo_prefix = prefix.strip_suffix("/issues/comments")?;
+    for (issue, list) in st.comments.iter_mut() {
+        if !issue.starts_with(&format!("{repo_prefix}/issues/")) {
+            continue;
+        }
+        if let Some(i) = list.iter().position(|c| c["id"].as_u64() == Some(id)) {
+            list.remove(i);
+            return Some(Answer {
+                status: 204,
+                headers: Vec::new(),
+                body: None,
+                raw: None,
+            });
         }
     }
-    // DELETE /repos/{o}/{r}/issues/comments/{id}
-    if req.method == "DELETE" {
-        let (prefix, id) = req.path.rsplit_once('/')?;
-        let id: u64 = id.parse().ok()?;
-        let repo_prefix = prefix.strip_suffix("/issues/comments")?;
-        for (issue, list) in st.comments.iter_mut() {
-            if !issue.starts_with(&format!("{repo_prefix}/issues/")) {
-                continue;
-            }
-            if let Some(i) = list.iter().position(|c| c["id"].as_u64() == Some(id)) {
-                list.remove(i);
-                return Some(Answer {
-                    status: 204,
-                    headers: Vec::new(),
-                    body: None,
-                    raw: None,
-                });
-            }
+    None
+}
+
+/// `PATCH /repos/{o}/{r}/issues/comments/{id}`: a new body, `updated_at` set.
+fn update_comment(st: &mut State, req: &Request) -> Option<Answer> {
+    let (prefix, id) = req.path.rsplit_once('/')?;
+    let id: u64 = id.parse().ok()?;
+    let repo_prefix = prefix.strip_suffix("/issues/comments")?;
+    let new_body = req.body.as_ref()?.get("body")?.clone();
+    for (issue, list) in st.comments.iter_mut() {
+        if !issue.starts_with(&format!("{repo_prefix}/issues/")) {
+            continue;
         }
-        return None;
-    }
-    // PATCH /repos/{o}/{r}/issues/comments/{id}
-    if req.method == "PATCH" {
-        let (prefix, id) = req.path.rsplit_once('/')?;
-        let id: u64 = id.parse().ok()?;
-        let repo_prefix = prefix.strip_suffix("/issues/comments")?;
-        let new_body = req.body.as_ref()?.get("body")?.clone();
-        for (issue, list) in st.comments.iter_mut() {
-            if !issue.starts_with(&format!("{repo_prefix}/issues/")) {
-                continue;
-            }
-            if let Some(c) = list.iter_mut().find(|c| c["id"].as_u64() == Some(id)) {
-                c["body"] = new_body;
-                c["updated_at"] = json!("2026-08-22T07:00:00Z");
-                return Some(Answer {
-                    status: 200,
-                    headers: Vec::new(),
-                    body: Some(c.clone()),
-                    raw: None,
-                });
-            }
+        if let Some(c) = list.iter_mut().find(|c| c["id"].as_u64() == Some(id)) {
+            c["body"] = new_body;
+            c["updated_at"] = json!("2026-08-22T07:00:00Z");
+            return Some(Answer {
+                status: 200,
+                headers: Vec::new(),
+                body: Some(c.clone()),
+                raw: None,
+            });
         }
     }
     None

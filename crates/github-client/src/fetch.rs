@@ -87,15 +87,7 @@ pub fn get_bytes(get: &Get<'_>) -> Result<Vec<u8>, GetError> {
 
 /// The body of a 2xx answer and the attempts it took.
 fn get_body(get: &Get<'_>) -> Result<(Vec<u8>, u32), GetError> {
-    let uri: http::Uri = get
-        .url
-        .parse()
-        .map_err(|e| GetError::Config(format!("not a valid URL: {e}")))?;
-    if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
-        return Err(GetError::Config(
-            "not a valid URL: give an absolute http:// or https:// URL".to_string(),
-        ));
-    }
+    check_url(get.url)?;
     let agent = transport::agent(get.user_agent, Timeouts::Global(get.timeout));
     let mut attempt: u32 = 0;
     loop {
@@ -123,39 +115,15 @@ fn get_body(get: &Get<'_>) -> Result<(Vec<u8>, u32), GetError> {
                 if (200..300).contains(&status) {
                     return Ok((body, attempt));
                 }
-                let text = String::from_utf8_lossy(&body);
-                let excerpt: String = text.chars().take(EXCERPT_CHARS).collect();
-                let excerpt = excerpt.trim().to_string();
-                let transient = retry::classify(status, &headers, &excerpt);
-                let failure = GetError::Status {
-                    status,
-                    excerpt,
+                status_failure(status, &headers, &body, attempt)?
+            }
+            Outcome::Failed(f) => (
+                GetError::Transport {
+                    message: transport_message(get, f),
                     attempts: attempt,
-                };
-                match transient {
-                    None => return Err(failure),
-                    Some(t) => (failure, (t.wait, t.floor)),
-                }
-            }
-            Outcome::Failed(f) => {
-                let message = if f.timed_out {
-                    format!(
-                        "no complete answer within {:.1} s",
-                        get.timeout.as_secs_f64()
-                    )
-                } else if f.reading_body {
-                    format!("reading the body: {}", f.message)
-                } else {
-                    f.message
-                };
-                (
-                    GetError::Transport {
-                        message,
-                        attempts: attempt,
-                    },
-                    (None, None),
-                )
-            }
+                },
+                (None, None),
+            ),
         };
         match get.retry.backoff(attempt, asked.0, asked.1) {
             Some(wait) => {
@@ -170,5 +138,58 @@ fn get_body(get: &Get<'_>) -> Result<(Vec<u8>, u32), GetError> {
             }
             None => return Err(failure),
         }
+    }
+}
+
+/// Refuses anything but an absolute `http://` or `https://` URL with a host.
+fn check_url(url: &str) -> Result<(), GetError> {
+    let uri: http::Uri = url
+        .parse()
+        .map_err(|e| GetError::Config(format!("not a valid URL: {e}")))?;
+    if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
+        return Err(GetError::Config(
+            "not a valid URL: give an absolute http:// or https:// URL".to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// The wait the server asked for (`Retry-After`) and the recommended minimum.
+type Asked = (Option<Duration>, Option<Duration>);
+
+/// A non-2xx answer as an error: `Err` when it is final, else the error
+/// to report if the retries run out and what the server asked to wait.
+fn status_failure(
+    status: u16,
+    headers: &http::HeaderMap,
+    body: &[u8],
+    attempt: u32,
+) -> Result<(GetError, Asked), GetError> {
+    let text = String::from_utf8_lossy(body);
+    let excerpt: String = text.chars().take(EXCERPT_CHARS).collect();
+    let excerpt = excerpt.trim().to_string();
+    let transient = retry::classify(status, headers, &excerpt);
+    let failure = GetError::Status {
+        status,
+        excerpt,
+        attempts: attempt,
+    };
+    match transient {
+        None => Err(failure),
+        Some(t) => Ok((failure, (t.wait, t.floor))),
+    }
+}
+
+/// Why an attempt gave no complete answer, as the error says it.
+fn transport_message(get: &Get<'_>, f: transport::Failure) -> String {
+    if f.timed_out {
+        format!(
+            "no complete answer within {:.1} s",
+            get.timeout.as_secs_f64()
+        )
+    } else if f.reading_body {
+        format!("reading the body: {}", f.message)
+    } else {
+        f.message
     }
 }

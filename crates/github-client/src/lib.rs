@@ -414,6 +414,15 @@ impl Client {
         })
     }
 
+    /// `uri` as a full URL: an absolute one as is, a path under the API root.
+    fn absolute_url(&self, uri: &str) -> String {
+        if uri.starts_with("http://") || uri.starts_with("https://") {
+            uri.to_string()
+        } else {
+            format!("{}{uri}", self.api_url)
+        }
+    }
+
     /// What to do after a request failed in transport (no usable answer):
     /// a request that may have reached GitHub and must not be repeated (a
     /// POST that may have succeeded) is an `Ambiguous` error; otherwise wait
@@ -458,19 +467,8 @@ impl Client {
     ) -> Result<Answer> {
         let endpoint = self.endpoint(uri);
         let method = verb.name().to_string();
-        let url = if uri.starts_with("http://") || uri.starts_with("https://") {
-            uri.to_string()
-        } else {
-            format!("{}{uri}", self.api_url)
-        };
-        let payload = match body {
-            Some(v) => Some(serde_json::to_vec(v).map_err(|e| {
-                Error::Config(format!(
-                    "GitHub API {method} {endpoint}: cannot serialise the request body: {e}"
-                ))
-            })?),
-            None => None,
-        };
+        let url = self.absolute_url(uri);
+        let payload = serialised_body(body, &method, &endpoint)?;
         let mut headers = vec![("accept", GITHUB_JSON)];
         if let Some(auth) = &self.authorization {
             headers.push(("authorization", auth.as_str()));
@@ -487,7 +485,7 @@ impl Client {
                 MAX_BODY_BYTES,
             )
             .map_err(|e| Error::Config(format!("GitHub API {method} {endpoint}: {e}")))?;
-            let (status, headers, bytes) = match outcome {
+            let (status, reply_headers, bytes) = match outcome {
                 transport::Outcome::Answer {
                     status,
                     headers,
@@ -505,107 +503,173 @@ impl Client {
                 }
                 transport::Outcome::Failed(f) => {
                     let may_repeat = verb.idempotent() || f.before_sending;
-                    let message = if f.reading_body {
-                        format!("reading the response failed: {}", f.message)
-                    } else {
-                        f.message
-                    };
-                    let wait =
-                        self.transport_failure(may_repeat, &method, &endpoint, message, attempt)?;
+                    let wait = self.transport_failure(
+                        may_repeat,
+                        &method,
+                        &endpoint,
+                        failure_message(f),
+                        attempt,
+                    )?;
                     std::thread::sleep(wait);
                     continue;
                 }
             };
-            let text = String::from_utf8(bytes).map_err(|_| Error::Shape {
-                method: method.clone(),
-                endpoint: endpoint.clone(),
-                detail: "body is not UTF-8".to_string(),
-            })?;
-            if want_redirect && (300..400).contains(&status) {
-                let Some(location) = headers
-                    .get(http::header::LOCATION)
-                    .and_then(|v| v.to_str().ok())
-                    .filter(|v| !v.trim().is_empty())
-                else {
-                    return Err(Error::Shape {
-                        method,
-                        endpoint,
-                        detail: format!("HTTP {status} without a Location header"),
-                    });
-                };
-                return Ok(Answer {
-                    body: Value::Null,
-                    next: None,
-                    location: Some(location.trim().to_string()),
-                });
-            }
-            if (200..300).contains(&status) {
-                let body = if text.trim().is_empty() {
-                    Value::Null
-                } else {
-                    serde_json::from_str(&text).map_err(|e| Error::Shape {
-                        method: method.clone(),
-                        endpoint: endpoint.clone(),
-                        detail: format!("body is not JSON: {e}"),
-                    })?
-                };
-                let next = headers
-                    .get("link")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(next_link);
-                return Ok(Answer {
-                    body,
-                    next,
-                    location: None,
-                });
-            }
-            let message = github_message(&text, status);
-            let class = retry::classify(status, &headers, &message);
-            let fail = |attempts| Error::Http {
-                method: method.clone(),
-                endpoint: endpoint.clone(),
+            let reply = Reply {
+                method: &method,
+                endpoint: &endpoint,
                 status,
-                message: message.clone(),
-                attempts,
+                headers: &reply_headers,
+                text: String::from_utf8(bytes).map_err(|_| Error::Shape {
+                    method: method.clone(),
+                    endpoint: endpoint.clone(),
+                    detail: "body is not UTF-8".to_string(),
+                })?,
             };
-            let Some(asked) = class else {
-                return Err(fail(attempt));
-            };
-            // A 5xx on a POST may hide a created resource: never repeat it.
-            if !verb.idempotent() && asked.server_error {
-                return Err(Error::Ambiguous {
+            if let Some(answer) = reply.answer(want_redirect)? {
+                return Ok(answer);
+            }
+            let wait = self.http_failure(verb, &reply, attempt)?;
+            std::thread::sleep(wait);
+        }
+    }
+
+    /// What to do after GitHub answered with an error status: give up
+    /// (a status not worth retrying, a 5xx on a request that must not be
+    /// repeated, or the retry policy spent), or wait and try again.
+    fn http_failure(&self, verb: Verb, reply: &Reply, attempt: u32) -> Result<Duration> {
+        let Reply {
+            method,
+            endpoint,
+            status,
+            ..
+        } = *reply;
+        let message = github_message(&reply.text, status);
+        let class = retry::classify(status, reply.headers, &message);
+        let fail = |attempts| Error::Http {
+            method: method.to_string(),
+            endpoint: endpoint.to_string(),
+            status,
+            message: message.clone(),
+            attempts,
+        };
+        let Some(asked) = class else {
+            return Err(fail(attempt));
+        };
+        // A 5xx on a POST may hide a created resource: never repeat it.
+        if !verb.idempotent() && asked.server_error {
+            return Err(Error::Ambiguous {
+                method: method.to_string(),
+                endpoint: endpoint.to_string(),
+                detail: format!("HTTP {status}: {message}"),
+            });
+        }
+        match self.retry.backoff(attempt, asked.wait, asked.floor) {
+            Some(wait) => {
+                retry::log_retry(
                     method,
                     endpoint,
-                    detail: format!("HTTP {status}: {message}"),
-                });
+                    &format!("HTTP {status}: {message}"),
+                    wait,
+                    attempt,
+                    &self.retry,
+                );
+                Ok(wait)
             }
-            match self.retry.backoff(attempt, asked.wait, asked.floor) {
-                Some(wait) => {
-                    retry::log_retry(
-                        &method,
-                        &endpoint,
-                        &format!("HTTP {status}: {message}"),
-                        wait,
-                        attempt,
-                        &self.retry,
-                    );
-                    std::thread::sleep(wait);
+            None => {
+                let mut e = fail(attempt);
+                if let (Some(w), Error::Http { message, .. }) = (asked.wait, &mut e)
+                    && w > self.retry.max_delay
+                {
+                    message.push_str(&format!(
+                        " (GitHub asks to wait {} s, longer than the {} s this tool waits; re-run the job later)",
+                        w.as_secs(),
+                        self.retry.max_delay.as_secs()
+                    ));
                 }
-                None => {
-                    let mut e = fail(attempt);
-                    if let (Some(w), Error::Http { message, .. }) = (asked.wait, &mut e)
-                        && w > self.retry.max_delay
-                    {
-                        message.push_str(&format!(
-                            " (GitHub asks to wait {} s, longer than the {} s this tool waits; re-run the job later)",
-                            w.as_secs(),
-                            self.retry.max_delay.as_secs()
-                        ));
-                    }
-                    return Err(e);
-                }
+                Err(e)
             }
         }
+    }
+}
+
+/// The request body as JSON bytes (`None`: no body).
+fn serialised_body(body: Option<&Value>, method: &str, endpoint: &str) -> Result<Option<Vec<u8>>> {
+    match body {
+        Some(v) => Ok(Some(serde_json::to_vec(v).map_err(|e| {
+            Error::Config(format!(
+                "GitHub API {method} {endpoint}: cannot serialise the request body: {e}"
+            ))
+        })?)),
+        None => Ok(None),
+    }
+}
+
+/// A transport failure as the retry log and the error say it.
+fn failure_message(f: transport::Failure) -> String {
+    if f.reading_body {
+        format!("reading the response failed: {}", f.message)
+    } else {
+        f.message
+    }
+}
+
+/// One answer GitHub gave to a request, its body decoded as UTF-8.
+struct Reply<'a> {
+    method: &'a str,
+    endpoint: &'a str,
+    status: u16,
+    headers: &'a http::HeaderMap,
+    text: String,
+}
+
+impl Reply<'_> {
+    fn shape(&self, detail: String) -> Error {
+        Error::Shape {
+            method: self.method.to_string(),
+            endpoint: self.endpoint.to_string(),
+            detail,
+        }
+    }
+
+    /// The answer when this reply is a success: the redirect's `Location`
+    /// (when one was asked for) or a 2xx's JSON body and next page.
+    /// `Ok(None)`: an error status, for the retry policy.
+    fn answer(&self, want_redirect: bool) -> Result<Option<Answer>> {
+        let status = self.status;
+        if want_redirect && (300..400).contains(&status) {
+            let Some(location) = self
+                .headers
+                .get(http::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .filter(|v| !v.trim().is_empty())
+            else {
+                return Err(self.shape(format!("HTTP {status} without a Location header")));
+            };
+            return Ok(Some(Answer {
+                body: Value::Null,
+                next: None,
+                location: Some(location.trim().to_string()),
+            }));
+        }
+        if !(200..300).contains(&status) {
+            return Ok(None);
+        }
+        let body = if self.text.trim().is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&self.text)
+                .map_err(|e| self.shape(format!("body is not JSON: {e}")))?
+        };
+        let next = self
+            .headers
+            .get("link")
+            .and_then(|v| v.to_str().ok())
+            .and_then(next_link);
+        Ok(Some(Answer {
+            body,
+            next,
+            location: None,
+        }))
     }
 }
 

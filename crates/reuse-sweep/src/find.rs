@@ -7,6 +7,7 @@
 //! ingesting the wrong run.
 
 use std::collections::{BTreeSet, HashMap};
+use std::ops::ControlFlow;
 
 use github_client::trust::{
     Binding, LabelHistory, head_repository, may_write, run_is_from, run_label_refusal,
@@ -173,71 +174,15 @@ impl<'a> Finder<'a> {
         let a = self.args;
         let cmd = &a.pinned_run_command;
         if a.event_name == "pull_request" {
-            if a.event_action != "synchronize" {
-                let action = if a.event_action.is_empty() {
-                    "unknown"
-                } else {
-                    &a.event_action
-                };
-                return Ok(Outcome::disabled(format!(
-                    "pull_request action {action} is not synchronize"
-                )));
-            }
-            let Some(pr) = a.pr_number else {
-                return refused("--pr-number is required for pull_request synchronize");
-            };
-            let (authorised, _, _) = self.authorisation(pr)?;
-            let have = if authorised { "has" } else { "has no" };
-            return Ok(Outcome {
-                skip_pr_sweep: authorised,
-                source_pr_number: pr.to_string(),
-                ..Outcome::disabled(format!("PR #{pr} {have} {cmd} authorization"))
-            });
+            return self.synchronize_decision();
         }
         if a.event_name != "push" || a.git_ref != "refs/heads/main" {
             return Ok(Outcome::disabled("not a push to main"));
         }
-
-        let pulls = self.client.get(
-            &self.path(&format!("/commits/{}/pulls", encode(&a.commit_sha))),
-            &[],
-        )?;
-        let pulls = match pulls {
-            Value::Array(p) if !p.is_empty() => p,
-            _ => return Ok(Outcome::disabled("no associated pull request")),
+        let pr_number = match self.associated_pr()? {
+            ControlFlow::Continue(n) => n,
+            ControlFlow::Break(outcome) => return Ok(outcome),
         };
-        if pulls.len() > 1 {
-            let mut authorised_prs = Vec::new();
-            for pr in &pulls {
-                let Ok(n) = int_field(pr, "number", "a pull request") else {
-                    continue;
-                };
-                if n == 0 {
-                    continue;
-                }
-                if self.authorisation(n)?.0 {
-                    authorised_prs.push(format!("#{n}"));
-                }
-            }
-            if !authorised_prs.is_empty() {
-                let numbers: Vec<String> = pulls
-                    .iter()
-                    .map(|p| match p.get("number") {
-                        None | Some(Value::Null) => "None".to_string(),
-                        Some(v) => python_str_or_empty(Some(v)),
-                    })
-                    .collect();
-                return refused(format!(
-                    "Commit {} maps to multiple PRs ({}); found reuse authorization on {}; refusing to reuse artifacts.",
-                    a.commit_sha,
-                    numbers.join(", "),
-                    authorised_prs.join(", ")
-                ));
-            }
-            return Ok(Outcome::disabled("multiple associated pull requests"));
-        }
-
-        let pr_number = int_field(&pulls[0], "number", "the associated pull request")?;
         let (authorised, pinned, approved_at) = self.authorisation(pr_number)?;
         if !authorised {
             return Ok(Outcome {
@@ -245,10 +190,109 @@ impl<'a> Finder<'a> {
                 ..Outcome::disabled(format!("PR #{pr_number} has no {cmd} authorization"))
             });
         }
-
         let pr = self
             .client
             .get(&self.path(&format!("/pulls/{pr_number}")), &[])?;
+        self.check_labels_and_merge(pr_number, &pr)?;
+        let (run, reason) = match &pinned {
+            Some(id) => self.pinned_run(pr_number, id)?,
+            None => self.latest_run(pr_number, &pr)?,
+        };
+        let run_id = int_field(&run, "id", "the source run")?;
+        self.validate_run(pr_number, &run, run_id)?;
+        self.validate_binding(pr_number, &pr, &run, run_id, &approved_at)?;
+        Ok(reuse_outcome(pr_number, &run, run_id, reason))
+    }
+
+    /// PR `synchronize` mode: the PR's own sweep is skipped exactly when
+    /// the PR carries an authorisation; any other PR action disables reuse.
+    fn synchronize_decision(&mut self) -> Result<Outcome, FindError> {
+        let a = self.args;
+        let cmd = &a.pinned_run_command;
+        if a.event_action != "synchronize" {
+            let action = if a.event_action.is_empty() {
+                "unknown"
+            } else {
+                &a.event_action
+            };
+            return Ok(Outcome::disabled(format!(
+                "pull_request action {action} is not synchronize"
+            )));
+        }
+        let Some(pr) = a.pr_number else {
+            return refused("--pr-number is required for pull_request synchronize");
+        };
+        let (authorised, _, _) = self.authorisation(pr)?;
+        let have = if authorised { "has" } else { "has no" };
+        Ok(Outcome {
+            skip_pr_sweep: authorised,
+            source_pr_number: pr.to_string(),
+            ..Outcome::disabled(format!("PR #{pr} {have} {cmd} authorization"))
+        })
+    }
+
+    /// The one pull request the pushed commit belongs to, or the outcome
+    /// that ends the protocol (none, or several: refused when any of them
+    /// carries an authorisation).
+    fn associated_pr(&mut self) -> Result<ControlFlow<Outcome, i64>, FindError> {
+        let a = self.args;
+        let pulls = self.client.get(
+            &self.path(&format!("/commits/{}/pulls", encode(&a.commit_sha))),
+            &[],
+        )?;
+        let pulls = match pulls {
+            Value::Array(p) if !p.is_empty() => p,
+            _ => {
+                return Ok(ControlFlow::Break(Outcome::disabled(
+                    "no associated pull request",
+                )));
+            }
+        };
+        if pulls.len() > 1 {
+            return self.multiple_prs(&pulls).map(ControlFlow::Break);
+        }
+        let n = int_field(&pulls[0], "number", "the associated pull request")?;
+        Ok(ControlFlow::Continue(n))
+    }
+
+    /// A commit in several PRs is never reused; it is an error when one of
+    /// them carries an authorisation (someone expected a reuse).
+    fn multiple_prs(&mut self, pulls: &[Value]) -> Result<Outcome, FindError> {
+        let mut authorised_prs = Vec::new();
+        for pr in pulls {
+            let Ok(n) = int_field(pr, "number", "a pull request") else {
+                continue;
+            };
+            if n == 0 {
+                continue;
+            }
+            if self.authorisation(n)?.0 {
+                authorised_prs.push(format!("#{n}"));
+            }
+        }
+        if !authorised_prs.is_empty() {
+            let numbers: Vec<String> = pulls
+                .iter()
+                .map(|p| match p.get("number") {
+                    None | Some(Value::Null) => "None".to_string(),
+                    Some(v) => python_str_or_empty(Some(v)),
+                })
+                .collect();
+            return refused(format!(
+                "Commit {} maps to multiple PRs ({}); found reuse authorization on {}; refusing to reuse artifacts.",
+                self.args.commit_sha,
+                numbers.join(", "),
+                authorised_prs.join(", ")
+            ));
+        }
+        Ok(Outcome::disabled("multiple associated pull requests"))
+    }
+
+    /// An authorised PR must carry a full-sweep label, no
+    /// reuse-incompatible one, and be merged.
+    fn check_labels_and_merge(&self, pr_number: i64, pr: &Value) -> Result<(), FindError> {
+        let a = self.args;
+        let cmd = &a.pinned_run_command;
         let labels: BTreeSet<String> = pr
             .get("labels")
             .and_then(Value::as_array)
@@ -282,63 +326,50 @@ impl<'a> Finder<'a> {
         if python_str_or_empty(pr.get("merged_at")).is_empty() {
             return refused(format!("PR #{pr_number} is not marked as merged."));
         }
+        Ok(())
+    }
 
-        let (run, reason) = match &pinned {
-            Some(id) => {
-                let run = self
-                    .client
-                    .get(&self.path(&format!("/actions/runs/{id}")), &[])?;
-                let why = format!(
-                    "PR #{pr_number} approved reusable full sweep from pinned run {id}: it concluded success on the PR's head commit {} and has result artifacts",
-                    python_str_or_empty(run.get("head_sha"))
-                );
-                (run, why)
-            }
-            None => {
-                let head_branch = python_str_or_empty(pr.get("head").and_then(|h| h.get("ref")));
-                if self.pr_commit_list(pr_number)?.is_empty() {
-                    return refused(format!("PR #{pr_number} has no commits."));
-                }
-                let Some(head) = self.swept_head(pr_number)? else {
-                    return refused(format!(
-                        "PR #{pr_number} has no commit that a sweep could have run on (every commit is a merge or [skip-sweep])."
-                    ));
-                };
-                let Some(run) = self.latest_successful_run(&head_branch, &head)? else {
-                    return refused(format!(
-                        "PR #{pr_number} has {cmd} authorization but no successful {} pull_request run with result artifacts was found for its head commit {head} (the newest commit that is not a merge or [skip-sweep]); runs of older commits, and runs triggered from anywhere but {}, are not reused. Re-run the sweep on that commit, or pin a successful run of it with `{cmd} <run_id>`.",
-                        a.workflow_id, a.repo
-                    ));
-                };
-                let head = match run.get("head_sha") {
-                    None | Some(Value::Null) => "None".to_string(),
-                    v => python_str_or_empty(v),
-                };
-                let why = format!(
-                    "PR #{pr_number} approved reusable full sweep from latest run on {head}: run {} concluded success on the PR's head commit and has result artifacts",
-                    python_str_or_empty(run.get("id"))
-                );
-                (run, why)
-            }
+    /// The run a `<command> <run_id>` comment pinned, and why it was chosen.
+    fn pinned_run(&self, pr_number: i64, id: &str) -> Result<(Value, String), FindError> {
+        let run = self
+            .client
+            .get(&self.path(&format!("/actions/runs/{id}")), &[])?;
+        let why = format!(
+            "PR #{pr_number} approved reusable full sweep from pinned run {id}: it concluded success on the PR's head commit {} and has result artifacts",
+            python_str_or_empty(run.get("head_sha"))
+        );
+        Ok((run, why))
+    }
+
+    /// Without a pin: the newest successful run of the PR's swept head,
+    /// and why it was chosen.
+    fn latest_run(&mut self, pr_number: i64, pr: &Value) -> Result<(Value, String), FindError> {
+        let a = self.args;
+        let cmd = &a.pinned_run_command;
+        let head_branch = python_str_or_empty(pr.get("head").and_then(|h| h.get("ref")));
+        if self.pr_commit_list(pr_number)?.is_empty() {
+            return refused(format!("PR #{pr_number} has no commits."));
+        }
+        let Some(head) = self.swept_head(pr_number)? else {
+            return refused(format!(
+                "PR #{pr_number} has no commit that a sweep could have run on (every commit is a merge or [skip-sweep])."
+            ));
         };
-        let run_id = int_field(&run, "id", "the source run")?;
-        self.validate_run(pr_number, &run, run_id)?;
-        self.validate_binding(pr_number, &pr, &run, run_id, &approved_at)?;
-        let attempt = python_str_or_empty(run.get("run_attempt"));
-        Ok(Outcome {
-            enabled: true,
-            skip_pr_sweep: false,
-            source_run_id: run_id.to_string(),
-            source_run_attempt: if attempt.is_empty() {
-                "1".into()
-            } else {
-                attempt
-            },
-            source_run_url: python_str_or_empty(run.get("html_url")),
-            source_pr_number: pr_number.to_string(),
-            source_head_sha: python_str_or_empty(run.get("head_sha")),
-            reason,
-        })
+        let Some(run) = self.latest_successful_run(&head_branch, &head)? else {
+            return refused(format!(
+                "PR #{pr_number} has {cmd} authorization but no successful {} pull_request run with result artifacts was found for its head commit {head} (the newest commit that is not a merge or [skip-sweep]); runs of older commits, and runs triggered from anywhere but {}, are not reused. Re-run the sweep on that commit, or pin a successful run of it with `{cmd} <run_id>`.",
+                a.workflow_id, a.repo
+            ));
+        };
+        let head = match run.get("head_sha") {
+            None | Some(Value::Null) => "None".to_string(),
+            v => python_str_or_empty(v),
+        };
+        let why = format!(
+            "PR #{pr_number} approved reusable full sweep from latest run on {head}: run {} concluded success on the PR's head commit and has result artifacts",
+            python_str_or_empty(run.get("id"))
+        );
+        Ok((run, why))
     }
 
     /// `(authorised, pinned run id, the deciding comment's created_at)`
@@ -604,6 +635,25 @@ impl Finder<'_> {
             ));
         }
         Ok(())
+    }
+}
+
+/// The enabled outcome for a validated source run.
+fn reuse_outcome(pr_number: i64, run: &Value, run_id: i64, reason: String) -> Outcome {
+    let attempt = python_str_or_empty(run.get("run_attempt"));
+    Outcome {
+        enabled: true,
+        skip_pr_sweep: false,
+        source_run_id: run_id.to_string(),
+        source_run_attempt: if attempt.is_empty() {
+            "1".into()
+        } else {
+            attempt
+        },
+        source_run_url: python_str_or_empty(run.get("html_url")),
+        source_pr_number: pr_number.to_string(),
+        source_head_sha: python_str_or_empty(run.get("head_sha")),
+        reason,
     }
 }
 

@@ -191,6 +191,49 @@ fn foreign_run(run: &Value, repo: &str) -> Option<String> {
 /// answers on the PR (usage, permission, label) are answered the same way.
 pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
     let repo = &a.repo;
+    let requested = authorised_request(client, a)?;
+    let pull = client.get(&format!("/repos/{repo}/pulls/{}", a.pr), &[])?;
+    require_full_sweep_label(client, a, &pull)?;
+
+    let history = LabelHistory::from_timeline(&client.get_all(
+        &format!("/repos/{repo}/issues/{}/timeline", a.pr),
+        &[],
+        None,
+    )?);
+    let commits: BTreeSet<String> = client
+        .get_all(&format!("/repos/{repo}/pulls/{}/commits", a.pr), &[], None)?
+        .iter()
+        .filter_map(|c| c["sha"].as_str().map(str::to_string))
+        .collect();
+    let check = Checker {
+        client,
+        repo,
+        pr: a.pr,
+        workflow_path: format!(".github/workflows/{}", a.workflow),
+        history: &history,
+        commits: &commits,
+    };
+
+    let run = match requested {
+        Some(id) => named_run(&check, id)?,
+        None => newest_stageable_run(&check, a, &pull)?,
+    };
+    let run_id = run["id"]
+        .as_u64()
+        .ok_or_else(|| StageError::Failed("the source run has no id".into()))?;
+    Ok(Source {
+        run_id,
+        run_attempt: run["run_attempt"].as_u64().unwrap_or(1),
+        run_date: run_str(&run, "/created_at").chars().take(10).collect(),
+        requested_by: a.actor.clone(),
+        run_url: run_str(&run, "/html_url").to_string(),
+    })
+}
+
+/// The run id the comment names (`None`: the newest stageable run), once
+/// its author is known to have write access and its syntax is valid.
+fn authorised_request(client: &Client, a: &RequestArgs) -> Result<Option<u64>> {
+    let repo = &a.repo;
     // Who asked comes first: a reader's comment is never parsed and never
     // answered with usage help (only the permission reply), so nobody
     // without write access makes the bot talk about syntax.
@@ -216,7 +259,11 @@ pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
         )?;
         return refused("unsupported /stage-results syntax");
     };
-    let pull = client.get(&format!("/repos/{repo}/pulls/{}", a.pr), &[])?;
+    Ok(requested)
+}
+
+/// Refuses (and says so on the PR) unless the PR carries a full-sweep label.
+fn require_full_sweep_label(client: &Client, a: &RequestArgs, pull: &Value) -> Result<()> {
     let labels: BTreeSet<String> = pull["labels"]
         .as_array()
         .into_iter()
@@ -224,90 +271,60 @@ pub fn request(client: &Client, a: &RequestArgs) -> Result<Source> {
         .filter_map(|l| l.as_str().or_else(|| l["name"].as_str()))
         .map(str::to_string)
         .collect();
-    if !FULL_SWEEP_LABELS.iter().any(|l| labels.contains(*l)) {
-        let list: Vec<String> = FULL_SWEEP_LABELS.iter().map(|l| format!("`{l}`")).collect();
-        post_comment(
-            client,
-            repo,
-            a.pr,
-            &format!(
-                "@{} `/stage-results` requires a completed run from a PR using one of: {}.",
-                a.actor,
-                list.join(", ")
-            ),
-        )?;
-        return refused("the PR does not have a full-sweep label");
+    if FULL_SWEEP_LABELS.iter().any(|l| labels.contains(*l)) {
+        return Ok(());
     }
-
-    let history = LabelHistory::from_timeline(&client.get_all(
-        &format!("/repos/{repo}/issues/{}/timeline", a.pr),
-        &[],
-        None,
-    )?);
-    let commits: BTreeSet<String> = client
-        .get_all(&format!("/repos/{repo}/pulls/{}/commits", a.pr), &[], None)?
-        .iter()
-        .filter_map(|c| c["sha"].as_str().map(str::to_string))
-        .collect();
-    let check = Checker {
+    let list: Vec<String> = FULL_SWEEP_LABELS.iter().map(|l| format!("`{l}`")).collect();
+    post_comment(
         client,
-        repo,
-        pr: a.pr,
-        workflow_path: format!(".github/workflows/{}", a.workflow),
-        history: &history,
-        commits: &commits,
-    };
+        &a.repo,
+        a.pr,
+        &format!(
+            "@{} `/stage-results` requires a completed run from a PR using one of: {}.",
+            a.actor,
+            list.join(", ")
+        ),
+    )?;
+    refused("the PR does not have a full-sweep label")
+}
 
-    let run = match requested {
-        Some(id) => {
-            let run = client.get(&format!("/repos/{repo}/actions/runs/{id}"), &[])?;
-            if let Some(reason) = check.refusal(&run, true)? {
-                return refused(format!("run {id} cannot be staged because {reason}"));
-            }
-            run
+/// The run the comment named, if it may be staged.
+fn named_run(check: &Checker, id: u64) -> Result<Value> {
+    let run = check
+        .client
+        .get(&format!("/repos/{}/actions/runs/{id}", check.repo), &[])?;
+    if let Some(reason) = check.refusal(&run, true)? {
+        return refused(format!("run {id} cannot be staged because {reason}"));
+    }
+    Ok(run)
+}
+
+/// The newest completed `pull_request` run of the PR's branch that may be
+/// staged.
+fn newest_stageable_run(check: &Checker, a: &RequestArgs, pull: &Value) -> Result<Value> {
+    let branch = run_str(pull, "/head/ref");
+    let candidates = check.client.get_all(
+        &format!(
+            "/repos/{}/actions/workflows/{}/runs",
+            a.repo,
+            encode(&a.workflow)
+        ),
+        &[
+            ("event", "pull_request"),
+            ("branch", branch),
+            ("status", "completed"),
+        ],
+        Some("workflow_runs"),
+    )?;
+    for c in candidates {
+        if check.refusal(&c, false)?.is_none() {
+            return Ok(c);
         }
-        None => {
-            let branch = run_str(&pull, "/head/ref");
-            let candidates = client.get_all(
-                &format!(
-                    "/repos/{repo}/actions/workflows/{}/runs",
-                    encode(&a.workflow)
-                ),
-                &[
-                    ("event", "pull_request"),
-                    ("branch", branch),
-                    ("status", "completed"),
-                ],
-                Some("workflow_runs"),
-            )?;
-            let mut found = None;
-            for c in candidates {
-                if check.refusal(&c, false)?.is_none() {
-                    found = Some(c);
-                    break;
-                }
-            }
-            match found {
-                Some(r) => r,
-                None => {
-                    return refused(format!(
-                        "no stageable completed {} run with unexpired staging artifacts was found for PR #{}",
-                        a.workflow, a.pr
-                    ));
-                }
-            }
-        }
-    };
-    let run_id = run["id"]
-        .as_u64()
-        .ok_or_else(|| StageError::Failed("the source run has no id".into()))?;
-    Ok(Source {
-        run_id,
-        run_attempt: run["run_attempt"].as_u64().unwrap_or(1),
-        run_date: run_str(&run, "/created_at").chars().take(10).collect(),
-        requested_by: a.actor.clone(),
-        run_url: run_str(&run, "/html_url").to_string(),
-    })
+    }
+    refused(format!(
+        "no stageable completed {} run with unexpired staging artifacts was found for PR #{}",
+        a.workflow, a.pr
+    ))
 }
 
 fn run_str<'a>(v: &'a Value, ptr: &str) -> &'a str {
@@ -556,33 +573,79 @@ fn numeric(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// The callback payload's fields, as strings (a missing one is empty).
+struct CallbackFields {
+    kind: String,
+    nonce: String,
+    run_id: String,
+    run_date: String,
+    pr: String,
+    by: String,
+    app_run: String,
+    comment: String,
+    succeeded: String,
+}
+
+impl CallbackFields {
+    fn read(event: &Value) -> Self {
+        let p = &event["client_payload"];
+        CallbackFields {
+            kind: event["action"].as_str().unwrap_or("").to_string(),
+            nonce: field(p, "ack-nonce"),
+            run_id: field(p, "run-id"),
+            run_date: field(p, "run-date"),
+            pr: field(p, "pr-number"),
+            by: field(p, "requested-by"),
+            app_run: field(p, "app-run-id"),
+            comment: field(p, "comment-id"),
+            succeeded: field(p, "stage-succeeded"),
+        }
+    }
+}
+
 /// Validates a staging callback (every field, as the reference) and
 /// builds its PR comment.
 pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
     let p = &a.event["client_payload"];
-    let kind = a.event["action"].as_str().unwrap_or("");
-    let nonce = field(p, "ack-nonce");
-    let (run_id, run_date, pr, by, app_run, comment, succeeded) = (
-        field(p, "run-id"),
-        field(p, "run-date"),
-        field(p, "pr-number"),
-        field(p, "requested-by"),
-        field(p, "app-run-id"),
-        field(p, "comment-id"),
-        field(p, "stage-succeeded"),
-    );
+    let f = CallbackFields::read(&a.event);
     if p["source-repository"].as_str() != Some(a.frontend_repo.as_str()) {
         return refused("unsupported staging callback source");
     }
-    if !numeric(&run_id) || !numeric(&pr) || !numeric(&app_run) {
+    check_callback_ids(&f)?;
+    check_callback_details(&f)?;
+    let body = callback_body(a, &f);
+    Ok(Report {
+        pr: f
+            .pr
+            .parse()
+            .map_err(|_| StageError::Refused("PR number out of range".into()))?,
+        comment_id: if f.comment.is_empty() {
+            None
+        } else {
+            Some(
+                f.comment
+                    .parse()
+                    .map_err(|_| StageError::Refused("comment id out of range".into()))?,
+            )
+        },
+        body,
+        nonce: f.nonce,
+    })
+}
+
+/// The run, PR, app-run and comment ids are digits; with a comment id
+/// comes the acknowledgement's nonce.
+fn check_callback_ids(f: &CallbackFields) -> Result<()> {
+    if !numeric(&f.run_id) || !numeric(&f.pr) || !numeric(&f.app_run) {
         return refused("callback run and PR identifiers must be numeric");
     }
-    if !comment.is_empty() && !numeric(&comment) {
+    if !f.comment.is_empty() && !numeric(&f.comment) {
         return refused("callback comment identifier must be numeric");
     }
-    if !comment.is_empty()
-        && (nonce.len() != 2 * NONCE_BYTES
-            || !nonce
+    if !f.comment.is_empty()
+        && (f.nonce.len() != 2 * NONCE_BYTES
+            || !f
+                .nonce
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
     {
@@ -591,7 +654,12 @@ pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
             2 * NONCE_BYTES
         ));
     }
-    let b = run_date.as_bytes();
+    Ok(())
+}
+
+/// The run date, requester, callback type and success flag are well formed.
+fn check_callback_details(f: &CallbackFields) -> Result<()> {
+    let b = f.run_date.as_bytes();
     let date_ok = b.len() == 10
         && b.iter().enumerate().all(|(i, c)| {
             if i == 4 || i == 7 {
@@ -603,17 +671,26 @@ pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
     if !date_ok {
         return refused("callback run date must use YYYY-MM-DD");
     }
+    let by = &f.by;
     if by.is_empty() || !by.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-') {
         return refused("callback requester is not a valid GitHub login");
     }
+    let kind = f.kind.as_str();
     if !CALLBACK_TYPES.contains(&kind) {
         return refused("unsupported staging callback type");
     }
-    if kind == "stage-results-completed" && succeeded != "true" && succeeded != "false" {
+    if kind == "stage-results-completed" && f.succeeded != "true" && f.succeeded != "false" {
         return refused("callback stage-succeeded value must be true or false");
     }
+    Ok(())
+}
+
+/// The PR comment for a validated callback: staging started, succeeded
+/// (with the chart link) or failed.
+fn callback_body(a: &CallbackArgs, f: &CallbackFields) -> String {
+    let (by, run_id, run_date) = (&f.by, &f.run_id, &f.run_date);
     let server = a.server_url.trim_end_matches('/');
-    let app_url = format!("{server}/{}/actions/runs/{app_run}", a.frontend_repo);
+    let app_url = format!("{server}/{}/actions/runs/{}", a.frontend_repo, f.app_run);
     let source_url = format!("{server}/{}/actions/runs/{run_id}", a.repo);
     // encodeURIComponent leaves `~`, digits and `-` as they are.
     let entry = format!("{run_date}~r{run_id}");
@@ -621,33 +698,17 @@ pub fn callback_report(a: &CallbackArgs) -> Result<Report> {
         "{}/inference?i_dates={entry}",
         a.staging_site.trim_end_matches('/')
     );
-    let body = if kind == "stage-results-started" {
+    if f.kind == "stage-results-started" {
         format!(
             "@{by} staging [run {run_id}]({source_url}). The [staging workflow]({app_url}) is running; existing staged runs will be preserved and this comment will be updated when staging completes."
         )
-    } else if succeeded == "true" {
+    } else if f.succeeded == "true" {
         format!(
             "@{by} staged run {run_id}: {chart}\n\nThe run stays staged across later `/stage-results` requests; staging the same run again updates its data. [Staging workflow]({app_url})"
         )
     } else {
         format!("@{by} staging run {run_id} failed. [Inspect the staging workflow]({app_url}).")
-    };
-    Ok(Report {
-        pr: pr
-            .parse()
-            .map_err(|_| StageError::Refused("PR number out of range".into()))?,
-        comment_id: if comment.is_empty() {
-            None
-        } else {
-            Some(
-                comment
-                    .parse()
-                    .map_err(|_| StageError::Refused("comment id out of range".into()))?,
-            )
-        },
-        body,
-        nonce,
-    })
+    }
 }
 
 /// The login of the token's owner: `GET /user`, or `bot_login` when GitHub

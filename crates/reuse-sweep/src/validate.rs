@@ -1136,81 +1136,97 @@ fn dedupe_aggregate(
         let Some(rows) = eval_row_keys(&path)? else {
             continue;
         };
-        let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
-        let mut group_of: HashMap<&str, usize> = HashMap::new();
-        let mut keep: BTreeSet<usize> = BTreeSet::new();
-        for (i, row) in rows.iter().enumerate() {
-            let Some((k, _)) = row else {
-                keep.insert(i);
-                continue;
-            };
-            match group_of.get(k.as_str()) {
-                Some(&g) => groups[g].1.push(i),
-                None => {
-                    group_of.insert(k, groups.len());
-                    groups.push((k, vec![i]));
-                }
-            }
-        }
-        let src_str = |i: usize| rows[i].as_ref().map_or("", |r| r.1.as_str());
-        for (k, idx) in &groups {
-            let winner = winners.get(*k);
-            let (Some(winner), true) = (winner, idx.len() > 1) else {
-                keep.extend(idx);
-                continue;
-            };
-            let chosen = idx
-                .iter()
-                .copied()
-                .find(|&i| src_str(i).contains(winner.as_str()))
-                .unwrap_or_else(|| {
-                    // max() keeps the first of equal maxima
-                    let mut best = idx[0];
-                    for &i in &idx[1..] {
-                        let (a, b) = (src_str(i), src_str(best));
-                        if timestamp(a).unwrap_or("") > timestamp(b).unwrap_or("") {
-                            best = i;
-                        }
-                    }
-                    best
-                });
-            keep.insert(chosen);
-        }
+        let keep = rows_to_keep(&rows, winners);
         if keep.len() != rows.len() {
-            let size = std::fs::metadata(&path)
-                .map_err(io_error(&path, "read"))?
-                .len();
-            if size > MAX_EVAL_REWRITE_BYTES {
-                return Err(ValidateError::RewriteTooLarge { path, bytes: size });
-            }
-            let Value::Array(data) = load_json(&path)? else {
-                return Err(ValidateError::Changed { path });
-            };
-            let kept: Vec<&Value> = data
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| keep.contains(i))
-                .map(|(_, v)| v)
-                .collect();
-            let text =
-                serde_json::to_string_pretty(&kept).map_err(|source| ValidateError::Serialise {
-                    what: "the eval aggregate",
-                    source,
-                })?;
-            sweep_model::fsio::write_atomic(&path, text.as_bytes())
-                .map_err(io_error(&path, "write"))?;
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            messages.push(format!(
-                "{name}: kept {} of {} eval row(s)",
-                kept.len(),
-                data.len()
-            ));
+            messages.push(rewrite_kept(path, &keep)?);
         }
     }
     Ok(messages)
+}
+
+/// Indices of the rows an aggregate keeps: every non-object row, every row
+/// whose identity is unique or has no winner, and one row per duplicated
+/// identity with a winner ([`chosen_row`]).
+fn rows_to_keep(rows: &EvalRowKeys, winners: &HashMap<String, String>) -> BTreeSet<usize> {
+    let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut group_of: HashMap<&str, usize> = HashMap::new();
+    let mut keep: BTreeSet<usize> = BTreeSet::new();
+    for (i, row) in rows.iter().enumerate() {
+        let Some((k, _)) = row else {
+            keep.insert(i);
+            continue;
+        };
+        match group_of.get(k.as_str()) {
+            Some(&g) => groups[g].1.push(i),
+            None => {
+                group_of.insert(k, groups.len());
+                groups.push((k, vec![i]));
+            }
+        }
+    }
+    for (k, idx) in &groups {
+        let winner = winners.get(*k);
+        let (Some(winner), true) = (winner, idx.len() > 1) else {
+            keep.extend(idx);
+            continue;
+        };
+        keep.insert(chosen_row(rows, idx, winner));
+    }
+    keep
+}
+
+/// Of duplicated rows `idx`, the first whose source names the winning raw
+/// dir, else the one with the newest source timestamp.
+fn chosen_row(rows: &EvalRowKeys, idx: &[usize], winner: &str) -> usize {
+    let src_str = |i: usize| rows[i].as_ref().map_or("", |r| r.1.as_str());
+    idx.iter()
+        .copied()
+        .find(|&i| src_str(i).contains(winner))
+        .unwrap_or_else(|| {
+            // max() keeps the first of equal maxima
+            let mut best = idx[0];
+            for &i in &idx[1..] {
+                let (a, b) = (src_str(i), src_str(best));
+                if timestamp(a).unwrap_or("") > timestamp(b).unwrap_or("") {
+                    best = i;
+                }
+            }
+            best
+        })
+}
+
+/// Rewrites the aggregate at `path` with only the rows in `keep` (refusing
+/// one over [`MAX_EVAL_REWRITE_BYTES`]); returns the log line.
+fn rewrite_kept(path: PathBuf, keep: &BTreeSet<usize>) -> Result<String, ValidateError> {
+    let size = std::fs::metadata(&path)
+        .map_err(io_error(&path, "read"))?
+        .len();
+    if size > MAX_EVAL_REWRITE_BYTES {
+        return Err(ValidateError::RewriteTooLarge { path, bytes: size });
+    }
+    let Value::Array(data) = load_json(&path)? else {
+        return Err(ValidateError::Changed { path });
+    };
+    let kept: Vec<&Value> = data
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keep.contains(i))
+        .map(|(_, v)| v)
+        .collect();
+    let text = serde_json::to_string_pretty(&kept).map_err(|source| ValidateError::Serialise {
+        what: "the eval aggregate",
+        source,
+    })?;
+    sweep_model::fsio::write_atomic(&path, text.as_bytes()).map_err(io_error(&path, "write"))?;
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    Ok(format!(
+        "{name}: kept {} of {} eval row(s)",
+        kept.len(),
+        data.len()
+    ))
 }
 
 fn prune_raw(
