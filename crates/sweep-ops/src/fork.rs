@@ -387,33 +387,74 @@ pub fn check_runners(
     runners: &sweep_model::runners::Runners,
     configs: &[ConfigFile],
 ) -> Result<RunnersChecked> {
-    fn rows<'a>(v: &'a Value, depth: usize, out: &mut Vec<&'a Value>) -> Result<()> {
-        if depth > MAX_MATRIX_DEPTH {
-            return Err(OpsError::Failed(format!(
-                "the matrix nests deeper than {MAX_MATRIX_DEPTH} levels"
-            )));
-        }
-        match v {
-            Value::Object(m) if m.contains_key("runner") => out.push(v),
-            Value::Object(m) => {
-                for x in m.values() {
-                    rows(x, depth + 1, out)?;
-                }
-            }
-            Value::Array(a) => {
-                for x in a {
-                    rows(x, depth + 1, out)?;
-                }
-            }
-            _ => {}
-        }
-        Ok(())
-    }
     let mut found = Vec::new();
-    rows(matrix, 0, &mut found)?;
+    matrix_rows(matrix, 0, &mut found)?;
+    let (seen, bad) = sort_runners(&found, runners);
+    if bad.is_empty() {
+        return Ok(RunnersChecked {
+            rows: found.len(),
+            runners: seen.into_iter().collect(),
+        });
+    }
+    let known: Vec<&str> = runners.labels.keys().map(String::as_str).collect();
+    let file = runners.file.display();
+    let mut lines = Vec::new();
+    for (runner, exps) in &bad {
+        let mut named = configs_naming(configs, runner);
+        if named.is_empty() {
+            named.push(format!("the matrix rows {}", exps.join(", ")));
+        }
+        for n in named {
+            lines.push(format!(
+                "{n}: runner {runner:?} is not a label of the base's {file}"
+            ));
+        }
+    }
+    refused(format!(
+        "{} (known labels: {}); a fork's legs run only on the labels the base branch lists",
+        lines.join("; "),
+        known.join(", ")
+    ))
+}
+
+/// Collects into `out` every object of `v` (at most [`MAX_MATRIX_DEPTH`]
+/// levels down) that has a `runner` key: the matrix rows.
+fn matrix_rows<'a>(v: &'a Value, depth: usize, out: &mut Vec<&'a Value>) -> Result<()> {
+    if depth > MAX_MATRIX_DEPTH {
+        return Err(OpsError::Failed(format!(
+            "the matrix nests deeper than {MAX_MATRIX_DEPTH} levels"
+        )));
+    }
+    match v {
+        Value::Object(m) if m.contains_key("runner") => out.push(v),
+        Value::Object(m) => {
+            for x in m.values() {
+                matrix_rows(x, depth + 1, out)?;
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                matrix_rows(x, depth + 1, out)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A runner's unknown label with the `exp-name`s of the rows naming it.
+type BadRunner = (String, Vec<String>);
+
+/// Sorts the rows' runners into the known labels used (sorted) and the
+/// unknown ones, in first-seen order, each with its rows' distinct
+/// `exp-name`s.
+fn sort_runners(
+    found: &[&Value],
+    runners: &sweep_model::runners::Runners,
+) -> (std::collections::BTreeSet<String>, Vec<BadRunner>) {
     let mut seen = std::collections::BTreeSet::new();
-    let mut bad: Vec<(String, Vec<String>)> = Vec::new();
-    for row in &found {
+    let mut bad: Vec<BadRunner> = Vec::new();
+    for row in found {
         let runner = match &row["runner"] {
             Value::String(s) => s.clone(),
             other => other.to_string(),
@@ -432,47 +473,30 @@ pub fn check_runners(
             None => bad.push((runner, vec![exp])),
         }
     }
-    if bad.is_empty() {
-        return Ok(RunnersChecked {
-            rows: found.len(),
-            runners: seen.into_iter().collect(),
-        });
-    }
-    let known: Vec<&str> = runners.labels.keys().map(String::as_str).collect();
-    let file = runners.file.display();
-    let mut lines = Vec::new();
-    for (runner, exps) in &bad {
-        let mut named = Vec::new();
-        for c in configs {
-            let Value::Object(entries) = c.doc.value() else {
-                continue;
-            };
-            for (key, entry) in entries {
-                if entry.get("runner").and_then(Value::as_str) == Some(runner.as_str()) {
-                    let seg = |k: &str| sweep_model::yaml::PathSeg::Key(k.to_string());
-                    let at = c
-                        .doc
-                        .line_of(&[seg(key), seg("runner")])
-                        .map(|l| format!(":{l}"))
-                        .unwrap_or_default();
-                    named.push(format!("{}{at}: config '{key}'", c.path));
-                }
+    (seen, bad)
+}
+
+/// Each master config entry of `configs` whose `runner` is `runner`, as
+/// `<file>[:<line>]: config '<key>'`.
+fn configs_naming(configs: &[ConfigFile], runner: &str) -> Vec<String> {
+    let mut named = Vec::new();
+    for c in configs {
+        let Value::Object(entries) = c.doc.value() else {
+            continue;
+        };
+        for (key, entry) in entries {
+            if entry.get("runner").and_then(Value::as_str) == Some(runner) {
+                let seg = |k: &str| sweep_model::yaml::PathSeg::Key(k.to_string());
+                let at = c
+                    .doc
+                    .line_of(&[seg(key), seg("runner")])
+                    .map(|l| format!(":{l}"))
+                    .unwrap_or_default();
+                named.push(format!("{}{at}: config '{key}'", c.path));
             }
         }
-        if named.is_empty() {
-            named.push(format!("the matrix rows {}", exps.join(", ")));
-        }
-        for n in named {
-            lines.push(format!(
-                "{n}: runner {runner:?} is not a label of the base's {file}"
-            ));
-        }
     }
-    refused(format!(
-        "{} (known labels: {}); a fork's legs run only on the labels the base branch lists",
-        lines.join("; "),
-        known.join(", ")
-    ))
+    named
 }
 
 #[cfg(test)]
