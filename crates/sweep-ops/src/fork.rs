@@ -113,6 +113,41 @@ pub struct Dispatched {
 pub fn authorize(client: &Client, args: &ForkArgs) -> Result<Dispatched> {
     let ev = &args.event;
     check_fork_runner_label(args.fork_runner_label.as_deref())?;
+    let label = applied_label(ev)?;
+    let (number, event_sha) = event_pull(ev, &args.repo)?;
+
+    require_write(client, &args.repo, &args.actor, "authorise external code")?;
+
+    let approved = approved_pull(client, &args.repo, number, &event_sha, &label)?;
+    let default_branch = str_at(ev, "/repository/default_branch")
+        .unwrap_or("main")
+        .to_string();
+
+    let short: String = approved.head.chars().take(12).collect();
+    let marker = format!("External PR #{number} @ {short}");
+    let inputs = dispatch_inputs(&marker, &approved, &label);
+    let run_url = dispatch_and_find(client, args, &default_branch, &inputs, &marker)?;
+    let commented = comment_link(
+        client,
+        args,
+        number,
+        &approved.head,
+        &label,
+        run_url.as_deref(),
+    );
+    Ok(Dispatched {
+        pr_number: number,
+        head_sha: approved.head,
+        merge_sha: approved.merge_sha,
+        label,
+        inputs,
+        run_url,
+        commented,
+    })
+}
+
+/// The label the event applied, refused unless it is a primary sweep label.
+fn applied_label(ev: &Value) -> Result<String> {
     let label = str_at(ev, "/label/name").unwrap_or_default().to_string();
     if !PRIMARY_SWEEP_LABELS.contains(&label.as_str()) {
         return refused(format!(
@@ -120,24 +155,52 @@ pub fn authorize(client: &Client, args: &ForkArgs) -> Result<Dispatched> {
             PRIMARY_SWEEP_LABELS.join(", ")
         ));
     }
+    Ok(label)
+}
+
+/// The event's PR number and head SHA, refused unless the event's PR is
+/// from a fork of `repo`.
+fn event_pull(ev: &Value, repo: &str) -> Result<(u64, String)> {
     let number = ev
         .pointer("/pull_request/number")
         .and_then(Value::as_u64)
         .ok_or_else(|| OpsError::Failed("the event has no pull_request.number".into()))?;
     let event_sha = need_str(ev, "/pull_request/head/sha", "the event")?.to_string();
-    if str_at(ev, "/pull_request/head/repo/full_name") == Some(args.repo.as_str()) {
+    if str_at(ev, "/pull_request/head/repo/full_name") == Some(repo) {
         return refused("trusted external dispatch is only for fork pull requests");
     }
+    Ok((number, event_sha))
+}
 
-    require_write(client, &args.repo, &args.actor, "authorise external code")?;
+/// What [`approved_pull`] read off the PR as it stands.
+struct ApprovedPull {
+    /// The head SHA, equal to the event's.
+    head: String,
+    /// Every label of the PR.
+    labels: Vec<String>,
+    /// GitHub's test merge commit.
+    merge_sha: String,
+    /// The base SHA.
+    base_sha: String,
+}
 
-    let pull = client.get(&format!("/repos/{}/pulls/{number}", args.repo), &[])?;
+/// Owns the checks of the PR as it stands: open, not a draft, from a fork,
+/// head still `event_sha`, `label` its only primary sweep label, a test
+/// merge commit produced.
+fn approved_pull(
+    client: &Client,
+    repo: &str,
+    number: u64,
+    event_sha: &str,
+    label: &str,
+) -> Result<ApprovedPull> {
+    let pull = client.get(&format!("/repos/{repo}/pulls/{number}"), &[])?;
     if pull["state"].as_str() != Some("open") || pull["draft"].as_bool() == Some(true) {
         return refused(format!(
             "pull request #{number} must be open and ready for review"
         ));
     }
-    if str_at(&pull, "/head/repo/full_name") == Some(args.repo.as_str()) {
+    if str_at(&pull, "/head/repo/full_name") == Some(repo) {
         return refused("trusted external dispatch is only for fork pull requests");
     }
     let head = need_str(&pull, "/head/sha", "the pull request")?.to_string();
@@ -167,39 +230,57 @@ pub fn authorize(client: &Client, args: &ForkArgs) -> Result<Dispatched> {
         );
     };
     let base_sha = need_str(&pull, "/base/sha", "the pull request")?.to_string();
-    let default_branch = str_at(ev, "/repository/default_branch")
-        .unwrap_or("main")
-        .to_string();
+    Ok(ApprovedPull {
+        head,
+        labels,
+        merge_sha,
+        base_sha,
+    })
+}
 
-    let short: String = head.chars().take(12).collect();
-    let marker = format!("External PR #{number} @ {short}");
+/// The sweep workflow's dispatch inputs for the approved PR.
+fn dispatch_inputs(marker: &str, approved: &ApprovedPull, label: &str) -> Value {
+    let labels = &approved.labels;
     let has = |l: &str| labels.iter().any(|x| x == l);
-    let inputs = json!({
+    json!({
         "test-name": marker,
-        "ref": merge_sha,
-        "changelog-base-ref": base_sha,
-        "changelog-head-ref": head,
+        "ref": approved.merge_sha,
+        "changelog-base-ref": approved.base_sha,
+        "changelog-head-ref": approved.head,
         "trim-conc": (label == "sweep-enabled").to_string(),
         "all-evals": has("all-evals").to_string(),
         "evals-only": has("evals-only").to_string(),
         "fail-fast": label.contains("fail-fast").to_string(),
         "agentx-fast": has("agentx-fast").to_string(),
-        "pr-labels-json": serde_json::to_string(&labels).unwrap_or_else(|_| "[]".into()),
-    });
+        "pr-labels-json": serde_json::to_string(labels).unwrap_or_else(|_| "[]".into()),
+    })
+}
 
+/// The newest `workflow_dispatch` runs of the workflow at `runs_path`.
+fn list_dispatch_runs(client: &Client, runs_path: &str) -> Result<Vec<Value>> {
+    let v = client.get(
+        runs_path,
+        &[("event", "workflow_dispatch"), ("per_page", "20")],
+    )?;
+    Ok(v["workflow_runs"].as_array().cloned().unwrap_or_default())
+}
+
+/// Owns the dispatch: notes the newest run id listed before it, sends it
+/// from `default_branch`, and looks (within `args.lookup`) for the newest
+/// later run whose title holds `marker`; its link, when found in time.
+fn dispatch_and_find(
+    client: &Client,
+    args: &ForkArgs,
+    default_branch: &str,
+    inputs: &Value,
+    marker: &str,
+) -> Result<Option<String>> {
     let runs_path = format!(
         "/repos/{}/actions/workflows/{}/runs",
         args.repo,
         encode(&args.workflow)
     );
-    let list_runs = || -> Result<Vec<Value>> {
-        let v = client.get(
-            &runs_path,
-            &[("event", "workflow_dispatch"), ("per_page", "20")],
-        )?;
-        Ok(v["workflow_runs"].as_array().cloned().unwrap_or_default())
-    };
-    let seen = list_runs()?
+    let seen = list_dispatch_runs(client, &runs_path)?
         .iter()
         .filter_map(|r| r["id"].as_u64())
         .max()
@@ -214,23 +295,35 @@ pub fn authorize(client: &Client, args: &ForkArgs) -> Result<Dispatched> {
         &json!({ "ref": default_branch, "inputs": inputs }),
     )?;
 
-    let run_url = args
+    Ok(args
         .lookup
         .until("the dispatched run", || {
-            Ok(list_runs()?
+            Ok(list_dispatch_runs(client, &runs_path)?
                 .iter()
                 .filter(|r| r["id"].as_u64().is_some_and(|id| id > seen))
                 .filter(|r| {
                     r["display_title"]
                         .as_str()
-                        .is_some_and(|t| t.contains(&marker))
+                        .is_some_and(|t| t.contains(marker))
                 })
                 .max_by_key(|r| r["id"].as_u64())
                 .and_then(|r| r["html_url"].as_str().map(str::to_string)))
         })
-        .ok();
+        .ok())
+}
 
-    let link = match &run_url {
+/// Posts the PR comment linking the run (or the workflow's runs when the
+/// run was not found); whether it was posted. A failure is a warning: the
+/// sweep is already dispatched.
+fn comment_link(
+    client: &Client,
+    args: &ForkArgs,
+    number: u64,
+    head: &str,
+    label: &str,
+    run_url: Option<&str>,
+) -> bool {
+    let link = match run_url {
         Some(url) => format!("[trusted sweep run]({url})"),
         None => format!(
             "[{} runs]({}/{}/actions/workflows/{})",
@@ -241,7 +334,7 @@ pub fn authorize(client: &Client, args: &ForkArgs) -> Result<Dispatched> {
         "Dispatched {link} for the approved external revision `{head}` (label `{label}`).\n\
          Later commits are not trusted automatically: remove and re-add the primary sweep label to approve a new SHA."
     );
-    let commented = match comment(client, &args.repo, number, &body) {
+    match comment(client, &args.repo, number, &body) {
         Ok(_) => true,
         Err(e) => {
             let msg = format!("the sweep was dispatched, but the PR comment failed: {e}");
@@ -249,16 +342,7 @@ pub fn authorize(client: &Client, args: &ForkArgs) -> Result<Dispatched> {
             eprintln!("warning: {}", sweep_model::gha::log_text(&msg));
             false
         }
-    };
-    Ok(Dispatched {
-        pr_number: number,
-        head_sha: head,
-        merge_sha,
-        label,
-        inputs,
-        run_url,
-        commented,
-    })
+    }
 }
 
 /// Most bytes of the search-space config `check-fork-runners` reads: the
@@ -303,33 +387,74 @@ pub fn check_runners(
     runners: &sweep_model::runners::Runners,
     configs: &[ConfigFile],
 ) -> Result<RunnersChecked> {
-    fn rows<'a>(v: &'a Value, depth: usize, out: &mut Vec<&'a Value>) -> Result<()> {
-        if depth > MAX_MATRIX_DEPTH {
-            return Err(OpsError::Failed(format!(
-                "the matrix nests deeper than {MAX_MATRIX_DEPTH} levels"
-            )));
-        }
-        match v {
-            Value::Object(m) if m.contains_key("runner") => out.push(v),
-            Value::Object(m) => {
-                for x in m.values() {
-                    rows(x, depth + 1, out)?;
-                }
-            }
-            Value::Array(a) => {
-                for x in a {
-                    rows(x, depth + 1, out)?;
-                }
-            }
-            _ => {}
-        }
-        Ok(())
-    }
     let mut found = Vec::new();
-    rows(matrix, 0, &mut found)?;
+    matrix_rows(matrix, 0, &mut found)?;
+    let (seen, bad) = sort_runners(&found, runners);
+    if bad.is_empty() {
+        return Ok(RunnersChecked {
+            rows: found.len(),
+            runners: seen.into_iter().collect(),
+        });
+    }
+    let known: Vec<&str> = runners.labels.keys().map(String::as_str).collect();
+    let file = runners.file.display();
+    let mut lines = Vec::new();
+    for (runner, exps) in &bad {
+        let mut named = configs_naming(configs, runner);
+        if named.is_empty() {
+            named.push(format!("the matrix rows {}", exps.join(", ")));
+        }
+        for n in named {
+            lines.push(format!(
+                "{n}: runner {runner:?} is not a label of the base's {file}"
+            ));
+        }
+    }
+    refused(format!(
+        "{} (known labels: {}); a fork's legs run only on the labels the base branch lists",
+        lines.join("; "),
+        known.join(", ")
+    ))
+}
+
+/// Collects into `out` every object of `v` (at most [`MAX_MATRIX_DEPTH`]
+/// levels down) that has a `runner` key: the matrix rows.
+fn matrix_rows<'a>(v: &'a Value, depth: usize, out: &mut Vec<&'a Value>) -> Result<()> {
+    if depth > MAX_MATRIX_DEPTH {
+        return Err(OpsError::Failed(format!(
+            "the matrix nests deeper than {MAX_MATRIX_DEPTH} levels"
+        )));
+    }
+    match v {
+        Value::Object(m) if m.contains_key("runner") => out.push(v),
+        Value::Object(m) => {
+            for x in m.values() {
+                matrix_rows(x, depth + 1, out)?;
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                matrix_rows(x, depth + 1, out)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A runner's unknown label with the `exp-name`s of the rows naming it.
+type BadRunner = (String, Vec<String>);
+
+/// Sorts the rows' runners into the known labels used (sorted) and the
+/// unknown ones, in first-seen order, each with its rows' distinct
+/// `exp-name`s.
+fn sort_runners(
+    found: &[&Value],
+    runners: &sweep_model::runners::Runners,
+) -> (std::collections::BTreeSet<String>, Vec<BadRunner>) {
     let mut seen = std::collections::BTreeSet::new();
-    let mut bad: Vec<(String, Vec<String>)> = Vec::new();
-    for row in &found {
+    let mut bad: Vec<BadRunner> = Vec::new();
+    for row in found {
         let runner = match &row["runner"] {
             Value::String(s) => s.clone(),
             other => other.to_string(),
@@ -348,47 +473,30 @@ pub fn check_runners(
             None => bad.push((runner, vec![exp])),
         }
     }
-    if bad.is_empty() {
-        return Ok(RunnersChecked {
-            rows: found.len(),
-            runners: seen.into_iter().collect(),
-        });
-    }
-    let known: Vec<&str> = runners.labels.keys().map(String::as_str).collect();
-    let file = runners.file.display();
-    let mut lines = Vec::new();
-    for (runner, exps) in &bad {
-        let mut named = Vec::new();
-        for c in configs {
-            let Value::Object(entries) = c.doc.value() else {
-                continue;
-            };
-            for (key, entry) in entries {
-                if entry.get("runner").and_then(Value::as_str) == Some(runner.as_str()) {
-                    let seg = |k: &str| sweep_model::yaml::PathSeg::Key(k.to_string());
-                    let at = c
-                        .doc
-                        .line_of(&[seg(key), seg("runner")])
-                        .map(|l| format!(":{l}"))
-                        .unwrap_or_default();
-                    named.push(format!("{}{at}: config '{key}'", c.path));
-                }
+    (seen, bad)
+}
+
+/// Each master config entry of `configs` whose `runner` is `runner`, as
+/// `<file>[:<line>]: config '<key>'`.
+fn configs_naming(configs: &[ConfigFile], runner: &str) -> Vec<String> {
+    let mut named = Vec::new();
+    for c in configs {
+        let Value::Object(entries) = c.doc.value() else {
+            continue;
+        };
+        for (key, entry) in entries {
+            if entry.get("runner").and_then(Value::as_str) == Some(runner) {
+                let seg = |k: &str| sweep_model::yaml::PathSeg::Key(k.to_string());
+                let at = c
+                    .doc
+                    .line_of(&[seg(key), seg("runner")])
+                    .map(|l| format!(":{l}"))
+                    .unwrap_or_default();
+                named.push(format!("{}{at}: config '{key}'", c.path));
             }
         }
-        if named.is_empty() {
-            named.push(format!("the matrix rows {}", exps.join(", ")));
-        }
-        for n in named {
-            lines.push(format!(
-                "{n}: runner {runner:?} is not a label of the base's {file}"
-            ));
-        }
     }
-    refused(format!(
-        "{} (known labels: {}); a fork's legs run only on the labels the base branch lists",
-        lines.join("; "),
-        known.join(", ")
-    ))
+    named
 }
 
 #[cfg(test)]

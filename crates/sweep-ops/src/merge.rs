@@ -97,8 +97,25 @@ pub fn merge(client: &Client, a: &MergeArgs) -> Result<Merged> {
         });
     };
     head_is(&pull, head_sha)?;
+    require_phase_one(client, a)?;
+    gate_check_passed(client, a, head_sha)?;
+    let merge_sha = merge_head(client, a, head_sha)?;
+
+    let push_run_url = match a.reuse_wait {
+        None => None,
+        Some(wait) => Some(wait_push_run(client, a, &merge_sha, wait)?),
+    };
+    Ok(Merged {
+        source_run_id,
+        merge_sha: Some(merge_sha),
+        push_run_url,
+    })
+}
+
+/// Refuses phase 2 unless the PR carries phase 1's reuse comment.
+fn require_phase_one(client: &Client, a: &MergeArgs) -> Result<()> {
     let comments = client.get_all(
-        &format!("/repos/{repo}/issues/{}/comments", a.pr),
+        &format!("/repos/{}/issues/{}/comments", a.repo, a.pr),
         &[],
         None,
     )?;
@@ -111,8 +128,13 @@ pub fn merge(client: &Client, a: &MergeArgs) -> Result<Merged> {
             a.pr
         ));
     }
+    Ok(())
+}
 
-    let check_path = format!("/repos/{repo}/commits/{head_sha}/check-runs");
+/// Waits (within `a.check_wait`) for the newest gate check on `head_sha`
+/// to complete; refused unless it concluded `success`.
+fn gate_check_passed(client: &Client, a: &MergeArgs, head_sha: &str) -> Result<()> {
+    let check_path = format!("/repos/{}/commits/{head_sha}/check-runs", a.repo);
     let check = a
         .check_wait
         .until(&format!("check '{}'", a.check_name), || {
@@ -142,7 +164,14 @@ pub fn merge(client: &Client, a: &MergeArgs) -> Result<Merged> {
                 .unwrap_or_default()
         ));
     }
+    Ok(())
+}
 
+/// Owns the merge itself: the PR's head must still be `head_sha`, the
+/// reuse is approved again, and GitHub merges exactly that head. Returns
+/// the merge commit.
+fn merge_head(client: &Client, a: &MergeArgs, head_sha: &str) -> Result<String> {
+    let repo = &a.repo;
     let pull = client.get(&format!("/repos/{repo}/pulls/{}", a.pr), &[])?;
     head_is(&pull, head_sha)?;
     // Approve again, now that the prepared head is pushed and checked: the
@@ -163,17 +192,7 @@ pub fn merge(client: &Client, a: &MergeArgs) -> Result<Merged> {
             }
             _ => e.into(),
         })?;
-    let merge_sha = need_str(&answer, "/sha", "the merge answer")?.to_string();
-
-    let push_run_url = match a.reuse_wait {
-        None => None,
-        Some(wait) => Some(wait_push_run(client, a, &merge_sha, wait)?),
-    };
-    Ok(Merged {
-        source_run_id,
-        merge_sha: Some(merge_sha),
-        push_run_url,
-    })
+    Ok(need_str(&answer, "/sha", "the merge answer")?.to_string())
 }
 
 /// The first 8 characters (by char: `--head-sha` is user input).

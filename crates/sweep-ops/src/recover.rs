@@ -79,10 +79,36 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
             EVENT_TYPES.join(", ")
         )));
     }
-    let workflow_path = format!(".github/workflows/{}", a.workflow);
-    let run = |id: u64| client.get(&format!("/repos/{}/actions/runs/{id}", a.repo), &[]);
+    let source = check_source(client, a)?;
+    let merge = check_merge(client, a)?;
+    let pr_number = merged_pr(client, a, &merge)?;
+    let approved_at = approval(client, a, pr_number)?;
+    check_swept_code(client, a, &source, pr_number, &approved_at)?;
 
-    let source = run(a.source_run_id)?;
+    let payload = crate::ingest::payload(
+        &a.event_type,
+        &a.source_run_id.to_string(),
+        &a.merge_run_id.to_string(),
+    );
+    Ok(Recovery { pr_number, payload })
+}
+
+/// Whether the recovery is of the agentic ingest.
+fn is_agentic(a: &RecoverArgs) -> bool {
+    a.event_type == "ingest-agentic-results"
+}
+
+/// Run `id` of `a.repo`, as the API returns it.
+fn get_run(client: &Client, a: &RecoverArgs, id: u64) -> Result<Value> {
+    Ok(client.get(&format!("/repos/{}/actions/runs/{id}", a.repo), &[])?)
+}
+
+/// Owns the source run's checks: a successful `pull_request` run of the
+/// sweep workflow from this repository holding unexpired benchmark
+/// artifacts of the event type. Returns the run.
+fn check_source(client: &Client, a: &RecoverArgs) -> Result<Value> {
+    let workflow_path = format!(".github/workflows/{}", a.workflow);
+    let source = get_run(client, a, a.source_run_id)?;
     expect_field(&source, "source", a.source_run_id, "path", &workflow_path)?;
     expect_field(&source, "source", a.source_run_id, "event", "pull_request")?;
     expect_from_repo(&source, "source", a.source_run_id, &a.repo)?;
@@ -96,7 +122,7 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
         ));
     }
     let names = artifact_names(client, &a.repo, a.source_run_id)?;
-    let agentic = a.event_type == "ingest-agentic-results";
+    let agentic = is_agentic(a);
     let has_data = names.iter().any(|n| {
         if agentic {
             n.starts_with("bmk_agentic_")
@@ -115,8 +141,15 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
             }
         ));
     }
+    Ok(source)
+}
 
-    let merge = run(a.merge_run_id)?;
+/// Owns the merge run's checks: a completed `push` run of the sweep
+/// workflow on the main branch of this repository, with an unexpired
+/// `changelog-metadata` artifact, that was a reuse run. Returns the run.
+fn check_merge(client: &Client, a: &RecoverArgs) -> Result<Value> {
+    let workflow_path = format!(".github/workflows/{}", a.workflow);
+    let merge = get_run(client, a, a.merge_run_id)?;
     expect_field(&merge, "merge", a.merge_run_id, "path", &workflow_path)?;
     expect_field(&merge, "merge", a.merge_run_id, "event", "push")?;
     expect_field(
@@ -140,14 +173,19 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
         &[("filter", "all")],
         Some("jobs"),
     )?;
-    if let Err(why) = reuse_evidence(&jobs, &merge_names, agentic) {
+    if let Err(why) = reuse_evidence(&jobs, &merge_names, is_agentic(a)) {
         return refused(format!(
             "merge run {} was not a reuse run: {why}; only the ingest of a reused sweep is recovered here",
             a.merge_run_id
         ));
     }
+    Ok(merge)
+}
 
-    let merge_sha = str_at(&merge, "/head_sha").unwrap_or_default();
+/// Owns the mapping of the merge run's commit to the one merged PR whose
+/// merge commit it is; returns that PR's number.
+fn merged_pr(client: &Client, a: &RecoverArgs, merge: &Value) -> Result<u64> {
+    let merge_sha = str_at(merge, "/head_sha").unwrap_or_default();
     let pulls = client.get(&format!("/repos/{}/commits/{merge_sha}/pulls", a.repo), &[])?;
     let merged: Vec<&Value> = pulls
         .as_array()
@@ -163,10 +201,15 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
             merged.len()
         ));
     }
-    let pr_number = merged[0]["number"]
+    merged[0]["number"]
         .as_u64()
-        .ok_or_else(|| OpsError::Failed("the merged PR has no number".into()))?;
+        .ok_or_else(|| OpsError::Failed("the merged PR has no number".into()))
+}
 
+/// Owns the reuse approval: PR `pr_number` carries the reuse command by a
+/// writer, and a pinned run id is the source run. Returns the approving
+/// comment's `created_at`.
+fn approval(client: &Client, a: &RecoverArgs, pr_number: u64) -> Result<String> {
     let Some((login, pin, approved_at)) =
         authorisation(client, &a.repo, pr_number, &a.reuse_command)?
     else {
@@ -183,13 +226,26 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
             a.reuse_command, a.source_run_id
         ));
     }
+    Ok(approved_at)
+}
 
+/// Owns the binding of the source run to the approved code: its head is a
+/// commit of the PR and the PR's swept head, it ran under a full-sweep
+/// label and no reuse-incompatible one, and nothing a sweep reads arrived
+/// after the approval.
+fn check_swept_code(
+    client: &Client,
+    a: &RecoverArgs,
+    source: &Value,
+    pr_number: u64,
+    approved_at: &str,
+) -> Result<()> {
     let commits = client.get_all(
         &format!("/repos/{}/pulls/{pr_number}/commits", a.repo),
         &[],
         None,
     )?;
-    let source_sha = str_at(&source, "/head_sha").unwrap_or_default();
+    let source_sha = str_at(source, "/head_sha").unwrap_or_default();
     if !commits
         .iter()
         .any(|c| c["sha"].as_str() == Some(source_sha))
@@ -217,7 +273,7 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
     let history = trust::LabelHistory::from_timeline(&timeline);
     if let Some(why) = trust::run_label_refusal(
         &history,
-        &source,
+        source,
         &crate::merge::FULL_SWEEP_LABELS,
         &crate::merge::REUSE_INCOMPATIBLE_LABELS,
     ) {
@@ -234,7 +290,7 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
             pull: &pull,
             commits: &commits,
             swept: source_sha,
-            approved_at: &approved_at,
+            approved_at,
         };
         if let Some(why) = trust::unapproved_change(client, &binding)? {
             return refused(format!(
@@ -243,13 +299,7 @@ pub fn plan(client: &Client, a: &RecoverArgs) -> Result<Recovery> {
             ));
         }
     }
-
-    let payload = crate::ingest::payload(
-        &a.event_type,
-        &a.source_run_id.to_string(),
-        &a.merge_run_id.to_string(),
-    );
-    Ok(Recovery { pr_number, payload })
+    Ok(())
 }
 
 /// Why a run was not a reuse run (see [`reuse_evidence`]): the evidence

@@ -88,93 +88,105 @@ pub fn review(
     )?;
     // Stable sort by the timestamp string: equal stamps keep API order.
     comments.sort_by(|a, b| text(a, "created_at").cmp(text(b, "created_at")));
+    let mut reviewer = Reviewer {
+        client,
+        repo,
+        repo_path: &repo_path,
+        pr,
+        head_sha,
+        command_text,
+        pull: None,
+        permissions: Vec::new(),
+    };
     let mut out = Review::default();
-    let mut pull: Option<Value> = None;
-    let mut permissions: Vec<(String, bool, String)> = Vec::new();
     for c in comments.iter().rev() {
+        match reviewer.judge(c)? {
+            Judgement::Skip => continue,
+            Judgement::Refused(why) => out.refused.push(why),
+            Judgement::Holds(ack) => {
+                out.acknowledgement = Some(ack);
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What one comment says, judged by [`Reviewer::judge`].
+enum Judgement {
+    /// Not a command (or not one to report).
+    Skip,
+    /// A command that does not count, with its reason.
+    Refused(String),
+    /// An acknowledgement that holds.
+    Holds(Acknowledgement),
+}
+
+/// Owns the judging of one PR's comments, newest first, with what the
+/// lookups so far learnt: the PR (fetched once, when first needed) and
+/// each commenter's permission.
+struct Reviewer<'a> {
+    client: &'a Client,
+    repo: &'a str,
+    repo_path: &'a str,
+    pr: u64,
+    head_sha: &'a str,
+    command_text: &'a str,
+    pull: Option<Value>,
+    /// `(login, may write, role and permission for messages)`.
+    permissions: Vec<(String, bool, String)>,
+}
+
+impl Reviewer<'_> {
+    /// Judges comment `c` by the module's rules, cheapest first.
+    fn judge(&mut self, c: &Value) -> Result<Judgement, Error> {
+        let command_text = self.command_text;
         let body = text(c, "body");
         // A plain substring test (no parsing) keeps the permission lookups
         // to the comments that mention the command at all.
         if !command::within_limit(body) || !body.contains(command_text) {
-            continue;
+            return Ok(Judgement::Skip);
         }
         let login = c
             .pointer("/user/login")
             .and_then(Value::as_str)
             .unwrap_or("");
         if login.is_empty() || comment_by_bot(c) {
-            continue;
+            return Ok(Judgement::Skip);
         }
         let who = format!("{command_text} by @{login}");
-        let (ok, role) = match permissions.iter().find(|p| p.0 == login) {
-            Some((_, ok, role)) => (*ok, role.clone()),
-            None => {
-                let access = client.collaborator_access(&repo_path, login)?;
-                let ok = may_write(access.as_ref());
-                let role = match access {
-                    Some(a) => format!(
-                        "role '{}', permission '{}'",
-                        a.role_name.unwrap_or_default(),
-                        a.permission.unwrap_or_default()
-                    ),
-                    None => "not a collaborator".into(),
-                };
-                permissions.push((login.to_string(), ok, role.clone()));
-                (ok, role)
-            }
-        };
+        let (ok, role) = self.permission(login)?;
         if !ok {
-            out.refused.push(format!(
-                "{who} does not count: @{login} has no write, maintain or admin permission on {repo} ({role})"
-            ));
-            continue;
+            return Ok(Judgement::Refused(format!(
+                "{who} does not count: @{login} has no write, maintain or admin permission on {} ({role})",
+                self.repo
+            )));
         }
         let reason = match command::last_reason_command(body, command_text) {
-            None => continue,
+            None => return Ok(Judgement::Skip),
             Some(command::ReasonCommand::Missing) => {
-                out.refused.push(format!(
+                return Ok(Judgement::Refused(format!(
                     "{who} does not count: it gives no reason (`{command_text} <reason>`)"
-                ));
-                continue;
+                )));
             }
             Some(command::ReasonCommand::TooLong(n)) => {
-                out.refused.push(format!(
+                return Ok(Judgement::Refused(format!(
                     "{who} does not count: its reason has {n} characters, more than {}",
                     command::MAX_REASON_CHARS
-                ));
-                continue;
+                )));
             }
             Some(command::ReasonCommand::Reason(r)) => r,
         };
         if comment_edited(c) {
-            out.refused.push(format!(
+            return Ok(Judgement::Refused(format!(
                 "{who} does not count: it was edited after it was written; write a new comment"
-            ));
-            continue;
+            )));
         }
-        let created = text(c, "created_at");
-        let pull = match &pull {
-            Some(p) => p,
-            None => pull.insert(client.get(&format!("/repos/{repo_path}/pulls/{pr}"), &[])?),
-        };
-        let head = match head_when_written(client, repo, pull, created)? {
+        let head = match self.written_on_head(c, &who)? {
             Ok(head) => head,
-            Err(why) => {
-                out.refused.push(format!(
-                    "{who} does not count: the commit it was written on cannot be shown ({why})"
-                ));
-                continue;
-            }
+            Err(why) => return Ok(Judgement::Refused(why)),
         };
-        if !head.eq_ignore_ascii_case(head_sha) {
-            out.refused.push(format!(
-                "{who} does not count: it was written on {} and the regression is on {}; a later push voids an acknowledgement, acknowledge again",
-                short(&head),
-                short(head_sha)
-            ));
-            continue;
-        }
-        out.acknowledgement = Some(Acknowledgement {
+        Ok(Judgement::Holds(Acknowledgement {
             login: login.to_string(),
             reason,
             head,
@@ -183,9 +195,57 @@ pub fn review(
                 .and_then(Value::as_str)
                 .filter(|u| !u.is_empty())
                 .map(str::to_string),
-            created_at: created.to_string(),
-        });
-        break;
+            created_at: text(c, "created_at").to_string(),
+        }))
     }
-    Ok(out)
+
+    /// Whether `login` may write, and its role and permission for the
+    /// refusal; asked of the API once per login.
+    fn permission(&mut self, login: &str) -> Result<(bool, String), Error> {
+        if let Some((_, ok, role)) = self.permissions.iter().find(|p| p.0 == login) {
+            return Ok((*ok, role.clone()));
+        }
+        let access = self.client.collaborator_access(self.repo_path, login)?;
+        let ok = may_write(access.as_ref());
+        let role = match access {
+            Some(a) => format!(
+                "role '{}', permission '{}'",
+                a.role_name.unwrap_or_default(),
+                a.permission.unwrap_or_default()
+            ),
+            None => "not a collaborator".into(),
+        };
+        self.permissions.push((login.to_string(), ok, role.clone()));
+        Ok((ok, role))
+    }
+
+    /// The PR's head when comment `c` was written, `Err` with the refusal
+    /// (`who` names the command) when it cannot be shown or is not the
+    /// commit of the regression.
+    fn written_on_head(&mut self, c: &Value, who: &str) -> Result<Result<String, String>, Error> {
+        let created = text(c, "created_at");
+        let pull = match &self.pull {
+            Some(p) => p,
+            None => self.pull.insert(
+                self.client
+                    .get(&format!("/repos/{}/pulls/{}", self.repo_path, self.pr), &[])?,
+            ),
+        };
+        let head = match head_when_written(self.client, self.repo, pull, created)? {
+            Ok(head) => head,
+            Err(why) => {
+                return Ok(Err(format!(
+                    "{who} does not count: the commit it was written on cannot be shown ({why})"
+                )));
+            }
+        };
+        if !head.eq_ignore_ascii_case(self.head_sha) {
+            return Ok(Err(format!(
+                "{who} does not count: it was written on {} and the regression is on {}; a later push voids an acknowledgement, acknowledge again",
+                short(&head),
+                short(self.head_sha)
+            )));
+        }
+        Ok(Ok(head))
+    }
 }

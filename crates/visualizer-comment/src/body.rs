@@ -255,6 +255,27 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
     if let Some((pr, reason)) = read_only {
         ctx.insert("read_only".into(), json!({"pr": pr, "reason": md(reason)}));
     }
+    insert_run_links(&mut ctx, input)?;
+    if let Some(compare) = &input.compare {
+        insert_verdict(&mut ctx, input, compare)?;
+    }
+    insert_stats(&mut ctx, input)?;
+    if let Some(charts) = crate::charts::context(&input.charts)? {
+        ctx.insert("charts".into(), charts);
+    }
+    ctx.insert(
+        "footer".into(),
+        format!("posted by sweepkit {}", md(&input.version)).into(),
+    );
+    Ok(Value::Object(ctx))
+}
+
+/// The `run` line (this run's link) and the `reused` one (the run whose
+/// results were reused), each URL checked.
+fn insert_run_links(
+    ctx: &mut serde_json::Map<String, Value>,
+    input: &BodyInput,
+) -> Result<(), BodyError> {
     if let Some(url) = &input.run_url {
         check_url("run URL", url)?;
         ctx.insert("run".into(), format!("Run: {}", run_link(url)).into());
@@ -269,37 +290,56 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
             ctx.insert("run".into(), "Run: this one".into());
         }
     }
-    if let Some(compare) = &input.compare {
-        let scheduled =
-            verdict::scheduled(input.run_stats.as_ref(), input.run_stats_by_runner.as_ref());
-        let mut h = verdict::head(compare, scheduled)?;
-        let head_sha = input.head.as_ref().map(|(sha, _)| sha.as_str());
-        if let Some(a) = input
-            .acknowledgement
-            .as_ref()
-            .filter(|a| head_sha.is_some_and(|sha| a.is_for(sha)))
-            && h.acknowledge(&a.login, &a.reason, a.url.as_deref())
-        {
-            ctx.insert("acknowledged".into(), true.into());
-        }
-        ctx.insert("headline".into(), format!("{} {}", h.icon, h.line).into());
-        let tail = " (the largest in the top regressions below, every one in the full report)";
-        ctx.insert("regressions".into(), h.regressions.into());
-        ctx.insert(
-            "more_regressions".into(),
-            verdict::more(h.regressions_total, tail).into(),
-        );
-        if let Some(other) = h.other_hardware {
-            ctx.insert("other_hardware".into(), other.into());
-        }
-        ctx.insert("failed_evals".into(), h.failed_evals.into());
-        ctx.insert(
-            "more_failed_evals".into(),
-            verdict::more(h.failed_evals_total, "").into(),
-        );
-        ctx.insert("evals_line".into(), h.evals_line.into());
-        ctx.insert("provenance".into(), provenance(input, compare)?.into());
+    Ok(())
+}
+
+/// The verdict's part of the context, from the compare report: the
+/// headline (acknowledged when an acknowledgement of the head holds), the
+/// regressions, the failed evals and the provenance line.
+fn insert_verdict(
+    ctx: &mut serde_json::Map<String, Value>,
+    input: &BodyInput,
+    compare: &Value,
+) -> Result<(), BodyError> {
+    let scheduled =
+        verdict::scheduled(input.run_stats.as_ref(), input.run_stats_by_runner.as_ref());
+    let mut h = verdict::head(compare, scheduled)?;
+    let head_sha = input.head.as_ref().map(|(sha, _)| sha.as_str());
+    if let Some(a) = input
+        .acknowledgement
+        .as_ref()
+        .filter(|a| head_sha.is_some_and(|sha| a.is_for(sha)))
+        && h.acknowledge(&a.login, &a.reason, a.url.as_deref())
+    {
+        ctx.insert("acknowledged".into(), true.into());
     }
+    ctx.insert("headline".into(), format!("{} {}", h.icon, h.line).into());
+    let tail = " (the largest in the top regressions below, every one in the full report)";
+    ctx.insert("regressions".into(), h.regressions.into());
+    ctx.insert(
+        "more_regressions".into(),
+        verdict::more(h.regressions_total, tail).into(),
+    );
+    if let Some(other) = h.other_hardware {
+        ctx.insert("other_hardware".into(), other.into());
+    }
+    ctx.insert("failed_evals".into(), h.failed_evals.into());
+    ctx.insert(
+        "more_failed_evals".into(),
+        verdict::more(h.failed_evals_total, "").into(),
+    );
+    ctx.insert("evals_line".into(), h.evals_line.into());
+    ctx.insert("provenance".into(), provenance(input, compare)?.into());
+    Ok(())
+}
+
+/// The job counts table: from the counts by runner when given (not
+/// `null`), else from the run stats; a note when none were counted or
+/// success-rate could not count.
+fn insert_stats(
+    ctx: &mut serde_json::Map<String, Value>,
+    input: &BodyInput,
+) -> Result<(), BodyError> {
     let by_runner = match &input.run_stats_by_runner {
         Some(v) if !v.is_null() => Some(by_runner(v)?),
         _ => None,
@@ -344,14 +384,7 @@ fn context(input: &BodyInput, read_only: Option<(u64, &str)>) -> Result<Value, B
             }
         }
     }
-    if let Some(charts) = crate::charts::context(&input.charts)? {
-        ctx.insert("charts".into(), charts);
-    }
-    ctx.insert(
-        "footer".into(),
-        format!("posted by sweepkit {}", md(&input.version)).into(),
-    );
-    Ok(Value::Object(ctx))
+    Ok(())
 }
 
 fn render_template(

@@ -51,46 +51,9 @@ pub(crate) struct CheckRunArgs {
 
 pub(crate) fn run(args: &CheckRunArgs) -> Result<()> {
     let path = &args.report;
-    let text = sweep_model::fsio::read_text(path, sweep_model::fsio::MAX_AGGREGATE_JSON_BYTES)
-        .with_context(|| format!("compare JSON {}: cannot read it", path.display()))?;
-    let report: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| anyhow!("compare JSON {}: invalid JSON: {e}", path.display()))?;
-    let run_url = match args.run_url.clone().filter(|u| !u.is_empty()) {
-        Some(url) => Some(url),
-        None => std::env::var("GITHUB_RUN_ID")
-            .ok()
-            .filter(|id| !id.is_empty())
-            .map(|id| {
-                let server = std::env::var("GITHUB_SERVER_URL")
-                    .ok()
-                    .filter(|s| !s.is_empty())
-                    .unwrap_or_else(|| "https://github.com".into());
-                format!(
-                    "{}/{}/actions/runs/{id}",
-                    server.trim_end_matches('/'),
-                    args.repo
-                )
-            }),
-    };
-    let stats = match args
-        .run_stats
-        .as_deref()
-        .filter(|p| !p.as_os_str().is_empty())
-    {
-        Some(p) if !p.exists() => {
-            eprintln!("warning: run stats {}: no such file, skipped", p.display());
-            None
-        }
-        Some(p) => {
-            let bytes = sweep_model::fsio::read_regular(p, MAX_RUN_STATS_BYTES)
-                .with_context(|| format!("run stats {}: cannot read it", p.display()))?;
-            Some(
-                serde_json::from_slice::<serde_json::Value>(&bytes)
-                    .map_err(|e| anyhow!("run stats {}: invalid JSON: {e}", p.display()))?,
-            )
-        }
-        None => None,
-    };
+    let report = read_report(path)?;
+    let run_url = run_url(args);
+    let stats = read_run_stats(args)?;
     let scheduled = visualizer_comment::verdict::scheduled(stats.as_ref(), None);
     let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
     if config.token.is_none() {
@@ -126,6 +89,63 @@ pub(crate) fn run(args: &CheckRunArgs) -> Result<()> {
             check.name, check.head_sha, args.repo
         )
     })?;
+    report_outcome(outcome, &check)
+}
+
+/// compare-results' JSON report at `path`.
+fn read_report(path: &std::path::Path) -> Result<serde_json::Value> {
+    let text = sweep_model::fsio::read_text(path, sweep_model::fsio::MAX_AGGREGATE_JSON_BYTES)
+        .with_context(|| format!("compare JSON {}: cannot read it", path.display()))?;
+    serde_json::from_str(&text)
+        .map_err(|e| anyhow!("compare JSON {}: invalid JSON: {e}", path.display()))
+}
+
+/// The run linked from the check: `--run-url`, else the one of
+/// GITHUB_RUN_ID (when set) on GITHUB_SERVER_URL.
+fn run_url(args: &CheckRunArgs) -> Option<String> {
+    match args.run_url.clone().filter(|u| !u.is_empty()) {
+        Some(url) => Some(url),
+        None => std::env::var("GITHUB_RUN_ID")
+            .ok()
+            .filter(|id| !id.is_empty())
+            .map(|id| {
+                let server = std::env::var("GITHUB_SERVER_URL")
+                    .ok()
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| "https://github.com".into());
+                format!(
+                    "{}/{}/actions/runs/{id}",
+                    server.trim_end_matches('/'),
+                    args.repo
+                )
+            }),
+    }
+}
+
+/// success-rate's run stats when given (an empty path is none); a missing
+/// file is skipped with a warning.
+fn read_run_stats(args: &CheckRunArgs) -> Result<Option<serde_json::Value>> {
+    let Some(p) = args
+        .run_stats
+        .as_deref()
+        .filter(|p| !p.as_os_str().is_empty())
+    else {
+        return Ok(None);
+    };
+    if !p.exists() {
+        eprintln!("warning: run stats {}: no such file, skipped", p.display());
+        return Ok(None);
+    }
+    let bytes = sweep_model::fsio::read_regular(p, MAX_RUN_STATS_BYTES)
+        .with_context(|| format!("run stats {}: cannot read it", p.display()))?;
+    let stats = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .map_err(|e| anyhow!("run stats {}: invalid JSON: {e}", p.display()))?;
+    Ok(Some(stats))
+}
+
+/// Prints the created check run (and writes the `check-run-url` output),
+/// or warns that the token may not create one.
+fn report_outcome(outcome: CheckOutcome, check: &check_run::CheckRun) -> Result<()> {
     match outcome {
         CheckOutcome::Created { url, .. } => {
             sweep_cli::stdout::println(&format!(

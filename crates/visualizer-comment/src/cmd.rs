@@ -37,6 +37,57 @@ pub(crate) fn run(cli: &CommentArgs) -> Result<()> {
     else {
         return Err(anyhow!("--repo, --pr-number and --run-id are required"));
     };
+    let (mut input, run_url) = build_input(cli, repo, run_id)?;
+    let notice = format!(
+        "This comment was cut to fit GitHub's 65,536-character limit; the full report is in the job summary of [run {}]({run_url}).",
+        run_id
+    );
+    if cli.dry_run {
+        let body = body::render(&input, &notice).context("building the comment")?;
+        sweep_cli::stdout::println(&body.text);
+        return Ok(());
+    }
+    let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
+    if config.token.is_none() {
+        return Err(anyhow!(
+            "GITHUB_TOKEN (or GH_TOKEN) is required: a token with `pull-requests: write` on {}",
+            repo
+        ));
+    }
+    let client = Client::new(config)?;
+    look_up_acknowledgement(&client, cli, repo, pr_number, &mut input);
+    let body = body::render(&input, &notice).context("building the comment")?;
+    let author = match visualizer_comment::token_login(&client)
+        .context("reading the token's identity (GET /user)")?
+    {
+        Some(login) => login,
+        None => cli.comment_author.clone(),
+    };
+    let post = Post {
+        repo: repo.to_string(),
+        pr_number,
+        marker: cli.marker.clone(),
+        author,
+    };
+    let outcome = publish(&client, &post, &body.text)
+        .with_context(|| format!("commenting on PR #{}", pr_number))?;
+    let Some(url) = report_outcome(outcome, &input, pr_number)? else {
+        return Ok(());
+    };
+    if let Some(out) = std::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()) {
+        sweep_cli::write_output(std::path::Path::new(&out), "comment-url", &url)
+            .context("writing the comment-url output")?;
+    }
+    if body.truncated {
+        let full = body::render_full(&input).context("building the job summary")?;
+        sweep_cli::append_step_summary(&full).context("writing the job summary")?;
+    }
+    Ok(())
+}
+
+/// The extra markdown sections, in order: an empty file or one that
+/// cannot be found is skipped with a warning, any other read error fails.
+fn read_sections(cli: &CommentArgs) -> Result<Vec<String>> {
     let mut sections = Vec::new();
     for path in cli.sections.iter().filter(|p| !p.as_os_str().is_empty()) {
         match sweep_model::fsio::read_text(path, sweep_model::fsio::MAX_MARKDOWN_BYTES) {
@@ -58,6 +109,13 @@ pub(crate) fn run(cli: &CommentArgs) -> Result<()> {
             }
         }
     }
+    Ok(sections)
+}
+
+/// Owns the body's inputs from the command line and the files it names;
+/// returns them with this run's URL.
+fn build_input(cli: &CommentArgs, repo: &str, run_id: u64) -> Result<(BodyInput, String)> {
+    let sections = read_sections(cli)?;
     let server = std::env::var("GITHUB_SERVER_URL")
         .ok()
         .filter(|s| !s.is_empty())
@@ -74,18 +132,36 @@ pub(crate) fn run(cli: &CommentArgs) -> Result<()> {
     input.run_url = Some(run_url.clone());
     input.reused_run_url = cli.reused_run_url.clone().filter(|u| !u.is_empty());
     input.sections = sections;
-    if let Some(sha) = cli
+    input.head = head_commit(cli, &server, repo)?;
+    read_json_inputs(cli, &mut input)?;
+    Ok((input, run_url))
+}
+
+/// `--head-sha` (trimmed; empty is none) with its commit page, refused
+/// unless it is 7 to 64 hex digits.
+fn head_commit(
+    cli: &CommentArgs,
+    server: &str,
+    repo: &str,
+) -> Result<Option<(String, Option<String>)>> {
+    let Some(sha) = cli
         .head_sha
         .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty())
-    {
-        if !(7..=64).contains(&sha.len()) || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(anyhow!("--head-sha {sha:?}: not a commit id (hex digits)"));
-        }
-        let url = format!("{}/{}/commit/{sha}", server.trim_end_matches('/'), repo);
-        input.head = Some((sha.to_string(), Some(url)));
+    else {
+        return Ok(None);
+    };
+    if !(7..=64).contains(&sha.len()) || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(anyhow!("--head-sha {sha:?}: not a commit id (hex digits)"));
     }
+    let url = format!("{}/{}/commit/{sha}", server.trim_end_matches('/'), repo);
+    Ok(Some((sha.to_string(), Some(url))))
+}
+
+/// Reads the JSON inputs given (an empty path is none) into `input`, and
+/// the chart links.
+fn read_json_inputs(cli: &CommentArgs, input: &mut BodyInput) -> Result<()> {
     if let Some(p) = cli
         .compare_json
         .as_deref()
@@ -112,28 +188,23 @@ pub(crate) fn run(cli: &CommentArgs) -> Result<()> {
     if let Some(p) = cli.charts.as_deref().filter(|p| !p.as_os_str().is_empty()) {
         input.charts.manifest = json_input("charts manifest", p)?;
     }
-    let notice = format!(
-        "This comment was cut to fit GitHub's 65,536-character limit; the full report is in the job summary of [run {}]({run_url}).",
-        run_id
-    );
-    if cli.dry_run {
-        let body = body::render(&input, &notice).context("building the comment")?;
-        sweep_cli::stdout::println(&body.text);
-        return Ok(());
-    }
-    let config = Config::from_env(&["GITHUB_TOKEN", "GH_TOKEN"]);
-    if config.token.is_none() {
-        return Err(anyhow!(
-            "GITHUB_TOKEN (or GH_TOKEN) is required: a token with `pull-requests: write` on {}",
-            repo
-        ));
-    }
-    let client = Client::new(config)?;
+    Ok(())
+}
+
+/// With a compare report and a head commit, looks up a writer's
+/// acknowledgement of the regression into `input`.
+fn look_up_acknowledgement(
+    client: &Client,
+    cli: &CommentArgs,
+    repo: &str,
+    pr_number: u64,
+    input: &mut BodyInput,
+) {
     if let (Some(compare), Some((sha, _))) = (&input.compare, &input.head) {
         let scheduled =
             verdict::scheduled(input.run_stats.as_ref(), input.run_stats_by_runner.as_ref());
         input.acknowledgement = crate::ack_cli::lookup(
-            &client,
+            client,
             repo,
             pr_number,
             sha,
@@ -142,26 +213,12 @@ pub(crate) fn run(cli: &CommentArgs) -> Result<()> {
             scheduled,
         );
     }
-    let body = body::render(&input, &notice).context("building the comment")?;
-    let author = match visualizer_comment::token_login(&client)
-        .context("reading the token's identity (GET /user)")?
-    {
-        Some(login) => login,
-        None => cli.comment_author.clone(),
-    };
-    let post = Post {
-        repo: repo.to_string(),
-        pr_number,
-        marker: cli.marker.clone(),
-        author,
-    };
-    let full_report = || -> Result<()> {
-        let full = body::render_full(&input).context("building the job summary")?;
-        sweep_cli::append_step_summary(&full).context("writing the job summary")?;
-        Ok(())
-    };
-    let outcome = publish(&client, &post, &body.text)
-        .with_context(|| format!("commenting on PR #{}", pr_number))?;
+}
+
+/// Prints what `publish` did and returns the comment's URL; on a
+/// read-only token warns and writes the comment to the job summary
+/// instead (`None`: nothing more to do).
+fn report_outcome(outcome: Outcome, input: &BodyInput, pr_number: u64) -> Result<Option<String>> {
     let url = match outcome {
         Outcome::Created { url, .. } => {
             sweep_cli::stdout::println(&format!("created comment {url}"));
@@ -182,18 +239,11 @@ pub(crate) fn run(cli: &CommentArgs) -> Result<()> {
             );
             sweep_cli::annotate(sweep_cli::Level::Warning, None, None, &msg);
             eprintln!("warning: {}", sweep_model::gha::log_text(&msg));
-            let summary = body::render_read_only(&input, pr_number, &reason)
+            let summary = body::render_read_only(input, pr_number, &reason)
                 .context("building the job summary")?;
             sweep_cli::append_step_summary(&summary).context("writing the job summary")?;
-            return Ok(());
+            return Ok(None);
         }
     };
-    if let Some(out) = std::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()) {
-        sweep_cli::write_output(std::path::Path::new(&out), "comment-url", &url)
-            .context("writing the comment-url output")?;
-    }
-    if body.truncated {
-        full_report()?;
-    }
-    Ok(())
+    Ok(Some(url))
 }

@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 use serde_json::Value;
-use sweep_model::compare_summary::{CompareSummary, Eval, Verdict};
+use sweep_model::compare_summary::{CompareSummary, Eval, TopRegression, Verdict};
 
 use crate::error::BodyError;
 
@@ -176,7 +176,46 @@ pub fn head(compare: &Value, scheduled: Scheduled) -> Result<Head, BodyError> {
     let s = summary(compare)?;
     let failed: Vec<&Eval> = s.evals.iter().filter(|e| e.pass == Some(false)).collect();
     let nothing_ran = scheduled == Scheduled::Jobs(0);
-    let perf = match (s.verdict, s.counts.matched) {
+    let perf = perf_line(&s, nothing_ran);
+    let (icon, conclusion) = icon_and_conclusion(&s, !failed.is_empty(), nothing_ran);
+    let vs = if s.baseline.label.is_empty() {
+        String::new()
+    } else {
+        format!(" vs {}", s.baseline.label)
+    };
+    let vs_md = if s.baseline.label.is_empty() {
+        String::new()
+    } else {
+        format!(" vs {}", md(&s.baseline.label))
+    };
+    let other_hardware = (s.counts.other_hardware > 0).then(|| {
+        format!(
+            "{} compared with a baseline that ran on other hardware (marked ⚠️ below): the change may be the machine's, not the code's.",
+            plural(s.counts.other_hardware, "point", "points")
+        )
+    });
+    Ok(Head {
+        icon,
+        conclusion,
+        title: format!("{perf}{vs}"),
+        line: format!("{}{vs_md}", md(&perf)),
+        regressions: regression_items(&s.top_regressions),
+        regressions_total: s.top_regressions.len(),
+        other_hardware,
+        failed_evals: failed_eval_items(&failed),
+        failed_evals_total: failed.len(),
+        evals_line: evals_line(&s.evals),
+        acknowledgeable: conclusion == Conclusion::Failure
+            && failed.is_empty()
+            && s.verdict == Verdict::Regressions,
+        acknowledged: None,
+    })
+}
+
+/// The performance half of the one-line counts, plain text: compare-results'
+/// line, or why nothing was compared.
+fn perf_line(s: &CompareSummary, nothing_ran: bool) -> String {
+    match (s.verdict, s.counts.matched) {
         (Verdict::NoResults, _) if nothing_ran => {
             "No legs were scheduled: nothing to compare".to_string()
         }
@@ -192,12 +231,21 @@ pub fn head(compare: &Value, scheduled: Scheduled) -> Result<Head, BodyError> {
             }
         ),
         _ => s.line.clone(),
-    };
-    let (icon, conclusion) = match s.verdict {
+    }
+}
+
+/// The heading's icon and the check run's conclusion for the verdict
+/// (`evals_failed`: an eval is below its threshold).
+fn icon_and_conclusion(
+    s: &CompareSummary,
+    evals_failed: bool,
+    nothing_ran: bool,
+) -> (&'static str, Conclusion) {
+    match s.verdict {
         Verdict::Regressions | Verdict::EvalsFailed => ("❌", Conclusion::Failure),
         Verdict::NoResults if nothing_ran => ("⚠️", Conclusion::Neutral),
         Verdict::NoResults => ("❌", Conclusion::Failure),
-        Verdict::NoRegressions if !failed.is_empty() => ("❌", Conclusion::Failure),
+        Verdict::NoRegressions if evals_failed => ("❌", Conclusion::Failure),
         Verdict::NoRegressions if s.counts.matched == 0 => ("⚠️", Conclusion::Neutral),
         Verdict::NoRegressions
             if s.counts.inconclusive > 0
@@ -208,17 +256,11 @@ pub fn head(compare: &Value, scheduled: Scheduled) -> Result<Head, BodyError> {
             ("⚠️", Conclusion::Success)
         }
         Verdict::NoRegressions => ("✅", Conclusion::Success),
-    };
-    let vs = if s.baseline.label.is_empty() {
-        String::new()
-    } else {
-        format!(" vs {}", s.baseline.label)
-    };
-    let vs_md = if s.baseline.label.is_empty() {
-        String::new()
-    } else {
-        format!(" vs {}", md(&s.baseline.label))
-    };
+    }
+}
+
+/// The first [`HEAD_ITEMS`] regressed points, markdown.
+fn regression_items(top: &[TopRegression]) -> Vec<String> {
     // The configuration is named once for its run of regressions.
     let mut items: Vec<String> = Vec::new();
     let mut last_group: Option<String> = None;
@@ -230,7 +272,7 @@ pub fn head(compare: &Value, scheduled: Scheduled) -> Result<Head, BodyError> {
             format!("{} — {point}", md(group))
         }
     };
-    for r in s.top_regressions.iter().take(HEAD_ITEMS) {
+    for r in top.iter().take(HEAD_ITEMS) {
         let also = if r.also.is_empty() {
             String::new()
         } else {
@@ -249,13 +291,12 @@ pub fn head(compare: &Value, scheduled: Scheduled) -> Result<Head, BodyError> {
         );
         items.push(name(&r.group, point));
     }
-    let other_hardware = (s.counts.other_hardware > 0).then(|| {
-        format!(
-            "{} compared with a baseline that ran on other hardware (marked ⚠️ below): the change may be the machine's, not the code's.",
-            plural(s.counts.other_hardware, "point", "points")
-        )
-    });
-    let failed_evals: Vec<String> = failed
+    items
+}
+
+/// The first [`HEAD_ITEMS`] evals below threshold, markdown.
+fn failed_eval_items(failed: &[&Eval]) -> Vec<String> {
+    failed
         .iter()
         .take(HEAD_ITEMS)
         .map(|e| {
@@ -268,9 +309,13 @@ pub fn head(compare: &Value, scheduled: Scheduled) -> Result<Head, BodyError> {
                 md(e.threshold.as_deref().unwrap_or("?"))
             )
         })
-        .collect();
-    let with_threshold = s.evals.iter().filter(|e| e.pass.is_some()).count() as u64;
-    let evals_line = match (s.evals.len() as u64, with_threshold) {
+        .collect()
+}
+
+/// `N of N at or above threshold` (and how many have none) when evals ran.
+fn evals_line(evals: &[Eval]) -> Option<String> {
+    let with_threshold = evals.iter().filter(|e| e.pass.is_some()).count() as u64;
+    match (evals.len() as u64, with_threshold) {
         (0, _) => None,
         (n, 0) => Some(format!("{}, no threshold set", plural(n, "eval", "evals"))),
         (n, t) if t == n => Some(format!("{t} of {t} at or above threshold")),
@@ -279,21 +324,5 @@ pub fn head(compare: &Value, scheduled: Scheduled) -> Result<Head, BodyError> {
             plural(n, "eval", "evals"),
             n - t
         )),
-    };
-    Ok(Head {
-        icon,
-        conclusion,
-        title: format!("{perf}{vs}"),
-        line: format!("{}{vs_md}", md(&perf)),
-        regressions: items,
-        regressions_total: s.top_regressions.len(),
-        other_hardware,
-        failed_evals,
-        failed_evals_total: failed.len(),
-        evals_line,
-        acknowledgeable: conclusion == Conclusion::Failure
-            && failed.is_empty()
-            && s.verdict == Verdict::Regressions,
-        acknowledged: None,
-    })
+    }
 }
