@@ -326,8 +326,10 @@ fn split_zone(time: &str, slash: bool) -> Option<(&str, Option<i64>)> {
         let sign = if time.as_bytes()[p] == b'-' { -1 } else { 1 };
         let (h, mi) = match z.len() {
             2 => (num(z, 2, 2)?, 0),
-            4 => (num(&z[..2], 2, 2)?, num(&z[2..], 2, 2)?),
-            5 if &z[2..3] == ":" => (num(&z[..2], 2, 2)?, num(&z[3..], 2, 2)?),
+            // By `get`: a zone of other than ASCII bytes is refused, not a
+            // cut inside a character.
+            4 => (num(z.get(..2)?, 2, 2)?, num(z.get(2..)?, 2, 2)?),
+            5 if z.get(2..3) == Some(":") => (num(z.get(..2)?, 2, 2)?, num(z.get(3..)?, 2, 2)?),
             _ => return None,
         };
         Some((&time[..p], Some(sign * (h * 3600 + mi * 60))))
@@ -896,6 +898,11 @@ mod tests {
         );
         assert_eq!(parse_timestamp("yesterday"), None);
         assert_eq!(parse_timestamp("2023-02-30T00:00:00Z"), None);
+        // A zone with a character of more than one byte is refused, not a
+        // panic (it was cut by byte position).
+        assert_eq!(parse_timestamp("2024-01-01T00:00:00+1é45"), None);
+        assert_eq!(parse_timestamp("2024-01-01T00:00:00+0é0"), None);
+        assert_eq!(parse_timestamp("2024-01-01T00:00:00+é:00"), None);
     }
 
     #[test]
