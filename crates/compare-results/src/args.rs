@@ -181,8 +181,10 @@ pub(crate) struct Args {
 
     /// Write one PNG chart per configuration into this directory (created
     /// when missing), with `charts.json` listing them: configuration,
-    /// file, regressed points. 880 px wide, text at least 14 px, the font
-    /// bundled (the pictures do not depend on the machine).
+    /// file, regressed points, and with `--baseline-from history` the
+    /// configuration's trend over main's runs (`<stem>.trend.png`). 880 px
+    /// wide, text at least 14 px, the font bundled (the pictures do not
+    /// depend on the machine).
     #[arg(long, env = "INPUT_CHARTS_DIR")]
     pub(crate) charts_dir: Option<String>,
 

@@ -21,15 +21,10 @@ use crate::key::{Origin, PointKey};
 use crate::metrics::MetricDef;
 
 /// A change point the history takes as the start of a series' current
-/// level: the settings of `sweep-history changes` (Otava's p-value, and a
-/// change of at least 2 %), so the compare and the digest agree on where
-/// a series' level begins.
+/// level: the settings `sweep-history changes` and `show` use, so the
+/// compare and the digest agree on where a series' level begins.
 pub fn change_options() -> ChangeOptions {
-    ChangeOptions {
-        max_pvalue: 0.001,
-        min_magnitude: 0.02,
-        ..ChangeOptions::default()
-    }
+    sweep_series::baseline::change_options()
 }
 
 /// The history as a baseline: one row per new point the history has (its

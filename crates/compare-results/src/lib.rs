@@ -8,7 +8,8 @@
 //! compared), [`compare`] (matching and verdict), [`load`] (input files),
 //! [`evals`] (eval rows and thresholds), [`http`] / [`db`] (remote
 //! baselines), [`report`] (markdown via minijinja), [`chart`] (mermaid and
-//! SVG), [`png`] (the SVG rasterised, one PNG per configuration), [`run`]
+//! SVG), [`png`] (the SVG rasterised, one PNG per configuration), [`trend`]
+//! (with main's history as the baseline, each configuration's trend), [`run`]
 //! (the whole run over plain [`run::Options`]; the flags are the binary's).
 
 pub mod chart;
@@ -20,9 +21,10 @@ pub mod http;
 pub mod key;
 pub mod load;
 pub mod metrics;
-pub mod png;
+pub use sweep_chart::png;
 pub mod report;
 pub mod run;
+pub mod trend;
 
 /// Everything that can stop a comparison. Messages name the file (and row
 /// and key) and the cause.

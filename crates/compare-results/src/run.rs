@@ -53,6 +53,11 @@ pub enum RunError {
         title: String,
         source: crate::png::PngError,
     },
+    #[error("drawing the trend of {title}: {source}")]
+    Trend {
+        title: String,
+        source: sweep_chart::ChartError,
+    },
     #[error("serialising {what}: {source}")]
     Json {
         what: &'static str,
@@ -212,8 +217,10 @@ pub struct Options {
 
     /// Write one PNG chart per configuration into this directory (created
     /// when missing), with `charts.json` listing them: configuration,
-    /// file, regressed points. 880 px wide, text at least 14 px, the font
-    /// bundled (the pictures do not depend on the machine).
+    /// file, regressed points, and with `--baseline-from history` the
+    /// configuration's trend over main's runs (`<stem>.trend.png`). 880 px
+    /// wide, text at least 14 px, the font bundled (the pictures do not
+    /// depend on the machine).
     pub charts_dir: Option<String>,
 
     /// Leave the mermaid charts out of the markdown.
@@ -857,17 +864,28 @@ fn render_charts(
             source,
         }
     })?;
+    let trends = crate::trend::trends(comparison);
     let mut listed = Vec::with_capacity(charts.len());
-    let mut files = Vec::with_capacity(charts.len() + 1);
+    let mut files = Vec::with_capacity(2 * charts.len() + 1);
     for c in &charts {
         let file = format!("{}.png", c.stem);
         let bytes = crate::png::render(&c.svg).map_err(|source| RunError::Png {
             title: c.title.clone(),
             source,
         })?;
-        listed
-            .push(json!({"configuration": c.title, "file": file, "regressed_points": c.regressed}));
+        let mut entry =
+            json!({"configuration": c.title, "file": file, "regressed_points": c.regressed});
         files.push((file, bytes));
+        if let Some(trend) = trends.get(&c.title) {
+            let file = format!("{}.trend.png", c.stem);
+            let bytes = sweep_chart::trend::png(trend).map_err(|source| RunError::Trend {
+                title: c.title.clone(),
+                source,
+            })?;
+            entry["trend"] = file.clone().into();
+            files.push((file, bytes));
+        }
+        listed.push(entry);
     }
     let doc = json!({"schema_version": 1, "charts": listed});
     let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|source| RunError::Json {
@@ -877,8 +895,8 @@ fn render_charts(
     bytes.push(b'\n');
     files.push((CHARTS_MANIFEST.to_owned(), bytes));
     Ok(RenderedCharts {
+        pictures: files.len() - 1,
         files,
-        pictures: charts.len(),
     })
 }
 

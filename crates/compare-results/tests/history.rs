@@ -331,3 +331,63 @@ fn the_history_report_reads_as_it_should() {
     let dir: &Path = w.dir.path();
     test_kit::assert_snapshot!("history_report", test_kit::redact(&md, dir));
 }
+
+/// Width and height from a PNG's header (IHDR is the first chunk).
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let be = |i: usize| u32::from_be_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+    (be(16), be(20))
+}
+
+#[test]
+fn with_charts_each_configuration_has_its_trend_over_main_beside_its_chart() {
+    let w = World::new(NOISY);
+    let charts = w.path("charts");
+    let (out, md, _) = w.compare(
+        &[agg_row("h100-nv_02", 700.0, 0.2)],
+        &["--charts-dir", charts.to_str().expect("utf-8")],
+    );
+    assert_exit(&out, 0);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(charts.join("charts.json")).expect("read"))
+            .expect("charts.json parses");
+    let entry = &manifest["charts"][0];
+    let (chart, trend) = (
+        entry["file"].as_str().expect("a chart"),
+        entry["trend"].as_str().expect("a trend"),
+    );
+    assert_eq!(
+        trend,
+        chart.replace(".png", ".trend.png"),
+        "the trend is named after its chart: {manifest}"
+    );
+    let bytes = std::fs::read(charts.join(trend)).expect("the trend is written");
+    assert_eq!(png_size(&bytes).0, 880, "{md}");
+    assert!(
+        stderr(&out).contains("2 PNG chart(s) and charts.json"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn without_history_the_charts_have_no_trend() {
+    let w = World::new(NOISY);
+    let charts = w.path("charts");
+    let base = w.write("base.json", &[agg_row("h100-nv_01", 1000.0, 0.2)]);
+    let new = w.write("new.json", &[agg_row("h100-nv_02", 990.0, 0.2)]);
+    let out = run(cmd()
+        .arg("--new")
+        .arg(&new)
+        .arg("--baseline")
+        .arg(&base)
+        .arg("--charts-dir")
+        .arg(&charts));
+    assert_exit(&out, 0);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(charts.join("charts.json")).expect("read"))
+            .expect("charts.json parses");
+    assert!(manifest["charts"][0]["file"].is_string(), "{manifest}");
+    assert!(manifest["charts"][0].get("trend").is_none(), "{manifest}");
+}

@@ -9,7 +9,7 @@ use sweep_model::fsio::read_regular;
 use sweep_series::change_point::Options;
 use sweep_series::git::{self, Branch, GitError, Pushed};
 use sweep_series::pg::PgStore;
-use sweep_series::series::Scope;
+use sweep_series::series::{Sample, Scope};
 use sweep_series::store::{Appended, History, Run, RunRef, Store, StoreError};
 
 use crate::{AppendArgs, BackfillArgs, ChangesArgs, CheckoutArgs, ShowArgs, StoreArgs};
@@ -290,6 +290,7 @@ pub(crate) fn show(s: &ShowArgs) -> Outcome {
         .series(&file, &watched(), Scope::All)
         .map_err(store_failure)?;
     let mut out = String::new();
+    let mut panels = Vec::new();
     for (point, metrics) in &all {
         let Some(samples) = metrics.get(s.metric.as_str()) else {
             continue;
@@ -310,18 +311,32 @@ pub(crate) fn show(s: &ShowArgs) -> Outcome {
                 x.value
             );
         }
+        panels.push(trend_panel(point, samples, &s.metric));
     }
     if out.is_empty() {
         return Err(Failure::rejected(anyhow::anyhow!(
             "{}: no values of {} (watched: {})",
             s.config,
             s.metric,
-            sweep_series::series::WATCHED
-                .iter()
-                .map(|(m, _)| *m)
-                .collect::<Vec<_>>()
-                .join(", ")
+            watched().join(", ")
         )));
+    }
+    if let Some(path) = &s.png {
+        let trend = sweep_chart::trend::Trend {
+            title: s.config.clone(),
+            metric: s.metric.clone(),
+            panels,
+        };
+        let bytes = sweep_chart::trend::png(&trend)
+            .map_err(|e| Failure::failed_msg(format!("drawing {}: {e}", path.display())))?;
+        sweep_model::fsio::write_atomic(path, &bytes)
+            .map_err(|e| Failure::failed_msg(format!("{}: {e}", path.display())))?;
+        eprintln!(
+            "sweep-history: {} point(s) of {} drawn to {}",
+            trend.panels.len(),
+            s.config,
+            path.display()
+        );
     }
     stdout::print(&out);
     Ok(())
@@ -424,6 +439,25 @@ fn point_label(id: &str) -> String {
         }
     }
     words.join(" ")
+}
+
+/// A point's panel of the trend picture: its values, oldest first, and the
+/// line past which the next value would regress (learnt since the last
+/// change point, as a comparison learns it), when there are enough values.
+fn trend_panel(point: &str, samples: &[Sample], metric: &str) -> sweep_chart::trend::Panel {
+    use sweep_series::baseline::{change_options, learn_samples};
+    let better = sweep_series::series::WATCHED
+        .iter()
+        .find(|(m, _)| *m == metric)
+        .map_or(sweep_series::series::Better::Higher, |(_, b)| *b);
+    let settings = sweep_series::boundary::Settings::default();
+    let learnt = learn_samples(Some(samples), better, &settings, &change_options());
+    sweep_chart::trend::Panel {
+        title: point_label(point),
+        main: samples.iter().map(|x| x.value).collect(),
+        limit: learnt.verdict.ok().map(|b| b.regression_limit(&settings)),
+        new: None,
+    }
 }
 
 /// The watched metrics' names.

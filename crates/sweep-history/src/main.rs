@@ -33,7 +33,7 @@ enum Command {
     Verify(StoreArgs),
     /// List the change points of every series, with the runs, commits and PR either side.
     Changes(ChangesArgs),
-    /// Show one configuration's series as a table.
+    /// Show one configuration's series as a table (and, with --png, a picture).
     Show(ShowArgs),
     /// Append past main runs' aggregates read through the GitHub API (resumable: runs already there are passed over).
     Backfill(BackfillArgs),
@@ -170,6 +170,10 @@ pub(crate) struct ShowArgs {
     /// The metric.
     #[arg(long, default_value = "tput_per_gpu")]
     pub(crate) metric: String,
+    /// Also draw the series as a PNG here: one panel per point, main's
+    /// runs oldest first, the learnt limit a next value is judged by.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) png: Option<std::path::PathBuf>,
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ`, the one form the store's dates take, so that

@@ -235,3 +235,67 @@ fn the_digest_names_the_change_points_the_newest_runs_revealed() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn show_draws_the_series_as_a_png_and_a_path_it_cannot_write_is_exit_2() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = dir.path().join("h");
+    let s = store.display().to_string();
+    for id in 1..=8u64 {
+        let agg = scaled_agg(dir.path(), id, 1.0 + 0.01 * ((id % 3) as f64 - 1.0));
+        let out = history(&[
+            "append",
+            "--store",
+            &s,
+            "--agg",
+            &agg,
+            "--run-id",
+            &id.to_string(),
+            "--commit",
+            &format!("{id:012x}{:028}", 0),
+            "--date",
+            &date(id),
+            "--repo",
+            "acme/bench",
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let png = dir.path().join("trend.png");
+    let png_arg = png.display().to_string();
+    let config = "b200/qwen3.5-fp4-sglang";
+    let out = history(&["show", "--store", &s, "--config", config, "--png", &png_arg]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!("7 point(s) of {config} drawn to {png_arg}")),
+        "{}",
+        text(&out.stderr)
+    );
+    let bytes = std::fs::read(&png).expect("the picture is written");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let width = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
+    assert_eq!(width, 880);
+    // The table is still printed.
+    assert!(
+        text(&out.stdout).contains("| run | commit |"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let nowhere = dir.path().join("missing-dir/trend.png");
+    let out = history(&[
+        "show",
+        "--store",
+        &s,
+        "--config",
+        config,
+        "--png",
+        &nowhere.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&nowhere.display().to_string()),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!nowhere.exists());
+}

@@ -17,6 +17,23 @@ use crate::store::{History, Kind, RunRef, StoreError, file_of};
 /// How many of the newest runs a judgement names as its baseline.
 pub const NAMED_RUNS: usize = 5;
 
+/// How many of a series' newest main runs a trend picture shows before a
+/// PR's value: a month of daily runs, readable in a half-width panel.
+pub const TREND_RUNS: usize = 30;
+
+/// Where a series' current level begins, for a comparison and for
+/// `sweep-history show`: Otava's p-value, and a change of at least 2 %
+/// (the defaults of `sweep-history changes`, so the digest and a compare
+/// agree on the levels).
+#[must_use]
+pub fn change_options() -> Options {
+    Options {
+        max_pvalue: 0.001,
+        min_magnitude: 0.02,
+        ..Options::default()
+    }
+}
+
 /// One new value judged against its series.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Judged {
@@ -83,6 +100,9 @@ fn since_last_change<'a>(samples: &'a [Sample], options: &Options) -> &'a [Sampl
 #[derive(Debug, Clone, PartialEq)]
 pub struct Learnt {
     pub values: Vec<f64>,
+    /// The newest [`TREND_RUNS`] samples of the series as read, before and
+    /// after its last change point: what a trend picture shows.
+    pub recent: Vec<Sample>,
     /// The newest runs of those values (at most [`NAMED_RUNS`], newest
     /// last): the baseline's commits and dates.
     pub runs: Vec<RunRef>,
@@ -101,6 +121,7 @@ pub fn learn_samples(
     let Some(samples) = samples else {
         return Learnt {
             values: Vec::new(),
+            recent: Vec::new(),
             runs: Vec::new(),
             verdict: Err(Fallback::NoSeries),
         };
@@ -122,6 +143,7 @@ pub fn learn_samples(
     };
     Learnt {
         values,
+        recent: samples[samples.len().saturating_sub(TREND_RUNS)..].to_vec(),
         runs,
         verdict,
     }

@@ -108,6 +108,18 @@ pub fn learn(values: &[f64], better: Better, settings: &Settings) -> Option<Boun
 }
 
 impl Boundary {
+    /// The value past which a new value regresses: the boundary, or the
+    /// minimum practical change from the mean where that lies further out
+    /// (what a picture draws, so a value past the line is a regression).
+    #[must_use]
+    pub fn regression_limit(&self, settings: &Settings) -> f64 {
+        let practical = self.mean.abs() * settings.min_change;
+        match self.better {
+            Better::Higher => self.limit.min(self.mean - practical),
+            Better::Lower => self.limit.max(self.mean + practical),
+        }
+    }
+
     /// Judges `value` against the boundary.
     #[must_use]
     pub fn judge(&self, value: f64, settings: &Settings) -> Judgement {
@@ -139,6 +151,36 @@ impl Boundary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_regression_limit_is_the_boundary_or_the_practical_change_whichever_is_further() {
+        let settings = Settings::default();
+        let quiet = learn(
+            &[100.0, 100.1, 99.9, 100.0, 100.05, 99.95],
+            Better::Higher,
+            &settings,
+        )
+        .expect("learnt");
+        assert!(quiet.limit > 98.0, "{quiet:?}");
+        assert!((quiet.regression_limit(&settings) - 98.0).abs() < 1e-9);
+        let noisy = learn(
+            &[100.0, 90.0, 110.0, 95.0, 105.0, 100.0],
+            Better::Lower,
+            &settings,
+        )
+        .expect("learnt");
+        assert!((noisy.regression_limit(&settings) - noisy.limit).abs() < 1e-12);
+        // A value past the line regresses; one just inside does not.
+        for b in [quiet, noisy] {
+            let line = b.regression_limit(&settings);
+            let step = match b.better {
+                Better::Higher => -1e-6,
+                Better::Lower => 1e-6,
+            };
+            assert!(b.judge(line + step, &settings).regressed, "{b:?}");
+            assert!(!b.judge(line - step, &settings).regressed, "{b:?}");
+        }
+    }
 
     #[test]
     fn too_few_values_learn_nothing() {

@@ -1,7 +1,7 @@
 //! The comment's charts block: a link to the `compare-report` artifact (the
 //! reports, the SVG and one PNG per configuration) and, when the PNGs were
 //! pushed to a branch (run-sweep.yml's `charts-branch`, the publish-charts
-//! action), each configuration's picture embedded by URL. A comment cannot
+//! action), each configuration's picture (and trend) embedded by URL. A comment cannot
 //! show a file inside an artifact zip, so without a branch (or on a fork's
 //! pull request, whose token cannot push) the link is all there is.
 
@@ -36,6 +36,28 @@ struct Entry {
     file: String,
     #[serde(default)]
     regressed_points: u64,
+    /// With main's history as the baseline: the configuration's trend.
+    #[serde(default)]
+    trend: Option<String>,
+}
+
+/// compare-results names its pictures NN-<slug>.png (and
+/// NN-<slug>.trend.png): nothing that could leave the folder or end the
+/// link.
+fn check_file(file: &str) -> Result<(), BodyError> {
+    let safe = file.ends_with(".png")
+        && !file.starts_with('.')
+        && file
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+    if safe {
+        Ok(())
+    } else {
+        Err(bad(
+            "charts.json",
+            format!("file {file:?}: not a chart file name"),
+        ))
+    }
 }
 
 fn bad(what: &str, cause: String) -> BodyError {
@@ -76,24 +98,16 @@ pub fn context(c: &Charts) -> Result<Option<Value>, BodyError> {
             format!("{base}/")
         };
         for e in &m.charts {
-            // compare-results names them NN-<slug>.png: nothing that could
-            // leave the folder or end the link.
-            let safe = e.file.ends_with(".png")
-                && !e.file.starts_with('.')
-                && e.file
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
-            if !safe {
-                return Err(bad(
-                    "charts.json",
-                    format!("file {:?}: not a chart file name", e.file),
-                ));
+            check_file(&e.file)?;
+            if let Some(trend) = &e.trend {
+                check_file(trend)?;
             }
             let title = sweep_model::markdown::inline(&e.configuration);
             images.push(json!({
                 "title": title,
                 "alt": title.replace(['[', ']'], ""),
                 "url": format!("{base}{}", e.file),
+                "trend_url": e.trend.as_ref().map(|t| format!("{base}{t}")),
                 "regressed": e.regressed_points > 0,
             }));
         }

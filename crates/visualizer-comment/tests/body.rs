@@ -983,3 +983,44 @@ fn charts_on_a_branch_are_embedded_by_url_one_per_configuration() {
     assert!(!b.text.contains("!["), "{}", b.text);
     assert!(b.text.contains("[compare-report]("));
 }
+
+/// With main's history as the baseline, charts.json names each
+/// configuration's trend too: it follows its chart in the same fold, by the
+/// same base URL; a trend file name that could leave the folder is refused.
+#[test]
+fn a_trend_follows_its_chart_in_the_fold() {
+    let mut i = input(None, &[]);
+    i.charts.base_url = Some("https://github.com/acme/bench/raw/sweep-charts/7-1".into());
+    i.charts.manifest = Some(json!({"schema_version": 1, "charts": [
+        {"configuration": "qwen3.5 fp4 b200 sglang 8k1k", "file": "01-q.png",
+         "trend": "01-q.trend.png", "regressed_points": 1},
+        {"configuration": "dsr1 fp8 h200 vllm 1k1k", "file": "02-d.png", "regressed_points": 0}
+    ]}));
+    let b = body::render(&i, NOTICE).expect("body");
+    let base = "https://github.com/acme/bench/raw/sweep-charts/7-1/";
+    let images: Vec<&str> = b.text.lines().filter(|l| l.starts_with("![")).collect();
+    assert_eq!(
+        images,
+        [
+            format!("![qwen3.5 fp4 b200 sglang 8k1k]({base}01-q.png)"),
+            format!(
+                "![qwen3.5 fp4 b200 sglang 8k1k: trend over main's runs]({base}01-q.trend.png)"
+            ),
+            format!("![dsr1 fp8 h200 vllm 1k1k]({base}02-d.png)"),
+        ]
+    );
+    let fold = &b.text[b.text.find("01-q.png").expect("chart")..];
+    let trend_at = fold.find("01-q.trend.png").expect("trend");
+    assert!(
+        trend_at < fold.find("</details>").expect("fold end"),
+        "{}",
+        b.text
+    );
+    let block = &b.text[b.text.find("#### Charts").expect("the charts block")..];
+    test_kit::assert_snapshot!("charts_with_trend", block);
+    i.charts.manifest = Some(json!({"schema_version": 1, "charts": [
+        {"configuration": "x", "file": "01-x.png", "trend": "../01-x.trend.png"}
+    ]}));
+    let err = body::render(&i, NOTICE).expect_err("refused");
+    assert!(err.to_string().contains("../01-x.trend.png"), "{err}");
+}

@@ -1,5 +1,6 @@
 //! PNG pictures of the charts, rasterised in process by resvg from the SVG
-//! that [`crate::chart`] draws. The only font is the bundled DejaVu Sans
+//! that compare-results' charts and [`crate::trend`] draw. The only font is
+//! the bundled DejaVu Sans
 //! (`fonts/`, its licence beside it), loaded from bytes and standing for
 //! every family the SVG names, so the pixels do not depend on the fonts of
 //! the machine that runs the comparison.
@@ -45,7 +46,7 @@ fn options() -> usvg::Options<'static> {
 /// The PNG of `svg` at its own size (one SVG unit, one pixel), on a
 /// transparent background: the page's colour shows through, light or dark
 /// (the charts draw in colours that read on both, see
-/// [`crate::chart::INK`]).
+/// [`crate::style::INK`]).
 pub fn render(svg: &str) -> Result<Vec<u8>, PngError> {
     let tree = usvg::Tree::from_str(svg, &options())?;
     let size = tree.size().to_int_size();
