@@ -1408,7 +1408,37 @@ pub fn reference_markdown(input: &ReportInput<'_>) -> Result<String, CompareErro
     let c = input.comparison;
     let mut ctx = common(input);
     let by_key: BTreeMap<&PointKey, &PointResult> = c.points.iter().map(|p| (&p.key, p)).collect();
-    let mut rows: Vec<&Row> = input.new_rows.iter().collect();
+    let rows = reference_order(input.new_rows);
+    let mut tables = Vec::new();
+    for multi in [false, true] {
+        let part: Vec<&&Row> = rows
+            .iter()
+            .filter(|r| r.key.group.is_multinode == multi)
+            .collect();
+        if part.is_empty() {
+            continue;
+        }
+        let header = reference_header(c, multi);
+        let align = vec!["---"; header.len()];
+        let table_rows: Vec<Vec<String>> = part
+            .iter()
+            .map(|r| reference_row(c, &by_key, r, multi))
+            .collect();
+        tables.push(json!({
+            "title": if multi { "Multi-Node Comparison vs. Most Recent" } else { "Single-Node Comparison vs. Most Recent" },
+            "header": header,
+            "align": align,
+            "rows": table_rows,
+        }));
+    }
+    ctx.insert("tables".into(), tables.into());
+    render("compare-reference.md.j2", Value::Object(ctx))
+}
+
+/// All new rows in the reference's order: model prefix, hardware,
+/// framework, ISL, OSL, concurrency.
+fn reference_order(new_rows: &[Row]) -> Vec<&Row> {
+    let mut rows: Vec<&Row> = new_rows.iter().collect();
     rows.sort_by(|a, b| {
         let k = |r: &Row| {
             (
@@ -1422,80 +1452,73 @@ pub fn reference_markdown(input: &ReportInput<'_>) -> Result<String, CompareErro
         };
         k(a).cmp(&k(b))
     });
-    let mut tables = Vec::new();
-    for multi in [false, true] {
-        let part: Vec<&&Row> = rows
-            .iter()
-            .filter(|r| r.key.group.is_multinode == multi)
-            .collect();
-        if part.is_empty() {
-            continue;
-        }
-        let mut header: Vec<String> = [
-            "Model",
-            "Served Model",
-            "Hardware",
-            "Framework",
-            "Precision",
-            "ISL",
-            "OSL",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        if multi {
-            header.extend(["Prefill TP", "Prefill EP", "Decode TP", "Decode EP"].map(String::from));
-        } else {
-            header.extend(["TP", "EP", "DP Attention"].map(String::from));
-        }
-        header.push("Conc".into());
-        for d in &c.metrics {
-            header.push(d.label.to_string());
-            header.push(format!("{} Delta", d.label));
-        }
-        let align = vec!["---"; header.len()];
-        let table_rows: Vec<Vec<String>> = part
-            .iter()
-            .map(|r| {
-                // Result-file strings: escaped for markdown (sweep_model::markdown).
-                let mut cells = vec![
-                    md(&raw_str(r, "infmax_model_prefix")),
-                    md(&raw_str(r, "model")),
-                    md(&reference_hw(&raw_str(r, "hw"))),
-                    md(&raw_str(r, "framework").to_uppercase()),
-                    md(&raw_str(r, "precision").to_uppercase()),
-                    r.key.group.isl.to_string(),
-                    r.key.group.osl.to_string(),
-                ];
-                if multi {
-                    for k in ["prefill_tp", "prefill_ep", "decode_tp", "decode_ep"] {
-                        cells.push(md(&raw_str(r, k)));
-                    }
-                } else {
-                    for k in ["tp", "ep", "dp_attention"] {
-                        cells.push(md(&raw_str(r, k)));
-                    }
-                }
-                cells.push(r.key.conc.to_string());
-                let point = by_key.get(&r.key);
-                for (i, d) in c.metrics.iter().enumerate() {
-                    let new = metric_value(r.metrics.get(d.key));
-                    let base = point.and_then(|p| p.cells[i].baseline);
-                    cells.push(num(new, d));
-                    cells.push(reference_delta(d, base, new));
-                }
-                cells
-            })
-            .collect();
-        tables.push(json!({
-            "title": if multi { "Multi-Node Comparison vs. Most Recent" } else { "Single-Node Comparison vs. Most Recent" },
-            "header": header,
-            "align": align,
-            "rows": table_rows,
-        }));
+    rows
+}
+
+/// The header of the single-node or the multi-node reference table: the
+/// configuration, its parallelism, `Conc`, then each metric and its delta.
+fn reference_header(c: &Comparison, multi: bool) -> Vec<String> {
+    let mut header: Vec<String> = [
+        "Model",
+        "Served Model",
+        "Hardware",
+        "Framework",
+        "Precision",
+        "ISL",
+        "OSL",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if multi {
+        header.extend(["Prefill TP", "Prefill EP", "Decode TP", "Decode EP"].map(String::from));
+    } else {
+        header.extend(["TP", "EP", "DP Attention"].map(String::from));
     }
-    ctx.insert("tables".into(), tables.into());
-    render("compare-reference.md.j2", Value::Object(ctx))
+    header.push("Conc".into());
+    for d in &c.metrics {
+        header.push(d.label.to_string());
+        header.push(format!("{} Delta", d.label));
+    }
+    header
+}
+
+/// One new row of a reference table, cells in [`reference_header`]'s
+/// order; the deltas are against the matched baseline point, if any.
+fn reference_row(
+    c: &Comparison,
+    by_key: &BTreeMap<&PointKey, &PointResult>,
+    r: &Row,
+    multi: bool,
+) -> Vec<String> {
+    // Result-file strings: escaped for markdown (sweep_model::markdown).
+    let mut cells = vec![
+        md(&raw_str(r, "infmax_model_prefix")),
+        md(&raw_str(r, "model")),
+        md(&reference_hw(&raw_str(r, "hw"))),
+        md(&raw_str(r, "framework").to_uppercase()),
+        md(&raw_str(r, "precision").to_uppercase()),
+        r.key.group.isl.to_string(),
+        r.key.group.osl.to_string(),
+    ];
+    if multi {
+        for k in ["prefill_tp", "prefill_ep", "decode_tp", "decode_ep"] {
+            cells.push(md(&raw_str(r, k)));
+        }
+    } else {
+        for k in ["tp", "ep", "dp_attention"] {
+            cells.push(md(&raw_str(r, k)));
+        }
+    }
+    cells.push(r.key.conc.to_string());
+    let point = by_key.get(&r.key);
+    for (i, d) in c.metrics.iter().enumerate() {
+        let new = metric_value(r.metrics.get(d.key));
+        let base = point.and_then(|p| p.cells[i].baseline);
+        cells.push(num(new, d));
+        cells.push(reference_delta(d, base, new));
+    }
+    cells
 }
 
 #[cfg(test)]
