@@ -17,6 +17,7 @@
 use std::collections::BTreeMap;
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::compare::{Class, Comparison, PointResult, Row};
@@ -779,12 +780,59 @@ fn place_labels(
         .collect()
 }
 
+/// The frontier panel's chart: both axes linear.
+type XyChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The concurrency panel's chart: concurrency on a log2 axis, the metric
+/// linear.
+type ConcChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, RangedCoordf64>>;
+
+/// What the frontier panel gathers while it draws: every marker and ring,
+/// so no label covers one; the labels; whether the "regressed" legend entry
+/// is drawn.
+#[derive(Default)]
+struct FrontierMarks {
+    obstacles: Vec<PxBox>,
+    labels: Vec<((i32, i32), String, RGBColor)>,
+    ring_legend: bool,
+}
+
 fn draw_frontier_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     g: &FrontierGroup<'_>,
     topos: &[&Topology],
     regressed: &RegressedSet<'_>,
 ) -> Result<(), ChartError> {
+    let mut chart = frontier_chart(area, g)?;
+    let mut marks = FrontierMarks::default();
+    for t in &g.topologies {
+        let (base_colour, new_colour) = colours(topos, t.topology);
+        let label = t.topology.label();
+        for (name, samples, colour, width, radius) in [
+            ("baseline", &t.baseline, base_colour, 2, 4),
+            ("new", &t.new, new_colour, 3, 5),
+        ] {
+            if samples.is_empty() {
+                continue;
+            }
+            let style = colour.stroke_width(width);
+            let legend = format!("{name} {label} frontier");
+            draw_frontier(&mut chart, samples, style, radius, legend, &mut marks)?;
+            if name == "new" {
+                mark_new_points(&mut chart, t, regressed, new_colour, &mut marks)?;
+            }
+        }
+    }
+    draw_point_labels(&chart, &marks)?;
+    draw_series_legend(&mut chart, SeriesLabelPosition::UpperRight)
+}
+
+/// The frontier panel's axes (from 0-ish to a fine ceiling over both sides'
+/// samples), caption and mesh.
+fn frontier_chart<'a, DB: DrawingBackend + 'a>(
+    area: &'a DrawingArea<DB, Shift>,
+    g: &FrontierGroup<'_>,
+) -> Result<XyChart<'a, DB>, ChartError> {
     let all = || {
         g.topologies
             .iter()
@@ -823,74 +871,93 @@ fn draw_frontier_panel<DB: DrawingBackend>(
         .bold_line_style(grid())
         .light_line_style(INK.mix(0.06))
         .draw()?;
-    let mut ring_legend = false;
-    // Every marker and ring, so no label covers one; and the labels.
-    let mut obstacles: Vec<PxBox> = Vec::new();
-    let mut labels: Vec<((i32, i32), String, RGBColor)> = Vec::new();
-    for t in &g.topologies {
-        let (base_colour, new_colour) = colours(topos, t.topology);
-        let label = t.topology.label();
-        for (name, samples, colour, width, radius) in [
-            ("baseline", &t.baseline, base_colour, 2, 4),
-            ("new", &t.new, new_colour, 3, 5),
-        ] {
-            if samples.is_empty() {
-                continue;
-            }
-            let front = pareto_frontier(samples);
-            let line: Vec<(f64, f64)> = front
-                .iter()
-                .map(|&i| (samples[i].interactivity, samples[i].tput))
-                .collect();
-            let style = colour.stroke_width(width);
-            chart
-                .draw_series(LineSeries::new(line.clone(), style))?
-                .label(format!("{name} {label} frontier"))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-            // Frontier points filled, dominated points hollow.
-            chart.draw_series(line.iter().map(|&p| Circle::new(p, radius, style.filled())))?;
-            let dominated: Vec<(f64, f64)> = (0..samples.len())
-                .filter(|i| !front.contains(i))
-                .map(|i| (samples[i].interactivity, samples[i].tput))
-                .collect();
-            chart.draw_series(dominated.iter().map(|&p| Circle::new(p, radius, style)))?;
-            for s in samples.iter() {
-                let (x, y) = chart.backend_coord(&(s.interactivity, s.tput));
-                let r = radius + 1;
-                obstacles.push((x - r, y - r, x + r, y + r));
-            }
-            if name == "new" {
-                let rings: Vec<(f64, f64)> = samples
-                    .iter()
-                    .filter(|s| regressed.contains(&(t.topology, s.conc)))
-                    .map(|s| (s.interactivity, s.tput))
-                    .collect();
-                for p in &rings {
-                    let (x, y) = chart.backend_coord(p);
-                    obstacles.push((x - 12, y - 12, x + 12, y + 12));
-                }
-                draw_rings(&mut chart, &rings, &mut ring_legend)?;
-                // The concurrency of each new point, so a reader can find
-                // it in the table and in the other panel.
-                for s in samples.iter() {
-                    labels.push((
-                        chart.backend_coord(&(s.interactivity, s.tput)),
-                        format!("c{}", s.conc),
-                        new_colour,
-                    ));
-                }
-            }
-        }
+    Ok(chart)
+}
+
+/// One side of one topology: its Pareto frontier as a line (with its legend
+/// entry `legend`), the frontier points filled and the dominated ones
+/// hollow; each marker becomes an obstacle for the labels.
+fn draw_frontier<'a, DB: DrawingBackend + 'a>(
+    chart: &mut XyChart<'a, DB>,
+    samples: &[Sample],
+    style: ShapeStyle,
+    radius: i32,
+    legend: String,
+    marks: &mut FrontierMarks,
+) -> Result<(), ChartError> {
+    let front = pareto_frontier(samples);
+    let line: Vec<(f64, f64)> = front
+        .iter()
+        .map(|&i| (samples[i].interactivity, samples[i].tput))
+        .collect();
+    chart
+        .draw_series(LineSeries::new(line.clone(), style))?
+        .label(legend)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+    // Frontier points filled, dominated points hollow.
+    chart.draw_series(line.iter().map(|&p| Circle::new(p, radius, style.filled())))?;
+    let dominated: Vec<(f64, f64)> = (0..samples.len())
+        .filter(|i| !front.contains(i))
+        .map(|i| (samples[i].interactivity, samples[i].tput))
+        .collect();
+    chart.draw_series(dominated.iter().map(|&p| Circle::new(p, radius, style)))?;
+    for s in samples.iter() {
+        let (x, y) = chart.backend_coord(&(s.interactivity, s.tput));
+        let r = radius + 1;
+        marks.obstacles.push((x - r, y - r, x + r, y + r));
     }
+    Ok(())
+}
+
+/// The new side's extras: a ring around each regressed point (an obstacle
+/// too), and a label per point.
+fn mark_new_points<'a, DB: DrawingBackend + 'a>(
+    chart: &mut XyChart<'a, DB>,
+    t: &TopologySamples<'_>,
+    regressed: &RegressedSet<'_>,
+    colour: RGBColor,
+    marks: &mut FrontierMarks,
+) -> Result<(), ChartError> {
+    let samples = &t.new;
+    let rings: Vec<(f64, f64)> = samples
+        .iter()
+        .filter(|s| regressed.contains(&(t.topology, s.conc)))
+        .map(|s| (s.interactivity, s.tput))
+        .collect();
+    for p in &rings {
+        let (x, y) = chart.backend_coord(p);
+        marks.obstacles.push((x - 12, y - 12, x + 12, y + 12));
+    }
+    draw_rings(chart, &rings, &mut marks.ring_legend)?;
+    // The concurrency of each new point, so a reader can find
+    // it in the table and in the other panel.
+    for s in samples.iter() {
+        marks.labels.push((
+            chart.backend_coord(&(s.interactivity, s.tput)),
+            format!("c{}", s.conc),
+            colour,
+        ));
+    }
+    Ok(())
+}
+
+/// The labels, each where [`place_labels`] finds room inside the plot
+/// clear of the markers, rings and other labels; one without room is left
+/// out.
+fn draw_point_labels<'a, DB: DrawingBackend + 'a>(
+    chart: &XyChart<'a, DB>,
+    marks: &FrontierMarks,
+) -> Result<(), ChartError> {
     let plot = {
         let (xr, yr) = (chart.x_range(), chart.y_range());
         let (x0, y0) = chart.backend_coord(&(xr.start, yr.end));
         let (x1, y1) = chart.backend_coord(&(xr.end, yr.start));
         (x0, y0, x1, y1)
     };
+    let labels = &marks.labels;
     let requests: Vec<((i32, i32), String)> =
         labels.iter().map(|(p, t, _)| (*p, t.clone())).collect();
-    let offsets = place_labels(&requests, &obstacles, plot);
+    let offsets = place_labels(&requests, &marks.obstacles, plot);
     let drawing = chart.plotting_area().strip_coord_spec();
     let origin = drawing.get_base_pixel();
     for ((p, text, colour), offset) in labels.iter().zip(offsets) {
@@ -901,9 +968,17 @@ fn draw_frontier_panel<DB: DrawingBackend>(
             font(POINT_PX).color(colour),
         ))?;
     }
+    Ok(())
+}
+
+/// A panel's legend of its series, framed, at `position`.
+fn draw_series_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), ChartError> {
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(position)
         .label_font(ink_font(LABEL_PX))
         .background_style(TRANSPARENT)
         .border_style(INK)
@@ -916,6 +991,21 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
     g: &GroupSeries<'_>,
     topos: &[&Topology],
 ) -> Result<(), ChartError> {
+    let mut chart = concurrency_chart(area, g)?;
+    let mut ring_legend = false;
+    for topo in g.topologies() {
+        draw_concurrency_topology(&mut chart, g, topos, topo, &mut ring_legend)?;
+    }
+    draw_series_legend(&mut chart, SeriesLabelPosition::UpperLeft)
+}
+
+/// The concurrency panel's axes (concurrency on log2 with room either
+/// side, the metric from 0-ish to a fine ceiling over both sides), caption
+/// and mesh.
+fn concurrency_chart<'a, DB: DrawingBackend + 'a>(
+    area: &'a DrawingArea<DB, Shift>,
+    g: &GroupSeries<'_>,
+) -> Result<ConcChart<'a, DB>, ChartError> {
     let concs = g.points.iter().map(|p| p.1 as f64);
     let (lo, hi) = concs.fold((f64::MAX, f64::MIN), |(lo, hi), c| (lo.min(c), hi.max(c)));
     let (lo, hi) = if lo == hi {
@@ -961,42 +1051,42 @@ fn draw_concurrency_panel<DB: DrawingBackend>(
         .bold_line_style(grid())
         .light_line_style(INK.mix(0.06))
         .draw()?;
+    Ok(chart)
+}
 
-    let mut ring_legend = false;
-    for topo in g.topologies() {
-        let pts: Vec<_> = g.points.iter().filter(|p| p.0 == topo).collect();
-        let base: Vec<(f64, f64)> = pts.iter().map(|p| (p.1 as f64, p.2)).collect();
-        let new: Vec<(f64, f64)> = pts.iter().map(|p| (p.1 as f64, p.3)).collect();
-        let (base_colour, new_colour) = colours(topos, topo);
-        let base_style = base_colour.stroke_width(2);
-        let new_style = new_colour.stroke_width(3);
-        let label = topo.label();
-        chart
-            .draw_series(LineSeries::new(base.clone(), base_style))?
-            .label(format!("baseline {label}"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], base_style));
-        chart.draw_series(base.iter().map(|&p| Circle::new(p, 3, base_style.filled())))?;
-        chart
-            .draw_series(LineSeries::new(new.clone(), new_style))?
-            .label(format!("new {label}"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], new_style));
-        chart.draw_series(new.iter().map(|&p| Circle::new(p, 4, new_style.filled())))?;
-        // Ringed where this panel's metric regressed (issue #37 item 8).
-        let rings: Vec<(f64, f64)> = pts
-            .iter()
-            .filter(|p| g.regressed.contains(&(topo, p.1)))
-            .map(|p| (p.1 as f64, p.3))
-            .collect();
-        draw_rings(&mut chart, &rings, &mut ring_legend)?;
-    }
+/// One topology over concurrency: baseline and new as lines with their
+/// points and legend entries, and a ring where the new point regressed.
+fn draw_concurrency_topology<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ConcChart<'a, DB>,
+    g: &GroupSeries<'_>,
+    topos: &[&Topology],
+    topo: &Topology,
+    ring_legend: &mut bool,
+) -> Result<(), ChartError> {
+    let pts: Vec<_> = g.points.iter().filter(|p| p.0 == topo).collect();
+    let base: Vec<(f64, f64)> = pts.iter().map(|p| (p.1 as f64, p.2)).collect();
+    let new: Vec<(f64, f64)> = pts.iter().map(|p| (p.1 as f64, p.3)).collect();
+    let (base_colour, new_colour) = colours(topos, topo);
+    let base_style = base_colour.stroke_width(2);
+    let new_style = new_colour.stroke_width(3);
+    let label = topo.label();
     chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(ink_font(LABEL_PX))
-        .background_style(TRANSPARENT)
-        .border_style(INK)
-        .draw()?;
-    Ok(())
+        .draw_series(LineSeries::new(base.clone(), base_style))?
+        .label(format!("baseline {label}"))
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], base_style));
+    chart.draw_series(base.iter().map(|&p| Circle::new(p, 3, base_style.filled())))?;
+    chart
+        .draw_series(LineSeries::new(new.clone(), new_style))?
+        .label(format!("new {label}"))
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], new_style));
+    chart.draw_series(new.iter().map(|&p| Circle::new(p, 4, new_style.filled())))?;
+    // Ringed where this panel's metric regressed (issue #37 item 8).
+    let rings: Vec<(f64, f64)> = pts
+        .iter()
+        .filter(|p| g.regressed.contains(&(topo, p.1)))
+        .map(|p| (p.1 as f64, p.3))
+        .collect();
+    draw_rings(chart, &rings, ring_legend)
 }
 
 /// A red ring around each regressed new point, and the legend entry

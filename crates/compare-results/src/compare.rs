@@ -507,39 +507,74 @@ pub fn compare(
             unmatched_new.push(runs.key);
             continue;
         };
-        let learnt = policy
-            .history
-            .as_ref()
-            .map(|h| (h.learnt.get(&runs.key), &h.settings));
-        let cells: Vec<Cell> = metrics
-            .iter()
-            .zip(&tolerances)
-            .map(|(def, tol)| {
-                let learnt = learnt.map(|(per, s)| (per.and_then(|m| m.get(def.key)), s));
-                cell(def, *tol, &base.rows, &runs.rows, learnt)
-            })
-            .collect();
-        let regressed = is_regressed(&metrics, &cells, policy.strict);
-        let (baseline_machines, new_machines) = (machines(&base.rows), machines(&runs.rows));
-        points.push(PointResult {
-            key: runs.key,
-            state: PointState::of(regressed, &cells),
-            cells,
-            regressed,
-            n_baseline: base.rows.len(),
-            n_new: runs.rows.len(),
-            other_hardware: other_hardware(&baseline_machines, &new_machines),
-            baseline_machines,
-            new_machines,
-        });
+        points.push(judge_point(runs, &base, &metrics, &tolerances, policy));
     }
     points.sort_by(|a, b| a.key.cmp(&b.key));
     unmatched_new.sort();
     let unmatched_baseline: Vec<PointKey> = base_by_key.into_keys().collect();
 
+    let regressions = regressions(&points, &metrics, &tolerances);
+    Comparison {
+        metrics,
+        tolerances,
+        strict: policy.strict,
+        points,
+        unmatched_new,
+        unmatched_baseline,
+        duplicates,
+        regressions,
+        repeats: policy.repeats,
+        history: policy.history.as_ref().map(|h| h.settings),
+    }
+}
+
+/// One matched point: a cell per metric (judged by its tolerance, or by
+/// the point's learnt boundary under `--history`), its state, and where
+/// each side ran.
+fn judge_point(
+    runs: Runs,
+    base: &Runs,
+    metrics: &[MetricDef],
+    tolerances: &[f64],
+    policy: &Policy,
+) -> PointResult {
+    let learnt = policy
+        .history
+        .as_ref()
+        .map(|h| (h.learnt.get(&runs.key), &h.settings));
+    let cells: Vec<Cell> = metrics
+        .iter()
+        .zip(tolerances)
+        .map(|(def, tol)| {
+            let learnt = learnt.map(|(per, s)| (per.and_then(|m| m.get(def.key)), s));
+            cell(def, *tol, &base.rows, &runs.rows, learnt)
+        })
+        .collect();
+    let regressed = is_regressed(metrics, &cells, policy.strict);
+    let (baseline_machines, new_machines) = (machines(&base.rows), machines(&runs.rows));
+    PointResult {
+        key: runs.key,
+        state: PointState::of(regressed, &cells),
+        cells,
+        regressed,
+        n_baseline: base.rows.len(),
+        n_new: runs.rows.len(),
+        other_hardware: other_hardware(&baseline_machines, &new_machines),
+        baseline_machines,
+        new_machines,
+    }
+}
+
+/// Every regressed cell of the regressed points, in point order, with the
+/// limit it broke.
+fn regressions(
+    points: &[PointResult],
+    metrics: &[MetricDef],
+    tolerances: &[f64],
+) -> Vec<Regression> {
     let mut regressions = Vec::new();
     for p in points.iter().filter(|p| p.regressed) {
-        for ((def, c), tol) in metrics.iter().zip(&p.cells).zip(&tolerances) {
+        for ((def, c), tol) in metrics.iter().zip(&p.cells).zip(tolerances) {
             if let (Some(Class::Regression), Some(r)) = (c.class, c.rel_delta) {
                 // Judged by a learnt boundary: the boundary is its limit.
                 let limit = c
@@ -556,18 +591,7 @@ pub fn compare(
             }
         }
     }
-    Comparison {
-        metrics,
-        tolerances,
-        strict: policy.strict,
-        points,
-        unmatched_new,
-        unmatched_baseline,
-        duplicates,
-        regressions,
-        repeats: policy.repeats,
-        history: policy.history.as_ref().map(|h| h.settings),
-    }
+    regressions
 }
 
 fn stats(def: &MetricDef, rows: &[Row]) -> Option<Stats> {

@@ -108,63 +108,7 @@ async fn query_all(url: &str, new: &[Row], runs: i64) -> Result<Vec<Row>, Compar
             continue;
         }
         let k = &row.key;
-        let g = &k.group;
-        let (ptp, pep, pdpa, dtp, dep, ddpa) = match &k.topology {
-            Topology::Single {
-                tp,
-                ep,
-                dp_attention,
-                ..
-            } => (*tp, *ep, *dp_attention, *tp, *ep, *dp_attention),
-            Topology::Multi {
-                prefill, decode, ..
-            } => (
-                prefill.tp,
-                prefill.ep,
-                prefill.dp_attention,
-                decode.tp,
-                decode.ep,
-                decode.dp_attention,
-            ),
-        };
-        eprintln!(
-            "compare-results: query hardware={} framework={} model={}% precision={} spec_method={} disagg={} is_multinode={} prefill=tp{ptp}/ep{pep}/dpa={pdpa} decode=tp{dtp}/ep{dep}/dpa={ddpa} isl={} osl={} conc={}",
-            g.hw,
-            g.framework,
-            g.model,
-            g.precision,
-            g.spec,
-            g.disagg,
-            g.is_multinode,
-            g.isl,
-            g.osl,
-            k.conc
-        );
-        let found = client
-            .query(
-                &stmt,
-                &[
-                    &g.hw,
-                    &g.framework,
-                    &g.model,
-                    &g.precision,
-                    &g.spec,
-                    &g.disagg,
-                    &g.is_multinode,
-                    &ptp,
-                    &pep,
-                    &pdpa,
-                    &dtp,
-                    &dep,
-                    &ddpa,
-                    &g.isl,
-                    &g.osl,
-                    &k.conc,
-                    &runs,
-                ],
-            )
-            .await
-            .map_err(|e| CompareError::Db(format!("baseline query for {}: {e}", k.label())))?;
+        let found = query_point(&client, &stmt, k, runs).await?;
         if found.is_empty() {
             unmatched += 1;
             eprintln!("compare-results:   -> no baseline found");
@@ -172,40 +116,7 @@ async fn query_all(url: &str, new: &[Row], runs: i64) -> Result<Vec<Row>, Compar
         }
         matched += 1;
         for found in found {
-            let metrics_text: String = found
-                .try_get(0)
-                .map_err(|e| CompareError::Db(format!("reading metrics: {e}")))?;
-            let db_model: String = found
-                .try_get(1)
-                .map_err(|e| CompareError::Db(format!("reading model: {e}")))?;
-            let date: String = found
-                .try_get(2)
-                .map_err(|e| CompareError::Db(format!("reading date: {e}")))?;
-            let origin = Origin {
-                path: format!("database ({db_model}, {date})"),
-                index: None,
-            };
-            let metrics: Map<String, Value> = match serde_json::from_str(&metrics_text) {
-                Ok(Value::Object(m)) => m,
-                _ => {
-                    return Err(CompareError::Row {
-                        origin: origin.to_string(),
-                        key: "metrics".into(),
-                        cause: "not a JSON object".into(),
-                    });
-                }
-            };
-            eprintln!(
-                "compare-results:   -> matched model={db_model} date={date} tput_per_gpu={}",
-                metrics.get("tput_per_gpu").unwrap_or(&Value::Null)
-            );
-            let row = Row {
-                key: k.clone(),
-                metrics,
-                origin,
-            };
-            crate::load::check_row(&row, crate::load::RowFormat::Db)?;
-            out.push(row);
+            out.push(baseline_row(k, &found)?);
         }
     }
     eprintln!(
@@ -215,6 +126,115 @@ async fn query_all(url: &str, new: &[Row], runs: i64) -> Result<Vec<Row>, Compar
     drop(client);
     let _ = conn.await;
     Ok(out)
+}
+
+/// The (TP, EP, DP attention) of the prefill and of the decode side, as
+/// the query matches them: a single-node topology is both sides.
+fn sides(t: &Topology) -> ((i64, i64, bool), (i64, i64, bool)) {
+    match t {
+        Topology::Single {
+            tp,
+            ep,
+            dp_attention,
+            ..
+        } => ((*tp, *ep, *dp_attention), (*tp, *ep, *dp_attention)),
+        Topology::Multi {
+            prefill, decode, ..
+        } => (
+            (prefill.tp, prefill.ep, prefill.dp_attention),
+            (decode.tp, decode.ep, decode.dp_attention),
+        ),
+    }
+}
+
+/// Runs the baseline query for one new point (printing its parameters, as
+/// the reference does): its newest `runs` rows, newest first.
+async fn query_point(
+    client: &tokio_postgres::Client,
+    stmt: &tokio_postgres::Statement,
+    k: &PointKey,
+    runs: i64,
+) -> Result<Vec<tokio_postgres::Row>, CompareError> {
+    let g = &k.group;
+    let ((ptp, pep, pdpa), (dtp, dep, ddpa)) = sides(&k.topology);
+    eprintln!(
+        "compare-results: query hardware={} framework={} model={}% precision={} spec_method={} disagg={} is_multinode={} prefill=tp{ptp}/ep{pep}/dpa={pdpa} decode=tp{dtp}/ep{dep}/dpa={ddpa} isl={} osl={} conc={}",
+        g.hw,
+        g.framework,
+        g.model,
+        g.precision,
+        g.spec,
+        g.disagg,
+        g.is_multinode,
+        g.isl,
+        g.osl,
+        k.conc
+    );
+    client
+        .query(
+            stmt,
+            &[
+                &g.hw,
+                &g.framework,
+                &g.model,
+                &g.precision,
+                &g.spec,
+                &g.disagg,
+                &g.is_multinode,
+                &ptp,
+                &pep,
+                &pdpa,
+                &dtp,
+                &dep,
+                &ddpa,
+                &g.isl,
+                &g.osl,
+                &k.conc,
+                &runs,
+            ],
+        )
+        .await
+        .map_err(|e| CompareError::Db(format!("baseline query for {}: {e}", k.label())))
+}
+
+/// One found database row as a baseline row of the new point `k`: its
+/// metrics (a JSON object), its origin (model and date), checked like a
+/// row of a file; prints the match, as the reference does.
+fn baseline_row(k: &PointKey, found: &tokio_postgres::Row) -> Result<Row, CompareError> {
+    let metrics_text: String = found
+        .try_get(0)
+        .map_err(|e| CompareError::Db(format!("reading metrics: {e}")))?;
+    let db_model: String = found
+        .try_get(1)
+        .map_err(|e| CompareError::Db(format!("reading model: {e}")))?;
+    let date: String = found
+        .try_get(2)
+        .map_err(|e| CompareError::Db(format!("reading date: {e}")))?;
+    let origin = Origin {
+        path: format!("database ({db_model}, {date})"),
+        index: None,
+    };
+    let metrics: Map<String, Value> = match serde_json::from_str(&metrics_text) {
+        Ok(Value::Object(m)) => m,
+        _ => {
+            return Err(CompareError::Row {
+                origin: origin.to_string(),
+                key: "metrics".into(),
+                cause: "not a JSON object".into(),
+            });
+        }
+    };
+    eprintln!(
+        "compare-results:   -> matched model={db_model} date={date} tput_per_gpu={}",
+        metrics.get("tput_per_gpu").unwrap_or(&Value::Null)
+    );
+    let row = Row {
+        key: k.clone(),
+        metrics,
+        origin,
+    };
+    crate::load::check_row(&row, crate::load::RowFormat::Db)?;
+    Ok(row)
 }
 
 #[cfg(test)]

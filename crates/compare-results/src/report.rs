@@ -948,6 +948,11 @@ fn render_report(input: &ReportInput<'_>, layout: Layout) -> Result<String, Comp
     Ok(last)
 }
 
+/// Each configuration's Mermaid charts (one per topology, never one line
+/// across topologies) and the labels of its topologies with one point,
+/// which get none.
+type GroupCharts<'a> = BTreeMap<&'a GroupKey, (Vec<String>, Vec<String>)>;
+
 fn render_report_trimmed(
     input: &ReportInput<'_>,
     layout: Layout,
@@ -957,6 +962,40 @@ fn render_report_trimmed(
     let full = layout == Layout::Full;
     let mut ctx = common(input);
     ctx.insert("full".into(), full.into());
+    let repeats = c.has_repeats();
+    insert_headline(&mut ctx, c, full, repeats);
+    let charts = if input.charts {
+        group_charts(c)
+    } else {
+        BTreeMap::new()
+    };
+    let first = c.metrics.first();
+    ctx.insert("first_metric".into(), first.map_or("", |d| d.label).into());
+    let sections = Sections {
+        c,
+        full,
+        repeats,
+        trim,
+        charts: &charts,
+    };
+    let parts = sections.parts();
+    ctx.insert("overview".into(), parts.overview.into());
+    ctx.insert("groups".into(), parts.sections.into());
+    ctx.insert("left_out".into(), parts.left_out.into());
+    ctx.insert("charts_left_out".into(), parts.charts_left_out.into());
+    insert_leftovers(&mut ctx, input);
+    render("compare.md.j2", Value::Object(ctx))
+}
+
+/// The part above the configurations: the top changes (all of them in the
+/// full report, the first [`TOP_ROWS`] in the comment), whether points ran
+/// more than once, the other-hardware count and the legends.
+fn insert_headline(
+    ctx: &mut serde_json::Map<String, Value>,
+    c: &Comparison,
+    full: bool,
+    repeats: bool,
+) {
     let top: Vec<Vec<String>> = top(c).iter().map(Top::row).collect();
     let shown = if full {
         top.len()
@@ -965,74 +1004,87 @@ fn render_report_trimmed(
     };
     ctx.insert("top".into(), top[..shown].to_vec().into());
     ctx.insert("top_more".into(), (top.len() - shown).into());
-    let repeats = c.has_repeats();
     ctx.insert("repeats".into(), repeats.into());
     let counts = c.counts();
     ctx.insert("other_hardware".into(), counts.other_hardware.into());
     ctx.insert("chart_legend".into(), chart::MERMAID_LEGEND.into());
     ctx.insert("change_legend".into(), CHANGE_LEGEND.into());
+}
 
-    // One chart per topology (never one line across topologies).
-    // (charts, labels of the topologies with one point, which get none).
-    let charts: BTreeMap<&GroupKey, (Vec<String>, Vec<String>)> = if input.charts {
-        chart::series(c)
-            .iter()
-            .map(|s| {
-                let drawn = chart::mermaid(s);
-                let single: Vec<String> = s
-                    .topologies()
-                    .iter()
-                    .map(|t| t.label())
-                    .filter(|l| !drawn.iter().any(|(d, _)| d == l))
-                    .collect();
-                (
-                    s.group,
-                    (drawn.into_iter().map(|(_, m)| m).collect(), single),
-                )
-            })
-            .collect()
-    } else {
-        BTreeMap::new()
-    };
-    let mut groups: BTreeMap<&GroupKey, Vec<&PointResult>> = BTreeMap::new();
-    for p in &c.points {
-        groups.entry(&p.key.group).or_default().push(p);
+/// The charts of every configuration, see [`GroupCharts`].
+fn group_charts(c: &Comparison) -> GroupCharts<'_> {
+    chart::series(c)
+        .iter()
+        .map(|s| {
+            let drawn = chart::mermaid(s);
+            let single: Vec<String> = s
+                .topologies()
+                .iter()
+                .map(|t| t.label())
+                .filter(|l| !drawn.iter().any(|(d, _)| d == l))
+                .collect();
+            (
+                s.group,
+                (drawn.into_iter().map(|(_, m)| m).collect(), single),
+            )
+        })
+        .collect()
+}
+
+/// What the loop over configurations gives the template: the overview
+/// lines, the sections (table and charts), and what the trim left out, by
+/// name with its worst change.
+#[derive(Default)]
+struct GroupParts {
+    overview: Vec<Value>,
+    sections: Vec<Value>,
+    left_out: Vec<String>,
+    charts_left_out: Vec<String>,
+}
+
+/// What every configuration's section is cut by: the layout, whether
+/// points ran more than once, the trim and the charts.
+struct Sections<'a> {
+    c: &'a Comparison,
+    full: bool,
+    repeats: bool,
+    trim: &'a Trim<'a>,
+    charts: &'a GroupCharts<'a>,
+}
+
+impl Sections<'_> {
+    /// One overview line per configuration, in key order, and its section
+    /// (see [`Sections::add_section`]).
+    fn parts(&self) -> GroupParts {
+        let mut groups: BTreeMap<&GroupKey, Vec<&PointResult>> = BTreeMap::new();
+        for p in &self.c.points {
+            groups.entry(&p.key.group).or_default().push(p);
+        }
+        let first = self.c.metrics.first();
+        let mut parts = GroupParts::default();
+        for (g, pts) in &groups {
+            let counts = Counts::of(pts.iter().copied());
+            let here = ran_on(pts);
+            parts
+                .overview
+                .push(overview_row(g, pts, first, &counts, &here));
+            self.add_section(&mut parts, g, pts, &counts, here);
+        }
+        parts
     }
-    let first = c.metrics.first();
-    ctx.insert("first_metric".into(), first.map_or("", |d| d.label).into());
-    // What the trim left out, by name, with its worst change.
-    let mut left_out: Vec<String> = Vec::new();
-    let mut charts_left_out: Vec<String> = Vec::new();
-    let mut overview = Vec::new();
-    let mut sections = Vec::new();
-    for (g, pts) in &groups {
-        let counts = Counts::of(pts.iter().copied());
-        let (best, worst) = first.map_or(("N/A".into(), "N/A".into()), |d| best_worst(d, 0, pts));
-        let median_change = first
-            .and_then(|d| {
-                let mut rs: Vec<f64> = pts.iter().filter_map(|p| p.cells[0].rel_delta).collect();
-                median(&mut rs).map(|m| judged(d, m))
-            })
-            .unwrap_or_else(|| "N/A".into());
-        let here = ran_on(pts);
-        overview.push(json!([
-            md(&g.title()),
-            here,
-            // One cell for the five counts: five numeric columns (their
-            // headers a word wide each) made the table wider than a
-            // comment's column, hiding best, worst and impact.
-            format!(
-                "{}: {} · {} · {} · {}",
-                counts.matched,
-                counts.regressed_points,
-                counts.improved,
-                counts.unchanged,
-                counts.inconclusive
-            ),
-            best,
-            worst.clone(),
-            median_change,
-        ]));
+
+    /// A configuration's section: its table and charts, or in the comment
+    /// nothing (no point beyond tolerance) or only its name in the note
+    /// (the trim left its table out).
+    fn add_section(
+        &self,
+        parts: &mut GroupParts,
+        g: &GroupKey,
+        pts: &[&PointResult],
+        counts: &Counts,
+        here: String,
+    ) {
+        let (c, full) = (self.c, self.full);
         let regressed = counts.regressed_points > 0;
         // The points the table shows: all of them in the full report;
         // in the comment those beyond tolerance (regressed, improved or
@@ -1042,15 +1094,16 @@ fn render_report_trimmed(
             .copied()
             .filter(|p| full || p.state != PointState::Unchanged)
             .collect();
-        let (mut group_charts, single) = charts.get(g).cloned().unwrap_or_default();
+        let (mut group_charts, single) = self.charts.get(g).cloned().unwrap_or_default();
         if !full && shown.is_empty() {
             // Nothing beyond tolerance: the overview line says it all.
-            continue;
+            return;
         }
-        let named = || format!("{} (worst {})", md(&g.title()), severity(c, pts).1);
-        if !full && trim.tables.contains(g) {
-            left_out.push(named());
-            continue;
+        if !full && self.trim.tables.contains(&g) {
+            parts
+                .left_out
+                .push(format!("{} (worst {})", md(&g.title()), severity(c, pts).1));
+            return;
         }
         // In the comment, a topology without a chart is named only when
         // its point is in the table ("see the table").
@@ -1058,23 +1111,120 @@ fn render_report_trimmed(
             .into_iter()
             .filter(|l| full || shown.iter().any(|p| &p.key.topology.label() == l))
             .collect();
-        if !full && trim.charts.contains(g) && !group_charts.is_empty() {
-            charts_left_out.push(md(&g.title()));
+        if !full && self.trim.charts.contains(&g) && !group_charts.is_empty() {
+            parts.charts_left_out.push(md(&g.title()));
             group_charts.clear();
             single.clear();
         }
-        let (topo_header, topo_align) = topo_columns(&shown);
-        // Columns: the point's state, its topology, the runs; then the
-        // metrics. The first ones are dropped when constant (below).
+        let table = Table::of(c, &shown, self.repeats);
+        let hidden = pts.len() - shown.len();
+        parts.sections.push(json!({
+            "title": g.title(),
+            "points": counts.matched,
+            "regressed": counts.regressed_points,
+            // Regressed configurations open, the rest folded (both layouts).
+            "open": regressed,
+            "summary": group_line(counts),
+            "ran_on": here,
+            "constant": table.constant,
+            "header": table.header,
+            "align": table.align,
+            "rows": table.rows,
+            "hidden": hidden,
+            "charts": group_charts,
+            "single_point": single,
+        }));
+    }
+}
+
+/// A configuration's overview line: its title, where it ran, its five
+/// counts in one cell, and the best, worst and median change of the first
+/// metric.
+fn overview_row(
+    g: &GroupKey,
+    pts: &[&PointResult],
+    first: Option<&MetricDef>,
+    counts: &Counts,
+    here: &str,
+) -> Value {
+    let (best, worst) = first.map_or(("N/A".into(), "N/A".into()), |d| best_worst(d, 0, pts));
+    let median_change = first
+        .and_then(|d| {
+            let mut rs: Vec<f64> = pts.iter().filter_map(|p| p.cells[0].rel_delta).collect();
+            median(&mut rs).map(|m| judged(d, m))
+        })
+        .unwrap_or_else(|| "N/A".into());
+    json!([
+        md(&g.title()),
+        here,
+        // One cell for the five counts: five numeric columns (their
+        // headers a word wide each) made the table wider than a
+        // comment's column, hiding best, worst and impact.
+        format!(
+            "{}: {} · {} · {} · {}",
+            counts.matched,
+            counts.regressed_points,
+            counts.improved,
+            counts.unchanged,
+            counts.inconclusive
+        ),
+        best,
+        worst,
+        median_change,
+    ])
+}
+
+/// A configuration's table: the columns named once above it (the same on
+/// every row), then its header, alignments and rows.
+struct Table {
+    constant: Vec<String>,
+    header: Vec<String>,
+    align: Vec<&'static str>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// The table of these points: the leading columns (see
+    /// [`Table::leading`]) less the constant ones, then one column per
+    /// metric and the history column when there is a history.
+    fn of(c: &Comparison, shown: &[&PointResult], repeats: bool) -> Table {
+        let mut t = Table::leading(shown, repeats);
+        t.constant = drop_constant_columns(&mut t.header, &mut t.align, &mut t.rows);
+        t.header
+            .extend(c.metrics.iter().map(|d| d.label.to_string()));
+        t.align.extend(c.metrics.iter().map(|_| "---:"));
+        if c.history.is_some() {
+            t.header.push(HISTORY_HEADER.into());
+            t.align.push(":---");
+        }
+        for (row, p) in t.rows.iter_mut().zip(shown) {
+            row.extend(
+                c.metrics
+                    .iter()
+                    .zip(&p.cells)
+                    .map(|(d, cell)| cell_text(d, cell)),
+            );
+            if c.history.is_some() {
+                row.push(history_text(c, p));
+            }
+        }
+        t
+    }
+
+    /// The columns before the metrics: the point's state (flagged when its
+    /// baseline ran on other hardware), its topology, the runs when points
+    /// ran more than once. These are dropped when constant.
+    fn leading(shown: &[&PointResult], repeats: bool) -> Table {
+        let (topo_header, topo_align) = topo_columns(shown);
         let mut header: Vec<String> = vec!["state".into()];
-        let mut align: Vec<&str> = vec![":---"];
+        let mut align: Vec<&'static str> = vec![":---"];
         header.extend(topo_header.iter().cloned());
         align.extend(topo_align);
         if repeats {
             header.push(RUNS_HEADER.into());
             align.push("---:");
         }
-        let mut rows: Vec<Vec<String>> = shown
+        let rows: Vec<Vec<String>> = shown
             .iter()
             .map(|p| {
                 let flag = if p.other_hardware {
@@ -1090,46 +1240,19 @@ fn render_report_trimmed(
                 row
             })
             .collect();
-        let constant = drop_constant_columns(&mut header, &mut align, &mut rows);
-        header.extend(c.metrics.iter().map(|d| d.label.to_string()));
-        align.extend(c.metrics.iter().map(|_| "---:"));
-        if c.history.is_some() {
-            header.push(HISTORY_HEADER.into());
-            align.push(":---");
+        Table {
+            constant: Vec::new(),
+            header,
+            align,
+            rows,
         }
-        for (row, p) in rows.iter_mut().zip(&shown) {
-            row.extend(
-                c.metrics
-                    .iter()
-                    .zip(&p.cells)
-                    .map(|(d, cell)| cell_text(d, cell)),
-            );
-            if c.history.is_some() {
-                row.push(history_text(c, p));
-            }
-        }
-        let hidden = pts.len() - shown.len();
-        sections.push(json!({
-            "title": g.title(),
-            "points": counts.matched,
-            "regressed": counts.regressed_points,
-            // Regressed configurations open, the rest folded (both layouts).
-            "open": regressed,
-            "summary": group_line(&counts),
-            "ran_on": here,
-            "constant": constant,
-            "header": header,
-            "align": align,
-            "rows": rows,
-            "hidden": hidden,
-            "charts": group_charts,
-            "single_point": single,
-        }));
     }
-    ctx.insert("overview".into(), overview.into());
-    ctx.insert("groups".into(), sections.into());
-    ctx.insert("left_out".into(), left_out.into());
-    ctx.insert("charts_left_out".into(), charts_left_out.into());
+}
+
+/// The part below the configurations: the points on one side only, the
+/// duplicates, and the evals.
+fn insert_leftovers(ctx: &mut serde_json::Map<String, Value>, input: &ReportInput<'_>) {
+    let c = input.comparison;
     ctx.insert(
         "unmatched_new".into(),
         c.unmatched_new
@@ -1160,7 +1283,6 @@ fn render_report_trimmed(
         input.evals.iter().any(|e| e.baseline.is_some()).into(),
     );
     ctx.insert("evals".into(), eval_rows(input.evals).into());
-    render("compare.md.j2", Value::Object(ctx))
 }
 
 fn pct2(v: Option<f64>) -> String {
@@ -1286,7 +1408,37 @@ pub fn reference_markdown(input: &ReportInput<'_>) -> Result<String, CompareErro
     let c = input.comparison;
     let mut ctx = common(input);
     let by_key: BTreeMap<&PointKey, &PointResult> = c.points.iter().map(|p| (&p.key, p)).collect();
-    let mut rows: Vec<&Row> = input.new_rows.iter().collect();
+    let rows = reference_order(input.new_rows);
+    let mut tables = Vec::new();
+    for multi in [false, true] {
+        let part: Vec<&&Row> = rows
+            .iter()
+            .filter(|r| r.key.group.is_multinode == multi)
+            .collect();
+        if part.is_empty() {
+            continue;
+        }
+        let header = reference_header(c, multi);
+        let align = vec!["---"; header.len()];
+        let table_rows: Vec<Vec<String>> = part
+            .iter()
+            .map(|r| reference_row(c, &by_key, r, multi))
+            .collect();
+        tables.push(json!({
+            "title": if multi { "Multi-Node Comparison vs. Most Recent" } else { "Single-Node Comparison vs. Most Recent" },
+            "header": header,
+            "align": align,
+            "rows": table_rows,
+        }));
+    }
+    ctx.insert("tables".into(), tables.into());
+    render("compare-reference.md.j2", Value::Object(ctx))
+}
+
+/// All new rows in the reference's order: model prefix, hardware,
+/// framework, ISL, OSL, concurrency.
+fn reference_order(new_rows: &[Row]) -> Vec<&Row> {
+    let mut rows: Vec<&Row> = new_rows.iter().collect();
     rows.sort_by(|a, b| {
         let k = |r: &Row| {
             (
@@ -1300,80 +1452,73 @@ pub fn reference_markdown(input: &ReportInput<'_>) -> Result<String, CompareErro
         };
         k(a).cmp(&k(b))
     });
-    let mut tables = Vec::new();
-    for multi in [false, true] {
-        let part: Vec<&&Row> = rows
-            .iter()
-            .filter(|r| r.key.group.is_multinode == multi)
-            .collect();
-        if part.is_empty() {
-            continue;
-        }
-        let mut header: Vec<String> = [
-            "Model",
-            "Served Model",
-            "Hardware",
-            "Framework",
-            "Precision",
-            "ISL",
-            "OSL",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        if multi {
-            header.extend(["Prefill TP", "Prefill EP", "Decode TP", "Decode EP"].map(String::from));
-        } else {
-            header.extend(["TP", "EP", "DP Attention"].map(String::from));
-        }
-        header.push("Conc".into());
-        for d in &c.metrics {
-            header.push(d.label.to_string());
-            header.push(format!("{} Delta", d.label));
-        }
-        let align = vec!["---"; header.len()];
-        let table_rows: Vec<Vec<String>> = part
-            .iter()
-            .map(|r| {
-                // Result-file strings: escaped for markdown (sweep_model::markdown).
-                let mut cells = vec![
-                    md(&raw_str(r, "infmax_model_prefix")),
-                    md(&raw_str(r, "model")),
-                    md(&reference_hw(&raw_str(r, "hw"))),
-                    md(&raw_str(r, "framework").to_uppercase()),
-                    md(&raw_str(r, "precision").to_uppercase()),
-                    r.key.group.isl.to_string(),
-                    r.key.group.osl.to_string(),
-                ];
-                if multi {
-                    for k in ["prefill_tp", "prefill_ep", "decode_tp", "decode_ep"] {
-                        cells.push(md(&raw_str(r, k)));
-                    }
-                } else {
-                    for k in ["tp", "ep", "dp_attention"] {
-                        cells.push(md(&raw_str(r, k)));
-                    }
-                }
-                cells.push(r.key.conc.to_string());
-                let point = by_key.get(&r.key);
-                for (i, d) in c.metrics.iter().enumerate() {
-                    let new = metric_value(r.metrics.get(d.key));
-                    let base = point.and_then(|p| p.cells[i].baseline);
-                    cells.push(num(new, d));
-                    cells.push(reference_delta(d, base, new));
-                }
-                cells
-            })
-            .collect();
-        tables.push(json!({
-            "title": if multi { "Multi-Node Comparison vs. Most Recent" } else { "Single-Node Comparison vs. Most Recent" },
-            "header": header,
-            "align": align,
-            "rows": table_rows,
-        }));
+    rows
+}
+
+/// The header of the single-node or the multi-node reference table: the
+/// configuration, its parallelism, `Conc`, then each metric and its delta.
+fn reference_header(c: &Comparison, multi: bool) -> Vec<String> {
+    let mut header: Vec<String> = [
+        "Model",
+        "Served Model",
+        "Hardware",
+        "Framework",
+        "Precision",
+        "ISL",
+        "OSL",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if multi {
+        header.extend(["Prefill TP", "Prefill EP", "Decode TP", "Decode EP"].map(String::from));
+    } else {
+        header.extend(["TP", "EP", "DP Attention"].map(String::from));
     }
-    ctx.insert("tables".into(), tables.into());
-    render("compare-reference.md.j2", Value::Object(ctx))
+    header.push("Conc".into());
+    for d in &c.metrics {
+        header.push(d.label.to_string());
+        header.push(format!("{} Delta", d.label));
+    }
+    header
+}
+
+/// One new row of a reference table, cells in [`reference_header`]'s
+/// order; the deltas are against the matched baseline point, if any.
+fn reference_row(
+    c: &Comparison,
+    by_key: &BTreeMap<&PointKey, &PointResult>,
+    r: &Row,
+    multi: bool,
+) -> Vec<String> {
+    // Result-file strings: escaped for markdown (sweep_model::markdown).
+    let mut cells = vec![
+        md(&raw_str(r, "infmax_model_prefix")),
+        md(&raw_str(r, "model")),
+        md(&reference_hw(&raw_str(r, "hw"))),
+        md(&raw_str(r, "framework").to_uppercase()),
+        md(&raw_str(r, "precision").to_uppercase()),
+        r.key.group.isl.to_string(),
+        r.key.group.osl.to_string(),
+    ];
+    if multi {
+        for k in ["prefill_tp", "prefill_ep", "decode_tp", "decode_ep"] {
+            cells.push(md(&raw_str(r, k)));
+        }
+    } else {
+        for k in ["tp", "ep", "dp_attention"] {
+            cells.push(md(&raw_str(r, k)));
+        }
+    }
+    cells.push(r.key.conc.to_string());
+    let point = by_key.get(&r.key);
+    for (i, d) in c.metrics.iter().enumerate() {
+        let new = metric_value(r.metrics.get(d.key));
+        let base = point.and_then(|p| p.cells[i].baseline);
+        cells.push(num(new, d));
+        cells.push(reference_delta(d, base, new));
+    }
+    cells
 }
 
 #[cfg(test)]
