@@ -185,24 +185,8 @@ fn series_key(row: &Value) -> String {
 /// The rows of `head` that add points to base curves or add new curves,
 /// rejecting any removal or modification of base points (§7.3).
 pub fn delta(base: &[MatrixRow], head: &[MatrixRow]) -> Result<Vec<MatrixRow>, AppendOnlyError> {
-    let mut base_groups: HashMap<String, HashSet<i64>> = HashMap::new();
-    let mut base_order: Vec<String> = Vec::new();
-    let mut head_groups: HashMap<String, HashSet<i64>> = HashMap::new();
-    for row in base {
-        let k = curve_key(row);
-        let points = concurrencies(row)?;
-        let set = base_groups.entry(k.clone()).or_insert_with(|| {
-            base_order.push(k);
-            HashSet::new()
-        });
-        set.extend(points.iter().copied());
-    }
-    for row in head {
-        head_groups
-            .entry(curve_key(row))
-            .or_default()
-            .extend(concurrencies(row)?.iter().copied());
-    }
+    let (base_groups, base_order) = curve_points(base)?;
+    let (head_groups, _) = curve_points(head)?;
     if base_groups.is_empty() {
         return Err(AppendOnlyError::NoBaseCurve);
     }
@@ -220,6 +204,37 @@ pub fn delta(base: &[MatrixRow], head: &[MatrixRow]) -> Result<Vec<MatrixRow>, A
             ));
         }
     }
+    let out = new_points(head, &base_groups);
+    if out.is_empty() {
+        return Err(AppendOnlyError::NothingAdded);
+    }
+    check_visual_curves(base, &out)?;
+    Ok(out)
+}
+
+/// Concurrency points by curve key.
+type CurvePoints = HashMap<String, HashSet<i64>>;
+
+/// The concurrency points of each curve of `rows`, and the curves in
+/// first-seen order.
+fn curve_points(rows: &[MatrixRow]) -> Result<(CurvePoints, Vec<String>), AppendOnlyError> {
+    let mut groups: CurvePoints = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for row in rows {
+        let k = curve_key(row);
+        let points = concurrencies(row)?;
+        let set = groups.entry(k.clone()).or_insert_with(|| {
+            order.push(k);
+            HashSet::new()
+        });
+        set.extend(points.iter().copied());
+    }
+    Ok((groups, order))
+}
+
+/// The head rows cut down to the points their curve lacks in the base
+/// (each point once), rows left with none dropped.
+fn new_points(head: &[MatrixRow], base_groups: &CurvePoints) -> Vec<MatrixRow> {
     let mut out = Vec::new();
     let mut emitted: HashMap<String, HashSet<i64>> = HashMap::new();
     for row in head {
@@ -243,9 +258,12 @@ pub fn delta(base: &[MatrixRow], head: &[MatrixRow]) -> Result<Vec<MatrixRow>, A
             }
         }
     }
-    if out.is_empty() {
-        return Err(AppendOnlyError::NothingAdded);
-    }
+    out
+}
+
+/// Every added row has an image, and it is the one image its visual
+/// series has in the base.
+fn check_visual_curves(base: &[MatrixRow], out: &[MatrixRow]) -> Result<(), AppendOnlyError> {
     let mut images: HashMap<String, BTreeSet<String>> = HashMap::new();
     for row in base.iter().map(MatrixRow::to_value) {
         images
@@ -263,7 +281,7 @@ pub fn delta(base: &[MatrixRow], head: &[MatrixRow]) -> Result<Vec<MatrixRow>, A
             return Err(AppendOnlyError::NotOnVisualCurve);
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -312,28 +312,7 @@ fn leg(
     let multi = matches!(kind, RowKind::MultiNodeFixed | RowKind::MultiNodeAgentic);
     let agentic = matches!(kind, RowKind::SingleNodeAgentic | RowKind::MultiNodeAgentic);
     let (gpus, topology) = if multi {
-        let mut gpus = 0;
-        let mut parts = Vec::new();
-        for (side, letter) in [("prefill", "P"), ("decode", "D")] {
-            let worker =
-                row.get(side)
-                    .filter(|w| w.is_object())
-                    .ok_or_else(|| PlanError::NoWorkers {
-                        at: at.to_string(),
-                        side,
-                    })?;
-            let at = format!("{at}.{side}");
-            let n = worker
-                .get("num-worker")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| PlanError::NoInteger {
-                    at: at.clone(),
-                    field: "num-worker",
-                })?;
-            gpus += n * side_gpus(worker, &at)?;
-            parts.push(format!("{n}{letter}({})", side_topology(worker)));
-        }
-        (gpus, parts.join(" x "))
+        multi_node_shape(row, at)?
     } else {
         (side_gpus(row, at)?, side_topology(row))
     };
@@ -356,7 +335,53 @@ fn leg(
         (true, false) => DEFAULT_MULTI_NODE_MINUTES,
         (true, true) => DEFAULT_MULTI_NODE_AGENTIC_MINUTES,
     });
-    let configs = configs
+    Ok(Leg {
+        family: family.to_string(),
+        group: Group {
+            runner: text(row, "runner").to_string(),
+            bucket: format!("{node} {bucket}"),
+        },
+        configs: matching_configs(configs, row, multi),
+        topology,
+        concurrencies,
+        gpus,
+        minutes,
+        canary,
+        row: row.clone(),
+    })
+}
+
+/// GPUs and topology (`<n>P(...) x <n>D(...)`) of a multi-node row, from
+/// its prefill and decode workers.
+fn multi_node_shape(row: &Value, at: &str) -> Result<(u64, String), PlanError> {
+    let mut gpus = 0;
+    let mut parts = Vec::new();
+    for (side, letter) in [("prefill", "P"), ("decode", "D")] {
+        let worker =
+            row.get(side)
+                .filter(|w| w.is_object())
+                .ok_or_else(|| PlanError::NoWorkers {
+                    at: at.to_string(),
+                    side,
+                })?;
+        let at = format!("{at}.{side}");
+        let n = worker
+            .get("num-worker")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| PlanError::NoInteger {
+                at: at.clone(),
+                field: "num-worker",
+            })?;
+        gpus += n * side_gpus(worker, &at)?;
+        parts.push(format!("{n}{letter}({})", side_topology(worker)));
+    }
+    Ok((gpus, parts.join(" x ")))
+}
+
+/// Keys of the master configs a row was generated from (same image,
+/// model, precision, framework, runner and node kind).
+fn matching_configs(configs: &[&ConfigEntry], row: &Value, multi: bool) -> Vec<String> {
+    configs
         .iter()
         .filter(|c| {
             c.image == text(row, "image")
@@ -368,21 +393,7 @@ fn leg(
                 && c.multinode == multi
         })
         .map(|c| c.key.clone())
-        .collect();
-    Ok(Leg {
-        family: family.to_string(),
-        group: Group {
-            runner: text(row, "runner").to_string(),
-            bucket: format!("{node} {bucket}"),
-        },
-        configs,
-        topology,
-        concurrencies,
-        gpus,
-        minutes,
-        canary,
-        row: row.clone(),
-    })
+        .collect()
 }
 
 fn push_new<T: PartialEq + Clone>(list: &mut Vec<T>, items: &[T]) {

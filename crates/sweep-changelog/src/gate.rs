@@ -194,7 +194,7 @@ pub fn prepare_merge(
     mode: &MergeMode,
     common: &MergeOptions,
 ) -> Result<String, PrepareError> {
-    use PrepareError::{Refused, Unreadable};
+    use PrepareError::Unreadable;
     let path = &common.changelog_file;
     let file = repo.dir().join(path);
     let links = Links {
@@ -207,48 +207,15 @@ pub fn prepare_merge(
     let mut next = None;
     let prepared = match mode {
         MergeMode::Canonicalize { base_ref } => {
-            let pr = pr.ok_or_else(|| {
-                Refused("canonicalize needs the PR number (--pr-number N)".to_string())
-            })?;
-            let base = repo
-                .show(base_ref, path)
-                .map_err(|e| Unreadable(format!("could not read {path} at {base_ref}: {e}")))?;
-            merge::canonicalize(&base, &original, pr, &links)
+            canonicalized(repo, base_ref, path, &original, pr, &links)?
         }
         MergeMode::ResolveConflict => {
-            // During a rebase the branch being replayed is stage 3
-            // ("theirs") and the base branch stage 2 ("ours"): swap them.
-            let (pr_stage, main_stage) = if repo.rebase_in_progress() {
-                next = Some("`git add` it and `git rebase --continue`");
-                (3, 2)
-            } else {
-                next = Some("`git add` it and commit the merge");
-                (2, 3)
-            };
-            merge::resolve(
-                &read_stage(repo, 1, path)?,
-                &read_stage(repo, pr_stage, path)?,
-                &read_stage(repo, main_stage, path)?,
-                pr,
-                &links,
-            )
+            let (bytes, then) = resolved_conflict(repo, path, pr, &links)?;
+            next = Some(then);
+            bytes
         }
-        MergeMode::CatchUp { base_ref } => {
-            let mb = repo.merge_base(base_ref, "HEAD").ok_or_else(|| {
-                Unreadable(format!(
-                    "HEAD and {base_ref} have no merge base; fetch full history (fetch-depth: 0)"
-                ))
-            })?;
-            let merge_base = repo
-                .show(&mb, path)
-                .map_err(|e| Unreadable(format!("could not read {path} at {mb}: {e}")))?;
-            let main = repo
-                .show(base_ref, path)
-                .map_err(|e| Unreadable(format!("could not read {path} at {base_ref}: {e}")))?;
-            merge::resolve(&merge_base, &original, &main, pr, &links)
-        }
-    }
-    .map_err(|v| Refused(v.message))?;
+        MergeMode::CatchUp { base_ref } => caught_up(repo, base_ref, path, &original, pr, &links)?,
+    };
     let whose = match pr {
         Some(n) => format!(" for PR #{n}"),
         None => String::new(),
@@ -272,4 +239,74 @@ pub fn prepare_merge(
         );
     }
     Ok(msg)
+}
+
+/// `canonicalize`: the work tree's changelog with the PR's link on the
+/// entries appended since `base_ref`.
+fn canonicalized(
+    repo: &Repo,
+    base_ref: &str,
+    path: &str,
+    original: &[u8],
+    pr: Option<u64>,
+    links: &Links,
+) -> Result<Vec<u8>, PrepareError> {
+    use PrepareError::{Refused, Unreadable};
+    let pr =
+        pr.ok_or_else(|| Refused("canonicalize needs the PR number (--pr-number N)".to_string()))?;
+    let base = repo
+        .show(base_ref, path)
+        .map_err(|e| Unreadable(format!("could not read {path} at {base_ref}: {e}")))?;
+    merge::canonicalize(&base, original, pr, links).map_err(|v| Refused(v.message))
+}
+
+/// `resolve-conflict`: the changelog rebuilt from the index stages, and
+/// what to run next.
+fn resolved_conflict(
+    repo: &Repo,
+    path: &str,
+    pr: Option<u64>,
+    links: &Links,
+) -> Result<(Vec<u8>, &'static str), PrepareError> {
+    // During a rebase the branch being replayed is stage 3
+    // ("theirs") and the base branch stage 2 ("ours"): swap them.
+    let (pr_stage, main_stage, next) = if repo.rebase_in_progress() {
+        (3, 2, "`git add` it and `git rebase --continue`")
+    } else {
+        (2, 3, "`git add` it and commit the merge")
+    };
+    let bytes = merge::resolve(
+        &read_stage(repo, 1, path)?,
+        &read_stage(repo, pr_stage, path)?,
+        &read_stage(repo, main_stage, path)?,
+        pr,
+        links,
+    )
+    .map_err(|v| PrepareError::Refused(v.message))?;
+    Ok((bytes, next))
+}
+
+/// `catch-up`: the work tree's changelog rebuilt from its merge base with
+/// `base_ref` and `base_ref`'s own.
+fn caught_up(
+    repo: &Repo,
+    base_ref: &str,
+    path: &str,
+    original: &[u8],
+    pr: Option<u64>,
+    links: &Links,
+) -> Result<Vec<u8>, PrepareError> {
+    use PrepareError::{Refused, Unreadable};
+    let mb = repo.merge_base(base_ref, "HEAD").ok_or_else(|| {
+        Unreadable(format!(
+            "HEAD and {base_ref} have no merge base; fetch full history (fetch-depth: 0)"
+        ))
+    })?;
+    let merge_base = repo
+        .show(&mb, path)
+        .map_err(|e| Unreadable(format!("could not read {path} at {mb}: {e}")))?;
+    let main = repo
+        .show(base_ref, path)
+        .map_err(|e| Unreadable(format!("could not read {path} at {base_ref}: {e}")))?;
+    merge::resolve(&merge_base, original, &main, pr, links).map_err(|v| Refused(v.message))
 }

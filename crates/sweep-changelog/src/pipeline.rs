@@ -262,6 +262,26 @@ pub fn parse_additions(d: &Diff) -> Result<Additions, Rejection> {
     if diff::is_blank(&text) {
         return Err(Rejection::new("No additions found in the changelog file."));
     }
+    check_printable(d, &text)?;
+    let doc = parse_added_yaml(d, &text)?;
+    let raw = doc.value().clone();
+    if py_falsy(&raw) {
+        return Err(Rejection::new(
+            "No valid YAML entries found in the changelog additions.",
+        ));
+    }
+    let items = iterated_items(&raw)?;
+    let entries = validated_entries(d, &doc, &raw, &items)?;
+    let key_lines = config_key_lines(d, &doc, &raw, &entries);
+    Ok(Additions {
+        raw,
+        entries,
+        key_lines,
+    })
+}
+
+/// Every added character is one PyYAML's reader accepts.
+fn check_printable(d: &Diff, text: &str) -> Result<(), Rejection> {
     if let Some((n, c)) = text
         .split('\n')
         .enumerate()
@@ -276,7 +296,12 @@ pub fn parse_additions(d: &Diff) -> Result<Additions, Rejection> {
             d.head_line_of(n),
         ));
     }
-    let doc = yaml::parse_str(&text).map_err(|e| {
+    Ok(())
+}
+
+/// The added text as YAML; a parse error names its head-file line.
+fn parse_added_yaml(d: &Diff, text: &str) -> Result<yaml::YamlDoc, Rejection> {
+    yaml::parse_str(text).map_err(|e| {
         let line = (e.line > 0)
             .then_some(e.line)
             .and_then(|l| d.head_line_of(l));
@@ -285,30 +310,39 @@ pub fn parse_additions(d: &Diff) -> Result<Additions, Rejection> {
                 "the changelog additions are not valid YAML: {} (check the indentation: an entry \
                  starts with `- config-keys:` at the line start, its fields are indented two \
                  spaces and their list items four)",
-                pyyaml_wording(&e.message, &text, e.line, line)
+                pyyaml_wording(&e.message, text, e.line, line)
             ),
             line,
         )
-    })?;
-    let raw = doc.value().clone();
+    })
+}
+
+/// What Python's `for item in raw` iterates over (list items, mapping keys,
+/// string characters), or its `TypeError` for a scalar.
+fn iterated_items(raw: &Value) -> Result<Vec<Value>, Rejection> {
+    match raw {
+        Value::Array(items) => Ok(items.clone()),
+        Value::Object(m) => Ok(m.keys().map(|k| Value::String(k.clone())).collect()),
+        Value::String(s) => Ok(s.chars().map(|c| Value::String(c.to_string())).collect()),
+        Value::Number(n) => {
+            let t = if n.is_f64() { "float" } else { "int" };
+            Err(Rejection::new(format!("'{t}' object is not iterable")))
+        }
+        _ => Err(Rejection::new("'bool' object is not iterable")),
+    }
+}
+
+/// Each item as a `ChangelogEntry`; the first that fails is rejected at
+/// its line.
+fn validated_entries(
+    d: &Diff,
+    doc: &yaml::YamlDoc,
+    raw: &Value,
+    items: &[Value],
+) -> Result<Vec<ChangelogEntry>, Rejection> {
     let line_of = |i: usize| {
         doc.line_of(&[PathSeg::Index(i)])
             .and_then(|l| d.head_line_of(l))
-    };
-    if py_falsy(&raw) {
-        return Err(Rejection::new(
-            "No valid YAML entries found in the changelog additions.",
-        ));
-    }
-    let items: Vec<Value> = match &raw {
-        Value::Array(items) => items.clone(),
-        Value::Object(m) => m.keys().map(|k| Value::String(k.clone())).collect(),
-        Value::String(s) => s.chars().map(|c| Value::String(c.to_string())).collect(),
-        Value::Number(n) => {
-            let t = if n.is_f64() { "float" } else { "int" };
-            return Err(Rejection::new(format!("'{t}' object is not iterable")));
-        }
-        _ => return Err(Rejection::new("'bool' object is not iterable")),
     };
     let mut entries = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -342,7 +376,17 @@ pub fn parse_additions(d: &Diff) -> Result<Additions, Rejection> {
             }
         }
     }
-    let key_lines = entries
+    Ok(entries)
+}
+
+/// Head-file line of each entry's `config-keys` items.
+fn config_key_lines(
+    d: &Diff,
+    doc: &yaml::YamlDoc,
+    raw: &Value,
+    entries: &[ChangelogEntry],
+) -> Vec<Vec<Option<usize>>> {
+    entries
         .iter()
         .enumerate()
         .map(|(i, e)| {
@@ -362,12 +406,7 @@ pub fn parse_additions(d: &Diff) -> Result<Additions, Rejection> {
                 })
                 .collect()
         })
-        .collect();
-    Ok(Additions {
-        raw,
-        entries,
-        key_lines,
-    })
+        .collect()
 }
 
 /// PyYAML's reader accepts only these characters.
@@ -587,32 +626,10 @@ fn generate_with(
     masters: Result<MasterConfigs, Rejection>,
 ) -> Result<ChangelogMatrix, Rejection> {
     let entries = &additions.entries;
-    let append_only = entries.iter().any(|e| e.append_only);
-    if append_only && !entries.iter().all(|e| e.append_only) {
-        return Err(Rejection::new(
-            "append-only entries cannot share a sweep with regular changelog entries",
-        ));
-    }
-    if append_only && (opts.all_evals || opts.evals_only) {
-        return Err(Rejection::new(
-            "append-only sweeps cannot use all-evals or evals-only modifiers",
-        ));
-    }
+    let append_only = check_append_only_sweep(entries, opts)?;
     let masters = masters?;
     let raw = raw_masters(&masters);
-    let mut resolved: Vec<(&ChangelogEntry, Vec<String>)> = Vec::with_capacity(entries.len());
-    for (i, e) in entries.iter().enumerate() {
-        let keys = resolve_keys(&e.config_keys, &raw).map_err(|(j, msg)| {
-            let line = additions
-                .key_lines
-                .get(i)
-                .and_then(|l| l.get(j))
-                .copied()
-                .flatten();
-            Rejection::at(format!("{msg}{}", did_you_mean(e, j, &raw)), line)
-        })?;
-        resolved.push((e, keys));
-    }
+    let mut resolved = resolve_entries(additions, &raw)?;
 
     let base = if append_only {
         Some(load_base(repo, opts, &raw, &resolved)?)
@@ -630,39 +647,31 @@ fn generate_with(
     let mut evals: Vec<MatrixRow> = Vec::new();
     for (entry, keys) in &resolved {
         let scenarios = entry.scenarios();
-        let expand_all = opts.all_evals || entry.all_evals;
         let suppress = opts.evals_only || entry.evals_only || entry.all_evals;
         if !suppress {
-            for (tuple, group) in group_unseen(keys, &scenarios, &mut bench_seen) {
-                let call = TestConfig {
-                    keys: &group,
-                    scenario_types: (tuple.len() != SCENARIO_TYPES.len()).then(|| tuple.clone()),
-                    no_evals: true,
-                    evals_only: false,
-                    all_evals: false,
-                };
-                let mut rows = test_config(head.get(repo)?, &call)?;
-                if let Some(base_loaded) = &base {
-                    let base_rows = test_config(base_loaded, &call)?;
-                    rows = append_only::delta(&base_rows, &rows)?;
-                }
-                bench.extend(rows);
-            }
+            let rows = bench_rows(
+                repo,
+                &mut head,
+                base.as_ref(),
+                keys,
+                &scenarios,
+                &mut bench_seen,
+            )?;
+            bench.extend(rows);
         }
         if entry.append_only {
             continue;
         }
-        for (tuple, group) in group_unseen(keys, &scenarios, &mut eval_seen) {
-            let call = TestConfig {
-                keys: &group,
-                scenario_types: Some(tuple),
-                no_evals: false,
-                evals_only: true,
-                all_evals: expand_all,
-            };
-            let rows = test_config(head.get(repo)?, &call)?;
-            evals.extend(filter_prefill_ep(rows, entry.eval_min_prefill_ep));
-        }
+        let expand_all = opts.all_evals || entry.all_evals;
+        let rows = eval_rows(
+            repo,
+            &mut head,
+            keys,
+            &scenarios,
+            &mut eval_seen,
+            expand_all,
+        )?;
+        evals.extend(filter_prefill_ep(rows, entry.eval_min_prefill_ep));
     }
 
     if opts.trim_conc {
@@ -679,6 +688,99 @@ fn generate_with(
         generate_command: None,
     };
     Ok(assemble::assemble(bench, evals, metadata))
+}
+
+/// Append-only entries sweep alone and without eval modifiers; gives
+/// whether this is an append-only sweep.
+fn check_append_only_sweep(entries: &[ChangelogEntry], opts: &Options) -> Result<bool, Rejection> {
+    let append_only = entries.iter().any(|e| e.append_only);
+    if append_only && !entries.iter().all(|e| e.append_only) {
+        return Err(Rejection::new(
+            "append-only entries cannot share a sweep with regular changelog entries",
+        ));
+    }
+    if append_only && (opts.all_evals || opts.evals_only) {
+        return Err(Rejection::new(
+            "append-only sweeps cannot use all-evals or evals-only modifiers",
+        ));
+    }
+    Ok(append_only)
+}
+
+/// Each entry with its config keys resolved against the head masters; an
+/// unknown key is rejected at its line, with a suggestion.
+fn resolve_entries<'a>(
+    additions: &'a Additions,
+    raw: &RawMasters<'_>,
+) -> Result<Vec<(&'a ChangelogEntry, Vec<String>)>, Rejection> {
+    let entries = &additions.entries;
+    let mut resolved: Vec<(&ChangelogEntry, Vec<String>)> = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let keys = resolve_keys(&e.config_keys, raw).map_err(|(j, msg)| {
+            let line = additions
+                .key_lines
+                .get(i)
+                .and_then(|l| l.get(j))
+                .copied()
+                .flatten();
+            Rejection::at(format!("{msg}{}", did_you_mean(e, j, raw)), line)
+        })?;
+        resolved.push((e, keys));
+    }
+    Ok(resolved)
+}
+
+/// One entry's benchmark rows for the (key, scenario) pairs not yet seen;
+/// for an append-only sweep (`base` loaded) only the rows the base lacks.
+fn bench_rows(
+    repo: &Repo,
+    head: &mut Head,
+    base: Option<&LoadedConfigs>,
+    keys: &[String],
+    scenarios: &[&str],
+    seen: &mut HashMap<String, Vec<&'static str>>,
+) -> Result<Vec<MatrixRow>, Rejection> {
+    let mut bench = Vec::new();
+    for (tuple, group) in group_unseen(keys, scenarios, seen) {
+        let call = TestConfig {
+            keys: &group,
+            scenario_types: (tuple.len() != SCENARIO_TYPES.len()).then(|| tuple.clone()),
+            no_evals: true,
+            evals_only: false,
+            all_evals: false,
+        };
+        let mut rows = test_config(head.get(repo)?, &call)?;
+        if let Some(base_loaded) = base {
+            let base_rows = test_config(base_loaded, &call)?;
+            rows = append_only::delta(&base_rows, &rows)?;
+        }
+        bench.extend(rows);
+    }
+    Ok(bench)
+}
+
+/// One entry's eval rows for the (key, scenario) pairs not yet seen
+/// (`expand_all`: every eval, not only the selected ones).
+fn eval_rows(
+    repo: &Repo,
+    head: &mut Head,
+    keys: &[String],
+    scenarios: &[&str],
+    seen: &mut HashMap<String, Vec<&'static str>>,
+    expand_all: bool,
+) -> Result<Vec<MatrixRow>, Rejection> {
+    let mut evals = Vec::new();
+    for (tuple, group) in group_unseen(keys, scenarios, seen) {
+        let call = TestConfig {
+            keys: &group,
+            scenario_types: Some(tuple),
+            no_evals: false,
+            evals_only: true,
+            all_evals: expand_all,
+        };
+        evals.extend(test_config(head.get(repo)?, &call)?);
+    }
+    Ok(evals)
 }
 
 /// §6.4: base inputs for append-only entries, with the scope checks.

@@ -162,63 +162,9 @@ pub fn resolve(
     let cmp = strict::compare_as(&b, &p, author, links)?;
     strict::raw_change(base, ours, &cmp)?;
     let result = if cmp.additions > 0 {
-        let main_sigs: Vec<String> = m.entries.iter().map(signature).collect();
-        let sp = spans(ours, &p)?;
-        let mut blocks = Vec::new();
-        for (entry, &s) in p.entries.iter().zip(&sp).skip(b.entries.len()) {
-            if main_sigs.contains(&signature(entry)) {
-                continue;
-            }
-            let block = &ours[s.start..s.content_end];
-            blocks.push(match pr {
-                Some(n) => replace_pr_link(block, &links.expected(n))?,
-                None => block.to_vec(),
-            });
-        }
-        if blocks.is_empty() {
-            return Err(fail(
-                "the PR has no changelog contribution remaining after merging main",
-            ));
-        }
-        let mut out = main.to_vec();
-        if !main.ends_with(b"\n\n") {
-            out.push(b'\n');
-        }
-        out.extend_from_slice(&blocks.join(&b'\n'));
-        out
+        replay_additions(ours, &p, b.entries.len(), main, &m, pr, links)?
     } else if !cmp.corrected.is_empty() {
-        let sp = spans(main, &m)?;
-        let mut replacements = Vec::new();
-        for &i in &cmp.corrected {
-            let Some(main_entry) = m.entries.get(i) else {
-                return Err(fail(format!("main is missing corrected entry {}", i + 1)));
-            };
-            if without_pr_link(main_entry) != without_pr_link(&b.entries[i]) {
-                return Err(fail(format!(
-                    "main changed corrected entry {}; resolve manually",
-                    i + 1
-                )));
-            }
-            let desired = strict::link_of(&p.entries[i]);
-            let main_link = strict::link_of(main_entry);
-            if main_link == desired {
-                continue;
-            }
-            if main_link != strict::link_of(&b.entries[i]) {
-                return Err(fail(format!(
-                    "main has a conflicting pr-link for entry {}",
-                    i + 1
-                )));
-            }
-            let s = sp[i];
-            replacements.push((s, replace_pr_link(&main[s.start..s.content_end], &desired)?));
-        }
-        if replacements.is_empty() {
-            return Err(fail(
-                "the PR's pr-link corrections are already present on main",
-            ));
-        }
-        splice(main, &replacements)
+        replay_corrections(main, &m, &b, &p, &cmp.corrected)?
     } else {
         return Err(fail(
             "the PR has no appended entry or pr-link correction to preserve",
@@ -233,6 +179,88 @@ pub fn resolve(
         links,
     )?;
     Ok(result)
+}
+
+/// Main's bytes plus the PR's appended entries (those after the first
+/// `base_len`) that main does not already carry, each with the PR's link
+/// when the PR number is known.
+fn replay_additions(
+    ours: &[u8],
+    p: &Parsed,
+    base_len: usize,
+    main: &[u8],
+    m: &Parsed,
+    pr: Option<u64>,
+    links: &Links,
+) -> Result<Vec<u8>, Violation> {
+    let main_sigs: Vec<String> = m.entries.iter().map(signature).collect();
+    let sp = spans(ours, p)?;
+    let mut blocks = Vec::new();
+    for (entry, &s) in p.entries.iter().zip(&sp).skip(base_len) {
+        if main_sigs.contains(&signature(entry)) {
+            continue;
+        }
+        let block = &ours[s.start..s.content_end];
+        blocks.push(match pr {
+            Some(n) => replace_pr_link(block, &links.expected(n))?,
+            None => block.to_vec(),
+        });
+    }
+    if blocks.is_empty() {
+        return Err(fail(
+            "the PR has no changelog contribution remaining after merging main",
+        ));
+    }
+    let mut out = main.to_vec();
+    if !main.ends_with(b"\n\n") {
+        out.push(b'\n');
+    }
+    out.extend_from_slice(&blocks.join(&b'\n'));
+    Ok(out)
+}
+
+/// Main's bytes with the PR's pr-link corrections (entries `corrected` of
+/// merge base `b` vs PR side `p`) applied where main still has the base's
+/// link.
+fn replay_corrections(
+    main: &[u8],
+    m: &Parsed,
+    b: &Parsed,
+    p: &Parsed,
+    corrected: &[usize],
+) -> Result<Vec<u8>, Violation> {
+    let sp = spans(main, m)?;
+    let mut replacements = Vec::new();
+    for &i in corrected {
+        let Some(main_entry) = m.entries.get(i) else {
+            return Err(fail(format!("main is missing corrected entry {}", i + 1)));
+        };
+        if without_pr_link(main_entry) != without_pr_link(&b.entries[i]) {
+            return Err(fail(format!(
+                "main changed corrected entry {}; resolve manually",
+                i + 1
+            )));
+        }
+        let desired = strict::link_of(&p.entries[i]);
+        let main_link = strict::link_of(main_entry);
+        if main_link == desired {
+            continue;
+        }
+        if main_link != strict::link_of(&b.entries[i]) {
+            return Err(fail(format!(
+                "main has a conflicting pr-link for entry {}",
+                i + 1
+            )));
+        }
+        let s = sp[i];
+        replacements.push((s, replace_pr_link(&main[s.start..s.content_end], &desired)?));
+    }
+    if replacements.is_empty() {
+        return Err(fail(
+            "the PR's pr-link corrections are already present on main",
+        ));
+    }
+    Ok(splice(main, &replacements))
 }
 
 #[cfg(test)]

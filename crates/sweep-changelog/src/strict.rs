@@ -91,6 +91,27 @@ fn py_splitlines(text: &str) -> Vec<&str> {
 
 /// §12.1: the whole-file rules, in order.
 pub fn parse(raw: &[u8], label: &str) -> Result<Parsed, Violation> {
+    let text = checked_text(raw, label)?;
+    reject_merge_keys(text, label)?;
+    let doc = parse_yaml(text, label)?;
+    let Value::Array(items) = doc.value() else {
+        return Err(v(format!("{label} root must be a YAML list"), Some(1)));
+    };
+    let starts: Vec<usize> = (0..items.len())
+        .map(|i| doc.line_of(&[PathSeg::Index(i)]).unwrap_or(1))
+        .collect();
+    check_entry_count(text, items.len(), &starts, label)?;
+    check_entries(items, &starts, label)?;
+    Ok(Parsed {
+        entries: items.clone(),
+        starts,
+        doc,
+    })
+}
+
+/// The byte rules of §12.1: a final newline, no CR, tab or NUL byte, and
+/// UTF-8; gives the text back.
+fn checked_text<'a>(raw: &'a [u8], label: &str) -> Result<&'a str, Violation> {
     if !raw.ends_with(b"\n") {
         return Err(v(
             format!("{label} does not end with a newline"),
@@ -109,7 +130,7 @@ pub fn parse(raw: &[u8], label: &str) -> Result<Parsed, Violation> {
             ));
         }
     }
-    let text = std::str::from_utf8(raw).map_err(|e| {
+    std::str::from_utf8(raw).map_err(|e| {
         let pos = e.valid_up_to();
         v(
             format!(
@@ -118,7 +139,12 @@ pub fn parse(raw: &[u8], label: &str) -> Result<Parsed, Violation> {
             ),
             Some(line_at(raw, pos)),
         )
-    })?;
+    })
+}
+
+/// YAML merge keys (`<<`) are refused the way PyYAML's safe loader
+/// refuses them.
+fn reject_merge_keys(text: &str, label: &str) -> Result<(), Violation> {
     if let Some((i, _)) = text.split('\n').enumerate().find(|(_, l)| {
         l.trim_start()
             .trim_start_matches("- ")
@@ -133,6 +159,11 @@ pub fn parse(raw: &[u8], label: &str) -> Result<Parsed, Violation> {
             Some(i + 1),
         ));
     }
+    Ok(())
+}
+
+/// The YAML parse itself, with duplicate keys as an error.
+fn parse_yaml(text: &str, label: &str) -> Result<YamlDoc, Violation> {
     let doc = yaml::parse_str(text).map_err(|e| {
         v(
             format!("{label} is not valid YAML: {}", e.message),
@@ -154,9 +185,17 @@ pub fn parse(raw: &[u8], label: &str) -> Result<Parsed, Violation> {
             Some(d.line),
         ));
     }
-    let Value::Array(items) = doc.value() else {
-        return Err(v(format!("{label} root must be a YAML list"), Some(1)));
-    };
+    Ok(doc)
+}
+
+/// Every top-level item starts on a `- config-keys:` marker line and every
+/// marker line starts an item (`starts`: each item's first line).
+fn check_entry_count(
+    text: &str,
+    items: usize,
+    starts: &[usize],
+    label: &str,
+) -> Result<(), Violation> {
     let lines = py_splitlines(text);
     let marked: Vec<usize> = lines
         .iter()
@@ -164,10 +203,7 @@ pub fn parse(raw: &[u8], label: &str) -> Result<Parsed, Violation> {
         .filter(|(_, l)| l.starts_with("- config-keys:"))
         .map(|(i, _)| i + 1)
         .collect();
-    let starts: Vec<usize> = (0..items.len())
-        .map(|i| doc.line_of(&[PathSeg::Index(i)]).unwrap_or(1))
-        .collect();
-    if marked.len() != items.len() {
+    if marked.len() != items {
         // Point at the first item that does not start on a marker line (or
         // the first marker line that is not an item).
         let line = starts
@@ -179,11 +215,16 @@ pub fn parse(raw: &[u8], label: &str) -> Result<Parsed, Violation> {
             format!(
                 "{label} has {} top-level config entries but YAML parsed {} entries",
                 marked.len(),
-                items.len()
+                items
             ),
             line,
         ));
     }
+    Ok(())
+}
+
+/// Each item is a mapping that passes `ChangelogEntry` validation.
+fn check_entries(items: &[Value], starts: &[usize], label: &str) -> Result<(), Violation> {
     for (i, item) in items.iter().enumerate() {
         if !item.is_object() {
             return Err(v(
@@ -201,11 +242,7 @@ pub fn parse(raw: &[u8], label: &str) -> Result<Parsed, Violation> {
             ));
         }
     }
-    Ok(Parsed {
-        entries: items.clone(),
-        starts,
-        doc,
-    })
+    Ok(())
 }
 
 /// Link rules of §12.2 for one repository.
@@ -317,6 +354,26 @@ pub fn compare_as(
             base.starts.get(new.entries.len()).copied(),
         ));
     }
+    let corrected = corrected_entries(base, new, links)?;
+    let additions = new.entries.len() - base.entries.len();
+    if !corrected.is_empty() && additions > 0 {
+        return Err(v(
+            "do not mix historical pr-link corrections with new changelog entries",
+            new.starts.get(base.entries.len()).copied(),
+        ));
+    }
+    for i in base.entries.len()..new.entries.len() {
+        check_new_link(new, i, author, links)?;
+    }
+    Ok(Comparison {
+        additions,
+        corrected,
+    })
+}
+
+/// The base entries `new` changed: each may only get a canonical pr-link
+/// correction. Gives their 0-based positions.
+fn corrected_entries(base: &Parsed, new: &Parsed, links: &Links) -> Result<Vec<usize>, Violation> {
     let mut corrected = Vec::new();
     for (i, (b, n)) in base.entries.iter().zip(&new.entries).enumerate() {
         if b == n {
@@ -353,53 +410,41 @@ pub fn compare_as(
         }
         corrected.push(i);
     }
-    let additions = new.entries.len() - base.entries.len();
-    if !corrected.is_empty() && additions > 0 {
-        return Err(v(
-            "do not mix historical pr-link corrections with new changelog entries",
-            new.starts.get(base.entries.len()).copied(),
-        ));
-    }
-    for i in base.entries.len()..new.entries.len() {
-        let link = link_of(&new.entries[i]);
-        let line = new.line_of_key(i, "pr-link").or(Some(new.starts[i]));
-        match author {
-            Author::Main if !links.is_canonical(&link) => {
-                return Err(v(
-                    format!(
-                        "new main-branch entry has invalid pr-link: {}",
-                        python_repr_str(&link)
-                    ),
-                    line,
-                ));
-            }
-            Author::Pr(n) if !links.is_placeholder(&link) && link != links.expected(n) => {
-                return Err(v(
-                    format!(
-                        "new PR entry must use {} or an XXX placeholder; found {}",
-                        python_repr_str(&links.expected(n)),
-                        python_repr_str(&link)
-                    ),
-                    line,
-                ));
-            }
-            Author::UnnumberedPr if !links.is_placeholder(&link) && !links.is_canonical(&link) => {
-                return Err(v(
-                    format!(
-                        "new entry must use an XXX placeholder (or a canonical pull-request \
-                         link); found {}",
-                        python_repr_str(&link)
-                    ),
-                    line,
-                ));
-            }
-            _ => {}
+    Ok(corrected)
+}
+
+/// The pr-link of new entry `i` is one `author` may write.
+fn check_new_link(new: &Parsed, i: usize, author: Author, links: &Links) -> Result<(), Violation> {
+    let link = link_of(&new.entries[i]);
+    let line = new.line_of_key(i, "pr-link").or(Some(new.starts[i]));
+    match author {
+        Author::Main if !links.is_canonical(&link) => Err(v(
+            format!(
+                "new main-branch entry has invalid pr-link: {}",
+                python_repr_str(&link)
+            ),
+            line,
+        )),
+        Author::Pr(n) if !links.is_placeholder(&link) && link != links.expected(n) => Err(v(
+            format!(
+                "new PR entry must use {} or an XXX placeholder; found {}",
+                python_repr_str(&links.expected(n)),
+                python_repr_str(&link)
+            ),
+            line,
+        )),
+        Author::UnnumberedPr if !links.is_placeholder(&link) && !links.is_canonical(&link) => {
+            Err(v(
+                format!(
+                    "new entry must use an XXX placeholder (or a canonical pull-request \
+                     link); found {}",
+                    python_repr_str(&link)
+                ),
+                line,
+            ))
         }
+        _ => Ok(()),
     }
-    Ok(Comparison {
-        additions,
-        corrected,
-    })
 }
 
 /// Offsets of lines matching `^- config-keys:[^\r\n]*\n`.
@@ -455,104 +500,114 @@ pub fn byte_lines(raw: &[u8]) -> Vec<&[u8]> {
 /// pr-link-line corrections.
 pub fn raw_change(base: &[u8], new: &[u8], cmp: &Comparison) -> Result<(), Violation> {
     if cmp.additions > 0 {
-        if !new.starts_with(base) {
-            let pos = base
-                .iter()
-                .zip(new)
-                .position(|(a, b)| a != b)
-                .unwrap_or(new.len().min(base.len()));
-            return Err(v(
-                "appended entries changed historical perf-changelog.yaml bytes; restore the base \
-                 file byte-for-byte and append at the end",
-                Some(line_at(new, pos)),
-            ));
-        }
-        let suffix = &new[base.len()..];
-        let expected: &[u8] = if base.ends_with(b"\n\n") {
-            b"- config-keys:"
-        } else {
-            b"\n- config-keys:"
-        };
-        if !suffix.starts_with(expected) {
-            return Err(v(
-                "new changelog entries must be separated from history by one empty line and \
-                 appended at the end",
-                Some(line_at(new, base.len())),
-            ));
-        }
-        let starts = entry_starts(new);
-        let appended = &starts[starts.len().saturating_sub(cmp.additions)..];
-        for &s in appended.iter().skip(1) {
-            let prefix = &new[..s];
-            if !prefix.ends_with(b"\n\n") || prefix.ends_with(b"\n\n\n") {
-                return Err(v(
-                    "appended changelog entries must have exactly one empty separator line",
-                    Some(line_at(new, s)),
-                ));
-            }
-        }
-        if new.ends_with(b"\n\n") {
-            return Err(v(
-                "the final appended changelog entry must end with one newline",
-                Some(line_at(new, new.len() - 1)),
-            ));
-        }
-        return Ok(());
+        return raw_append(base, new, cmp.additions);
     }
     if !cmp.corrected.is_empty() {
-        let (bl, nl) = (byte_lines(base), byte_lines(new));
-        if bl.len() != nl.len() {
-            let first = bl
-                .iter()
-                .zip(&nl)
-                .position(|(a, b)| a != b)
-                .unwrap_or(bl.len().min(nl.len()));
-            return Err(v(
-                "pr-link corrections may not add or delete lines",
-                Some(first + 1),
-            ));
-        }
-        let mut changed = 0;
-        for (i, (a, b)) in bl.iter().zip(&nl).enumerate() {
-            if a == b {
-                continue;
-            }
-            changed += 1;
-            let ok = a.starts_with(b"  pr-link:")
-                && b.starts_with(b"  pr-link:")
-                && a.ends_with(b"\n")
-                && b.ends_with(b"\n");
-            if !ok {
-                return Err(v(
-                    format!(
-                        "historical bytes changed outside a pr-link line at line {}",
-                        i + 1
-                    ),
-                    Some(i + 1),
-                ));
-            }
-        }
-        if changed != cmp.corrected.len() {
-            return Err(v(
-                format!(
-                    "expected {} changed pr-link line(s), found {changed}",
-                    cmp.corrected.len()
-                ),
-                None,
-            ));
-        }
-        return Ok(());
+        return raw_corrections(base, new, cmp.corrected.len());
     }
     if base != new {
-        let pos = base
-            .iter()
-            .zip(new)
-            .position(|(a, b)| a != b)
-            .unwrap_or(new.len().min(base.len()));
+        let pos = first_difference(base, new);
         return Err(v(
             "changelog diff has no appended entry or pr-link correction; historical whitespace \
              and formatting are immutable",
             Some(line_at(new, pos)),
+        ));
+    }
+    Ok(())
+}
+
+/// Byte offset of the first byte where `base` and `new` differ (the shorter
+/// length when one is a prefix of the other).
+fn first_difference(base: &[u8], new: &[u8]) -> usize {
+    base.iter()
+        .zip(new)
+        .position(|(a, b)| a != b)
+        .unwrap_or(new.len().min(base.len()))
+}
+
+/// §12.3 for `additions` appended entries: the base is an exact prefix and
+/// each appended entry follows one empty line.
+fn raw_append(base: &[u8], new: &[u8], additions: usize) -> Result<(), Violation> {
+    if !new.starts_with(base) {
+        let pos = first_difference(base, new);
+        return Err(v(
+            "appended entries changed historical perf-changelog.yaml bytes; restore the base \
+             file byte-for-byte and append at the end",
+            Some(line_at(new, pos)),
+        ));
+    }
+    let suffix = &new[base.len()..];
+    let expected: &[u8] = if base.ends_with(b"\n\n") {
+        b"- config-keys:"
+    } else {
+        b"\n- config-keys:"
+    };
+    if !suffix.starts_with(expected) {
+        return Err(v(
+            "new changelog entries must be separated from history by one empty line and \
+             appended at the end",
+            Some(line_at(new, base.len())),
+        ));
+    }
+    let starts = entry_starts(new);
+    let appended = &starts[starts.len().saturating_sub(additions)..];
+    for &s in appended.iter().skip(1) {
+        let prefix = &new[..s];
+        if !prefix.ends_with(b"\n\n") || prefix.ends_with(b"\n\n\n") {
+            return Err(v(
+                "appended changelog entries must have exactly one empty separator line",
+                Some(line_at(new, s)),
+            ));
+        }
+    }
+    if new.ends_with(b"\n\n") {
+        return Err(v(
+            "the final appended changelog entry must end with one newline",
+            Some(line_at(new, new.len() - 1)),
+        ));
+    }
+    Ok(())
+}
+
+/// §12.3 for `corrected` pr-link corrections: same line count, and exactly
+/// that many lines changed, each a `  pr-link:` line.
+fn raw_corrections(base: &[u8], new: &[u8], corrected: usize) -> Result<(), Violation> {
+    let (bl, nl) = (byte_lines(base), byte_lines(new));
+    if bl.len() != nl.len() {
+        let first = bl
+            .iter()
+            .zip(&nl)
+            .position(|(a, b)| a != b)
+            .unwrap_or(bl.len().min(nl.len()));
+        return Err(v(
+            "pr-link corrections may not add or delete lines",
+            Some(first + 1),
+        ));
+    }
+    let mut changed = 0;
+    for (i, (a, b)) in bl.iter().zip(&nl).enumerate() {
+        if a == b {
+            continue;
+        }
+        changed += 1;
+        let ok = a.starts_with(b"  pr-link:")
+            && b.starts_with(b"  pr-link:")
+            && a.ends_with(b"\n")
+            && b.ends_with(b"\n");
+        if !ok {
+            return Err(v(
+                format!(
+                    "historical bytes changed outside a pr-link line at line {}",
+                    i + 1
+                ),
+                Some(i + 1),
+            ));
+        }
+    }
+    if changed != corrected {
+        return Err(v(
+            format!("expected {corrected} changed pr-link line(s), found {changed}"),
+            None,
         ));
     }
     Ok(())

@@ -169,77 +169,109 @@ impl Collector {
     }
 }
 
+impl EntryError {
+    /// An error about the entry as a whole (no field).
+    fn single(msg: &str, kind: &'static str) -> Self {
+        EntryError {
+            errors: vec![FieldError {
+                loc: String::new(),
+                msg: msg.into(),
+                kind,
+            }],
+        }
+    }
+}
+
+/// Each field's value in `FIELDS` order, and the keys used for them: the
+/// alias wins; the field-name spelling is used only when the alias is
+/// absent, otherwise it is an extra input.
+fn resolve_fields(map: &Map<String, Value>) -> (Vec<Option<&Value>>, Vec<&str>) {
+    let mut used: Vec<&str> = Vec::new();
+    let mut get = |alias: &'static str, name: &'static str| -> Option<&Value> {
+        if let Some(v) = map.get(alias) {
+            used.push(alias);
+            Some(v)
+        } else if let Some(v) = map.get(name) {
+            used.push(name);
+            Some(v)
+        } else {
+            None
+        }
+    };
+    let raw: Vec<Option<&Value>> = FIELDS.iter().map(|(a, n)| get(a, n)).collect();
+    (raw, used)
+}
+
+/// `eval-min-prefill-ep`: absent, null or an integer of at least 1
+/// (`None`: an error was pushed).
+fn min_prefill_ep(errs: &mut Collector, raw: Option<&Value>) -> Option<Option<i64>> {
+    match raw {
+        None | Some(Value::Null) => Some(None),
+        Some(v) => lax_int(errs, "eval-min-prefill-ep", v).and_then(|n| {
+            if n >= 1 {
+                Some(Some(n))
+            } else {
+                errs.push(
+                    "eval-min-prefill-ep",
+                    "Input should be greater than or equal to 1",
+                    "greater_than_equal",
+                );
+                None
+            }
+        }),
+    }
+}
+
+/// `pr-link`: a required string (`None`: an error was pushed).
+fn pr_link(errs: &mut Collector, raw: Option<&Value>) -> Option<String> {
+    required(errs, "pr-link", raw).and_then(|v| match v {
+        Value::String(s) => Some(s.clone()),
+        _ => {
+            errs.push("pr-link", "Input should be a valid string", "string_type");
+            None
+        }
+    })
+}
+
+/// Every key of `map` not `used` for a field is an extra input.
+fn extra_inputs(errs: &mut Collector, map: &Map<String, Value>, used: &[&str]) {
+    for key in map.keys() {
+        if !used.contains(&key.as_str()) {
+            errs.push(
+                key.clone(),
+                "Extra inputs are not permitted",
+                "extra_forbidden",
+            );
+        }
+    }
+}
+
 impl ChangelogEntry {
     /// Validates one item of the parsed additions.
     pub fn from_value(value: &Value) -> Result<Self, EntryError> {
         let Some(map) = value.as_object() else {
-            return Err(EntryError {
-                errors: vec![FieldError {
-                    loc: String::new(),
-                    msg: "Input should be a valid dictionary or instance of ChangelogEntry".into(),
-                    kind: "model_type",
-                }],
-            });
+            return Err(EntryError::single(
+                "Input should be a valid dictionary or instance of ChangelogEntry",
+                "model_type",
+            ));
         };
         let mut errs = Collector(Vec::new());
-        // Resolve each field: the alias wins; the field-name spelling is used
-        // only when the alias is absent, otherwise it is an extra input.
-        let mut used: Vec<&str> = Vec::new();
-        let mut get = |alias: &'static str, name: &'static str| -> Option<&Value> {
-            if let Some(v) = map.get(alias) {
-                used.push(alias);
-                Some(v)
-            } else if let Some(v) = map.get(name) {
-                used.push(name);
-                Some(v)
-            } else {
-                None
-            }
-        };
-        let raw: Vec<Option<&Value>> = FIELDS.iter().map(|(a, n)| get(a, n)).collect();
+        let (raw, used) = resolve_fields(map);
 
         let config_keys = required(&mut errs, "config-keys", raw[0])
             .and_then(|v| str_list(&mut errs, "config-keys", v, true));
         let description = required(&mut errs, "description", raw[1])
             .and_then(|v| str_list(&mut errs, "description", v, true));
-        let pr_link = required(&mut errs, "pr-link", raw[2]).and_then(|v| match v {
-            Value::String(s) => Some(s.clone()),
-            _ => {
-                errs.push("pr-link", "Input should be a valid string", "string_type");
-                None
-            }
-        });
+        let pr_link = pr_link(&mut errs, raw[2]);
         let evals_only = raw[3].map_or(Some(false), |v| lax_bool(&mut errs, "evals-only", v));
         let all_evals = raw[4].map_or(Some(false), |v| lax_bool(&mut errs, "all-evals", v));
         let append_only = raw[5].map_or(Some(false), |v| lax_bool(&mut errs, "append-only", v));
-        let eval_min_prefill_ep = match raw[6] {
-            None | Some(Value::Null) => Some(None),
-            Some(v) => lax_int(&mut errs, "eval-min-prefill-ep", v).and_then(|n| {
-                if n >= 1 {
-                    Some(Some(n))
-                } else {
-                    errs.push(
-                        "eval-min-prefill-ep",
-                        "Input should be greater than or equal to 1",
-                        "greater_than_equal",
-                    );
-                    None
-                }
-            }),
-        };
+        let eval_min_prefill_ep = min_prefill_ep(&mut errs, raw[6]);
         let scenario_type = match raw[7] {
             None | Some(Value::Null) => Some(None),
             Some(v) => scenario_list(&mut errs, v).map(Some),
         };
-        for key in map.keys() {
-            if !used.contains(&key.as_str()) {
-                errs.push(
-                    key.clone(),
-                    "Extra inputs are not permitted",
-                    "extra_forbidden",
-                );
-            }
-        }
+        extra_inputs(&mut errs, map, &used);
         if !errs.0.is_empty() {
             return Err(EntryError { errors: errs.0 });
         }
@@ -265,23 +297,16 @@ impl ChangelogEntry {
         else {
             // Every `None` above pushed an error, so this is unreachable in
             // practice; report it rather than panic.
-            return Err(EntryError {
-                errors: vec![FieldError {
-                    loc: String::new(),
-                    msg: "Input could not be validated".into(),
-                    kind: "value_error",
-                }],
-            });
+            return Err(EntryError::single(
+                "Input could not be validated",
+                "value_error",
+            ));
         };
         if append_only && (evals_only || all_evals || eval_min_prefill_ep.is_some()) {
-            return Err(EntryError {
-                errors: vec![FieldError {
-                    loc: String::new(),
-                    msg: "Value error, append-only cannot be combined with eval selection fields"
-                        .into(),
-                    kind: "value_error",
-                }],
-            });
+            return Err(EntryError::single(
+                "Value error, append-only cannot be combined with eval selection fields",
+                "value_error",
+            ));
         }
         Ok(ChangelogEntry {
             config_keys,

@@ -849,50 +849,12 @@ impl Validator<'_> {
         let num_worker = self.req_int(m, "num-worker", path)?;
         let tp = self.req_int(m, "tp", path)?;
         let ep = self.req_int(m, "ep", path)?;
-        let dp_attn = match self.required(m, "dp-attn", path)? {
-            Value::Bool(b) => *b,
-            other => {
-                return Err(self.err(
-                    &push(path, "dp-attn"),
-                    format!("'dp-attn' must be a boolean, got {}", yaml_type_name(other)),
-                ));
-            }
-        };
+        let dp_attn = self.req_bool(m, "dp-attn", path)?;
         let pp = self.strict_pos(m, "pp", path)?;
         let dcp_size = self.strict_pos(m, "dcp-size", path)?;
         let pcp_size = self.strict_pos(m, "pcp-size", path)?;
-        let hardware = match m.get("hardware") {
-            None | Some(Value::Null) => None,
-            Some(h) => {
-                self.non_empty_str(h, "hardware", path)?;
-                h.as_str().map(str::to_string)
-            }
-        };
-        match m.get("additional-settings") {
-            None | Some(Value::Null) => {}
-            Some(Value::Array(items)) => {
-                for (i, it) in items.iter().enumerate() {
-                    if !it.is_string() {
-                        return Err(self.err(
-                            &idx(&push(path, "additional-settings"), i),
-                            format!(
-                                "'additional-settings' entries must be strings, got {}",
-                                yaml_type_name(it)
-                            ),
-                        ));
-                    }
-                }
-            }
-            Some(other) => {
-                return Err(self.err(
-                    &push(path, "additional-settings"),
-                    format!(
-                        "'additional-settings' must be a list of strings, got {}",
-                        yaml_type_name(other)
-                    ),
-                ));
-            }
-        }
+        let hardware = self.opt_hardware(m, path)?;
+        self.additional_settings(m, path)?;
         self.dcp_divides(tp, dcp_size, path)?;
         let mut row_value = m.clone();
         for (k, d) in [("pp", pp), ("dcp-size", dcp_size), ("pcp-size", pcp_size)] {
@@ -909,6 +871,69 @@ impl Validator<'_> {
             hardware,
             row_value,
         })
+    }
+
+    /// A required boolean field of a worker pool.
+    fn req_bool(
+        &self,
+        m: &Map<String, Value>,
+        key: &str,
+        path: &[PathSeg],
+    ) -> Result<bool, ConfigError> {
+        match self.required(m, key, path)? {
+            Value::Bool(b) => Ok(*b),
+            other => Err(self.err(
+                &push(path, key),
+                format!("'{key}' must be a boolean, got {}", yaml_type_name(other)),
+            )),
+        }
+    }
+
+    /// A worker pool's optional `hardware` (a non-empty string; null is absent).
+    fn opt_hardware(
+        &self,
+        m: &Map<String, Value>,
+        path: &[PathSeg],
+    ) -> Result<Option<String>, ConfigError> {
+        match m.get("hardware") {
+            None | Some(Value::Null) => Ok(None),
+            Some(h) => {
+                self.non_empty_str(h, "hardware", path)?;
+                Ok(h.as_str().map(str::to_string))
+            }
+        }
+    }
+
+    /// A worker pool's optional `additional-settings`: a list of strings.
+    fn additional_settings(
+        &self,
+        m: &Map<String, Value>,
+        path: &[PathSeg],
+    ) -> Result<(), ConfigError> {
+        match m.get("additional-settings") {
+            None | Some(Value::Null) => Ok(()),
+            Some(Value::Array(items)) => {
+                for (i, it) in items.iter().enumerate() {
+                    if !it.is_string() {
+                        return Err(self.err(
+                            &idx(&push(path, "additional-settings"), i),
+                            format!(
+                                "'additional-settings' entries must be strings, got {}",
+                                yaml_type_name(it)
+                            ),
+                        ));
+                    }
+                }
+                Ok(())
+            }
+            Some(other) => Err(self.err(
+                &push(path, "additional-settings"),
+                format!(
+                    "'additional-settings' must be a list of strings, got {}",
+                    yaml_type_name(other)
+                ),
+            )),
+        }
     }
 
     fn hardware_pair(
@@ -1032,25 +1057,9 @@ impl Validator<'_> {
         let ep = self.opt_int(m, "ep", path)?;
         let dp_attn = self.opt_bool(m, "dp-attn", path)?;
         let spec_decoding = self.spec_decoding(m, path)?;
-        let prefill = match m.get("prefill") {
-            None | Some(Value::Null) => None,
-            Some(w) => Some(self.worker(w, &push(path, "prefill"))?),
-        };
-        let decode = match m.get("decode") {
-            None | Some(Value::Null) => None,
-            Some(w) => Some(self.worker(w, &push(path, "decode"))?),
-        };
-        let kv_offloading = match m.get("kv-offloading") {
-            None => None,
-            Some(Value::Null) => Some(None),
-            Some(Value::String(s)) if s == "none" || s == "dram" => Some(Some(s.clone())),
-            Some(other) => {
-                return Err(self.err(
-                    &push(path, "kv-offloading"),
-                    format!("'kv-offloading' must be 'none' or 'dram', got {other}"),
-                ));
-            }
-        };
+        let prefill = self.opt_worker(m, "prefill", path)?;
+        let decode = self.opt_worker(m, "decode", path)?;
+        let kv_offloading = self.kv_offloading(m, path)?;
         let kv_offload_backend = match self.opt_component(m, "kv-offload-backend", path, false)? {
             Some(Value::Null) | None => None,
             some => some,
@@ -1059,44 +1068,109 @@ impl Validator<'_> {
         let kv_p2p_transfer = self.opt_p2p(m, path)?;
         // Checks in the reference's order: concurrency, KV offload, topology.
         let conc = self.conc(m, path)?;
-        let offload = kv_offloading.clone().flatten();
-        match (offload.as_deref(), kv_offload_backend.is_some()) {
-            (None, true) => {
-                return Err(self.err(
-                    &push(path, "kv-offload-backend"),
-                    "'kv-offload-backend' requires 'kv-offloading'",
-                ));
-            }
+        let search = AgenticSearch {
+            tp,
+            pp,
+            dcp_size,
+            pcp_size,
+            ep,
+            dp_attn,
+            spec_decoding,
+            prefill,
+            decode,
+            kv_offloading,
+            kv_offload_backend,
+            router,
+            kv_p2p_transfer,
+            conc,
+        };
+        let offload = search.kv_offloading.clone().flatten();
+        self.offload_backend_fits(
+            offload.as_deref(),
+            search.kv_offload_backend.is_some(),
+            path,
+        )?;
+        self.agentic_topology(m, &search, offload.is_some(), path)?;
+        Ok(search)
+    }
+
+    /// An optional worker pool (`prefill` or `decode`); null is absent.
+    fn opt_worker(
+        &self,
+        m: &Map<String, Value>,
+        key: &str,
+        path: &[PathSeg],
+    ) -> Result<Option<WorkerPool>, ConfigError> {
+        match m.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(w) => Ok(Some(self.worker(w, &push(path, key))?)),
+        }
+    }
+
+    /// `kv-offloading`: absent, null, `none` or `dram`.
+    fn kv_offloading(
+        &self,
+        m: &Map<String, Value>,
+        path: &[PathSeg],
+    ) -> Result<Option<Option<String>>, ConfigError> {
+        match m.get("kv-offloading") {
+            None => Ok(None),
+            Some(Value::Null) => Ok(Some(None)),
+            Some(Value::String(s)) if s == "none" || s == "dram" => Ok(Some(Some(s.clone()))),
+            Some(other) => Err(self.err(
+                &push(path, "kv-offloading"),
+                format!("'kv-offloading' must be 'none' or 'dram', got {other}"),
+            )),
+        }
+    }
+
+    /// `kv-offload-backend` is set exactly when `kv-offloading` is `dram`
+    /// (`offload`: the offloading mode, `backend`: whether a backend is set).
+    fn offload_backend_fits(
+        &self,
+        offload: Option<&str>,
+        backend: bool,
+        path: &[PathSeg],
+    ) -> Result<(), ConfigError> {
+        let cause = match (offload, backend) {
+            (None, true) => "'kv-offload-backend' requires 'kv-offloading'",
             (Some("none"), true) => {
-                return Err(self.err(
-                    &push(path, "kv-offload-backend"),
-                    "'kv-offload-backend' can only be set when 'kv-offloading' is not 'none'",
-                ));
+                "'kv-offload-backend' can only be set when 'kv-offloading' is not 'none'"
             }
             (Some("dram"), false) => {
-                return Err(self.err(
-                    &push(path, "kv-offload-backend"),
-                    "'kv-offload-backend' is required when 'kv-offloading' is 'dram'",
-                ));
+                "'kv-offload-backend' is required when 'kv-offloading' is 'dram'"
             }
-            _ => {}
-        }
-        if let Some(tp) = tp {
-            if prefill.is_some() || decode.is_some() {
+            _ => return Ok(()),
+        };
+        Err(self.err(&push(path, "kv-offload-backend"), cause))
+    }
+
+    /// An agentic entry is single-node (`tp`, with `kv-offloading`: `offload`
+    /// says whether one is set) or multi-node (both `prefill` and `decode`,
+    /// no entry-level parallelism), not both.
+    fn agentic_topology(
+        &self,
+        m: &Map<String, Value>,
+        search: &AgenticSearch,
+        offload: bool,
+        path: &[PathSeg],
+    ) -> Result<(), ConfigError> {
+        if let Some(tp) = search.tp {
+            if search.prefill.is_some() || search.decode.is_some() {
                 return Err(self.err(
                     path,
                     "agentic search-space entries must specify either tp or both prefill and decode, not both",
                 ));
             }
-            if offload.is_none() {
+            if !offload {
                 return Err(self.err(
                     &push(path, "kv-offloading"),
                     "single-node agentic search-space entries must specify 'kv-offloading'",
                 ));
             }
-            self.dcp_divides(tp, dcp_size, path)?;
+            self.dcp_divides(tp, search.dcp_size, path)
         } else {
-            let (Some(p), Some(d)) = (&prefill, &decode) else {
+            let (Some(p), Some(d)) = (&search.prefill, &search.decode) else {
                 return Err(self.err(
                     path,
                     "agentic search-space entries must specify either tp or both prefill and decode",
@@ -1112,24 +1186,8 @@ impl Validator<'_> {
                     "multi-node agentic search-space entries must not set ['pp', 'dcp-size', 'pcp-size'] at the entry level; set them in 'prefill'/'decode'",
                 ));
             }
-            self.hardware_pair(p, d, path)?;
+            self.hardware_pair(p, d, path)
         }
-        Ok(AgenticSearch {
-            tp,
-            pp,
-            dcp_size,
-            pcp_size,
-            ep,
-            dp_attn,
-            spec_decoding,
-            prefill,
-            decode,
-            kv_offloading,
-            kv_offload_backend,
-            router,
-            kv_p2p_transfer,
-            conc,
-        })
     }
 
     fn list<'v>(

@@ -52,17 +52,9 @@ impl Runners {
     /// # Errors
     /// As [`Runners::load`].
     pub fn from_doc(path: &Path, doc: &YamlDoc) -> Result<Self, ConfigError> {
-        let err = |p: &[PathSeg], cause: String| ConfigError {
-            file: path.to_path_buf(),
-            key: None,
-            path: yaml::dotted(p),
-            line: doc.line_of(p),
-            cause,
-            kind: ConfigErrorKind::Invalid,
-        };
-        let key = |k: &str| PathSeg::Key(k.to_string());
+        let schema = Schema { path, doc };
         let Some(Value::Object(labels)) = doc.value().get("labels") else {
-            return Err(err(
+            return Err(schema.err(
                 &[key("labels")],
                 "Runner config must define a labels mapping".into(),
             ));
@@ -72,37 +64,13 @@ impl Runners {
             ..Runners::default()
         };
         for (label, nodes) in labels {
-            let p = [key("labels"), key(label)];
-            let Value::Array(items) = nodes else {
-                return Err(err(
-                    &p,
-                    format!("Runner config entry '{label}' must be a list of node names"),
-                ));
-            };
-            let mut names = Vec::with_capacity(items.len());
-            for it in items {
-                match it.as_str() {
-                    Some(s) => names.push(s.to_string()),
-                    None => {
-                        return Err(err(
-                            &p,
-                            format!("Runner config entry '{label}' must contain only strings"),
-                        ));
-                    }
-                }
-            }
-            if names.is_empty() {
-                return Err(err(
-                    &p,
-                    format!("Runner config entry '{label}' cannot be an empty list"),
-                ));
-            }
-            out.labels.insert(label.clone(), names);
+            out.labels
+                .insert(label.clone(), schema.node_names(label, nodes)?);
         }
         if let Some(Value::Object(top)) = Some(doc.value()) {
             for k in top.keys() {
                 if k != "labels" && k != "hardware" {
-                    return Err(err(
+                    return Err(schema.err(
                         &[key(k)],
                         format!(
                             "extra field '{k}' is not permitted in the runner config (allowed: labels, hardware)"
@@ -115,51 +83,12 @@ impl Runners {
             None | Some(Value::Null) => {}
             Some(Value::Object(hw)) => {
                 for (label, rec) in hw {
-                    let p = [key("hardware"), key(label)];
-                    let Value::Object(m) = rec else {
-                        return Err(err(
-                            &p,
-                            format!("hardware record for '{label}' must be a mapping"),
-                        ));
-                    };
-                    for k in m.keys() {
-                        if k != "available-cpu-dram-mib" && k != "gpus-per-node" {
-                            return Err(err(
-                                &[key("hardware"), key(label), key(k)],
-                                format!(
-                                    "extra field '{k}' is not permitted in hardware record '{label}'"
-                                ),
-                            ));
-                        }
-                    }
-                    let field = |name: &str| -> Result<i64, ConfigError> {
-                        let fp = [key("hardware"), key(label), key(name)];
-                        match m.get(name).and_then(Value::as_i64) {
-                            Some(n) if n > 0 => Ok(n),
-                            Some(n) => Err(err(
-                                &fp,
-                                format!("'{name}' of '{label}' must be greater than 0, got {n}"),
-                            )),
-                            None => Err(err(
-                                &fp,
-                                format!("'{name}' of '{label}' is required and must be an integer"),
-                            )),
-                        }
-                    };
-                    out.hardware.insert(
-                        label.clone(),
-                        Hardware {
-                            available_cpu_dram_mib: field("available-cpu-dram-mib")?,
-                            gpus_per_node: field("gpus-per-node")?,
-                        },
-                    );
+                    out.hardware
+                        .insert(label.clone(), schema.hardware(label, rec)?);
                 }
             }
             Some(_) => {
-                return Err(err(
-                    &[key("hardware")],
-                    "'hardware' must be a mapping".into(),
-                ));
+                return Err(schema.err(&[key("hardware")], "'hardware' must be a mapping".into()));
             }
         }
         Ok(out)
@@ -169,6 +98,98 @@ impl Runners {
     #[must_use]
     pub fn nodes(&self, label: &str) -> &[String] {
         self.labels.get(label).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A mapping-key path segment.
+fn key(k: &str) -> PathSeg {
+    PathSeg::Key(k.to_string())
+}
+
+/// The runner document being validated, for schema errors that name the
+/// file, the path and its line.
+struct Schema<'a> {
+    path: &'a Path,
+    doc: &'a YamlDoc,
+}
+
+impl Schema<'_> {
+    fn err(&self, p: &[PathSeg], cause: String) -> ConfigError {
+        ConfigError {
+            file: self.path.to_path_buf(),
+            key: None,
+            path: yaml::dotted(p),
+            line: self.doc.line_of(p),
+            cause,
+            kind: ConfigErrorKind::Invalid,
+        }
+    }
+
+    /// `labels.<label>`: a non-empty list of node names.
+    fn node_names(&self, label: &str, nodes: &Value) -> Result<Vec<String>, ConfigError> {
+        let p = [key("labels"), key(label)];
+        let Value::Array(items) = nodes else {
+            return Err(self.err(
+                &p,
+                format!("Runner config entry '{label}' must be a list of node names"),
+            ));
+        };
+        let mut names = Vec::with_capacity(items.len());
+        for it in items {
+            match it.as_str() {
+                Some(s) => names.push(s.to_string()),
+                None => {
+                    return Err(self.err(
+                        &p,
+                        format!("Runner config entry '{label}' must contain only strings"),
+                    ));
+                }
+            }
+        }
+        if names.is_empty() {
+            return Err(self.err(
+                &p,
+                format!("Runner config entry '{label}' cannot be an empty list"),
+            ));
+        }
+        Ok(names)
+    }
+
+    /// `hardware.<label>`: a mapping of exactly the two positive integers.
+    fn hardware(&self, label: &str, rec: &Value) -> Result<Hardware, ConfigError> {
+        let p = [key("hardware"), key(label)];
+        let Value::Object(m) = rec else {
+            return Err(self.err(
+                &p,
+                format!("hardware record for '{label}' must be a mapping"),
+            ));
+        };
+        for k in m.keys() {
+            if k != "available-cpu-dram-mib" && k != "gpus-per-node" {
+                return Err(self.err(
+                    &[key("hardware"), key(label), key(k)],
+                    format!("extra field '{k}' is not permitted in hardware record '{label}'"),
+                ));
+            }
+        }
+        let field = |name: &str| -> Result<i64, ConfigError> {
+            let fp = [key("hardware"), key(label), key(name)];
+            match m.get(name).and_then(Value::as_i64) {
+                Some(n) if n > 0 => Ok(n),
+                Some(n) => Err(self.err(
+                    &fp,
+                    format!("'{name}' of '{label}' must be greater than 0, got {n}"),
+                )),
+                None => Err(self.err(
+                    &fp,
+                    format!("'{name}' of '{label}' is required and must be an integer"),
+                )),
+            }
+        };
+        Ok(Hardware {
+            available_cpu_dram_mib: field("available-cpu-dram-mib")?,
+            gpus_per_node: field("gpus-per-node")?,
+        })
     }
 }
 

@@ -486,39 +486,7 @@ impl<'a> Builder<'a> {
             let key_line = kspan.start.line();
             let is_merge =
                 matches!(&kev, Event::Scalar(t, ScalarStyle::Plain, _, None) if t == "<<");
-            let key = match kev {
-                Event::Scalar(text, style, anchor, tag) => {
-                    let v = resolve_scalar(text, style, tag.as_deref())
-                        .map_err(|m| YamlError::at(&kspan, m.to_string()))?;
-                    self.count(1, &kspan)?;
-                    if anchor > 0 {
-                        let leaf = LineNode {
-                            line: key_line,
-                            children: LineChildren::Leaf,
-                        };
-                        self.anchors.insert(anchor, (v.clone(), leaf, 1));
-                    }
-                    match v {
-                        Value::String(s) => s,
-                        other => key_string(&other),
-                    }
-                }
-                Event::Alias(id) => match self.anchors.get(&id) {
-                    Some((v, _, _)) if !v.is_array() && !v.is_object() => key_string(v),
-                    _ => {
-                        return Err(YamlError::at(
-                            &kspan,
-                            "mapping keys must be scalars (complex keys are not supported)",
-                        ));
-                    }
-                },
-                _ => {
-                    return Err(YamlError::at(
-                        &kspan,
-                        "mapping keys must be scalars (complex keys are not supported)",
-                    ));
-                }
-            };
+            let key = self.mapping_key(kev, &kspan)?;
             let (vev, vspan) = self.next()?;
             let dups_before = self.duplicates.len();
             let (value, vlines, _) = self.node(vev, vspan, depth + 1)?;
@@ -538,6 +506,60 @@ impl<'a> Builder<'a> {
                 },
             ));
         }
+        let (map, lines) = self.combine_pairs(own, merged);
+        Ok((
+            Value::Object(map),
+            LineNode {
+                line,
+                children: LineChildren::Map(lines),
+            },
+            self.nodes - start,
+        ))
+    }
+
+    /// A mapping key as a string: a scalar (anchored keys are recorded) or
+    /// an alias of one; complex keys are refused.
+    fn mapping_key(&mut self, kev: Event<'a>, kspan: &Span) -> Result<String, YamlError> {
+        let key_line = kspan.start.line();
+        match kev {
+            Event::Scalar(text, style, anchor, tag) => {
+                let v = resolve_scalar(text, style, tag.as_deref())
+                    .map_err(|m| YamlError::at(kspan, m.to_string()))?;
+                self.count(1, kspan)?;
+                if anchor > 0 {
+                    let leaf = LineNode {
+                        line: key_line,
+                        children: LineChildren::Leaf,
+                    };
+                    self.anchors.insert(anchor, (v.clone(), leaf, 1));
+                }
+                Ok(match v {
+                    Value::String(s) => s,
+                    other => key_string(&other),
+                })
+            }
+            Event::Alias(id) => match self.anchors.get(&id) {
+                Some((v, _, _)) if !v.is_array() && !v.is_object() => Ok(key_string(v)),
+                _ => Err(YamlError::at(
+                    kspan,
+                    "mapping keys must be scalars (complex keys are not supported)",
+                )),
+            },
+            _ => Err(YamlError::at(
+                kspan,
+                "mapping keys must be scalars (complex keys are not supported)",
+            )),
+        }
+    }
+
+    /// The mapping's pairs: merged ones first (the first mapping providing
+    /// a key wins), then its own (last value wins, first position kept),
+    /// recording own keys written twice as duplicates.
+    fn combine_pairs(
+        &mut self,
+        own: Vec<(String, Value, LineNode)>,
+        merged: Vec<(String, Value, LineNode)>,
+    ) -> (Map<String, Value>, Vec<(String, LineNode)>) {
         let mut map = Map::with_capacity(own.len() + merged.len());
         let mut lines: Vec<(String, LineNode)> = Vec::with_capacity(own.len() + merged.len());
         let has_merged = !merged.is_empty();
@@ -578,14 +600,7 @@ impl<'a> Builder<'a> {
                 lines.push((k, l));
             }
         }
-        Ok((
-            Value::Object(map),
-            LineNode {
-                line,
-                children: LineChildren::Map(lines),
-            },
-            self.nodes - start,
-        ))
+        (map, lines)
     }
 }
 
@@ -854,49 +869,60 @@ fn resolve_float(t: &str) -> Option<Result<Value, NodeError>> {
     if matches!(t, ".nan" | ".NaN" | ".NAN") {
         return non_finite();
     }
-    let to_value = |f: f64| -> Option<Result<Value, NodeError>> {
-        match Number::from_f64(if neg { -f } else { f }) {
-            Some(n) => Some(Ok(Value::Number(n))),
-            None => non_finite(),
-        }
+    let f = if body.contains(':') {
+        sexagesimal_float(body)?
+    } else {
+        decimal_float(t, body)?
     };
-    if body.contains(':') {
-        // [0-9][0-9_]*(:[0-5]?[0-9])+\.[0-9_]*
-        let (int_part, frac) = body.split_once('.')?;
-        if !frac.chars().all(|c| c.is_ascii_digit() || c == '_') {
-            return None;
-        }
-        let mut parts = int_part.split(':');
-        let head = parts.next()?;
-        if head.is_empty()
-            || !head.starts_with(|c: char| c.is_ascii_digit())
-            || !head.chars().all(|c| c.is_ascii_digit() || c == '_')
-        {
-            return None;
-        }
-        let mut acc: f64 = head.replace('_', "").parse().ok()?;
-        let mut n_parts = 0;
-        for p in parts {
-            n_parts += 1;
-            if p.is_empty() || p.len() > 2 || !p.chars().all(|c| c.is_ascii_digit()) {
-                return None;
-            }
-            if p.len() == 2 && !('0'..='5').contains(&p.chars().next()?) {
-                return None;
-            }
-            acc = acc * 60.0 + p.parse::<f64>().ok()?;
-        }
-        if n_parts == 0 {
-            return None;
-        }
-        let frac_clean = frac.replace('_', "");
-        let f: f64 = if frac_clean.is_empty() {
-            0.0
-        } else {
-            format!("0.{frac_clean}").parse().ok()?
-        };
-        return to_value(acc + f);
+    match Number::from_f64(if neg { -f } else { f }) {
+        Some(n) => Some(Ok(Value::Number(n))),
+        None => non_finite(),
     }
+}
+
+/// The unsigned value of a base-60 float `body`
+/// (`[0-9][0-9_]*(:[0-5]?[0-9])+\.[0-9_]*`), or `None` if it is not one.
+fn sexagesimal_float(body: &str) -> Option<f64> {
+    let (int_part, frac) = body.split_once('.')?;
+    if !frac.chars().all(|c| c.is_ascii_digit() || c == '_') {
+        return None;
+    }
+    let mut parts = int_part.split(':');
+    let head = parts.next()?;
+    if head.is_empty()
+        || !head.starts_with(|c: char| c.is_ascii_digit())
+        || !head.chars().all(|c| c.is_ascii_digit() || c == '_')
+    {
+        return None;
+    }
+    let mut acc: f64 = head.replace('_', "").parse().ok()?;
+    let mut n_parts = 0;
+    for p in parts {
+        n_parts += 1;
+        if p.is_empty() || p.len() > 2 || !p.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        if p.len() == 2 && !('0'..='5').contains(&p.chars().next()?) {
+            return None;
+        }
+        acc = acc * 60.0 + p.parse::<f64>().ok()?;
+    }
+    if n_parts == 0 {
+        return None;
+    }
+    let frac_clean = frac.replace('_', "");
+    let f: f64 = if frac_clean.is_empty() {
+        0.0
+    } else {
+        format!("0.{frac_clean}").parse().ok()?
+    };
+    Some(acc + f)
+}
+
+/// The unsigned value of a decimal float `body` (mantissa with a `.`,
+/// optional signed exponent; `t` is the scalar with its sign), or `None`
+/// if it is not one.
+fn decimal_float(t: &str, body: &str) -> Option<f64> {
     // mantissa [exponent]
     let (mant, exp) = match body.find(['e', 'E']) {
         Some(i) => (&body[..i], Some(&body[i + 1..])),
@@ -929,8 +955,7 @@ fn resolve_float(t: &str) -> Option<Result<Value, NodeError>> {
         cleaned.push('e');
         cleaned.push_str(e);
     }
-    let f: f64 = cleaned.parse().ok()?;
-    to_value(f)
+    cleaned.parse().ok()
 }
 
 /// A YAML file that cannot be read is a missing input; one that is not
