@@ -7,6 +7,7 @@
 //! sweepkit_history_runs (run_id, attempt) primary key, commit, date, pr, repo, event,
 //!                       benchmarks, evals, digest, appended (serial: append order)
 //! sweepkit_history_rows (run_id, attempt, seq) primary key → runs, kind, file, row (the JSON text)
+//!                       index (file, run_id, attempt, seq): a file's rows, a run at a time
 //! ```
 //!
 //! A run's rows and its index row are inserted in one transaction, keyed by
@@ -52,7 +53,8 @@ CREATE TABLE IF NOT EXISTS sweepkit_history_rows (
     PRIMARY KEY (run_id, attempt, seq),
     FOREIGN KEY (run_id, attempt) REFERENCES sweepkit_history_runs (run_id, attempt)
 );
-CREATE INDEX IF NOT EXISTS sweepkit_history_rows_file ON sweepkit_history_rows (file);
+CREATE INDEX IF NOT EXISTS sweepkit_history_rows_file_run
+    ON sweepkit_history_rows (file, run_id, attempt, seq);
 ";
 
 /// The history in a PostgreSQL database.
@@ -166,6 +168,32 @@ fn run_ref(r: &tokio_postgres::Row) -> Result<RunRef, StoreError> {
         date: r.try_get(3).map_err(e)?,
         pr: pr.and_then(|p| u64::try_from(p).ok()),
     })
+}
+
+/// Runs whose rows one query of [`PgStore::series`] reads: a comparison
+/// usually needs the newest few dozen, so one or two queries a file.
+const RUNS_PER_QUERY: usize = 64;
+
+/// A batch's rows by run, each run's newest (highest `seq`) first, as the
+/// query orders them.
+fn batch_rows(
+    rows: &[tokio_postgres::Row],
+) -> Result<BTreeMap<(u64, u32), Vec<(i32, String)>>, StoreError> {
+    let e = |e| db("reading a row", e);
+    let mut by_run: BTreeMap<(u64, u32), Vec<(i32, String)>> = BTreeMap::new();
+    for r in rows {
+        let run_id: i64 = r.try_get(0).map_err(e)?;
+        let attempt: i32 = r.try_get(1).map_err(e)?;
+        let key = (
+            u64::try_from(run_id).map_err(|e| db("reading a row", e))?,
+            u32::try_from(attempt).map_err(|e| db("reading a row", e))?,
+        );
+        by_run
+            .entry(key)
+            .or_default()
+            .push((r.try_get(2).map_err(e)?, r.try_get(3).map_err(e)?));
+    }
+    Ok(by_run)
 }
 
 const RUN_COLUMNS: &str =
@@ -327,69 +355,86 @@ impl History for PgStore {
             .collect()
     }
 
-    /// Reads the file's benchmark rows newest first through a portal, a
-    /// batch at a time, and stops once no older row can be among what
-    /// `scope` keeps (as the folder store reads its files from the end).
+    /// Reads the file's benchmark rows newest first, a batch of runs at a
+    /// time, and stops once no older row can be among what `scope` keeps
+    /// (as the folder store reads its files from the end). The runs are
+    /// ordered once (a small table); each batch's rows come by the index on
+    /// (file, run_id, attempt, seq), so the server never sorts a whole
+    /// configuration's rows.
     fn series(
         &self,
         file: &str,
         metrics: &[&'static str],
         scope: Scope<'_>,
     ) -> Result<Series, StoreError> {
-        /// Rows fetched at a time.
-        const BATCH: i32 = 2000;
         let mut kept = Collector::new(metrics, scope);
         let mut guard = self.client()?;
         self.rt.block_on(async {
             let err = |e| db("reading the rows", e);
-            let tx = guard.transaction().await.map_err(err)?;
+            // One snapshot for the runs and their rows.
+            let tx = guard
+                .build_transaction()
+                .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()
+                .await
+                .map_err(err)?;
             // Byte order of the dates, as the folder store sorts them.
+            let runs = tx
+                .query(
+                    "SELECT run_id, attempt, commit, date, pr FROM sweepkit_history_runs
+                     ORDER BY date COLLATE \"C\" DESC, run_id DESC, attempt DESC",
+                    &[],
+                )
+                .await
+                .map_err(err)?
+                .iter()
+                .map(run_ref)
+                .collect::<Result<Vec<_>, _>>()?;
             let stmt = tx
                 .prepare(
-                    "SELECT r.run_id, r.attempt, r.commit, r.date, r.pr, w.row, w.seq
-                     FROM sweepkit_history_rows w
-                     JOIN sweepkit_history_runs r USING (run_id, attempt)
-                     WHERE w.file = $1 AND w.kind = 'benchmark'
-                     ORDER BY r.date COLLATE \"C\" DESC, r.run_id DESC, r.attempt DESC, w.seq DESC",
+                    "SELECT run_id, attempt, seq, row FROM sweepkit_history_rows
+                     WHERE file = $1 AND kind = 'benchmark' AND run_id = ANY($2)
+                     ORDER BY run_id, attempt, seq DESC",
                 )
                 .await
                 .map_err(err)?;
-            let portal = tx.bind(&stmt, &[&file]).await.map_err(err)?;
-            // Ranks count down from the newest run.
+            // Ranks count down from the newest run with rows in the file.
             let mut rank = usize::MAX;
-            let mut run: Option<Arc<RunRef>> = None;
-            'read: loop {
-                let rows = tx.query_portal(&portal, BATCH).await.map_err(err)?;
-                if rows.is_empty() {
-                    break;
-                }
-                for r in &rows {
-                    let this = run_ref(r)?;
-                    if run.as_deref() != Some(&this) {
-                        if run.is_some() {
-                            rank -= 1;
-                            if kept.done(Some(rank)) {
-                                break 'read;
-                            }
+            let mut first = true;
+            'read: for batch in runs.chunks(RUNS_PER_QUERY) {
+                let ids: Vec<i64> = batch
+                    .iter()
+                    .filter_map(|r| i64::try_from(r.run_id).ok())
+                    .collect();
+                let mut rows = batch_rows(&tx.query(&stmt, &[&file, &ids]).await.map_err(err)?)?;
+                for run in batch {
+                    let Some(lines) = rows.remove(&(run.run_id, run.attempt)) else {
+                        continue;
+                    };
+                    if !first {
+                        rank -= 1;
+                        if kept.done(Some(rank)) {
+                            break 'read;
                         }
-                        run = Some(Arc::new(this));
                     }
-                    let Some(run) = &run else { continue };
-                    let text: String = r.try_get(5).map_err(|e| db("reading a row", e))?;
-                    let seq: i32 = r.try_get(6).map_err(|e| db("reading a row", e))?;
-                    let at = |cause: String| {
-                        StoreError::Invalid(format!(
-                            "sweepkit_history_rows run {} attempt {} seq {seq}: {cause}",
-                            run.run_id, run.attempt
-                        ))
-                    };
-                    let row = kept.parse_row(&text).map_err(at)?;
-                    let whole = || match serde_json::from_str(&text) {
-                        Ok(serde_json::Value::Object(m)) => Ok(m),
-                        Ok(_) => Err("the row is not a JSON object".to_string()),
-                        Err(e) => Err(e.to_string()),
-                    };
-                    kept.keep(row, run, rank, whole).map_err(at)?;
+                    first = false;
+                    let run = Arc::new(run.clone());
+                    for (seq, text) in lines {
+                        let at = |cause: String| {
+                            StoreError::Invalid(format!(
+                                "sweepkit_history_rows run {} attempt {} seq {seq}: {cause}",
+                                run.run_id, run.attempt
+                            ))
+                        };
+                        let row = kept.parse_row(&text).map_err(at)?;
+                        let whole = || match serde_json::from_str(&text) {
+                            Ok(serde_json::Value::Object(m)) => Ok(m),
+                            Ok(_) => Err("the row is not a JSON object".to_string()),
+                            Err(e) => Err(e.to_string()),
+                        };
+                        kept.keep(row, &run, rank, whole).map_err(at)?;
+                    }
                 }
             }
             tx.commit().await.map_err(err)
