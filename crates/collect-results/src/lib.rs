@@ -11,6 +11,7 @@ pub mod agentic;
 pub mod aggregate;
 pub mod evals;
 pub mod group;
+pub mod leg_results;
 pub mod power;
 pub mod power_csv;
 pub mod power_multinode;

@@ -42,6 +42,16 @@ enum Command {
         #[arg(hide = true, allow_hyphen_values = true)]
         _extra: Vec<String>,
     },
+    /// Normalise each result file of a multi-node leg,
+    /// `<RESULT_FILENAME>_*.json`, as `process` with that file's stem and
+    /// its workers' GPUs from its name (`_gpus_<n>[_ctx_<p>_gen_<d>]`);
+    /// `POWER_PRODUCER_SHA` from the launcher's `power-producer-sha.txt`
+    /// when unset. Exit 1 when no file names its GPUs.
+    ProcessLeg {
+        /// The leg's result file stem.
+        #[arg(long, env = "RESULT_FILENAME")]
+        result_filename: String,
+    },
     /// Collect every `*.json` under RESULTS_DIR into `agg_<EXP_NAME>.json`.
     Aggregate {
         results_dir: String,
@@ -94,6 +104,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     sweep_cli::main("collect-results", || match cli.command {
         Command::Process { .. } => cmd::process::run_process(),
+        Command::ProcessLeg { result_filename } => cmd::process::run_process_leg(&result_filename),
         Command::Aggregate {
             results_dir,
             exp_name,

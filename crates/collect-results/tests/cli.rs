@@ -823,3 +823,91 @@ fn tempfile_in(sb: &Sandbox) -> PathBuf {
     std::fs::create_dir_all(&d).expect("mkdir");
     d
 }
+
+/// A recorded multi-node `process` case: its environment without the
+/// per-file variables, its raw result, and the files the reference wrote.
+fn multinode_case(name: &str) -> (Vec<(String, String)>, PathBuf) {
+    let case = test_kit::workspace_root()
+        .join("tests/conformance/cases/collect-results")
+        .join(name);
+    let env: serde_json::Map<String, Value> =
+        serde_json::from_slice(&std::fs::read(case.join("env.json")).expect("env.json"))
+            .expect("env.json is an object");
+    let env = env
+        .into_iter()
+        .filter(|(k, _)| {
+            !matches!(
+                k.as_str(),
+                "PREFILL_GPUS" | "DECODE_GPUS" | "RESULT_FILENAME"
+            )
+        })
+        .map(|(k, v)| (k, v.as_str().expect("string").to_string()))
+        .collect();
+    (env, case)
+}
+
+#[test]
+fn process_leg_processes_each_result_file_with_the_gpus_its_name_gives() {
+    for (case, leg) in [
+        (
+            "process-multinode-disagg-hetero-hw",
+            "qwen3.5_8k1k_fp8_dynamo-sglang_prefill-tp4-pp1-dcp1-pcp1-ep4-dptrue-nw1_decode-tp8-pp1-dcp1-pcp1-ep8-dptrue-nw1_disagg-true_spec-mtp_conc64_gb200-nv_2",
+        ),
+        (
+            "process-multinode-aggregated-zero-decode",
+            "glm5_8192_128_fp8_dynamo-trt_prefill-tp8-pp1-dcp1-pcp1-ep1-dpfalse-nw2_decode-tp8-pp2-dcp1-pcp1-ep8-dpfalse-nw0_disagg-false_spec-none_conc32_gb300-nv_0",
+        ),
+    ] {
+        let (env, dir) = multinode_case(case);
+        let sb = Sandbox::new();
+        for f in std::fs::read_dir(dir.join("setup")).expect("setup") {
+            let f = f.expect("entry");
+            std::fs::copy(f.path(), sb.path().join(f.file_name())).expect("copy");
+        }
+        // Matches the leg's pattern but names no GPUs: passed over, said so.
+        sb.write(&format!("{leg}_notes.json"), "{}");
+        sb.write("power-producer-sha.txt", "0123abc\n");
+        let mut env: Vec<(&str, &str)> =
+            env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        env.push(("RESULT_FILENAME", leg));
+        let out = sb.run(&["process-leg"], &env);
+        assert_eq!(out.status.code(), Some(0), "{case}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("skipping {leg}_notes.json")), "{err}");
+        assert!(
+            err.contains("POWER_PRODUCER_SHA from the launcher stamp: 0123abc"),
+            "{err}"
+        );
+        let expect: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("expect.json")).expect("expect.json"))
+                .expect("expect.json");
+        let files = expect["files"].as_object().expect("files");
+        assert!(!files.is_empty());
+        for (written, recorded) in files {
+            if written.starts_with("power_validation_") {
+                // The stamp names a producer the recorded case had not.
+                continue;
+            }
+            // Byte for byte but the recorded file's final line break (the
+            // conformance runner compares them as JSON).
+            let got = std::fs::read_to_string(sb.path().join(written)).expect("written");
+            let want = std::fs::read_to_string(dir.join(recorded.as_str().expect("path")))
+                .expect("recorded");
+            assert_eq!(
+                got.trim_end(),
+                want.trim_end(),
+                "{case}: {written} differs from the recorded file"
+            );
+        }
+    }
+}
+
+#[test]
+fn process_leg_with_no_result_naming_its_gpus_exits_1_and_writes_nothing() {
+    let sb = Sandbox::new();
+    sb.write("leg_conc4.json", "{}");
+    let out = sb.run(&["process-leg"], &[("RESULT_FILENAME", "leg")]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("none of leg_*.json"), "{}", text(&out));
+    assert_eq!(sb.files(), ["leg_conc4.json"]);
+}

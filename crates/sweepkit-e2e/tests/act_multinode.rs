@@ -411,6 +411,8 @@ fn multi_node_and_agentic_entries_run_every_leg_kind_with_their_validation_steps
         "Validated aiperf request error rate: 0/50 = 0.000% <= 10.000%",
         // validate-agentic-results, on the multi-node agentic leg.
         "Found agentic result file: ",
+        // process-leg, on the multi-node leg: the GPUs from the file's name.
+        ": prefill GPUs ",
         // validate-scores with the thresholds file of the repository.
         "Loaded thresholds from utils/evals/thresholds.yaml",
         "PASS: gsm8k exact_match,strict-match = 0.9682 (>= 0.94 from models.qwen3.5)",
