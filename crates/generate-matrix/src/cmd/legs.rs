@@ -18,8 +18,8 @@ where
 {
     let file = input.display().to_string();
     let at = |f: Failure| f.at((Some(&file), None));
-    let ssc = read_config(input).map_err(|e| at(e.into()))?;
-    f(ssc).map_err(|e| at(Failure::from(e).context(file.clone())))
+    let config = read_config(input).map_err(|e| at(e.into()))?;
+    f(config).map_err(|e| at(Failure::from(e).context(file.clone())))
 }
 
 /// `path: cannot …` as an exit-2 failure.
@@ -70,8 +70,8 @@ fn sweep_inputs(text: &str) -> Result<Map<String, Value>, Failure> {
 
 pub(crate) fn run_split(a: &SplitArgs) -> Outcome {
     let sweep = sweep_inputs(&a.sweep)?;
-    let s = on_config(&a.input, |ssc| {
-        split_owned(ssc, a.without_canary, a.family.as_deref(), a.part, &sweep)
+    let s = on_config(&a.input, |config| {
+        split_owned(config, a.without_canary, a.family.as_deref(), a.part, &sweep)
     })?;
     match a
         .github_output
@@ -116,7 +116,7 @@ pub(crate) struct MetadataArgs {
 }
 
 pub(crate) fn run_metadata(a: &MetadataArgs) -> Outcome {
-    let meta = on_config(&a.input, |ssc| changelog_metadata(&ssc))?;
+    let meta = on_config(&a.input, |config| changelog_metadata(&config))?;
     let mut text = serde_json::to_string_pretty(&meta)
         .or_failed()
         .map_err(|f| f.context("cannot serialise the metadata"))?;
