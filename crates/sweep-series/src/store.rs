@@ -501,87 +501,129 @@ impl Store {
     pub fn verify(&self) -> Result<Verified, StoreError> {
         let index_path = self.root.join(INDEX);
         let runs = self.runs()?;
-        let mut seen = BTreeMap::new();
-        for (i, l) in runs.iter().enumerate() {
-            if l.v != FORMAT {
-                return Err(corrupt(
-                    &index_path,
-                    i + 1,
-                    format!("format {} is not {FORMAT}", l.v),
-                ));
-            }
-            if let Some(first) = seen.insert((l.run.run_id, l.run.attempt), i + 1) {
-                return Err(corrupt(
-                    &index_path,
-                    i + 1,
-                    format!(
-                        "run {} attempt {} is in the index twice (first at line {first})",
-                        l.run.run_id, l.run.attempt
-                    ),
-                ));
-            }
-        }
-        let mut counts: BTreeMap<(u64, u32), (usize, usize)> = BTreeMap::new();
+        let seen = index_positions(&index_path, &runs)?;
+        let mut counts = RowCounts::new();
         let mut lines = 0;
         let files = self.files()?;
         for file in &files {
-            let path = self.root.join(file);
-            // Position in the index of the run of the line above.
-            let mut above = 0;
-            for (i, l) in read_lines::<Line>(&path)?.into_iter().enumerate() {
-                let at = |cause: String| corrupt(&path, i + 1, cause);
-                if l.v != FORMAT {
-                    return Err(at(format!("format {} is not {FORMAT}", l.v)));
-                }
-                let key = (l.run.run_id, l.run.attempt);
-                let Some(&position) = seen.get(&key) else {
-                    return Err(at(format!(
-                        "row of run {} attempt {}, which is not in {INDEX} (left by an append that did not finish)",
-                        key.0, key.1
-                    )));
-                };
-                if position < above {
-                    return Err(at(format!(
-                        "run {} attempt {} is below a run the index has after it (a file's lines \
-                         are in the order of {INDEX})",
-                        key.0, key.1
-                    )));
-                }
-                above = position;
-                let placed = file_of(l.kind, &l.row).map_err(|e| at(e.to_string()))?;
-                if placed != *file {
-                    return Err(at(format!("the row belongs in {placed}")));
-                }
-                let c = counts.entry(key).or_default();
-                match l.kind {
-                    Kind::Benchmark => c.0 += 1,
-                    Kind::Eval => c.1 += 1,
-                }
-                lines += 1;
-            }
+            lines += check_series_file(&self.root, file, &seen, &mut counts)?;
         }
-        for (i, l) in runs.iter().enumerate() {
-            let have = counts
-                .get(&(l.run.run_id, l.run.attempt))
-                .copied()
-                .unwrap_or_default();
-            if have != (l.benchmarks, l.evals) {
-                return Err(corrupt(
-                    &index_path,
-                    i + 1,
-                    format!(
-                        "run {} attempt {} lists {} benchmark and {} eval rows; the files hold {} and {}",
-                        l.run.run_id, l.run.attempt, l.benchmarks, l.evals, have.0, have.1
-                    ),
-                ));
-            }
-        }
+        check_row_counts(&index_path, &runs, &counts)?;
         Ok(Verified {
             runs: runs.len(),
             files: files.len(),
             lines,
         })
     }
+}
+
+/// A run's identity in the store: its run id and attempt.
+type RunKey = (u64, u32);
+
+/// Per run, the benchmark and eval rows the series files hold.
+type RowCounts = BTreeMap<RunKey, (usize, usize)>;
+
+/// Checks the index lines on their own (format, no run twice) and gives
+/// each run's 1-based line in the index: the order a series file's lines
+/// must follow.
+fn index_positions(
+    index_path: &Path,
+    runs: &[IndexLine],
+) -> Result<BTreeMap<RunKey, usize>, StoreError> {
+    let mut seen = BTreeMap::new();
+    for (i, l) in runs.iter().enumerate() {
+        if l.v != FORMAT {
+            return Err(corrupt(
+                index_path,
+                i + 1,
+                format!("format {} is not {FORMAT}", l.v),
+            ));
+        }
+        if let Some(first) = seen.insert((l.run.run_id, l.run.attempt), i + 1) {
+            return Err(corrupt(
+                index_path,
+                i + 1,
+                format!(
+                    "run {} attempt {} is in the index twice (first at line {first})",
+                    l.run.run_id, l.run.attempt
+                ),
+            ));
+        }
+    }
+    Ok(seen)
+}
+
+/// Checks every line of one series file (`file`, relative to `root`):
+/// format, run in the index, index order, right file for the row; adds
+/// its rows to `counts` and gives how many lines it read.
+fn check_series_file(
+    root: &Path,
+    file: &str,
+    seen: &BTreeMap<RunKey, usize>,
+    counts: &mut RowCounts,
+) -> Result<usize, StoreError> {
+    let path = root.join(file);
+    let mut lines = 0;
+    // Position in the index of the run of the line above.
+    let mut above = 0;
+    for (i, l) in read_lines::<Line>(&path)?.into_iter().enumerate() {
+        let at = |cause: String| corrupt(&path, i + 1, cause);
+        if l.v != FORMAT {
+            return Err(at(format!("format {} is not {FORMAT}", l.v)));
+        }
+        let key = (l.run.run_id, l.run.attempt);
+        let Some(&position) = seen.get(&key) else {
+            return Err(at(format!(
+                "row of run {} attempt {}, which is not in {INDEX} (left by an append that did not finish)",
+                key.0, key.1
+            )));
+        };
+        if position < above {
+            return Err(at(format!(
+                "run {} attempt {} is below a run the index has after it (a file's lines \
+                 are in the order of {INDEX})",
+                key.0, key.1
+            )));
+        }
+        above = position;
+        let placed = file_of(l.kind, &l.row).map_err(|e| at(e.to_string()))?;
+        if placed != file {
+            return Err(at(format!("the row belongs in {placed}")));
+        }
+        let c = counts.entry(key).or_default();
+        match l.kind {
+            Kind::Benchmark => c.0 += 1,
+            Kind::Eval => c.1 += 1,
+        }
+        lines += 1;
+    }
+    Ok(lines)
+}
+
+/// Checks that each run of the index has, in the files, exactly the
+/// benchmark and eval rows its index line lists.
+fn check_row_counts(
+    index_path: &Path,
+    runs: &[IndexLine],
+    counts: &RowCounts,
+) -> Result<(), StoreError> {
+    for (i, l) in runs.iter().enumerate() {
+        let have = counts
+            .get(&(l.run.run_id, l.run.attempt))
+            .copied()
+            .unwrap_or_default();
+        if have != (l.benchmarks, l.evals) {
+            return Err(corrupt(
+                index_path,
+                i + 1,
+                format!(
+                    "run {} attempt {} lists {} benchmark and {} eval rows; the files hold {} and {}",
+                    l.run.run_id, l.run.attempt, l.benchmarks, l.evals, have.0, have.1
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// What [`Store::verify`] read.
