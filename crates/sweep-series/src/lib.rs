@@ -12,6 +12,7 @@ pub mod changes;
 pub mod git;
 pub mod pg;
 mod read;
+pub mod record;
 pub mod series;
 pub mod store;
 

@@ -174,13 +174,14 @@ fn run_ref(r: &tokio_postgres::Row) -> Result<RunRef, StoreError> {
 /// usually needs the newest few dozen, so one or two queries a file.
 const RUNS_PER_QUERY: usize = 64;
 
+/// A batch's rows, by (run id, attempt): each `(seq, row text)`.
+type RowsByRun = BTreeMap<(u64, u32), Vec<(i32, String)>>;
+
 /// A batch's rows by run, each run's newest (highest `seq`) first, as the
 /// query orders them.
-fn batch_rows(
-    rows: &[tokio_postgres::Row],
-) -> Result<BTreeMap<(u64, u32), Vec<(i32, String)>>, StoreError> {
+fn batch_rows(rows: &[tokio_postgres::Row]) -> Result<RowsByRun, StoreError> {
     let e = |e| db("reading a row", e);
-    let mut by_run: BTreeMap<(u64, u32), Vec<(i32, String)>> = BTreeMap::new();
+    let mut by_run = RowsByRun::new();
     for r in rows {
         let run_id: i64 = r.try_get(0).map_err(e)?;
         let attempt: i32 = r.try_get(1).map_err(e)?;

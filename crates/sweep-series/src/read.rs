@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 use crate::series::{IDENTITY, PointId, PointRow, Scope, Series, build, point_id};
 use sweep_model::fsio::{ReadError, open_regular};
 
-use crate::store::{
+use crate::record::{
     FORMAT, IndexLine, Kind, Line, MAX_FILE_BYTES, MAX_LINE_BYTES, RunRef, StoreError,
 };
 
@@ -436,7 +436,7 @@ fn series_in_chunks(
                     line.run.1,
                     index.runs[b].run_id,
                     index.runs[b].attempt,
-                    crate::store::INDEX
+                    crate::record::INDEX
                 );
                 return Err(lines.corrupt(offset, cause));
             }

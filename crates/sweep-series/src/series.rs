@@ -3,7 +3,7 @@
 //! with the run it came from.
 //!
 //! A point's identity is what the configuration asked for: hardware (the
-//! cluster, not the node: [`crate::store::hardware`]), model prefix,
+//! cluster, not the node: [`crate::record::hardware`]), model prefix,
 //! framework, precision, speculative decoding, sequence lengths, topology
 //! and concurrency. What a change changes is not part of it (the
 //! image, the served model id, the recipe fingerprint, the router and KV
@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::store::{Kind, Line, RunRef};
+use crate::record::{Kind, Line, RunRef};
 
 /// The metrics whose series are watched for change points, with the
 /// direction that is better. Throughput per GPU is the headline figure of a
@@ -106,7 +106,7 @@ pub fn point_id(row: &Map<String, Value>) -> PointId {
             let v = row.get(*k)?;
             // One series per hardware, whichever node of it ran the point.
             let v = match (*k, v) {
-                ("hw", Value::String(hw)) => Value::String(crate::store::hardware(hw)),
+                ("hw", Value::String(hw)) => Value::String(crate::record::hardware(hw)),
                 _ => v.clone(),
             };
             Some(((*k).to_string(), v))

@@ -71,7 +71,13 @@ fn sweep_inputs(text: &str) -> Result<Map<String, Value>, Failure> {
 pub(crate) fn run_split(a: &SplitArgs) -> Outcome {
     let sweep = sweep_inputs(&a.sweep)?;
     let s = on_config(&a.input, |config| {
-        split_owned(config, a.without_canary, a.family.as_deref(), a.part, &sweep)
+        split_owned(
+            config,
+            a.without_canary,
+            a.family.as_deref(),
+            a.part,
+            &sweep,
+        )
     })?;
     match a
         .github_output
