@@ -1747,7 +1747,27 @@ pub fn evaluate(
         audit.power_valid = false;
         audit.metrics.clear();
     }
-    let agg_metrics: Vec<(&'static str, f64)> = audit
+    let agg_metrics = rounded_metrics(&audit);
+    let summary = summary_line(&audit);
+    let sidecar = sidecar(
+        &audit,
+        window_payload,
+        telemetry_source,
+        bench_result,
+        integration_method,
+    );
+    Verdict {
+        power_valid: audit.power_valid,
+        reasons: audit.reasons,
+        agg_metrics,
+        sidecar,
+        summary,
+    }
+}
+
+/// The figures for the aggregate row: 3 digits for `_w`/`_j`, else 6.
+fn rounded_metrics(audit: &Audit) -> Vec<(&'static str, f64)> {
+    audit
         .metrics
         .iter()
         .map(|(k, v)| {
@@ -1758,7 +1778,11 @@ pub fn evaluate(
             };
             (*k, py_round(*v, digits))
         })
-        .collect();
+        .collect()
+}
+
+/// The reference's summary line of a valid verdict.
+fn summary_line(audit: &Audit) -> Option<String> {
     let metric = |k: &str| {
         audit
             .metrics
@@ -1766,7 +1790,7 @@ pub fn evaluate(
             .find(|(m, _)| *m == k)
             .map_or(0.0, |(_, v)| *v)
     };
-    let summary = audit.power_valid.then(|| {
+    audit.power_valid.then(|| {
         format!(
             "[aggregate_power_multinode] avg_power_w={:.2} total_gpu_energy_j={:.2} prefill_gpu_energy_j={:.2} decode_gpu_energy_j={:.2} (n={})",
             metric("avg_power_w"),
@@ -1775,20 +1799,32 @@ pub fn evaluate(
             metric("decode_gpu_energy_j"),
             audit.expected_gpu_count
         )
-    });
-    let ordered_f = |pairs: &[(String, f64)]| -> Value {
-        Value::Object(
-            pairs
-                .iter()
-                .map(|(k, v)| {
-                    (
-                        k.clone(),
-                        if v.is_finite() { json!(v) } else { Value::Null },
-                    )
-                })
-                .collect(),
-        )
-    };
+    })
+}
+
+/// Per-GPU figures as an object in their order, a non-finite one as null.
+fn ordered_figures(pairs: &[(String, f64)]) -> Value {
+    Value::Object(
+        pairs
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    if v.is_finite() { json!(v) } else { Value::Null },
+                )
+            })
+            .collect(),
+    )
+}
+
+/// The `power_validation_<name>.json` payload, in the reference's layout.
+fn sidecar(
+    audit: &Audit,
+    window_payload: Option<Value>,
+    telemetry_source: &str,
+    bench_result: &str,
+    integration_method: &str,
+) -> Map<String, Value> {
     let sidecar = json!({
         "schema_version": 1,
         "power_valid": audit.power_valid,
@@ -1811,8 +1847,8 @@ pub fn evaluate(
         "per_gpu_role": Value::Object(
             audit.per_gpu_role.iter().map(|(k, r)| (k.clone(), json!(r))).collect()
         ),
-        "per_gpu_max_sample_gap_s": ordered_f(&audit.per_gpu_max_sample_gap_s),
-        "per_gpu_energy_j": ordered_f(&audit.per_gpu_energy_j),
+        "per_gpu_max_sample_gap_s": ordered_figures(&audit.per_gpu_max_sample_gap_s),
+        "per_gpu_energy_j": ordered_figures(&audit.per_gpu_energy_j),
         "metrics": Value::Object(
             audit.metrics.iter()
                 .filter(|(_, v)| v.is_finite())
@@ -1820,15 +1856,9 @@ pub fn evaluate(
                 .collect()
         ),
     });
-    Verdict {
-        power_valid: audit.power_valid,
-        reasons: audit.reasons,
-        agg_metrics,
-        sidecar: match sidecar {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        },
-        summary,
+    match sidecar {
+        Value::Object(m) => m,
+        _ => Map::new(),
     }
 }
 
