@@ -517,81 +517,10 @@ fn load_baseline(opts: &Options, new_rows: &[Row]) -> Result<Baseline> {
         refuse!("--history is read only with --baseline-from history");
     }
     if !paths.is_empty() {
-        let mut rows = Vec::new();
-        let mut sources = Vec::new();
-        for path in &paths {
-            let objects = load::load_objects(path)?;
-            // A saved error answer of the API (`{"error": "Unknown model"}`).
-            if let [(only, _)] = objects.as_slice()
-                && let Some(Value::String(msg)) = only.get("error")
-                && !only.contains_key("hw")
-                && !only.contains_key("hardware")
-            {
-                refuse!(
-                    "{}: the saved API response is an error: {msg}",
-                    path.display()
-                );
-            }
-            let file_rows = load::baseline_rows(objects, opts.baseline_format)?;
-            let api = matches!(opts.baseline_format, BaselineFormat::Api)
-                || (matches!(opts.baseline_format, BaselineFormat::Auto)
-                    && file_rows
-                        .first()
-                        .is_some_and(|r| !r.metrics.contains_key("hw")));
-            sources.push(if api { "api" } else { "agg" });
-            rows.extend(file_rows);
-        }
-        let source = if sources.iter().all(|s| *s == sources[0]) {
-            sources[0]
-        } else {
-            "mixed"
-        };
-        // Named by the file's name: the directory it sits in is the
-        // runner's (an absolute path means nothing to a reader), and no
-        // markup (the report escapes the label as text).
-        let label = opts.baseline_label.clone().unwrap_or_else(|| {
-            paths
-                .iter()
-                .map(|p| {
-                    p.file_name().map_or_else(
-                        || p.display().to_string(),
-                        |n| n.to_string_lossy().into_owned(),
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        });
-        let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        return Ok(Baseline {
-            source,
-            paths,
-            label,
-            rows,
-            run: None,
-            history: None,
-        });
+        return from_files(opts, &paths);
     }
     if !urls.is_empty() {
-        let mut rows = Vec::new();
-        let mut paths = Vec::new();
-        for url in &urls {
-            let url = url.display().to_string();
-            let body = http::fetch(&url, Duration::from_secs(opts.timeout.max(1)))?;
-            let objects = load::api_objects(&body, &url)?;
-            rows.extend(load::baseline_rows(objects, opts.baseline_format)?);
-            paths.push(url);
-        }
-        return Ok(Baseline {
-            source: "api",
-            label: opts
-                .baseline_label
-                .clone()
-                .unwrap_or_else(|| "InferenceX published results".into()),
-            paths,
-            rows,
-            run: None,
-            history: None,
-        });
+        return from_urls(opts, &urls);
     }
     if let Some(url) = opts.database_url.as_deref().filter(|u| !u.is_empty()) {
         let runs = opts.baseline_runs.unwrap_or(1);
@@ -613,6 +542,88 @@ fn load_baseline(opts: &Options, new_rows: &[Row]) -> Result<Baseline> {
     refuse!(
         "no baseline: give --baseline <agg_bmk.json|dir|api.json>, --baseline-url <url>, --baseline-from last-main-run or --database-url (DATABASE_URL)"
     )
+}
+
+/// `--baseline FILE…`: the rows of saved aggregates or API answers, the
+/// source named by their format (`mixed` when they differ).
+fn from_files(opts: &Options, paths: &[PathBuf]) -> Result<Baseline> {
+    let mut rows = Vec::new();
+    let mut sources = Vec::new();
+    for path in paths {
+        let objects = load::load_objects(path)?;
+        // A saved error answer of the API (`{"error": "Unknown model"}`).
+        if let [(only, _)] = objects.as_slice()
+            && let Some(Value::String(msg)) = only.get("error")
+            && !only.contains_key("hw")
+            && !only.contains_key("hardware")
+        {
+            refuse!(
+                "{}: the saved API response is an error: {msg}",
+                path.display()
+            );
+        }
+        let file_rows = load::baseline_rows(objects, opts.baseline_format)?;
+        let api = matches!(opts.baseline_format, BaselineFormat::Api)
+            || (matches!(opts.baseline_format, BaselineFormat::Auto)
+                && file_rows
+                    .first()
+                    .is_some_and(|r| !r.metrics.contains_key("hw")));
+        sources.push(if api { "api" } else { "agg" });
+        rows.extend(file_rows);
+    }
+    let source = if sources.iter().all(|s| *s == sources[0]) {
+        sources[0]
+    } else {
+        "mixed"
+    };
+    // Named by the file's name: the directory it sits in is the
+    // runner's (an absolute path means nothing to a reader), and no
+    // markup (the report escapes the label as text).
+    let label = opts.baseline_label.clone().unwrap_or_else(|| {
+        paths
+            .iter()
+            .map(|p| {
+                p.file_name().map_or_else(
+                    || p.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    });
+    let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    Ok(Baseline {
+        source,
+        paths,
+        label,
+        rows,
+        run: None,
+        history: None,
+    })
+}
+
+/// `--baseline-url URL…`: the rows the benchmarks API answers.
+fn from_urls(opts: &Options, urls: &[PathBuf]) -> Result<Baseline> {
+    let mut rows = Vec::new();
+    let mut paths = Vec::new();
+    for url in urls {
+        let url = url.display().to_string();
+        let body = http::fetch(&url, Duration::from_secs(opts.timeout.max(1)))?;
+        let objects = load::api_objects(&body, &url)?;
+        rows.extend(load::baseline_rows(objects, opts.baseline_format)?);
+        paths.push(url);
+    }
+    Ok(Baseline {
+        source: "api",
+        label: opts
+            .baseline_label
+            .clone()
+            .unwrap_or_else(|| "InferenceX published results".into()),
+        paths,
+        rows,
+        run: None,
+        history: None,
+    })
 }
 
 /// `--baseline-from history`: the store's series of the new points.
@@ -670,12 +681,7 @@ const BASELINE_AGGREGATE: &str = "agg_bmk.json";
 /// error (exit 2).
 fn last_main_run(opts: &Options) -> Result<Baseline> {
     use github_client::actions::{self, RunQuery};
-    let Some(repo) = opts
-        .repo
-        .as_deref()
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-    else {
+    let Some(repo) = trimmed(opts.repo.as_deref()) else {
         refuse!("--baseline-from last-main-run needs --repo owner/name (GITHUB_REPOSITORY)");
     };
     let config = github_client::Config::from_env(&["GH_TOKEN", "GITHUB_TOKEN"]);
@@ -684,12 +690,7 @@ fn last_main_run(opts: &Options) -> Result<Baseline> {
             "--baseline-from last-main-run needs a token with `actions: read` in GH_TOKEN or GITHUB_TOKEN"
         );
     }
-    let exclude_run = match opts
-        .run_id
-        .as_deref()
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-    {
+    let exclude_run = match trimmed(opts.run_id.as_deref()) {
         None => None,
         Some(id) => Some(
             id.parse::<u64>()
@@ -697,12 +698,7 @@ fn last_main_run(opts: &Options) -> Result<Baseline> {
         ),
     };
     let client = github_client::Client::new(config)?;
-    let branch = match opts
-        .baseline_branch
-        .as_deref()
-        .map(str::trim)
-        .filter(|b| !b.is_empty())
-    {
+    let branch = match trimmed(opts.baseline_branch.as_deref()) {
         Some(b) => b.to_string(),
         None => client.default_branch(repo)?,
     };
@@ -733,34 +729,7 @@ fn last_main_run(opts: &Options) -> Result<Baseline> {
             history: None,
         });
     };
-    let zip = client.download_artifact_zip(repo, run.artifact_id)?;
-    let dir = tempfile::tempdir().map_err(io("creating a directory for the baseline artifact"))?;
-    let origin = format!("artifact {BASELINE_ARTIFACT} of run {}", run.run_id);
-    let files = actions::unzip(&zip, dir.path()).map_err(|source| RunError::Artifact {
-        origin: origin.clone(),
-        source,
-    })?;
-    let Some(agg) = files
-        .iter()
-        .find(|f| f.file_name().is_some_and(|n| n == BASELINE_AGGREGATE))
-    else {
-        refuse!(
-            "{origin}: no {BASELINE_AGGREGATE} in it (files: {})",
-            files
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    };
-    let rows = load::baseline_rows(
-        load::load_objects(&dir.path().join(agg))?,
-        BaselineFormat::Agg,
-    )
-    .map_err(|source| RunError::InArtifact {
-        origin: origin.clone(),
-        source: Box::new(source),
-    })?;
+    let (rows, origin) = run_artifact_rows(&client, repo, &run)?;
     let label = opts
         .baseline_label
         .clone()
@@ -783,6 +752,51 @@ fn last_main_run(opts: &Options) -> Result<Baseline> {
         run: Some((run.head_sha.clone(), run.html_url.clone(), day.to_string())),
         history: None,
     })
+}
+
+/// An option's value with its white space trimmed, unless that leaves
+/// nothing.
+fn trimmed(v: Option<&str>) -> Option<&str> {
+    v.map(str::trim).filter(|v| !v.is_empty())
+}
+
+/// The rows of the run's `results_bmk` artifact (its `agg_bmk.json`), and
+/// the words that name where they came from.
+fn run_artifact_rows(
+    client: &github_client::Client,
+    repo: &str,
+    run: &github_client::actions::RunArtifact,
+) -> Result<(Vec<Row>, String)> {
+    let zip = client.download_artifact_zip(repo, run.artifact_id)?;
+    let dir = tempfile::tempdir().map_err(io("creating a directory for the baseline artifact"))?;
+    let origin = format!("artifact {BASELINE_ARTIFACT} of run {}", run.run_id);
+    let files =
+        github_client::actions::unzip(&zip, dir.path()).map_err(|source| RunError::Artifact {
+            origin: origin.clone(),
+            source,
+        })?;
+    let Some(agg) = files
+        .iter()
+        .find(|f| f.file_name().is_some_and(|n| n == BASELINE_AGGREGATE))
+    else {
+        refuse!(
+            "{origin}: no {BASELINE_AGGREGATE} in it (files: {})",
+            files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    };
+    let rows = load::baseline_rows(
+        load::load_objects(&dir.path().join(agg))?,
+        BaselineFormat::Agg,
+    )
+    .map_err(|source| RunError::InArtifact {
+        origin: origin.clone(),
+        source: Box::new(source),
+    })?;
+    Ok((rows, origin))
 }
 
 /// "main @ 1a2b3c4 (run 123, 2026-12-01)": the branch, the commit's short
@@ -914,15 +928,7 @@ fn write_charts(dir: &Path, charts: &RenderedCharts) -> Result<()> {
 
 /// Runs one comparison.
 pub fn run(opts: &Options) -> Result<Outcome> {
-    let (new_arg, results_arg) = (given(&opts.new), given(&opts.results));
-    if new_arg.is_some() && results_arg.is_some() {
-        refuse!("give the new results once: --new or the positional path, not both");
-    }
-    let Some(new_path) = new_arg.or(results_arg) else {
-        refuse!(
-            "no new results: give --new <agg_bmk.json|dir> (or the path as the first argument)"
-        );
-    };
+    let new_path = new_results(opts)?;
     let policy = policy(opts)?;
     let new_rows = load::agg_rows(load::load_objects(&new_path)?)?;
     eprintln!(
@@ -931,39 +937,11 @@ pub fn run(opts: &Options) -> Result<Outcome> {
         new_path.display()
     );
     let baseline = if new_rows.is_empty() {
-        Baseline {
-            source: "none",
-            paths: given_all(&opts.baseline)
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect(),
-            label: opts
-                .baseline_label
-                .clone()
-                .unwrap_or_else(|| "baseline".into()),
-            run: None,
-            history: None,
-            rows: Vec::new(),
-        }
+        no_new_rows_baseline(opts)
     } else {
         load_baseline(opts, &new_rows)?
     };
-
-    let thresholds = match &given(&opts.thresholds) {
-        Some(p) => Some(Thresholds::from_value(
-            &read_structured(p)?,
-            &p.display().to_string(),
-        )?),
-        None => None,
-    };
-    let mut eval_rows = match &given(&opts.new_evals) {
-        Some(p) => load_evals(p, thresholds.as_ref())?,
-        None => Vec::new(),
-    };
-    if let Some(p) = &given(&opts.baseline_evals) {
-        let base = load_evals(p, None)?;
-        evals::attach_baseline(&mut eval_rows, &base);
-    }
+    let eval_rows = eval_rows(opts)?;
 
     let mut policy = policy;
     policy.history = baseline.history.clone();
@@ -980,93 +958,199 @@ pub fn run(opts: &Options) -> Result<Outcome> {
         evals: &eval_rows,
         charts: !opts.no_chart,
     };
-    // The comment's layout and the full one (the reference layout has
-    // only one).
-    let (markdown, full_markdown) = match opts.metrics {
-        MetricSet::Reference => {
-            let m = report::reference_markdown(&input)?;
-            (m.clone(), m)
-        }
-        _ => (report::markdown(&input)?, report::markdown_full(&input)?),
-    };
-
+    let (markdown, full_markdown) = markdowns(opts.metrics, &input)?;
     // Every output is made before the first is written: a chart that
     // cannot be drawn (or a report that cannot be serialised) leaves no
     // compare.md or compare.json behind that would read as a finished
     // comparison.
-    let json_path = given(&opts.json);
-    let json_bytes = match &json_path {
-        None => None,
-        Some(_) => {
-            let doc = report_json(
-                &comparison,
-                &baseline.reference(),
-                baseline.path().as_deref(),
-                &baseline.paths,
-                &new_path.display().to_string(),
-                new_rows.len(),
-                &eval_rows,
-            )?;
-            let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|source| RunError::Json {
-                what: "the JSON report",
-                source,
-            })?;
-            bytes.push(b'\n');
-            Some(bytes)
-        }
+    let made = Made {
+        json: report_bytes(
+            opts,
+            &comparison,
+            &baseline,
+            &new_path,
+            &new_rows,
+            &eval_rows,
+        )?,
+        svg: match given(&opts.svg) {
+            None => None,
+            Some(_) => chart::svg(&comparison, &new_rows, &baseline.rows).map_err(|source| {
+                RunError::Chart {
+                    what: "drawing the chart",
+                    source,
+                }
+            })?,
+        },
+        charts: match given(&opts.charts_dir) {
+            None => None,
+            Some(_) => Some(render_charts(&comparison, &new_rows, &baseline.rows)?),
+        },
     };
-    let svg_path = given(&opts.svg);
-    let svg = match &svg_path {
-        None => None,
-        Some(_) => chart::svg(&comparison, &new_rows, &baseline.rows).map_err(|source| {
-            RunError::Chart {
-                what: "drawing the chart",
-                source,
-            }
-        })?,
-    };
-    let charts_dir = given(&opts.charts_dir);
-    let charts = match &charts_dir {
-        None => None,
-        Some(_) => Some(render_charts(&comparison, &new_rows, &baseline.rows)?),
-    };
+    write_outputs(opts, &markdown, &full_markdown, &made)?;
+    sweep_model::stdout::print(&full_markdown);
+    if let Err(e) = sweep_model::gha::append_step_summary(&full_markdown) {
+        eprintln!("compare-results: warning: could not append to GITHUB_STEP_SUMMARY: {e}");
+    }
+    tell_verdict(opts, &comparison, &baseline.label);
+    let nothing_compared = new_rows.is_empty() && opts.fail_on_regression;
+    if nothing_compared {
+        tell_nothing_compared(&new_path);
+    }
+    // The one verdict: an eval below its threshold fails the gate as a
+    // regressed point does.
+    let evals_failed = opts.fail_on_regression && eval_rows.iter().any(|e| e.pass() == Some(false));
+    Ok(Outcome {
+        regressions: comparison.has_regressions() || nothing_compared || evals_failed,
+        fail_on_regression: opts.fail_on_regression,
+    })
+}
 
+/// The comment's layout and the full one (the reference layout has only
+/// one).
+fn markdowns(metrics: MetricSet, input: &ReportInput<'_>) -> Result<(String, String)> {
+    Ok(match metrics {
+        MetricSet::Reference => {
+            let m = report::reference_markdown(input)?;
+            (m.clone(), m)
+        }
+        _ => (report::markdown(input)?, report::markdown_full(input)?),
+    })
+}
+
+/// The new results' path: `--new` or the positional one, not both.
+fn new_results(opts: &Options) -> Result<PathBuf> {
+    let (new_arg, results_arg) = (given(&opts.new), given(&opts.results));
+    if new_arg.is_some() && results_arg.is_some() {
+        refuse!("give the new results once: --new or the positional path, not both");
+    }
+    let Some(new_path) = new_arg.or(results_arg) else {
+        refuse!(
+            "no new results: give --new <agg_bmk.json|dir> (or the path as the first argument)"
+        );
+    };
+    Ok(new_path)
+}
+
+/// The baseline when there is nothing new to compare: none is read.
+fn no_new_rows_baseline(opts: &Options) -> Baseline {
+    Baseline {
+        source: "none",
+        paths: given_all(&opts.baseline)
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        label: opts
+            .baseline_label
+            .clone()
+            .unwrap_or_else(|| "baseline".into()),
+        run: None,
+        history: None,
+        rows: Vec::new(),
+    }
+}
+
+/// The new eval rows judged by `--thresholds`, with `--baseline-evals`
+/// attached.
+fn eval_rows(opts: &Options) -> Result<Vec<EvalRow>> {
+    let thresholds = match &given(&opts.thresholds) {
+        Some(p) => Some(Thresholds::from_value(
+            &read_structured(p)?,
+            &p.display().to_string(),
+        )?),
+        None => None,
+    };
+    let mut eval_rows = match &given(&opts.new_evals) {
+        Some(p) => load_evals(p, thresholds.as_ref())?,
+        None => Vec::new(),
+    };
+    if let Some(p) = &given(&opts.baseline_evals) {
+        let base = load_evals(p, None)?;
+        evals::attach_baseline(&mut eval_rows, &base);
+    }
+
+    Ok(eval_rows)
+}
+
+/// The outputs made before any is written.
+struct Made {
+    /// `compare.json`'s bytes, when `--json` asks for it.
+    json: Option<Vec<u8>>,
+    /// The SVG, when `--svg` asks and there is a point to draw.
+    svg: Option<String>,
+    /// The PNG charts, when `--charts-dir` asks.
+    charts: Option<RenderedCharts>,
+}
+
+/// `compare.json` as bytes, when `--json` is given.
+fn report_bytes(
+    opts: &Options,
+    comparison: &Comparison,
+    baseline: &Baseline,
+    new_path: &Path,
+    new_rows: &[Row],
+    eval_rows: &[EvalRow],
+) -> Result<Option<Vec<u8>>> {
+    if given(&opts.json).is_none() {
+        return Ok(None);
+    }
+    let doc = report_json(
+        comparison,
+        &baseline.reference(),
+        baseline.path().as_deref(),
+        &baseline.paths,
+        &new_path.display().to_string(),
+        new_rows.len(),
+        eval_rows,
+    )?;
+    let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|source| RunError::Json {
+        what: "the JSON report",
+        source,
+    })?;
+    bytes.push(b'\n');
+    Ok(Some(bytes))
+}
+
+/// Writes every output asked for, each atomically.
+fn write_outputs(opts: &Options, markdown: &str, full_markdown: &str, made: &Made) -> Result<()> {
     for (path, text) in [
-        (given(&opts.markdown), &markdown),
-        (given(&opts.full_markdown), &full_markdown),
+        (given(&opts.markdown), markdown),
+        (given(&opts.full_markdown), full_markdown),
     ] {
         if let Some(p) = path {
             sweep_model::fsio::write_atomic(&p, text.as_bytes()).map_err(writing(&p))?;
         }
     }
-    if let (Some(p), Some(bytes)) = (&json_path, &json_bytes) {
-        sweep_model::fsio::write_atomic(p, bytes).map_err(writing(p))?;
+    if let (Some(p), Some(bytes)) = (given(&opts.json), &made.json) {
+        sweep_model::fsio::write_atomic(&p, bytes).map_err(writing(&p))?;
     }
-    if let Some(p) = &svg_path {
-        match &svg {
-            Some(svg) => sweep_model::fsio::write_atomic(p, svg.as_bytes()).map_err(writing(p))?,
+    if let Some(p) = given(&opts.svg) {
+        match &made.svg {
+            Some(svg) => {
+                sweep_model::fsio::write_atomic(&p, svg.as_bytes()).map_err(writing(&p))?
+            }
             None => eprintln!("compare-results: no matched tput/GPU points, no SVG written"),
         }
     }
-    if let (Some(dir), Some(charts)) = (&charts_dir, &charts) {
-        write_charts(dir, charts)?;
+    if let (Some(dir), Some(charts)) = (given(&opts.charts_dir), &made.charts) {
+        write_charts(&dir, charts)?;
         eprintln!(
             "compare-results: {} PNG chart(s) and charts.json written to {}",
             charts.pictures,
             dir.display()
         );
     }
-    sweep_model::stdout::print(&full_markdown);
-    if let Err(e) = sweep_model::gha::append_step_summary(&full_markdown) {
-        eprintln!("compare-results: warning: could not append to GITHUB_STEP_SUMMARY: {e}");
-    }
+    Ok(())
+}
+
+/// The verdict on stderr, and as one annotation when a point regressed.
+fn tell_verdict(opts: &Options, comparison: &Comparison, baseline_label: &str) {
     // One annotation, the verdict's summary line, when a point regressed:
     // the gate's error (`--fail-on-regression`) or a warning. The regressed
     // metrics are listed in the report, not one annotation each (GitHub
     // shows only the first 10 of a step). On stderr: stdout carries the
     // markdown (the action discards it, the report went to the summary).
     let counts = comparison.counts();
-    let verdict_line = format!("{} vs {}", counts.line(), baseline.label);
+    let verdict_line = format!("{} vs {}", counts.line(), baseline_label);
     if comparison.has_regressions() && sweep_model::gha::in_actions() {
         let level = if opts.fail_on_regression {
             sweep_model::gha::Level::Error
@@ -1092,28 +1176,23 @@ pub fn run(opts: &Options) -> Result<Outcome> {
             "compare-results: {noise} change(s) beyond tolerance but within the noise of the repeats (neutral)"
         );
     }
-    let nothing_compared = new_rows.is_empty() && opts.fail_on_regression;
-    if nothing_compared {
-        let msg = format!(
-            "no new benchmark rows in {}: nothing was compared, so --fail-on-regression cannot pass",
-            new_path.display()
-        );
-        if sweep_model::gha::in_actions() {
-            let level = sweep_model::gha::Level::Error;
-            eprintln!("{}", sweep_model::gha::annotation(level, None, None, &msg));
-        }
-        eprintln!("compare-results: {msg}");
-        if let Err(e) = sweep_model::gha::append_step_summary(&format!("**{msg}**\n")) {
-            eprintln!("compare-results: warning: could not append to GITHUB_STEP_SUMMARY: {e}");
-        }
+}
+
+/// Says, on stderr, as an annotation and in the step summary, that
+/// `--fail-on-regression` cannot pass with nothing compared.
+fn tell_nothing_compared(new_path: &Path) {
+    let msg = format!(
+        "no new benchmark rows in {}: nothing was compared, so --fail-on-regression cannot pass",
+        new_path.display()
+    );
+    if sweep_model::gha::in_actions() {
+        let level = sweep_model::gha::Level::Error;
+        eprintln!("{}", sweep_model::gha::annotation(level, None, None, &msg));
     }
-    // The one verdict: an eval below its threshold fails the gate as a
-    // regressed point does.
-    let evals_failed = opts.fail_on_regression && eval_rows.iter().any(|e| e.pass() == Some(false));
-    Ok(Outcome {
-        regressions: comparison.has_regressions() || nothing_compared || evals_failed,
-        fail_on_regression: opts.fail_on_regression,
-    })
+    eprintln!("compare-results: {msg}");
+    if let Err(e) = sweep_model::gha::append_step_summary(&format!("**{msg}**\n")) {
+        eprintln!("compare-results: warning: could not append to GITHUB_STEP_SUMMARY: {e}");
+    }
 }
 
 #[cfg(test)]
