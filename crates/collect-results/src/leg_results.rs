@@ -114,8 +114,8 @@ pub fn parse_name(name: &str) -> Option<LegResult> {
     })
 }
 
-/// The regular files `<result_filename>_*.json` in `dir`, each with what
-/// its name says. Fails when none of them names its GPUs.
+/// The files `<result_filename>_*.json` in `dir` (folders passed over),
+/// each with what its name says. Fails when none of them names its GPUs.
 pub fn find(dir: &Path, result_filename: &str) -> Result<LegResults, LegResultsError> {
     let prefix = format!("{result_filename}_");
     let pattern = format!("{prefix}*.json");
@@ -132,8 +132,10 @@ pub fn find(dir: &Path, result_filename: &str) -> Result<LegResults, LegResultsE
         let matches = name.len() >= prefix.len() + ".json".len()
             && name.starts_with(&prefix)
             && name.ends_with(".json");
-        // As `[ -f "$f" ]`: a regular file, through a symlink too.
-        if matches && dir.join(&name).is_file() {
+        // A folder is passed over (as `[ -f "$f" ]`); anything else that is
+        // not a regular file reaches the bounded reader, which names and
+        // refuses it rather than skip it.
+        if matches && !dir.join(&name).is_dir() {
             names.push(name);
         }
         if names.len() > MAX_LEG_RESULT_FILES {
@@ -166,7 +168,8 @@ pub fn find(dir: &Path, result_filename: &str) -> Result<LegResults, LegResultsE
 /// dropped).
 pub fn read_stamp(dir: &Path) -> Result<Option<String>, LegResultsError> {
     let path = dir.join(STAMP_FILE);
-    if !path.is_file() {
+    // Absent: no stamp. Present, it is read as a regular file or refused.
+    if std::fs::symlink_metadata(&path).is_err() {
         return Ok(None);
     }
     let text = sweep_model::fsio::read_text(&path, MAX_STAMP_BYTES)

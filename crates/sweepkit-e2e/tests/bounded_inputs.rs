@@ -62,6 +62,26 @@ fn run(args_: &[&str], bad: &'static str) -> Run {
     }
 }
 
+/// A multi-node leg's environment for `process-leg` (its stem `r`).
+fn multinode_env() -> Vec<(&'static str, String)> {
+    [
+        ("RUNNER_TYPE", "gb200"),
+        ("FRAMEWORK", "dynamo-trt"),
+        ("PRECISION", "fp8"),
+        ("SPEC_DECODING", "none"),
+        ("RESULT_FILENAME", "r"),
+        ("ISL", "1024"),
+        ("OSL", "1024"),
+        ("DISAGG", "false"),
+        ("MODEL_PREFIX", "alpha"),
+        ("IMAGE", "example/trt:v1"),
+        ("IS_MULTINODE", "true"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k, v.to_string()))
+    .collect()
+}
+
 fn write(dir: &Path, rel: &str, text: &str) {
     let p = dir.join(rel);
     std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
@@ -427,6 +447,29 @@ const COMMANDS: &[CommandInputs] = &[
                 r
             },
         }],
+    ),
+    (
+        "collect-results",
+        &["process-leg"],
+        &[
+            Input {
+                what: "a result file of the leg",
+                setup: |_| {
+                    let mut r = run(&["process-leg"], "r_x_gpus_8.json");
+                    r.env = multinode_env();
+                    r
+                },
+            },
+            Input {
+                what: "the launcher's power-producer-sha.txt",
+                setup: |d| {
+                    write(d, "r_x_gpus_8.json", "{}");
+                    let mut r = run(&["process-leg"], "power-producer-sha.txt");
+                    r.env = multinode_env();
+                    r
+                },
+            },
+        ],
     ),
     (
         "collect-results",
