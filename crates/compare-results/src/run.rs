@@ -767,14 +767,14 @@ fn run_artifact_rows(
     repo: &str,
     run: &github_client::actions::RunArtifact,
 ) -> Result<(Vec<Row>, String)> {
+    use github_client::actions;
     let zip = client.download_artifact_zip(repo, run.artifact_id)?;
     let dir = tempfile::tempdir().map_err(io("creating a directory for the baseline artifact"))?;
     let origin = format!("artifact {BASELINE_ARTIFACT} of run {}", run.run_id);
-    let files =
-        github_client::actions::unzip(&zip, dir.path()).map_err(|source| RunError::Artifact {
-            origin: origin.clone(),
-            source,
-        })?;
+    let files = actions::unzip(&zip, dir.path()).map_err(|source| RunError::Artifact {
+        origin: origin.clone(),
+        source,
+    })?;
     let Some(agg) = files
         .iter()
         .find(|f| f.file_name().is_some_and(|n| n == BASELINE_AGGREGATE))

@@ -62,11 +62,12 @@ fn run(args_: &[&str], bad: &'static str) -> Run {
     }
 }
 
-/// A multi-node leg's environment for `process-leg` (its stem `r`).
-fn multinode_env() -> Vec<(&'static str, String)> {
+/// The benchmark template's environment `process` needs (result stem `r`)
+/// and `extra`: a single node's parallelism or a multi-node leg's flag.
+fn process_env(extra: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
     [
-        ("RUNNER_TYPE", "gb200"),
-        ("FRAMEWORK", "dynamo-trt"),
+        ("RUNNER_TYPE", "h200"),
+        ("FRAMEWORK", "vllm"),
         ("PRECISION", "fp8"),
         ("SPEC_DECODING", "none"),
         ("RESULT_FILENAME", "r"),
@@ -74,12 +75,17 @@ fn multinode_env() -> Vec<(&'static str, String)> {
         ("OSL", "1024"),
         ("DISAGG", "false"),
         ("MODEL_PREFIX", "alpha"),
-        ("IMAGE", "example/trt:v1"),
-        ("IS_MULTINODE", "true"),
+        ("IMAGE", "example/vllm:v1"),
     ]
-    .into_iter()
-    .map(|(k, v)| (k, v.to_string()))
+    .iter()
+    .chain(extra)
+    .map(|(k, v)| (*k, (*v).to_string()))
     .collect()
+}
+
+/// A multi-node leg's environment for `process-leg`.
+fn multinode_env() -> Vec<(&'static str, String)> {
+    process_env(&[("IS_MULTINODE", "true")])
 }
 
 fn write(dir: &Path, rel: &str, text: &str) {
@@ -426,24 +432,7 @@ const COMMANDS: &[CommandInputs] = &[
             what: "the benchmark result",
             setup: |_| {
                 let mut r = run(&["process"], "r.json");
-                r.env = [
-                    ("RUNNER_TYPE", "h200"),
-                    ("FRAMEWORK", "vllm"),
-                    ("PRECISION", "fp8"),
-                    ("SPEC_DECODING", "none"),
-                    ("RESULT_FILENAME", "r"),
-                    ("ISL", "1024"),
-                    ("OSL", "1024"),
-                    ("DISAGG", "false"),
-                    ("MODEL_PREFIX", "alpha"),
-                    ("IMAGE", "example/vllm:v1"),
-                    ("TP", "8"),
-                    ("EP_SIZE", "1"),
-                    ("DP_ATTENTION", "false"),
-                ]
-                .into_iter()
-                .map(|(k, v)| (k, v.to_string()))
-                .collect();
+                r.env = process_env(&[("TP", "8"), ("EP_SIZE", "1"), ("DP_ATTENTION", "false")]);
                 r
             },
         }],
