@@ -17,8 +17,6 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use visualizer_comment::{DEFAULT_MARKER, DEFAULT_VISUALIZER_URL};
 
-mod ack_cli;
-mod check;
 mod cmd;
 
 /// Post (or update) the sticky visualizer comment on a pull request.
@@ -45,7 +43,7 @@ pub(crate) enum Command {
     /// regressed or an eval is below its threshold, neutral when nothing was
     /// compared, else success. Needs `checks: write`; a token without it
     /// (fork pull requests) is a warning and exit 0.
-    CheckRun(check::CheckRunArgs),
+    CheckRun(cmd::check_run::CheckRunArgs),
 }
 
 /// Flags of the comment (the command without a subcommand).
@@ -134,9 +132,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Every error here is "could not do the job" (exit 2).
     match &cli.command {
-        Some(Command::CheckRun(args)) => {
-            sweep_cli::main("visualizer-comment check-run", || Ok(check::run(args)?))
-        }
-        None => sweep_cli::main("visualizer-comment", || Ok(cmd::run(&cli.comment)?)),
+        Some(Command::CheckRun(args)) => sweep_cli::main("visualizer-comment check-run", || {
+            Ok(cmd::check_run::run(args)?)
+        }),
+        None => sweep_cli::main("visualizer-comment", || {
+            Ok(cmd::comment::run(&cli.comment)?)
+        }),
     }
 }

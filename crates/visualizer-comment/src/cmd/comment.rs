@@ -203,7 +203,7 @@ fn look_up_acknowledgement(
     if let (Some(compare), Some((sha, _))) = (&input.compare, &input.head) {
         let scheduled =
             verdict::scheduled(input.run_stats.as_ref(), input.run_stats_by_runner.as_ref());
-        input.acknowledgement = crate::ack_cli::lookup(
+        input.acknowledgement = super::acknowledgement(
             client,
             repo,
             pr_number,

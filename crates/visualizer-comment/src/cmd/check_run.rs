@@ -64,7 +64,7 @@ pub(crate) fn run(args: &CheckRunArgs) -> Result<()> {
     }
     let client = Client::new(config)?;
     let ack = args.pr_number.and_then(|pr| {
-        crate::ack_cli::lookup(
+        super::acknowledgement(
             &client,
             &args.repo,
             pr,

@@ -1,14 +1,19 @@
-//! The acknowledgement lookup both commands share: only when the verdict
-//! is regressions alone, the refusals logged as notices, GitHub failing a
-//! warning that keeps the failure (fail closed).
+//! The commands' glue, one module each (the comment, which is the command
+//! without a subcommand, and `check-run`), and the acknowledgement lookup
+//! both share: only when the verdict is regressions alone, the refusals
+//! logged as notices, GitHub failing a warning that keeps the failure (fail
+//! closed).
 use github_client::Client;
 use serde_json::Value;
 use visualizer_comment::ack::{self, Acknowledgement};
 use visualizer_comment::verdict::{self, Scheduled};
 
+pub(crate) mod check_run;
+pub(crate) mod comment;
+
 /// The writer's acknowledgement of the regression on `head_sha`, if the
 /// report's verdict may be acknowledged and one holds.
-pub(crate) fn lookup(
+pub(crate) fn acknowledgement(
     client: &Client,
     repo: &str,
     pr: u64,
