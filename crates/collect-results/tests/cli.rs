@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use serde_json::{Value, json};
+use test_kit::mkfifo;
 
 /// A temp working dir plus a command builder with a clean environment.
 struct Sandbox {
@@ -680,14 +681,6 @@ fn run_bounded(sb: &Sandbox, args: &[&str]) -> Output {
         std::thread::sleep(Duration::from_millis(50));
     }
     child.wait_with_output().expect("output")
-}
-
-fn mkfifo(path: &Path) {
-    let st = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .expect("run mkfifo");
-    assert!(st.success(), "mkfifo {} failed", path.display());
 }
 
 #[test]

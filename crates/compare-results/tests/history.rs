@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Map, Value, json};
 use sweep_series::store::{Run, RunRef, Store};
-use test_kit::{assert_exit, stderr};
+use test_kit::{assert_exit, png_size, stderr};
 
 fn cmd() -> Command {
     test_kit::command(env!("CARGO_BIN_EXE_compare-results"))
@@ -333,13 +333,6 @@ fn the_history_report_reads_as_it_should() {
 }
 
 /// Width and height from a PNG's header (IHDR is the first chunk).
-fn png_size(bytes: &[u8]) -> (u32, u32) {
-    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
-    assert_eq!(&bytes[12..16], b"IHDR");
-    let be = |i: usize| u32::from_be_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
-    (be(16), be(20))
-}
-
 #[test]
 fn with_charts_each_configuration_has_its_trend_over_main_beside_its_chart() {
     let w = World::new(NOISY);

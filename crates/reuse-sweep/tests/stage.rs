@@ -440,11 +440,7 @@ mod request {
 mod dispatch {
     use super::*;
 
-    fn write(root: &Path, rel: &str, v: &Value) {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, v.to_string()).expect("write");
-    }
+    use test_kit::write_json as write;
 
     /// A fixed-sequence row as `collect-results process` writes it.
     fn fixed(conc: u32) -> Value {

@@ -4,13 +4,7 @@ use std::path::Path;
 use std::process::Output;
 
 use serde_json::{Value, json};
-use test_kit::{stderr, stdout};
-
-fn write(root: &Path, rel: &str, v: &Value) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, v.to_string()).expect("write");
-}
+use test_kit::{stderr, stdout, write_json as write};
 
 fn run(root: &Path) -> Output {
     test_kit::command(env!("CARGO_BIN_EXE_reuse-sweep"))

@@ -7,26 +7,11 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use test_kit::{stderr, stdout};
+use test_kit::{mkfifo, stderr, stdout, write_json as write};
 
 /// Longest a run may take before the test calls it blocked. A bound on a
 /// hang (a read of a FIFO never returns), not a timing assertion.
 const BOUND: Duration = Duration::from_secs(30);
-
-fn write(root: &Path, rel: &str, v: &Value) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, v.to_string()).expect("write");
-}
-
-fn mkfifo(path: &Path) {
-    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-    let st = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .expect("run mkfifo");
-    assert!(st.success(), "mkfifo {} failed", path.display());
-}
 
 /// Runs validate-artifacts on `root`, failing the test (after killing the
 /// run) when it has not exited within [`BOUND`].

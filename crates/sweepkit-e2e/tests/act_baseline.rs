@@ -1,4 +1,4 @@
-//! Under act (harness and its limits: `act_harness/mod.rs`): the
+//! Under act (harness and its limits: `test_kit::act`): the
 //! `last-main-run` baseline (issue #24 item 4). A first run produces
 //! `results_bmk`; the fake's Actions API lists that run as the newest
 //! successful push run of `run-sweep.yml` on `main` and serves its artifact
@@ -7,15 +7,12 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-mod act_harness;
-
-use act_harness::*;
-
 use std::io::Write;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use sweepkit_e2e::tool;
+use test_kit::act::*;
+use test_kit::act_scenario;
 
 /// The id the fake gives the first run (act gives every run id 1).
 const MAIN_RUN_ID: u64 = 4101;
@@ -55,33 +52,21 @@ fn serve_jobs(h: &Harness) {
 
 #[test]
 fn a_pr_compares_against_the_last_main_runs_results_under_act() {
-    let Some(act) = act_or_skip() else {
-        return;
-    };
-    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    act_scenario!(act);
     let mut h = harness(act);
 
     // 1. The first run: the manual entry (examples/e2e-tests.yml) sweeps
     //    the seed config at conc 4 and uploads results_bmk.
     let line = format!("test-config --config-keys {SEED_KEY} --conc 4");
-    let matrix: Value = serde_json::from_str(&sh(
-        &h.scratch.work,
-        &tool("generate-matrix"),
-        &["from-command", "--command-line", &line],
-    ))
-    .unwrap();
-    for rows in matrix["single_node"].as_object().unwrap().values() {
-        for r in rows.as_array().unwrap() {
-            h.labels.insert(r["runner"].as_str().unwrap().to_string());
-        }
-    }
+    h.from_command(&line);
     serve_jobs(&h);
-    let (ok, log, first_secs) = h.run_workflow(
+    let first = h.run_workflow(
         "e2e-tests.yml",
         "workflow_dispatch",
         &json!({"inputs": {"generate-command": line, "test-name": "act main baseline"}}),
     );
-    assert!(ok, "the first run failed:\n{}", tail(&log));
+    first.assert_ok("act_baseline: the first run");
+    let first_secs = first.secs;
     let first_store = h.artifacts.join(ACT_RUN_ID.to_string());
     let first_agg: Value = serde_json::from_str(
         &std::fs::read_to_string(first_store.join("results_bmk/agg_bmk.json")).unwrap(),
@@ -136,16 +121,11 @@ fn a_pr_compares_against_the_last_main_runs_results_under_act() {
         text.replacen(&url_line, "      compare-baseline: last-main-run", 1),
     )
     .unwrap();
-    let dry = dry_run(&h.scratch);
-    h.map_runners(dry["legs"].as_array().unwrap());
-    h.fake.with_comments(REPO, PR, vec![]);
-    let (ok, log, secs) = h.run(
-        "pull_request",
-        &pr_event(&h.scratch, "labeled", "full-sweep-enabled"),
-    );
-    let ran = outcomes_of(&log, "sweep/Run Sweep (sweepkit)/");
-    eprintln!("act_baseline: PR run {secs:.1} s (first run {first_secs:.1} s); jobs: {ran:#?}");
-    assert!(ok, "the PR run failed:\n{}", tail(&log));
+    h.plan_pr_sweep();
+    let pr = h.run_labelled_pr();
+    pr.assert_ok("act_baseline: the PR run");
+    let secs = pr.secs;
+    let ran = pr.jobs(SWEEP_PREFIX);
     assert_eq!(
         ran.get("compare-results"),
         Some(&Outcome::Succeeded),

@@ -1,4 +1,4 @@
-//! Under act (harness and its limits: `act_harness/mod.rs`): main's memory
+//! Under act (harness and its limits: `test_kit::act`): main's memory
 //! (issue #35 item 7). A manual run of main's code appends its aggregate to
 //! the `sweepkit-history` branch of the scratch repository's bare remote
 //! (the caller's history job, `sweepkit-history.yml`); the next PR's
@@ -9,19 +9,13 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-mod act_harness;
-
-use act_harness::*;
-
 use serde_json::{Value, json};
-use sweepkit_e2e::tool;
+use test_kit::act::*;
+use test_kit::act_scenario;
 
 #[test]
 fn a_main_run_appends_to_the_history_and_the_next_pr_compares_against_it_under_act() {
-    let Some(act) = act_or_skip() else {
-        return;
-    };
-    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    act_scenario!(act);
     let mut h = harness(act);
     assert_eq!(
         history_tip(&h.scratch),
@@ -32,20 +26,10 @@ fn a_main_run_appends_to_the_history_and_the_next_pr_compares_against_it_under_a
     // 1. A manual run of main's code (examples/e2e-tests.yml on main): the
     //    seed config at conc 4. Its history job appends the aggregate.
     let line = format!("test-config --config-keys {SEED_KEY} --conc 4");
-    let matrix: Value = serde_json::from_str(&sh(
-        &h.scratch.work,
-        &tool("generate-matrix"),
-        &["from-command", "--command-line", &line],
-    ))
-    .unwrap();
-    for rows in matrix["single_node"].as_object().unwrap().values() {
-        for r in rows.as_array().unwrap() {
-            h.labels.insert(r["runner"].as_str().unwrap().to_string());
-        }
-    }
+    h.from_command(&line);
     h.serve_recorded_run();
     test_kit::git(&h.scratch.work, &["checkout", "-q", "main"]);
-    let (ok, log, main_secs) = h.run_workflow(
+    let main = h.run_workflow(
         "e2e-tests.yml",
         "workflow_dispatch",
         &json!({
@@ -54,9 +38,9 @@ fn a_main_run_appends_to_the_history_and_the_next_pr_compares_against_it_under_a
             "inputs": {"generate-command": line, "test-name": "act main history"},
         }),
     );
-    let ran = outcomes_of(&log, "");
-    eprintln!("act_history: main run {main_secs:.1} s; jobs: {ran:#?}");
-    assert!(ok, "the main run failed:\n{}", tail(&log));
+    main.assert_ok("act_history: the main run");
+    let (log, main_secs) = (&main.log, main.secs);
+    let ran = main.jobs("");
     let history_job = ran
         .iter()
         .find(|(k, _)| k.starts_with("history/"))
@@ -70,7 +54,7 @@ fn a_main_run_appends_to_the_history_and_the_next_pr_compares_against_it_under_a
     assert!(
         log.contains("No new change points on main since 20"),
         "the history job's digest:\n{}",
-        tail(&log)
+        tail(log)
     );
     let agg: Value = serde_json::from_str(
         &std::fs::read_to_string(
@@ -120,16 +104,11 @@ fn a_main_run_appends_to_the_history_and_the_next_pr_compares_against_it_under_a
         ),
     )
     .unwrap();
-    let dry = dry_run(&h.scratch);
-    h.map_runners(dry["legs"].as_array().unwrap());
-    h.fake.with_comments(REPO, PR, vec![]);
-    let (ok, log, pr_secs) = h.run(
-        "pull_request",
-        &pr_event(&h.scratch, "labeled", "full-sweep-enabled"),
-    );
-    let ran = outcomes_of(&log, "sweep/Run Sweep (sweepkit)/");
-    eprintln!("act_history: PR run {pr_secs:.1} s; jobs: {ran:#?}");
-    assert!(ok, "the PR run failed:\n{}", tail(&log));
+    h.plan_pr_sweep();
+    let pr = h.run_labelled_pr();
+    pr.assert_ok("act_history: the PR run");
+    let pr_secs = pr.secs;
+    let ran = pr.jobs(SWEEP_PREFIX);
     assert_eq!(
         ran.get("compare-results"),
         Some(&Outcome::Succeeded),
@@ -160,17 +139,10 @@ fn a_main_run_appends_to_the_history_and_the_next_pr_compares_against_it_under_a
     );
 
     // 3. A fork's PR: policy and gate only; the history stays as it was.
-    let (ok, log, fork_secs) = h.run(
-        "pull_request",
-        &pr_event_from(
-            &h.scratch,
-            "labeled",
-            "full-sweep-enabled",
-            "external/bench",
-        ),
-    );
-    assert!(ok, "the fork PR run failed:\n{}", tail(&log));
-    let fork = outcomes_of(&log, "sweep/Run Sweep (sweepkit)/");
+    let fork_run = h.run_labelled_fork_pr();
+    fork_run.assert_ok("act_history: the fork PR run");
+    let fork_secs = fork_run.secs;
+    let fork = fork_run.jobs(SWEEP_PREFIX);
     assert!(
         !fork.keys().any(|k| k.starts_with("history")),
         "a fork PR run has no history job: {fork:#?}"

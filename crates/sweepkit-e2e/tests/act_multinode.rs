@@ -1,5 +1,5 @@
 //! Scenario f of issue #24 under act (the harness and its limits:
-//! `act_harness/mod.rs`): a PR whose changelog entry adds a multi-node
+//! `test_kit::act`): a PR whose changelog entry adds a multi-node
 //! config and two agentic configs (one single-node, one multi-node) runs
 //! every leg kind those schedule — multi-node benchmark and eval legs,
 //! single-node and multi-node agentic legs and their agentic evals — with a
@@ -10,14 +10,12 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-mod act_harness;
-
-use act_harness::*;
-
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
-use sweepkit_e2e::{tool, workspace_root};
+use sweepkit_e2e::workspace_root;
+use test_kit::act::*;
+use test_kit::act_scenario;
 
 /// The configs the PR adds, from the fixture of InferenceX's configs: the
 /// smallest of each kind. A multi-node disaggregated 8k1k config with
@@ -231,14 +229,6 @@ fn leg_line(leg: &Value) -> String {
     }
 }
 
-/// The outcomes of act's jobs, named without the caller's prefix.
-fn ran_jobs(log: &str, prefix: &str) -> BTreeMap<String, Outcome> {
-    job_outcomes(log)
-        .into_iter()
-        .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(&k).to_string(), v))
-        .collect()
-}
-
 /// How many times act printed `step` (`✅  Success - Main <step>` or
 /// `❌  Failure - Main <step>`) with this outcome.
 fn step_count(log: &str, step: &str, success: bool) -> usize {
@@ -250,34 +240,9 @@ fn step_count(log: &str, step: &str, success: bool) -> usize {
     log.lines().filter(|l| l.contains(&mark)).count()
 }
 
-fn tail(log: &str, n: usize) -> String {
-    let t: Vec<&str> = log.lines().rev().take(n).collect();
-    t.into_iter().rev().collect::<Vec<_>>().join("\n")
-}
-
-fn artifact_names(h: &Harness) -> BTreeSet<String> {
-    std::fs::read_dir(h.artifacts.join(ACT_RUN_ID.to_string()))
-        .map(|d| {
-            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .filter(|n| !n.starts_with('.'))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The API calc-success-rate reads (the seed run's recorded job list, as in
-/// scenario a) and the PR's comments.
-fn serve_run_api(h: &Harness) {
-    h.fake.with_comments(REPO, PR, vec![]);
-    h.serve_recorded_run();
-}
-
 #[test]
 fn multi_node_and_agentic_entries_run_every_leg_kind_with_their_validation_steps_under_act() {
-    let Some(act) = act_or_skip() else {
-        return;
-    };
-    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    act_scenario!(act);
     let keys = [MULTI_NODE_KEY, AGENTIC_KEY, MULTI_NODE_AGENTIC_KEY];
     let mut h = harness_with(
         act,
@@ -286,8 +251,7 @@ fn multi_node_and_agentic_entries_run_every_leg_kind_with_their_validation_steps
         &repo_files(),
     );
 
-    let dry = dry_run(&h.scratch);
-    let legs = dry["legs"].as_array().unwrap().clone();
+    let legs = h.plan_pr_sweep();
     let families: BTreeMap<&str, usize> = legs.iter().fold(BTreeMap::new(), |mut m, l| {
         *m.entry(l["family"].as_str().unwrap()).or_default() += 1;
         m
@@ -302,29 +266,20 @@ fn multi_node_and_agentic_entries_run_every_leg_kind_with_their_validation_steps
             ("multi_node.agentic", 1),
             ("multinode_agentic_evals", 1),
         ]),
-        "the dry run's legs per family: {dry}"
+        "the dry run's legs per family: {legs:#?}"
     );
-    h.map_runners(&legs);
-    serve_run_api(&h);
+    // The API calc-success-rate reads: the seed run's recorded job list,
+    // as in scenario a.
+    h.serve_recorded_run();
 
-    let (ok, log, secs) = h.run(
-        "pull_request",
-        &pr_event(&h.scratch, "labeled", "full-sweep-enabled"),
-    );
-    if std::env::var("SWEEPKIT_ACT_KEEP").as_deref() == Ok("1") {
-        let kept = std::env::temp_dir().join("sweepkit-act-kept-multinode");
-        let _ = std::fs::remove_dir_all(&kept);
-        copy_tree(&h.dir, &kept);
-        eprintln!("kept in {}", kept.display());
-    }
-    let prefix = "sweep/Run Sweep (sweepkit)/";
-    let ran = ran_jobs(&log, prefix);
-    eprintln!("scenario f: act ran {secs:.1} s; jobs: {ran:#?}");
-    let t = tail(&log, 80);
-    assert!(ok, "act failed:\n{t}");
+    let sweep = h.run_labelled_pr();
+    h.keep_if_asked("multinode");
+    sweep.assert_ok("scenario f");
+    let (log, secs, t) = (&sweep.log, sweep.secs, sweep.tail());
+    let prefix = SWEEP_PREFIX;
+    let ran = sweep.jobs(prefix);
     assert!(
-        !log.contains("skipping unsupported platform")
-            && !log.contains("Skipping unsupported platform"),
+        !sweep.skipped_unmapped_job(),
         "act skipped a job for an unmapped runs-on label:\n{t}"
     );
 
@@ -334,21 +289,7 @@ fn multi_node_and_agentic_entries_run_every_leg_kind_with_their_validation_steps
     let failed = failed_jobs(&ran);
     assert!(failed.is_empty(), "jobs failed: {failed:?}\n{t}");
     let fixed = fixed_jobs(&ran);
-    assert_eq!(
-        fixed,
-        BTreeSet::from([
-            "policy",
-            "check-changelog",
-            "setup",
-            "collect-results",
-            "collect-evals",
-            "upload-changelog-metadata",
-            "calc-success-rate",
-            "compare-results",
-            "comment-unofficial-run-visualizer",
-        ]),
-        "jobs that ran"
-    );
+    assert_eq!(fixed, BTreeSet::from(PR_SWEEP_JOBS), "jobs that ran");
     // One call of the leg workflow per part, each with its plan job.
     let plans: BTreeSet<&str> = ran
         .keys()
@@ -403,8 +344,8 @@ fn multi_node_and_agentic_entries_run_every_leg_kind_with_their_validation_steps
         ("Verify eval scores", evals),
         ("Process the results", 1),
     ] {
-        assert_eq!(step_count(&log, step, true), n, "{step} passed\n{t}");
-        assert_eq!(step_count(&log, step, false), 0, "{step} failed\n{t}");
+        assert_eq!(step_count(log, step, true), n, "{step} passed\n{t}");
+        assert_eq!(step_count(log, step, false), 0, "{step} failed\n{t}");
     }
     for said in [
         // validate-agentic, on each single-node agentic leg.
@@ -486,7 +427,7 @@ fn multi_node_and_agentic_entries_run_every_leg_kind_with_their_validation_steps
     );
 
     // The artifacts.
-    let names = artifact_names(&h);
+    let names = h.artifact_names();
     let count = |p: &str| names.iter().filter(|n| n.starts_with(p)).count();
     assert_eq!(count("bmk_agentic_"), 4 + 1, "{names:#?}");
     assert_eq!(count("bmk_") - count("bmk_agentic_"), 1, "{names:#?}");
@@ -576,10 +517,7 @@ fn multi_node_and_agentic_entries_run_every_leg_kind_with_their_validation_steps
 /// `validate-agentic` (the manual entry, one leg).
 #[test]
 fn an_agentic_leg_over_the_failed_request_threshold_fails_at_validate_agentic_under_act() {
-    let Some(act) = act_or_skip() else {
-        return;
-    };
-    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    act_scenario!(act);
     let mut h = harness_with(
         act,
         &PrChange::AddConfigs(&[AGENTIC_KEY]),
@@ -587,31 +525,24 @@ fn an_agentic_leg_over_the_failed_request_threshold_fails_at_validate_agentic_un
         &repo_files(),
     );
     let line = format!("test-config --config-keys {AGENTIC_KEY} --conc 4");
-    let matrix: Value = serde_json::from_str(&sh(
-        &h.scratch.work,
-        &tool("generate-matrix"),
-        &["from-command", "--command-line", &line],
-    ))
-    .unwrap();
+    let matrix = h.from_command(&line);
     let rows = matrix["single_node"]["agentic"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "{matrix}");
-    h.labels
-        .insert(rows[0]["runner"].as_str().unwrap().to_string());
-    let (ok, log, secs) = h.run_workflow(
+    let failing = h.run_workflow(
         "e2e-tests.yml",
         "workflow_dispatch",
         &json!({"inputs": {"generate-command": line, "test-name": "act agentic negative"}}),
     );
-    let ran = ran_jobs(&log, "e2e/Run Sweep (sweepkit)/");
+    let (log, secs, t) = (&failing.log, failing.secs, failing.tail());
+    let ran = failing.jobs("e2e/Run Sweep (sweepkit)/");
     eprintln!("scenario f (negative): act ran {secs:.1} s; jobs: {ran:#?}");
-    let t = tail(&log, 60);
-    assert!(!ok, "act succeeded with a failed agentic leg:\n{t}");
+    assert!(!failing.ok, "act succeeded with a failed agentic leg:\n{t}");
     let legs: Vec<(&String, &Outcome)> = ran.iter().filter(|(k, _)| is_leg(k)).collect();
     assert_eq!(legs.len(), 1, "{ran:#?}");
     assert!(legs[0].0.starts_with("agentic / "), "{ran:#?}");
     assert_eq!(*legs[0].1, Outcome::Failed, "the agentic leg failed");
     assert_eq!(
-        step_count(&log, "Validate the agentic result", false),
+        step_count(log, "Validate the agentic result", false),
         1,
         "validate-agentic failed the leg\n{t}"
     );
@@ -622,7 +553,7 @@ fn an_agentic_leg_over_the_failed_request_threshold_fails_at_validate_agentic_un
         "validate-agentic's cause\n{t}"
     );
     // The leg's result is still kept (its uploads run after a failure).
-    let names = artifact_names(&h);
+    let names = h.artifact_names();
     assert_eq!(
         names
             .iter()
@@ -689,26 +620,20 @@ fn jobs_of(legs: &[Value]) -> Value {
 /// found" error).
 #[test]
 fn an_agentic_only_sweep_gets_its_comment_whole_with_the_success_rate_under_act() {
-    let Some(act) = act_or_skip() else {
-        return;
-    };
-    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    act_scenario!(act);
     let mut h = harness_with(
         act,
         &PrChange::AddConfigs(&[AGENTIC_KEY]),
         &launcher(0),
         &repo_files(),
     );
-    let dry = dry_run(&h.scratch);
-    let legs = dry["legs"].as_array().unwrap().clone();
+    let legs = h.plan_pr_sweep();
     let families: BTreeSet<&str> = legs.iter().map(|l| l["family"].as_str().unwrap()).collect();
     assert_eq!(
         families,
         BTreeSet::from(["single_node.agentic", "agentic_evals"]),
-        "an agentic-only sweep: {dry}"
+        "an agentic-only sweep: {legs:#?}"
     );
-    h.map_runners(&legs);
-    h.fake.with_comments(REPO, PR, vec![]);
     let (user, run, _) = recorded_run_and_jobs();
     h.fake
         .add_route(fake_github::Route::json("GET", "/user", user));
@@ -724,14 +649,10 @@ fn an_agentic_only_sweep_gets_its_comment_whole_with_the_success_rate_under_act(
         "object:jobs",
     ));
 
-    let (ok, log, secs) = h.run(
-        "pull_request",
-        &pr_event(&h.scratch, "labeled", "full-sweep-enabled"),
-    );
-    let ran = ran_jobs(&log, "sweep/Run Sweep (sweepkit)/");
-    eprintln!("agentic-only: act ran {secs:.1} s; jobs: {ran:#?}");
-    let t = tail(&log, 80);
-    assert!(ok, "act failed:\n{t}");
+    let sweep = h.run_labelled_pr();
+    sweep.assert_ok("agentic-only");
+    let (log, secs, t) = (&sweep.log, sweep.secs, sweep.tail());
+    let ran = sweep.jobs(SWEEP_PREFIX);
     let failed = failed_jobs(&ran);
     assert!(failed.is_empty(), "jobs failed: {failed:?}\n{t}");
     let fixed = fixed_jobs(&ran);
@@ -764,13 +685,13 @@ fn an_agentic_only_sweep_gets_its_comment_whole_with_the_success_rate_under_act(
         errors.join("\n")
     );
     assert_eq!(
-        step_count(&log, "Fetch the compare report", true)
-            + step_count(&log, "Fetch the compare report", false),
+        step_count(log, "Fetch the compare report", true)
+            + step_count(log, "Fetch the compare report", false),
         0,
         "the compare report was fetched\n{t}"
     );
-    assert_eq!(step_count(&log, "Fetch the success rates", true), 1, "{t}");
-    let names = artifact_names(&h);
+    assert_eq!(step_count(log, "Fetch the success rates", true), 1, "{t}");
+    let names = h.artifact_names();
     assert!(names.contains("run-stats"), "{names:#?}");
     assert!(!names.contains("compare-report"), "{names:#?}");
 
@@ -787,7 +708,7 @@ fn an_agentic_only_sweep_gets_its_comment_whole_with_the_success_rate_under_act(
     assert!(
         legs.iter()
             .all(|l| l["row"]["runner"] == legs[0]["row"]["runner"]),
-        "one runner: {dry}"
+        "one runner: {legs:#?}"
     );
     for want in [
         "#### Success rate per hardware".to_string(),

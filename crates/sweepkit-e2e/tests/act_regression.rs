@@ -1,5 +1,5 @@
 //! Scenario c of issue #24 under act (the harness and its limits:
-//! `act_harness/mod.rs`): a regression. The baseline (the benchmarks API
+//! `test_kit::act`): a regression. The baseline (the benchmarks API
 //! the caller names, served by the fake) holds a row for every benchmark
 //! leg of the seed PR as the launcher writes it; the launcher then writes
 //! 15 % less throughput for two of those points. The comment says 2 points
@@ -11,13 +11,12 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-mod act_harness;
-
-use act_harness::*;
-
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde_json::{Value, json};
+use test_kit::act::*;
+use test_kit::{act_scenario, png_size};
 
 /// The benchmark legs of the seed PR: check-changelog's dry run over the
 /// scratch repository's range, eval-only legs left out.
@@ -57,15 +56,6 @@ fn api_row(r: &Value) -> Value {
 }
 
 /// Width and height of a PNG, from its IHDR chunk.
-fn png_size(bytes: &[u8]) -> (u32, u32) {
-    assert!(
-        bytes.len() > 24 && bytes.starts_with(b"\x89PNG\r\n\x1a\n") && &bytes[12..16] == b"IHDR",
-        "not a PNG"
-    );
-    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-    (be(&bytes[16..20]), be(&bytes[20..24]))
-}
-
 /// The pictures in the run's `compare-report` artifact: its files, and
 /// the regressed points its charts.json counts. Checks each PNG listed is
 /// there, 880 px wide.
@@ -104,10 +94,10 @@ fn compare_report_pictures(h: &Harness) -> (Vec<String>, u64) {
     (files, regressed)
 }
 
-/// One run of scenario c: (act ok, the jobs' outcomes, act's log, the
-/// comment the fake recorded, seconds).
-fn run_scenario(gate: bool) -> (bool, BTreeMap<String, Outcome>, String, String, f64) {
-    let act = act_path().unwrap();
+/// One run of scenario c with `act`: act's run, the jobs' outcomes and the
+/// comment the fake recorded.
+fn run_scenario(act: &Path, gate: bool) -> (ActRun, BTreeMap<String, Outcome>, String) {
+    let act = act.to_path_buf();
     let mut legs: Vec<Value> = Vec::new();
     let mut h = harness_with_baseline(act, |s| {
         legs = benchmark_legs(s);
@@ -141,36 +131,16 @@ fn run_scenario(gate: bool) -> (bool, BTreeMap<String, Outcome>, String, String,
     }
     h.fake.with_comments(REPO, PR, vec![]);
     h.serve_recorded_run();
-    let (ok, log, secs) = h.run(
-        "pull_request",
-        &pr_event(&h.scratch, "labeled", "full-sweep-enabled"),
-    );
-    if std::env::var("SWEEPKIT_ACT_KEEP").as_deref() == Ok("1") {
-        let kept = std::env::temp_dir().join(format!("sweepkit-act-kept-regression-{gate}"));
-        let _ = std::fs::remove_dir_all(&kept);
-        copy_tree(&h.dir, &kept);
-        eprintln!("kept in {}", kept.display());
-    }
-    let prefix = "sweep/Run Sweep (sweepkit)/";
-    let ran: BTreeMap<String, Outcome> = job_outcomes(&log)
-        .into_iter()
-        .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(&k).to_string(), v))
-        .collect();
+    let run = h.run_labelled_pr();
+    h.keep_if_asked(&format!("regression-{gate}"));
+    let ran = run.jobs(SWEEP_PREFIX);
     assert!(
-        !log.contains("skipping unsupported platform")
-            && !log.contains("Skipping unsupported platform"),
+        !run.skipped_unmapped_job(),
         "act skipped a job for an unmapped runs-on label"
     );
     // One comment, posted either way.
-    let writes: Vec<String> = h
-        .fake
-        .requests()
-        .iter()
-        .filter(|r| r.method != "GET")
-        .map(|r| format!("{} {}", r.method, r.path))
-        .collect();
     assert_eq!(
-        writes,
+        h.writes(),
         vec![format!("POST /repos/{REPO}/issues/{PR}/comments")],
         "writes to GitHub (gate {gate})"
     );
@@ -212,30 +182,28 @@ fn run_scenario(gate: bool) -> (bool, BTreeMap<String, Outcome>, String, String,
         )),
         "the comment does not link the compare-report artifact (gate {gate}):\n{body}"
     );
-    (ok, ran, log, body, secs)
+    (run, ran, body)
 }
 
 #[test]
 fn a_regression_fails_the_run_at_compare_only_with_fail_on_regression_under_act() {
-    if act_or_skip().is_none() {
-        return;
-    }
-    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    act_scenario!(act);
 
     // With the gate: the run fails, and compare-results is the job that failed.
-    let (ok, ran, log, gated_body, secs) = run_scenario(true);
+    let (gated, ran, gated_body) = run_scenario(&act, true);
+    let (log, secs) = (&gated.log, gated.secs);
     eprintln!("scenario c (gate): act ran {secs:.1} s; jobs: {ran:#?}");
     assert!(
-        !ok,
+        !gated.ok,
         "act succeeded with a regression and the gate:\n{}",
-        tail(&log)
+        gated.tail()
     );
     let failed: Vec<&str> = ran
         .iter()
         .filter(|(_, o)| **o == Outcome::Failed)
         .map(|(k, _)| k.as_str())
         .collect();
-    assert_eq!(failed, ["compare-results"], "{}", tail(&log));
+    assert_eq!(failed, ["compare-results"], "{}", gated.tail());
     for job in [
         "comment-unofficial-run-visualizer",
         "calc-success-rate",
@@ -273,10 +241,10 @@ fn a_regression_fails_the_run_at_compare_only_with_fail_on_regression_under_act(
     assert!(gated_body.contains("**Regressed:** "), "{gated_body}");
 
     // Without the gate: green, the same comment.
-    let (ok, ran, log, body, secs2) = run_scenario(false);
-    eprintln!("scenario c (no gate): act ran {secs2:.1} s; jobs: {ran:#?}");
-    assert!(ok, "act failed without the gate:\n{}", tail(&log));
-    assert!(ran.values().all(|o| *o == Outcome::Succeeded), "{ran:#?}");
+    let (plain, ran, body) = run_scenario(&act, false);
+    plain.assert_ok("scenario c (no gate)");
+    let secs2 = plain.secs;
+    assert!(failed_jobs(&ran).is_empty(), "{ran:#?}");
     assert!(ran.contains_key("compare-results"), "{ran:#?}");
     // The two runs are two commits of the scratch repository: the
     // provenance line names each run's own head; everything else is the same.

@@ -1,5 +1,5 @@
 //! Scenario b of issue #24 under act (the harness and its limits:
-//! `act_harness/mod.rs`): a writer's `/reuse-sweep-run` on the PR makes its
+//! `test_kit::act`): a writer's `/reuse-sweep-run` on the PR makes its
 //! `synchronize` skip the sweep, and the push of the merge to main reuses
 //! the PR's sweep instead of running it again, then dispatches the ingest
 //! once (`sweep-ops dispatch-ingest`).
@@ -26,17 +26,13 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-mod act_harness;
-
-use act_harness::*;
-
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 use fake_github::Route;
 use serde_json::{Value, json};
 use sweepkit_e2e::workspace_root;
-use test_kit::git;
+use test_kit::act::*;
+use test_kit::{act_scenario, git};
 
 /// The id the fake's run list gives the PR's `labeled` sweep run (act ran
 /// it as run 1; see the module doc).
@@ -96,31 +92,6 @@ fn merged_pull(v: &Value) -> Value {
     p
 }
 
-/// Names of the artifacts a run left in `dir` (the upload stand-in's store).
-fn artifact_names(dir: &Path) -> BTreeSet<String> {
-    std::fs::read_dir(dir)
-        .map(|d| {
-            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .filter(|n| !n.starts_with('.'))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Job name → outcome, without the caller's prefix.
-fn ran_jobs(log: &str) -> BTreeMap<String, Outcome> {
-    let prefix = "sweep/Run Sweep (sweepkit)/";
-    job_outcomes(log)
-        .into_iter()
-        .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(&k).to_string(), v))
-        .collect()
-}
-
-fn tail(log: &str, n: usize) -> String {
-    let lines: Vec<&str> = log.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
-}
-
 /// Scenario b, second half: after the PR's labelled sweep, a writer's
 /// `/reuse-sweep-run` and the PR's synchronize run (which skips the sweep),
 /// the PR is merged and the push to main runs: setup finds the PR's sweep
@@ -129,33 +100,24 @@ fn tail(log: &str, n: usize) -> String {
 /// source and the push run as the merge run.
 #[test]
 fn the_push_of_a_reuse_authorised_merge_reuses_the_pr_sweep_and_dispatches_ingest_once_under_act() {
-    let Some(act) = act_or_skip() else {
-        return;
-    };
-    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    act_scenario!(act);
     let mut h = harness(act);
     h.secrets
         .push((INGEST_SECRET.to_string(), INGEST_TOKEN.to_string()));
 
     // 1. The PR's labelled sweep, as in scenario a (its legs' labels
     //    mapped; the fake answers the jobs API calc-success-rate reads).
-    let dry = dry_run(&h.scratch);
-    let legs = dry["legs"].as_array().unwrap().clone();
-    assert!(!legs.is_empty(), "the dry run plans no leg: {dry}");
-    h.map_runners(&legs);
-    h.fake.with_comments(REPO, PR, vec![]);
+    let legs = h.plan_pr_sweep();
     h.serve_recorded_run();
-    let (ok, log, sweep_secs) = h.run(
-        "pull_request",
-        &pr_event(&h.scratch, "labeled", "full-sweep-enabled"),
-    );
-    assert!(ok, "the PR sweep failed under act:\n{}", tail(&log, 60));
-    let swept_legs = log.lines().filter(|l| l.contains("| launcher: ")).count();
+    let sweep = h.run_labelled_pr();
+    sweep.assert_ok("scenario b (PR sweep)");
+    let sweep_secs = sweep.secs;
+    let swept_legs = sweep.launched().len();
     assert_eq!(swept_legs, legs.len(), "the PR sweep ran its legs");
     // The PR sweep's artifacts, under the id GitHub would have given it.
     let pr_store = h.artifacts.join(PR_RUN_ID.to_string());
     std::fs::rename(h.artifacts.join(ACT_RUN_ID.to_string()), &pr_store).unwrap();
-    let pr_artifacts = artifact_names(&pr_store);
+    let pr_artifacts = artifact_names_in(&pr_store);
     assert!(
         pr_artifacts.contains("results_bmk"),
         "the PR sweep left no results_bmk: {pr_artifacts:?}"
@@ -196,10 +158,14 @@ fn the_push_of_a_reuse_authorised_merge_reuses_the_pr_sweep_and_dispatches_inges
     ));
     let mut sync = pr_event(&h.scratch, "synchronize", "full-sweep-enabled");
     sync.as_object_mut().unwrap().remove("label");
-    let (ok, log, sync_secs) = h.run("pull_request", &sync);
-    assert!(ok, "the synchronize run failed:\n{}", tail(&log, 40));
+    let synced = h.run("pull_request", &sync);
+    synced.assert_ok("scenario b (synchronize after the sweep)");
+    let sync_secs = synced.secs;
     assert_eq!(
-        ran_jobs(&log).into_keys().collect::<BTreeSet<_>>(),
+        synced
+            .jobs(SWEEP_PREFIX)
+            .into_keys()
+            .collect::<BTreeSet<_>>(),
         BTreeSet::from([
             "policy".to_string(),
             "check-changelog".to_string(),
@@ -208,7 +174,7 @@ fn the_push_of_a_reuse_authorised_merge_reuses_the_pr_sweep_and_dispatches_inges
         "the synchronize run skips the sweep"
     );
     assert!(
-        artifact_names(&h.artifacts.join(ACT_RUN_ID.to_string())).is_empty(),
+        h.artifact_names().is_empty(),
         "the synchronize run uploaded artifacts"
     );
 
@@ -375,16 +341,11 @@ fn the_push_of_a_reuse_authorised_merge_reuses_the_pr_sweep_and_dispatches_inges
         "sender": {"login": WRITER},
         "head_commit": {"id": merge, "message": format!("Merge pull request #{PR} from example/bump-qwen")},
     });
-    let (ok, log, secs) = h.run("push", &push);
-    if std::env::var("SWEEPKIT_ACT_KEEP").as_deref() == Ok("1") {
-        let kept = std::env::temp_dir().join("sweepkit-act-kept-reuse");
-        let _ = std::fs::remove_dir_all(&kept);
-        copy_tree(&h.dir, &kept);
-        eprintln!("kept in {}", kept.display());
-    }
-    let mut ran = ran_jobs(&log);
-    eprintln!("scenario b (push): act ran {secs:.1} s; jobs: {ran:#?}");
-    assert!(ok, "the push run failed under act:\n{}", tail(&log, 60));
+    let pushed = h.run("push", &push);
+    h.keep_if_asked("reuse");
+    pushed.assert_ok("scenario b (push)");
+    let (log, secs) = (&pushed.log, pushed.secs);
+    let mut ran = pushed.jobs(SWEEP_PREFIX);
     // The caller's history job (sweepkit-history.yml): the reused PR
     // sweep's aggregate appended to main's history, under the push run.
     let history: Vec<(String, Outcome)> = ran
@@ -416,11 +377,7 @@ fn the_push_of_a_reuse_authorised_merge_reuses_the_pr_sweep_and_dispatches_inges
     );
 
     // What ran: the reuse skipped every planning job and leg.
-    assert!(
-        ran.values().all(|o| *o == Outcome::Succeeded),
-        "{ran:#?}\n{}",
-        tail(&log, 60)
-    );
+    assert!(failed_jobs(&ran).is_empty(), "{ran:#?}\n{}", pushed.tail());
     assert_eq!(
         ran.keys().map(String::as_str).collect::<BTreeSet<_>>(),
         BTreeSet::from([
@@ -431,14 +388,14 @@ fn the_push_of_a_reuse_authorised_merge_reuses_the_pr_sweep_and_dispatches_inges
         ]),
         "jobs the push run ran (no canary, plan, leg, collect or comment)"
     );
-    assert!(!log.contains("| launcher: "), "a GPU leg ran on the push");
+    assert!(pushed.launched().is_empty(), "a GPU leg ran on the push");
     assert!(
         log.contains(&format!(
             "reuse: true — PR #{PR} approved reusable full sweep from latest run"
         )) || log.contains("\"reuse-enabled\":\"true\""),
         "setup did not report the reuse"
     );
-    let push_artifacts = artifact_names(&h.artifacts.join(ACT_RUN_ID.to_string()));
+    let push_artifacts = h.artifact_names();
     assert_eq!(
         push_artifacts,
         BTreeSet::from([
@@ -517,10 +474,7 @@ fn the_push_of_a_reuse_authorised_merge_reuses_the_pr_sweep_and_dispatches_inges
 /// setup and every sweep job are skipped and nothing is written.
 #[test]
 fn a_synchronize_after_a_writers_reuse_comment_skips_the_sweep_under_act() {
-    let Some(act) = act_or_skip() else {
-        return;
-    };
-    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    act_scenario!(act);
     let h = harness(act);
     h.fake.with_comments(
         REPO,
@@ -537,17 +491,10 @@ fn a_synchronize_after_a_writers_reuse_comment_skips_the_sweep_under_act() {
     h.fake.with_collaborator(REPO, "alice", "write");
     let mut event = pr_event(&h.scratch, "synchronize", "full-sweep-enabled");
     event.as_object_mut().unwrap().remove("label");
-    let (ok, log, secs) = h.run("pull_request", &event);
-    let outcomes = job_outcomes(&log);
-    eprintln!("scenario b (synchronize): act ran {secs:.1} s; jobs: {outcomes:#?}");
-    let tail: Vec<&str> = log.lines().rev().take(40).collect();
-    let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
-    assert!(ok, "act failed:\n{tail}");
-    let prefix = "sweep/Run Sweep (sweepkit)/";
-    let ran: BTreeMap<String, Outcome> = outcomes
-        .iter()
-        .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(k).to_string(), v.clone()))
-        .collect();
+    let run = h.run("pull_request", &event);
+    run.assert_ok("scenario b (synchronize)");
+    let secs = run.secs;
+    let ran = run.jobs(SWEEP_PREFIX);
     assert_eq!(
         ran,
         BTreeMap::from([
@@ -557,7 +504,7 @@ fn a_synchronize_after_a_writers_reuse_comment_skips_the_sweep_under_act() {
         ]),
         "an authorised reuse skips setup and the sweep"
     );
-    assert!(!log.contains("| launcher: "), "a GPU leg ran");
+    assert!(run.launched().is_empty(), "a GPU leg ran");
     assert!(
         h.fake
             .count("GET", &format!("/repos/{REPO}/issues/{PR}/comments"))
@@ -568,13 +515,7 @@ fn a_synchronize_after_a_writers_reuse_comment_skips_the_sweep_under_act() {
             ) >= 1,
         "the gate read the comments and the author's permission"
     );
-    let writes: Vec<String> = h
-        .fake
-        .requests()
-        .iter()
-        .filter(|r| r.method != "GET")
-        .map(|r| format!("{} {}", r.method, r.path))
-        .collect();
+    let writes = h.writes();
     assert!(writes.is_empty(), "wrote to GitHub: {writes:?}");
     eprintln!(
         "scenario b (synchronize) summary: {} jobs succeeded, 0 failed, {} skipped; act wall time {secs:.1} s",

@@ -1,94 +1,55 @@
 //! The act scenarios of issue #24 (the harness and its limits:
-//! `act_harness/mod.rs`).
+//! `test_kit::act`, crates/test-kit/src/act.rs).
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
-
-mod act_harness;
-
-use act_harness::*;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use fake_github::Route;
 use serde_json::{Value, json};
-use sweepkit_e2e::tool;
+use test_kit::act::*;
+use test_kit::act_scenario;
+
+/// Scenario a: a PR labelled `full-sweep-enabled` runs the canary, then
+/// every leg the dry run plans, and posts one comment with the verdict.
 #[test]
 fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act() {
-    let Some(act) = act_or_skip() else {
-        return;
-    };
-    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    act_scenario!(act);
     let mut h = harness(act);
 
     // The legs the sweep must run, from the dry run over the same range.
-    let dry = dry_run(&h.scratch);
-    let legs = dry["legs"].as_array().unwrap().clone();
-    assert!(!legs.is_empty(), "the dry run plans no leg: {dry}");
-    h.map_runners(&legs);
+    let legs = h.plan_pr_sweep();
 
-    // The API the run reads and writes: the PR's comments (stateful), and
-    // this run's jobs for calc-success-rate. act fills no jobs API, so the
-    // fake answers it in the shape of the real job list of the seed run
-    // (conformance fixture success-rate/qwen35-b200-nscale-full-sweep),
-    // every leg completed successfully as under act, on the label act ran.
-    h.fake.with_comments(REPO, PR, vec![]);
+    // The API the run reads and writes: the PR's comments (stateful, none
+    // yet), and this run's jobs for calc-success-rate. act fills no jobs
+    // API, so the fake answers it in the shape of the real job list of the
+    // seed run (conformance fixture
+    // success-rate/qwen35-b200-nscale-full-sweep), every leg completed
+    // successfully as under act, on the label act ran.
     h.serve_recorded_run();
 
-    let (ok, log, secs) = h.run(
-        "pull_request",
-        &pr_event(&h.scratch, "labeled", "full-sweep-enabled"),
-    );
-    if std::env::var("SWEEPKIT_ACT_KEEP").as_deref() == Ok("1") {
-        let kept = std::env::temp_dir().join("sweepkit-act-kept");
-        let _ = std::fs::remove_dir_all(&kept);
-        copy_tree(&h.dir, &kept);
-        eprintln!("kept in {}", kept.display());
-    }
-    let outcomes = job_outcomes(&log);
-    eprintln!("scenario a: act ran {secs:.1} s; jobs: {outcomes:#?}");
-    let tail: Vec<&str> = log.lines().rev().take(60).collect();
-    let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
-    assert!(ok, "act failed:\n{tail}");
+    let run = h.run_labelled_pr();
+    h.keep_if_asked("sweep");
+    run.assert_ok("scenario a");
+    let (log, secs, tail) = (&run.log, run.secs, run.tail());
 
     // Every runs-on label is mapped (an unmapped one makes act skip the
     // job with a warning only).
     assert!(
-        !log.contains("skipping unsupported platform")
-            && !log.contains("Skipping unsupported platform"),
+        !run.skipped_unmapped_job(),
         "act skipped a job for an unmapped runs-on label:\n{tail}"
     );
 
     // The job graph: these ran and succeeded, nothing else ran (act
     // prints nothing for a skipped job).
-    let prefix = "sweep/Run Sweep (sweepkit)/";
-    let ran: BTreeMap<String, Outcome> = outcomes
-        .iter()
-        .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(k).to_string(), v.clone()))
-        .collect();
-    let failed: Vec<&String> = ran
-        .iter()
-        .filter(|(_, o)| **o == Outcome::Failed)
-        .map(|(k, _)| k)
-        .collect();
+    let prefix = SWEEP_PREFIX;
+    let ran = run.jobs(prefix);
+    let failed = failed_jobs(&ran);
     assert!(failed.is_empty(), "jobs failed: {failed:?}\n{tail}");
-    let fixed_jobs: BTreeSet<&str> = ran
-        .keys()
-        .filter(|k| !k.contains(" / "))
-        .map(String::as_str)
-        .collect();
+    let fixed_jobs = fixed_jobs(&ran);
     assert_eq!(
         fixed_jobs,
-        BTreeSet::from([
-            "policy",
-            "check-changelog",
-            "setup",
-            "collect-results",
-            "collect-evals",
-            "upload-changelog-metadata",
-            "calc-success-rate",
-            "compare-results",
-            "comment-unofficial-run-visualizer",
-        ]),
+        BTreeSet::from(PR_SWEEP_JOBS),
         "jobs that ran (reuse-sweep-gate and the ingest jobs are skipped)"
     );
     // One plan job per part the sweep called the leg workflow for: the
@@ -109,33 +70,8 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
     );
 
     // The legs: one launcher line per leg, equal leg for leg to the dry run.
-    let mut ran_legs: Vec<(u64, u64, u64, u64, bool)> = log
-        .lines()
-        .filter_map(|l| l.split_once("| launcher: ").map(|(_, t)| t))
-        .map(|t| {
-            let w: Vec<&str> = t.split_whitespace().collect();
-            let num = |k: &str| -> u64 {
-                let i = w.iter().position(|x| *x == k).unwrap();
-                w[i + 1].parse().unwrap()
-            };
-            let tp = w[2].strip_prefix("TP").unwrap().parse().unwrap();
-            let eval = w[w.iter().position(|x| *x == "eval-only").unwrap() + 1] == "true";
-            (tp, num("conc"), num("isl"), num("osl"), eval)
-        })
-        .collect();
-    let mut want_legs: Vec<(u64, u64, u64, u64, bool)> = legs
-        .iter()
-        .map(|l| {
-            let r = &l["row"];
-            (
-                r["tp"].as_u64().unwrap(),
-                r["conc"].as_u64().unwrap(),
-                r["isl"].as_u64().unwrap(),
-                r["osl"].as_u64().unwrap(),
-                l["family"] == "evals",
-            )
-        })
-        .collect();
+    let mut ran_legs = run.launched();
+    let mut want_legs: Vec<Launched> = legs.iter().map(Launched::of_dry_run_leg).collect();
     ran_legs.sort();
     want_legs.sort();
     assert_eq!(ran_legs, want_legs, "legs run vs check-changelog dry-run");
@@ -171,13 +107,9 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
 
     // The artifacts of the run.
     let store = h.artifacts.join(ACT_RUN_ID.to_string());
-    let names: BTreeSet<String> = std::fs::read_dir(&store)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.starts_with('.'))
-        .collect();
+    let names = h.artifact_names();
     let count = |p: &str| names.iter().filter(|n| n.starts_with(p)).count();
-    let n_evals = want_legs.iter().filter(|l| l.4).count();
+    let n_evals = want_legs.iter().filter(|l| l.eval_only).count();
     assert_eq!(count("bmk_"), legs.len() - n_evals, "{names:#?}");
     assert_eq!(
         count("eval_") - usize::from(names.contains("eval_results_all")),
@@ -205,15 +137,8 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
     );
 
     // The fake: one comment on the PR, with the verdict; nothing else written.
-    let writes: Vec<String> = h
-        .fake
-        .requests()
-        .iter()
-        .filter(|r| r.method != "GET")
-        .map(|r| format!("{} {}", r.method, r.path))
-        .collect();
     assert_eq!(
-        writes,
+        h.writes(),
         vec![format!("POST /repos/{REPO}/issues/{PR}/comments")],
         "writes to GitHub"
     );
@@ -273,10 +198,7 @@ fn a_labelled_pr_runs_the_canary_then_every_leg_and_posts_one_verdict_under_act(
 /// the policy and the changelog gate run; no GPU leg, nothing written.
 #[test]
 fn a_fork_pr_with_a_read_only_token_runs_only_the_policy_and_the_gate_under_act() {
-    let Some(act) = act_or_skip() else {
-        return;
-    };
-    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    act_scenario!(act);
     let h = harness(act);
     h.fake.with_comments(REPO, PR, vec![]);
     let refused = |method: &str, path: &str| {
@@ -294,25 +216,10 @@ fn a_fork_pr_with_a_read_only_token_runs_only_the_policy_and_the_gate_under_act(
         );
     };
     refused("POST", &format!("/repos/{REPO}/issues/{PR}/comments"));
-    let (ok, log, secs) = h.run(
-        "pull_request",
-        &pr_event_from(
-            &h.scratch,
-            "labeled",
-            "full-sweep-enabled",
-            "external/bench",
-        ),
-    );
-    let outcomes = job_outcomes(&log);
-    eprintln!("scenario e: act ran {secs:.1} s; jobs: {outcomes:#?}");
-    let tail: Vec<&str> = log.lines().rev().take(40).collect();
-    let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
-    assert!(ok, "act failed:\n{tail}");
-    let prefix = "sweep/Run Sweep (sweepkit)/";
-    let ran: BTreeMap<String, Outcome> = outcomes
-        .iter()
-        .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(k).to_string(), v.clone()))
-        .collect();
+    let run = h.run_labelled_fork_pr();
+    run.assert_ok("scenario e");
+    let secs = run.secs;
+    let ran = run.jobs(SWEEP_PREFIX);
     assert_eq!(
         ran,
         BTreeMap::from([
@@ -321,26 +228,12 @@ fn a_fork_pr_with_a_read_only_token_runs_only_the_policy_and_the_gate_under_act(
         ]),
         "a fork PR runs only the policy and the changelog gate"
     );
-    assert!(!log.contains("| launcher: "), "a GPU leg ran for a fork PR");
-    let writes: Vec<String> = h
-        .fake
-        .requests()
-        .iter()
-        .filter(|r| r.method != "GET")
-        .map(|r| format!("{} {}", r.method, r.path))
-        .collect();
+    assert!(run.launched().is_empty(), "a GPU leg ran for a fork PR");
+    let writes = h.writes();
     assert!(writes.is_empty(), "a fork PR wrote to GitHub: {writes:?}");
     assert!(h.fake.comments(REPO, PR).is_empty());
-    let names: Vec<String> = std::fs::read_dir(h.artifacts.join(ACT_RUN_ID.to_string()))
-        .map(|d| {
-            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    assert!(
-        names.iter().all(|n| n.starts_with('.')),
-        "artifacts of a fork PR: {names:?}"
-    );
+    let names = h.artifact_names();
+    assert!(names.is_empty(), "artifacts of a fork PR: {names:?}");
     eprintln!(
         "scenario e summary: {} jobs succeeded, 0 failed, {} skipped; act wall time {secs:.1} s",
         ran.len(),
@@ -354,55 +247,29 @@ fn a_fork_pr_with_a_read_only_token_runs_only_the_policy_and_the_gate_under_act(
 /// writes nothing to GitHub (no PR comment, no ingest).
 #[test]
 fn the_manual_entry_runs_exactly_the_legs_of_its_command_line_under_act() {
-    let Some(act) = act_or_skip() else {
-        return;
-    };
-    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    act_scenario!(act);
     let mut h = harness(act);
     let line = format!("test-config --config-keys {SEED_KEY} --conc 4");
-    let matrix: Value = serde_json::from_str(&sh(
-        &h.scratch.work,
-        &tool("generate-matrix"),
-        &["from-command", "--command-line", &line],
-    ))
-    .unwrap();
-    let mut want: Vec<(u64, u64, u64, u64)> = Vec::new();
+    let matrix = h.from_command(&line);
+    let mut want: Vec<Launched> = Vec::new();
     for side in ["single_node", "multi_node"] {
         for rows in matrix[side].as_object().unwrap().values() {
             for r in rows.as_array().unwrap() {
-                h.labels.insert(r["runner"].as_str().unwrap().to_string());
-                want.push((
-                    r["tp"].as_u64().unwrap(),
-                    r["conc"].as_u64().unwrap(),
-                    r["isl"].as_u64().unwrap(),
-                    r["osl"].as_u64().unwrap(),
-                ));
+                want.push(Launched::of_row(r, false));
             }
         }
     }
     assert!(!want.is_empty(), "{matrix}");
     h.serve_recorded_run();
-    let (ok, log, secs) = h.run_workflow(
+    let run = h.run_workflow(
         "e2e-tests.yml",
         "workflow_dispatch",
         &json!({"inputs": {"generate-command": line, "test-name": "act manual entry"}}),
     );
-    let outcomes = job_outcomes(&log);
-    eprintln!("scenario d: act ran {secs:.1} s; jobs: {outcomes:#?}");
-    let tail: Vec<&str> = log.lines().rev().take(40).collect();
-    let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
-    assert!(ok, "act failed:\n{tail}");
-    let ran: BTreeMap<String, Outcome> = outcomes
-        .iter()
-        .map(|(k, v)| {
-            let short = k.strip_prefix("e2e/Run Sweep (sweepkit)/").unwrap_or(k);
-            (short.to_string(), v.clone())
-        })
-        .collect();
-    assert!(
-        ran.values().all(|o| *o == Outcome::Succeeded),
-        "{ran:#?}\n{tail}"
-    );
+    run.assert_ok("scenario d");
+    let secs = run.secs;
+    let ran = run.jobs("e2e/Run Sweep (sweepkit)/");
+    assert!(failed_jobs(&ran).is_empty(), "{ran:#?}\n{}", run.tail());
     let fixed = fixed_jobs(&ran);
     assert_eq!(
         fixed,
@@ -422,30 +289,12 @@ fn the_manual_entry_runs_exactly_the_legs_of_its_command_line_under_act() {
         ["single-node 8k1k / plan sn-8k1k 1"],
         "one part: the 8k1k legs"
     );
-    let mut ran_legs: Vec<(u64, u64, u64, u64)> = log
-        .lines()
-        .filter_map(|l| l.split_once("| launcher: ").map(|(_, t)| t))
-        .map(|t| {
-            let w: Vec<&str> = t.split_whitespace().collect();
-            let num = |k: &str| -> u64 {
-                let i = w.iter().position(|x| *x == k).unwrap();
-                w[i + 1].parse().unwrap()
-            };
-            let tp = w[2].strip_prefix("TP").unwrap().parse().unwrap();
-            (tp, num("conc"), num("isl"), num("osl"))
-        })
-        .collect();
+    let mut ran_legs = run.launched();
     ran_legs.sort();
     want.sort();
     assert_eq!(ran_legs, want, "legs run vs generate-matrix from-command");
     assert!(!ran.keys().any(|k| k.starts_with("canary")), "{ran:#?}");
-    let writes: Vec<String> = h
-        .fake
-        .requests()
-        .iter()
-        .filter(|r| r.method != "GET")
-        .map(|r| format!("{} {}", r.method, r.path))
-        .collect();
+    let writes = h.writes();
     assert!(
         writes.is_empty(),
         "the manual entry wrote to GitHub: {writes:?}"

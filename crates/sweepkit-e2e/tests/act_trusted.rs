@@ -1,5 +1,5 @@
 //! The trusted fork sweep under act (issue #23 item 9; the harness and its
-//! limits: `act_harness/mod.rs`): a `workflow_dispatch` of the manual entry
+//! limits: `test_kit::act`): a `workflow_dispatch` of the manual entry
 //! `examples/e2e-tests.yml` with the inputs `sweep-ops authorize-fork`
 //! sends (the PR's merge commit as `ref`, the approved head and the PR's
 //! base), and the repository variable that names the fork runners' label.
@@ -13,15 +13,12 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-mod act_harness;
-
-use act_harness::*;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::PermissionsExt as _;
 
 use serde_json::json;
-use test_kit::git;
+use test_kit::act::*;
+use test_kit::{act_scenario, git};
 
 /// The label the fork runners carry (the caller's repository variable).
 const FORK_LABEL: &str = "fork-sweeps";
@@ -74,10 +71,7 @@ esac
 
 #[test]
 fn a_trusted_fork_sweep_runs_its_legs_apart_from_mains_cache_labels_and_images_under_act() {
-    let Some(act) = act_or_skip() else {
-        return;
-    };
-    let _one = ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    act_scenario!(act);
     let mut h = harness(act);
 
     // The PR's merge commit (what GitHub's test merge is): first parent
@@ -160,7 +154,7 @@ fn a_trusted_fork_sweep_runs_its_legs_apart_from_mains_cache_labels_and_images_u
     h.serve_recorded_run();
 
     // What authorize-fork dispatches (crates/sweepkit-e2e/tests/trusted_dispatch.rs).
-    let (ok, log, secs) = h.run_workflow(
+    let run = h.run_workflow(
         "e2e-tests.yml",
         "workflow_dispatch",
         &json!({"inputs": {
@@ -171,64 +165,21 @@ fn a_trusted_fork_sweep_runs_its_legs_apart_from_mains_cache_labels_and_images_u
             "pr-labels-json": "[\"full-sweep-enabled\"]",
         }}),
     );
-    if std::env::var("SWEEPKIT_ACT_KEEP").as_deref() == Ok("1") {
-        let kept = std::env::temp_dir().join("sweepkit-act-kept-trusted");
-        let _ = std::fs::remove_dir_all(&kept);
-        copy_tree(&h.dir, &kept);
-        eprintln!("kept in {}", kept.display());
-    }
-    let outcomes = job_outcomes(&log);
-    eprintln!("trusted dispatch: act ran {secs:.1} s; jobs: {outcomes:#?}");
-    let tail: Vec<&str> = log.lines().rev().take(60).collect();
-    let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
-    assert!(ok, "act failed:\n{tail}");
-    let ran: BTreeMap<String, Outcome> = outcomes
-        .iter()
-        .map(|(k, v)| {
-            let short = k.strip_prefix("e2e/Run Sweep (sweepkit)/").unwrap_or(k);
-            (short.to_string(), v.clone())
-        })
-        .collect();
-    assert!(
-        ran.values().all(|o| *o == Outcome::Succeeded),
-        "{ran:#?}\n{tail}"
-    );
+    h.keep_if_asked("trusted");
+    run.assert_ok("trusted dispatch");
+    let (log, secs, tail) = (&run.log, run.secs, run.tail());
+    let ran = run.jobs("e2e/Run Sweep (sweepkit)/");
+    assert!(failed_jobs(&ran).is_empty(), "{ran:#?}\n{tail}");
     assert!(ran.contains_key("setup"), "{ran:#?}");
 
     // Runner labels: every leg ran, so each one's runs-on carried the fork
     // label (the only one mapped); none was skipped for its platform.
     assert!(
-        !log.contains("skipping unsupported platform")
-            && !log.contains("Skipping unsupported platform"),
+        !run.skipped_unmapped_job(),
         "act skipped a job: a leg's runs-on lacks {FORK_LABEL}:\n{tail}"
     );
-    let mut ran_legs: Vec<(u64, u64, u64, u64, bool)> = log
-        .lines()
-        .filter_map(|l| l.split_once("| launcher: ").map(|(_, t)| t))
-        .map(|t| {
-            let w: Vec<&str> = t.split_whitespace().collect();
-            let num = |k: &str| -> u64 {
-                let i = w.iter().position(|x| *x == k).unwrap();
-                w[i + 1].parse().unwrap()
-            };
-            let tp = w[2].strip_prefix("TP").unwrap().parse().unwrap();
-            let eval = w[w.iter().position(|x| *x == "eval-only").unwrap() + 1] == "true";
-            (tp, num("conc"), num("isl"), num("osl"), eval)
-        })
-        .collect();
-    let mut want_legs: Vec<(u64, u64, u64, u64, bool)> = legs
-        .iter()
-        .map(|l| {
-            let r = &l["row"];
-            (
-                r["tp"].as_u64().unwrap(),
-                r["conc"].as_u64().unwrap(),
-                r["isl"].as_u64().unwrap(),
-                r["osl"].as_u64().unwrap(),
-                l["family"] == "evals",
-            )
-        })
-        .collect();
+    let mut ran_legs = run.launched();
+    let mut want_legs: Vec<Launched> = legs.iter().map(Launched::of_dry_run_leg).collect();
     ran_legs.sort();
     want_legs.sort();
     assert_eq!(

@@ -10,11 +10,13 @@
 //! `--help`), so a new reader cannot be left out by accident.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use sweepkit_e2e::TOOLS;
+use test_kit::bench_repo::{self, RUNNERS};
+use test_kit::{mkfifo, write_file as write};
 
 /// Bigger than every input limit (the largest is reuse-sweep's 256 MiB
 /// artifact JSON). Made with `set_len`: a sparse file costs no disk.
@@ -88,58 +90,17 @@ fn multinode_env() -> Vec<(&'static str, String)> {
     process_env(&[("IS_MULTINODE", "true")])
 }
 
-fn write(dir: &Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, text).expect("write");
-}
-
-const MASTER: &str = "\
-alpha-fp8-h200-vllm:
-  image: example/vllm:v1
-  model: example-org/Alpha
-  model-prefix: alpha
-  precision: fp8
-  framework: vllm
-  runner: h200
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 1024
-      osl: 1024
-      search-space:
-      - { tp: 8, conc-list: [4, 16] }
-";
-
-const RUNNERS: &str = "labels:\n  h200:\n    - h200-a_00\n";
-
-fn entry(key: &str, pr: u32) -> String {
-    format!(
-        "- config-keys:\n    - {key}\n  description:\n    - change {key}\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{pr}\n"
-    )
-}
-
-fn configs(d: &Path) {
-    write(d, "configs/nvidia-master.yaml", MASTER);
-    write(d, "configs/amd-master.yaml", "{}\n");
-    write(d, "configs/runners.yaml", RUNNERS);
-}
-
 /// A repository whose `head` appends one changelog entry to `base`.
 fn changelog_repo(d: &Path) -> (String, String) {
     let git = |a: &[&str]| test_kit::git(d, a);
     git(&["init", "-q", "-b", "main"]);
-    configs(d);
-    write(d, "perf-changelog.yaml", &entry("alpha-fp8-h200-vllm", 1));
+    bench_repo::write_configs(d);
+    let (base_log, head_log) = bench_repo::base_and_appended_changelog();
+    write(d, "perf-changelog.yaml", &base_log);
     git(&["add", "-A"]);
     git(&["commit", "-q", "-m", "base"]);
     let base = git(&["rev-parse", "HEAD"]);
-    let text = format!(
-        "{}\n{}",
-        entry("alpha-fp8-h200-vllm", 1),
-        entry("alpha-fp8-h200-vllm", 2)
-    );
-    write(d, "perf-changelog.yaml", &text);
+    write(d, "perf-changelog.yaml", &head_log);
     git(&["add", "-A"]);
     git(&["commit", "-q", "-m", "append"]);
     (base, git(&["rev-parse", "HEAD"]))
@@ -250,7 +211,7 @@ const COMMANDS: &[CommandInputs] = &[
             Input {
                 what: "--config-files",
                 setup: |d| {
-                    configs(d);
+                    bench_repo::write_configs(d);
                     run(
                         &[
                             "full-sweep",
@@ -266,7 +227,7 @@ const COMMANDS: &[CommandInputs] = &[
             Input {
                 what: "--runner-config",
                 setup: |d| {
-                    configs(d);
+                    bench_repo::write_configs(d);
                     run(
                         &[
                             "full-sweep",
@@ -287,7 +248,7 @@ const COMMANDS: &[CommandInputs] = &[
         &[Input {
             what: "--config-files",
             setup: |d| {
-                configs(d);
+                bench_repo::write_configs(d);
                 run(
                     &[
                         "test-config",
@@ -384,7 +345,7 @@ const COMMANDS: &[CommandInputs] = &[
         &[Input {
             what: "a config file of the command line",
             setup: |d| {
-                configs(d);
+                bench_repo::write_configs(d);
                 run(
                     &[
                         "from-command",
@@ -1029,14 +990,6 @@ fn comment(extra: &[&str], bad: &'static str) -> Run {
     ];
     a.extend(extra);
     run(&a, bad)
-}
-
-fn mkfifo(path: &Path) {
-    let st = Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .expect("run mkfifo");
-    assert!(st.success(), "mkfifo {}", path.display());
 }
 
 /// Runs `tool` with `r` in `dir`, killing it when it passes [`DEADLINE`]

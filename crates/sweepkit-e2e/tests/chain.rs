@@ -14,6 +14,8 @@
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
 mod common;
+
+use common::plain;
 /// The exit contract of every binary (README "Tools"), on the same binaries.
 mod exit_contract;
 
@@ -99,7 +101,7 @@ impl Runner {
             }
             let default = action["inputs"][name]
                 .get("default")
-                .map(s)
+                .map(plain)
                 .unwrap_or_else(|| panic!("input {name} not given and without default"));
             return self.eval(&default, inputs, action, steps);
         }
@@ -108,7 +110,7 @@ impl Runner {
             return steps
                 .get(id)
                 .and_then(|o| o.get(out))
-                .map(s)
+                .map(plain)
                 .unwrap_or_default();
         }
         if key.starts_with("github.") {
@@ -213,7 +215,7 @@ impl Runner {
                 .env("SWEEPKIT_BIN_DIR", bin_dir());
             if let Some(env) = step.get("env").and_then(Value::as_object) {
                 for (k, v) in env {
-                    c.env(k, self.eval(&s(v), inputs, &action, &steps));
+                    c.env(k, self.eval(&plain(v), inputs, &action, &steps));
                 }
             }
             let out = c.output().unwrap();
@@ -234,7 +236,7 @@ impl Runner {
         {
             result.insert(
                 k.clone(),
-                Value::String(self.eval(&s(&o["value"]), inputs, &action, &steps)),
+                Value::String(self.eval(&plain(&o["value"]), inputs, &action, &steps)),
             );
         }
         ActionRun {
@@ -314,14 +316,6 @@ fn make_repo(repo: &Path) -> (String, String) {
     );
     let head = git(repo, &["rev-parse", "HEAD"]);
     (base, head)
-}
-
-fn s(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
 }
 
 #[test]
@@ -446,7 +440,7 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         &work,
         &[],
     );
-    let config_file = s(&gm.outputs["config-file"]);
+    let config_file = plain(&gm.outputs["config-file"]);
     let ssc_text = std::fs::read_to_string(&config_file).unwrap();
     let ssc: Value = serde_json::from_str(&ssc_text).unwrap();
     show_file(
@@ -486,10 +480,11 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         "actions/canary (outputs)",
         &serde_json::to_string_pretty(&cs.outputs).unwrap(),
     );
-    let canary: Vec<Value> = serde_json::from_str(&s(&cs.outputs["canary-config"])).unwrap();
-    let remaining: Value =
-        serde_json::from_str(&std::fs::read_to_string(s(&cs.outputs["remaining-file"])).unwrap())
-            .unwrap();
+    let canary: Vec<Value> = serde_json::from_str(&plain(&cs.outputs["canary-config"])).unwrap();
+    let remaining: Value = serde_json::from_str(
+        &std::fs::read_to_string(plain(&cs.outputs["remaining-file"])).unwrap(),
+    )
+    .unwrap();
     assert_eq!(canary.len(), 1);
     let min_conc = rows_1k
         .iter()
@@ -555,7 +550,7 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         &work,
         &[],
     );
-    let agg_bmk = work.join(s(&run.outputs["file"]));
+    let agg_bmk = work.join(plain(&run.outputs["file"]));
     let rows: Value = serde_json::from_str(&std::fs::read_to_string(&agg_bmk).unwrap()).unwrap();
     assert_eq!(rows.as_array().unwrap().len(), jobs.len());
     show_file("actions/collect-results aggregate (results_bmk)", &agg_bmk);
@@ -565,16 +560,16 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
     let eval_row = canary[0].clone();
     let eval_dir = work
         .join("eval-results")
-        .join(format!("eval_{}_e2e", s(&eval_row["exp-name"])));
+        .join(format!("eval_{}_e2e", plain(&eval_row["exp-name"])));
     std::fs::create_dir_all(&eval_dir).unwrap();
     std::fs::write(
         eval_dir.join("meta_env.json"),
         json!({
             "infmax_model_prefix": eval_row["model-prefix"], "hw": eval_row["runner"],
             "framework": eval_row["framework"], "precision": eval_row["precision"],
-            "spec_decoding": eval_row["spec-decoding"], "isl": s(&eval_row["isl"]),
-            "osl": s(&eval_row["osl"]), "tp": s(&eval_row["tp"]), "ep": s(&eval_row["ep"]),
-            "conc": s(&eval_row["conc"]), "dp_attention": s(&eval_row["dp-attn"]),
+            "spec_decoding": eval_row["spec-decoding"], "isl": plain(&eval_row["isl"]),
+            "osl": plain(&eval_row["osl"]), "tp": plain(&eval_row["tp"]), "ep": plain(&eval_row["ep"]),
+            "conc": plain(&eval_row["conc"]), "dp_attention": plain(&eval_row["dp-attn"]),
             "model": eval_row["model"], "is_multinode": false
         })
         .to_string(),
@@ -609,7 +604,7 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         &[],
     );
     show("actions/collect-results evals (summary table)", &run.stdout);
-    let agg_eval = work.join(s(&run.outputs["file"]));
+    let agg_eval = work.join(plain(&run.outputs["file"]));
     let evals: Value = serde_json::from_str(&std::fs::read_to_string(&agg_eval).unwrap()).unwrap();
     assert_eq!(evals[0]["task"], "gsm8k");
     assert_eq!(evals[0]["score"], json!(0.93));
@@ -650,12 +645,13 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         &work,
         &[],
     );
-    let report = work.join(s(&run.outputs["markdown"]));
-    let compare_json = work.join(s(&run.outputs["json"]));
+    let report = work.join(plain(&run.outputs["markdown"]));
+    let compare_json = work.join(plain(&run.outputs["json"]));
     show_file("actions/compare-results (report)", &report);
-    let cmp: Value =
-        serde_json::from_str(&std::fs::read_to_string(work.join(s(&run.outputs["json"]))).unwrap())
-            .unwrap();
+    let cmp: Value = serde_json::from_str(
+        &std::fs::read_to_string(work.join(plain(&run.outputs["json"]))).unwrap(),
+    )
+    .unwrap();
     assert_eq!(
         cmp["regressions"].as_array().map(Vec::len),
         Some(0),
@@ -720,7 +716,7 @@ fn sweep_chain_runs_end_to_end_through_the_composite_actions() {
         &work,
         &api_env,
     );
-    let stats_file = sr_dir.join(s(&run.outputs["file"]));
+    let stats_file = sr_dir.join(plain(&run.outputs["file"]));
     show_file("actions/success-rate (run-stats)", &stats_file);
     let stats: Value =
         serde_json::from_str(&std::fs::read_to_string(&stats_file).unwrap()).unwrap();
@@ -832,18 +828,20 @@ printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" 
         } else {
             "benchmark-legs"
         };
-        let part_name =
-            common::eval_template(&s(&wf["jobs"][caller]["name"]), &json!({"matrix": part}));
+        let part_name = common::eval_template(
+            &plain(&wf["jobs"][caller]["name"]),
+            &json!({"matrix": part}),
+        );
         let mut env: Vec<(String, String)> = job["env"]
             .as_object()
             .into_iter()
             .flatten()
-            .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
+            .map(|(k, v)| (k.clone(), common::eval_template(&plain(v), &ctx)))
             .collect();
         ctx["env"] = Value::Object(env.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
         let job_name = format!(
             "{part_name} / {}",
-            common::eval_template(&s(&job["name"]), &ctx)
+            common::eval_template(&plain(&job["name"]), &ctx)
         );
         let job_dir = work.join(format!("job{i}"));
         std::fs::create_dir_all(&job_dir).unwrap();
@@ -863,7 +861,7 @@ printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" 
             "Set the leg environment",
             "Launch the benchmark",
         ] {
-            let out = run_job_step(job, name, &ctx, &mut env, &job_dir);
+            let out = common::run_step(job, name, &ctx, &mut env, &job_dir);
             ok(&out, &format!("{job_id}: {name}"));
         }
         assert_eq!(
@@ -882,7 +880,7 @@ printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" 
         assert!(
             name.ends_with(&format!(
                 "_{node}_recipe-{}",
-                &s(&row["recipe-fingerprint"])[..16]
+                &plain(&row["recipe-fingerprint"])[..16]
             )),
             "{name}"
         );
@@ -892,7 +890,7 @@ printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" 
         assert!(common::eval_if(process["if"].as_str().unwrap(), &ctx, true));
         let mut job_env = env.clone();
         for (k, v) in process["env"].as_object().unwrap() {
-            job_env.push((k.clone(), common::eval_template(&s(v), &ctx)));
+            job_env.push((k.clone(), common::eval_template(&plain(v), &ctx)));
         }
         let run = runner.action(
             "collect-results",
@@ -903,7 +901,7 @@ printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" 
             work,
             &job_env,
         );
-        let agg = job_dir.join(s(&run.outputs["file"]));
+        let agg = job_dir.join(plain(&run.outputs["file"]));
         assert_eq!(agg, job_dir.join(format!("agg_{name}.json")));
         let processed: Value =
             serde_json::from_str(&std::fs::read_to_string(&agg).unwrap()).unwrap();
@@ -928,14 +926,14 @@ printf '%s|%s|%s|%s' "${HF_HUB_CACHE-}" "${RANDOM_RANGE_RATIO-}" "${HF_TOKEN-}" 
         }
         // The upload step's artifact name, and download-artifact's layout.
         let upload = step("Upload result");
-        let artifact = common::eval_template(&s(&upload["with"]["name"]), &ctx);
+        let artifact = common::eval_template(&plain(&upload["with"]["name"]), &ctx);
         assert_eq!(artifact, format!("bmk_{name}"));
         let art = results.join(&artifact);
         std::fs::create_dir_all(&art).unwrap();
         std::fs::copy(&agg, art.join(format!("agg_{name}.json"))).unwrap();
         let after = step("Clean up after the leg");
         assert_eq!(after["if"], "always()");
-        let out = run_job_step(job, "Clean up after the leg", &ctx, &mut env, &job_dir);
+        let out = common::run_step(job, "Clean up after the leg", &ctx, &mut env, &job_dir);
         ok(&out, &format!("{job_id}: Clean up after the leg"));
         assert_eq!(
             std::fs::read_to_string(&cleanup_log).unwrap(),
@@ -972,12 +970,12 @@ fn run_setup_and_plans(
                 dir.join("summary.md").to_str().unwrap().to_string(),
             ),
         ];
-        let out = run_job_step(job, step, ctx, &mut env, dir);
+        let out = common::run_step(job, step, ctx, &mut env, dir);
         ok(&out, step);
         let outs = outputs(&out_file);
         // Every job output read from the step's outputs is written.
         for (k, v) in job["outputs"].as_object().unwrap() {
-            if s(v).contains("steps.split.outputs.") {
+            if plain(v).contains("steps.split.outputs.") {
                 assert!(outs.contains_key(k), "{step}: no output {k}");
             }
         }
@@ -1007,9 +1005,9 @@ fn run_setup_and_plans(
         "agentic-parts",
         "eval-parts",
     ] {
-        let listed: Vec<Value> = serde_json::from_str(&s(&setup_outputs[list])).unwrap();
+        let listed: Vec<Value> = serde_json::from_str(&plain(&setup_outputs[list])).unwrap();
         for part in listed {
-            let id = format!("{}-{}", s(&part["family"]), part["part"]);
+            let id = format!("{}-{}", plain(&part["family"]), part["part"]);
             let ctx = json!({"inputs": {"part": part.to_string(),
                 "without-canary": setup_outputs["without-canary"] == "true"}});
             let dir = work.join(format!("plan-{id}"));
@@ -1020,7 +1018,7 @@ fn run_setup_and_plans(
             )
             .unwrap();
             let outs = run_step(plan, "Cut out the part's legs", &ctx, &dir);
-            let legs: Vec<Value> = serde_json::from_str(&s(&outs["legs"])).unwrap();
+            let legs: Vec<Value> = serde_json::from_str(&plain(&outs["legs"])).unwrap();
             let rows = legs.into_iter().map(|l| l["config"].clone()).collect();
             parts.push((part, rows));
         }
@@ -1146,7 +1144,7 @@ fn manual_entry_runs_a_test_config_command_through_the_same_legs() {
         &work,
         &[],
     );
-    let config_file = s(&gm.outputs["config-file"]);
+    let config_file = plain(&gm.outputs["config-file"]);
     show_file(
         "manual entry: actions/generate-matrix from-command",
         Path::new(&config_file),
@@ -1207,9 +1205,10 @@ fn manual_entry_runs_a_test_config_command_through_the_same_legs() {
         &work,
         &[],
     );
-    let agg: Value =
-        serde_json::from_str(&std::fs::read_to_string(work.join(s(&run.outputs["file"]))).unwrap())
-            .unwrap();
+    let agg: Value = serde_json::from_str(
+        &std::fs::read_to_string(work.join(plain(&run.outputs["file"]))).unwrap(),
+    )
+    .unwrap();
     assert_eq!(agg.as_array().unwrap().len(), 2);
     ctx["needs"]["benchmark-legs"] = json!({"result": "success", "outputs": {}});
     for (id, _) in jobs.as_object().unwrap() {
@@ -1281,9 +1280,10 @@ fn generate_matrix_action_full_sweep_and_test_config() {
         tmp.path(),
         &[],
     );
-    let rows: Value =
-        serde_json::from_str(&std::fs::read_to_string(s(&full.outputs["config-file"])).unwrap())
-            .unwrap();
+    let rows: Value = serde_json::from_str(
+        &std::fs::read_to_string(plain(&full.outputs["config-file"])).unwrap(),
+    )
+    .unwrap();
     let rows = rows.as_array().unwrap();
     // nvidia: 1k1k conc 4, 8 (tp 8) + 8k1k conc 4 (tp 4); amd: 1k1k conc 4.
     let benchmarks = rows
@@ -1307,9 +1307,10 @@ fn generate_matrix_action_full_sweep_and_test_config() {
         tmp.path(),
         &[],
     );
-    let rows: Value =
-        serde_json::from_str(&std::fs::read_to_string(s(&only.outputs["config-file"])).unwrap())
-            .unwrap();
+    let rows: Value = serde_json::from_str(
+        &std::fs::read_to_string(plain(&only.outputs["config-file"])).unwrap(),
+    )
+    .unwrap();
     let rows = rows.as_array().unwrap();
     show(
         "actions/generate-matrix test-config --all-evals",
@@ -1380,59 +1381,10 @@ fn reuse_sweep_action_gate_and_setup_modes() {
     assert_eq!(setup.outputs["reuse-enabled"], "false");
     assert_eq!(setup.outputs["skip-pr-sweep"], "false");
     assert!(
-        s(&setup.outputs["reuse-reason"]).contains("is not synchronize"),
+        plain(&setup.outputs["reuse-reason"]).contains("is not synchronize"),
         "{:?}",
         setup.outputs
     );
-}
-
-/// Runs one `run:` step of a run-sweep.yml job as the runner would: job
-/// `env:` already rendered in `env`, the step's own `env:` rendered from
-/// `ctx`, `$GITHUB_ENV` appended to `env` afterwards.
-fn run_job_step(
-    job: &Value,
-    step_name: &str,
-    ctx: &Value,
-    env: &mut Vec<(String, String)>,
-    dir: &Path,
-) -> Output {
-    let step = job["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|st| st["name"] == step_name)
-        .unwrap();
-    let github_env = dir.join("github_env");
-    std::fs::write(&github_env, "").unwrap();
-    let mut c = test_kit::command("bash");
-    c.args(["--noprofile", "--norc", "-eo", "pipefail", "-c"])
-        .arg(step["run"].as_str().unwrap())
-        .current_dir(dir)
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                bin_dir().display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        )
-        .env("GITHUB_ENV", &github_env);
-    for (k, v) in env.iter() {
-        c.env(k, v);
-    }
-    for (k, v) in step
-        .get("env")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        c.env(k, common::eval_template(&s(v), ctx));
-    }
-    let out = c.output().unwrap();
-    env.extend(common::github_env_vars(
-        &std::fs::read_to_string(&github_env).unwrap(),
-    ));
-    out
 }
 
 /// The multi-node leg job of the leg workflow: worker settings exported only as
@@ -1476,7 +1428,7 @@ done"#;
     // The leg's environment: its first step, `generate-matrix leg-env`.
     let render_env = |ctx: &Value, dir: &Path| -> Vec<(String, String)> {
         let mut env = vec![("E2E_RAW".into(), data("raw").to_str().unwrap().into())];
-        let out = run_job_step(job, "Set the leg environment", ctx, &mut env, dir);
+        let out = common::run_step(job, "Set the leg environment", ctx, &mut env, dir);
         ok(&out, "multi-node leg environment");
         env
     };
@@ -1485,8 +1437,8 @@ done"#;
     let good = row(json!(["PREFILL_MEM_FRACTION=0.8", "FLAG_WITH_SPACES=a b"]));
     let ctx = ctx_for(&good, "h200-cw_07");
     let mut env = render_env(&ctx, tmp.path());
-    let name = common::eval_template(&s(&job["name"]), &ctx);
-    let out = run_job_step(
+    let name = common::eval_template(&plain(&job["name"]), &ctx);
+    let out = common::run_step(
         job,
         "Launch the multi-node benchmark",
         &ctx,
@@ -1505,7 +1457,7 @@ done"#;
         result,
         "tiny_1k1k_fp8_dynamo-sglang_prefill-tp4-pp1-dcp1-pcp1-ep4-dptrue-nw2_decode-tp4-pp1-dcp1-pcp1-ep4-dptrue-nw2_disagg-true_spec-none_conc16x32_h200-cw_07_recipe-0123456789abcdef"
     );
-    let out = run_job_step(job, "Process the results", &ctx, &mut env, tmp.path());
+    let out = common::run_step(job, "Process the results", &ctx, &mut env, tmp.path());
     ok(&out, "multi-node process");
     for conc in [16, 32] {
         let agg = tmp
@@ -1542,7 +1494,7 @@ done"#;
         let dir = tmp.path().join(format!("evil{case}"));
         std::fs::create_dir_all(&dir).unwrap();
         let mut env = render_env(&ctx, &dir);
-        let out = run_job_step(job, "Launch the multi-node benchmark", &ctx, &mut env, &dir);
+        let out = common::run_step(job, "Launch the multi-node benchmark", &ctx, &mut env, &dir);
         let stdout = format!(
             "{}{}",
             String::from_utf8_lossy(&out.stdout),

@@ -18,6 +18,8 @@
 
 mod common;
 
+use common::plain;
+
 use std::path::Path;
 use std::process::Output;
 
@@ -28,14 +30,6 @@ fn workflow() -> Value {
     common::legs_workflow()
 }
 
-fn s(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
-
 fn text(out: &Output) -> String {
     format!(
         "{}{}",
@@ -44,61 +38,13 @@ fn text(out: &Output) -> String {
     )
 }
 
-/// Runs one `run:` step of `job` in `dir`; `$GITHUB_ENV` lines it writes
-/// are added to `env` for the following steps.
-fn run_step(
-    job: &Value,
-    step_name: &str,
-    ctx: &Value,
-    env: &mut Vec<(String, String)>,
-    dir: &Path,
-) -> Output {
-    let step = job["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|st| st["name"] == step_name)
-        .unwrap_or_else(|| panic!("no step {step_name:?}"));
-    let github_env = dir.join("github_env");
-    std::fs::write(&github_env, "").unwrap();
-    let mut c = test_kit::command("bash");
-    c.args(["--noprofile", "--norc", "-eo", "pipefail", "-c"])
-        .arg(step["run"].as_str().unwrap())
-        .current_dir(dir)
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                sweepkit_e2e::tool_dir().display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        )
-        .env("GITHUB_ENV", &github_env);
-    for (k, v) in env.iter() {
-        c.env(k, v);
-    }
-    for (k, v) in step
-        .get("env")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        c.env(k, common::eval_template(&s(v), ctx));
-    }
-    let out = c.output().unwrap();
-    env.extend(common::github_env_vars(
-        &std::fs::read_to_string(&github_env).unwrap(),
-    ));
-    out
-}
-
 /// The job's own `env:` (none: the leg's environment is its first step's).
 fn job_env(job: &Value, ctx: &Value) -> Vec<(String, String)> {
     job["env"]
         .as_object()
         .into_iter()
         .flatten()
-        .map(|(k, v)| (k.clone(), common::eval_template(&s(v), ctx)))
+        .map(|(k, v)| (k.clone(), common::eval_template(&plain(v), ctx)))
         .collect()
 }
 
@@ -161,7 +107,7 @@ fn an_agentic_leg_whose_result_fails_validation_fails_with_the_cause() {
         let mut env = job_env(job, &ctx);
         env.push(("E2E_ERRORS".into(), errors.into()));
         for name in ["Set the leg environment", "Launch the benchmark"] {
-            let out = run_step(job, name, &ctx, &mut env, tmp.path());
+            let out = common::run_step(job, name, &ctx, &mut env, tmp.path());
             assert!(out.status.success(), "{name}: {}", text(&out));
         }
         let c = ctx_with_env(&ctx, &env);
@@ -170,7 +116,7 @@ fn an_agentic_leg_whose_result_fails_validation_fails_with_the_cause() {
             !step_if(job, "Process the result", &c),
             "agentic legs are not processed"
         );
-        let out = run_step(job, "Validate the agentic result", &c, &mut env, tmp.path());
+        let out = common::run_step(job, "Validate the agentic result", &c, &mut env, tmp.path());
         if passes {
             assert!(out.status.success(), "{}", text(&out));
             assert!(
@@ -197,7 +143,7 @@ fn an_agentic_leg_whose_result_fails_validation_fails_with_the_cause() {
         .iter()
         .find(|st| st["name"] == "Upload agentic raw results")
         .unwrap();
-    assert!(s(&upload["if"]).starts_with("always()"));
+    assert!(plain(&upload["if"]).starts_with("always()"));
 }
 
 #[test]
@@ -227,13 +173,13 @@ done"#;
     let tmp = test_kit::temp_dir();
     let mut env = job_env(job, &ctx);
     for name in ["Set the leg environment", "Launch the multi-node benchmark"] {
-        let out = run_step(job, name, &ctx, &mut env, tmp.path());
+        let out = common::run_step(job, name, &ctx, &mut env, tmp.path());
         assert!(out.status.success(), "{name}: {}", text(&out));
     }
     let result = last(&env, "RESULT_FILENAME");
     let c = ctx_with_env(&ctx, &env);
     assert!(step_if(job, "Validate the agentic results", &c));
-    let out = run_step(
+    let out = common::run_step(
         job,
         "Validate the agentic results",
         &c,
@@ -250,7 +196,7 @@ done"#;
     );
     // One concurrency's result missing: the count is named.
     std::fs::remove_file(tmp.path().join(format!("{result}_conc32.json"))).unwrap();
-    let out = run_step(
+    let out = common::run_step(
         job,
         "Validate the agentic results",
         &c,
@@ -379,13 +325,13 @@ printf '%s' {SHA} >power-producer-sha.txt"#
         let ctx = ctx_for(require_power);
         let mut env = job_env(job, &ctx);
         for name in ["Set the leg environment", "Launch the multi-node benchmark"] {
-            let out = run_step(job, name, &ctx, &mut env, dir);
+            let out = common::run_step(job, name, &ctx, &mut env, dir);
             assert!(out.status.success(), "{name}: {}", text(&out));
         }
         let c = ctx_with_env(&ctx, &env);
         assert!(step_if(job, "Process the results", &c));
         assert!(!step_if(job, "Validate the agentic results", &c));
-        let out = run_step(job, "Process the results", &c, &mut env, dir);
+        let out = common::run_step(job, "Process the results", &c, &mut env, dir);
         (out, last(&env, "RESULT_FILENAME"))
     };
 
@@ -443,17 +389,17 @@ printf '%s' {SHA} >power-producer-sha.txt"#
         &[("RESULT_FILENAME".into(), result.clone())],
     );
     assert_eq!(
-        common::eval_template(&s(&bundle["with"]["name"]), &ctx),
+        common::eval_template(&plain(&bundle["with"]["name"]), &ctx),
         format!("power_audit_{result}")
     );
-    let paths = common::eval_template(&s(&bundle["with"]["path"]), &ctx);
+    let paths = common::eval_template(&plain(&bundle["with"]["path"]), &ctx);
     for p in [
         format!("power_validation_{result}_*.json"),
         "LOGS/power/**".to_owned(),
     ] {
         assert!(paths.lines().any(|l| l.trim() == p), "{p} not in {paths}");
     }
-    assert!(s(&bundle["if"]).starts_with("always()"));
+    assert!(plain(&bundle["if"]).starts_with("always()"));
 
     // A package whose stored verdict disagrees: processed without energy,
     // and with require-power the step fails after writing the sidecar.
@@ -507,7 +453,7 @@ fn multi_node_eval_legs_verify_their_scores() {
         .find(|st| st["name"] == "Verify eval scores")
         .unwrap();
     assert_eq!(
-        s(&step["if"]),
+        plain(&step["if"]),
         "(success() || failure()) && env.EVAL_ONLY == 'true'"
     );
     // Without eval-conc the leg's largest concurrency is the one requested.
@@ -530,7 +476,7 @@ fn multi_node_eval_legs_verify_their_scores() {
             ("EVAL_CONC".to_owned(), eval_conc.to_owned()),
             ("CONC_LIST".to_owned(), "8 32 16".to_owned()),
         ];
-        run_step(job, "Verify eval scores", &ctx, &mut env, tmp.path())
+        common::run_step(job, "Verify eval scores", &ctx, &mut env, tmp.path())
     };
     score(0.92);
     let out = verify("");

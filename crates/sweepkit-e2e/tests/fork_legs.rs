@@ -19,6 +19,8 @@
 
 mod common;
 
+use common::{gpu_jobs, plain, step};
+
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
@@ -36,34 +38,6 @@ fn workflow() -> Value {
     common::legs_workflow()
 }
 
-fn s(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
-
-/// The jobs that run on a GPU runner (the matrix row's runner).
-fn gpu_jobs(wf: &Value) -> Vec<(String, Value)> {
-    wf["jobs"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .filter(|(_, j)| s(&j["runs-on"]).contains("matrix.leg.runs-on"))
-        .map(|(k, j)| (k.clone(), j.clone()))
-        .collect()
-}
-
-fn step<'a>(job: &'a Value, name: &str) -> &'a Value {
-    job["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|st| st["name"] == name)
-        .unwrap_or_else(|| panic!("no step {name:?}"))
-}
-
 /// The names of the job's steps whose `if:` holds (every step before succeeded).
 fn running_steps(job: &Value, head_ref: &str) -> Vec<String> {
     let ctx = json!({
@@ -77,9 +51,9 @@ fn running_steps(job: &Value, head_ref: &str) -> Vec<String> {
         .iter()
         .filter(|st| {
             st.get("if")
-                .is_none_or(|c| common::eval_if(&s(c), &ctx, true))
+                .is_none_or(|c| common::eval_if(&plain(c), &ctx, true))
         })
-        .map(|st| s(&st["name"]))
+        .map(|st| plain(&st["name"]))
         .collect()
 }
 
@@ -94,7 +68,7 @@ fn only_a_trusted_dispatch_runs_the_steps_that_set_the_fork_leg_apart() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|st| s(&st["name"]))
+            .map(|st| plain(&st["name"]))
             .collect();
         let at = |n: &str| names.iter().position(|x| x == n).unwrap();
         let launch = names
@@ -113,7 +87,7 @@ fn only_a_trusted_dispatch_runs_the_steps_that_set_the_fork_leg_apart() {
         assert_eq!(at(REMOVE), names.len() - 1, "{id}: the removal is last");
         assert_eq!(at("Clean up after the leg"), names.len() - 2, "{id}");
         assert_eq!(
-            s(&step(job, REMOVE)["if"]),
+            plain(&step(job, REMOVE)["if"]),
             "always() && fromJSON(inputs.sweep).changelog-head-ref != ''"
         );
 
@@ -136,8 +110,8 @@ fn only_a_trusted_dispatch_runs_the_steps_that_set_the_fork_leg_apart() {
             "{id}"
         );
         for st in [apart, step(job, REMOVE)] {
-            assert!(!s(&st["run"]).contains("${{"), "{id}");
-            scripts.insert(s(&st["run"]));
+            assert!(!plain(&st["run"]).contains("${{"), "{id}");
+            scripts.insert(plain(&st["run"]));
         }
     }
     assert_eq!(scripts.len(), 2, "both templates run the same two scripts");
@@ -179,7 +153,7 @@ fn text(out: &Output) -> String {
 /// Where the fork leg's cache goes for this environment, or the refusal.
 fn fork_cache(env: &[(&str, &str)]) -> Result<String, String> {
     let wf = workflow();
-    let script = s(&step(&wf["jobs"]["single-node"], APART)["run"]);
+    let script = plain(&step(&wf["jobs"]["single-node"], APART)["run"]);
     let dir = test_kit::temp_dir();
     let mut env = env.to_vec();
     if !env.iter().any(|(k, _)| *k == "FORK_CACHE_DIR") {
@@ -279,8 +253,8 @@ esac
 fn only_the_images_the_leg_pulled_are_removed_and_no_docker_is_no_error() {
     let wf = workflow();
     let job = &wf["jobs"]["multi-node"];
-    let note = s(&step(job, APART)["run"]);
-    let remove = s(&step(job, REMOVE)["run"]);
+    let note = plain(&step(job, APART)["run"]);
+    let remove = plain(&step(job, REMOVE)["run"]);
     let env = [
         ("HF_HUB_CACHE", "/mnt/hf_hub_cache"),
         ("FORK_CACHE_DIR", ""),
@@ -372,11 +346,11 @@ fn the_example_takes_the_fork_label_and_cache_from_repository_variables_only() {
         .into_value();
     let with = &example["jobs"]["e2e"]["with"];
     assert_eq!(
-        s(&with["fork-runner-label"]),
+        plain(&with["fork-runner-label"]),
         "${{ vars.FORK_SWEEP_RUNNER_LABEL }}"
     );
     assert_eq!(
-        s(&with["fork-cache-dir"]),
+        plain(&with["fork-cache-dir"]),
         "${{ vars.FORK_SWEEP_CACHE_DIR }}"
     );
     // Not dispatch inputs: authorize-fork's dispatch (or anyone's) cannot pick them.
@@ -395,7 +369,7 @@ fn the_example_takes_the_fork_label_and_cache_from_repository_variables_only() {
     for k in ["fork-runner-label", "fork-cache-dir"] {
         let i = &on["workflow_call"]["inputs"][k];
         assert_eq!(
-            (s(&i["type"]), s(&i["default"])),
+            (plain(&i["type"]), plain(&i["default"])),
             ("string".into(), String::new()),
             "{k}"
         );
@@ -420,7 +394,8 @@ fn a_fork_leg_checks_out_without_the_repo_token_or_submodules() {
                 "github": {"token": "ghs_JOB_TOKEN"},
             })
         };
-        let eval = |k: &str, head_ref: &str| common::eval_template(&s(&with[k]), &ctx(head_ref));
+        let eval =
+            |k: &str, head_ref: &str| common::eval_template(&plain(&with[k]), &ctx(head_ref));
         let fork = "feedface00000000000000000000000000000001";
         assert_eq!(eval("token", fork), "ghs_JOB_TOKEN", "{id}");
         assert_eq!(eval("submodules", fork), "false", "{id}");
@@ -430,7 +405,7 @@ fn a_fork_leg_checks_out_without_the_repo_token_or_submodules() {
         let mut no_pat = ctx("");
         no_pat["secrets"] = json!({});
         assert_eq!(
-            common::eval_template(&s(&with["token"]), &no_pat),
+            common::eval_template(&plain(&with["token"]), &no_pat),
             "ghs_JOB_TOKEN",
             "{id}"
         );

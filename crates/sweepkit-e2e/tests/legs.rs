@@ -19,6 +19,8 @@
 
 mod common;
 
+use common::{gpu_jobs, plain};
+
 use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -45,25 +47,6 @@ fn legs_workflow() -> Value {
     sweep_model::yaml::load_file(&root().join(".github/workflows/sweepkit-sweep-legs.yml"))
         .unwrap()
         .into_value()
-}
-
-fn s(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
-
-/// The jobs that run on a GPU runner (the matrix row's runner).
-fn gpu_jobs(wf: &Value) -> Vec<(String, Value)> {
-    wf["jobs"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .filter(|(_, j)| s(&j["runs-on"]).contains("matrix.leg.runs-on"))
-        .map(|(k, j)| (k.clone(), j.clone()))
-        .collect()
 }
 
 /// The outputs that carry matrix rows: the plan job's part.
@@ -103,11 +86,11 @@ fn gpu_jobs_keep_secrets_in_the_launch_step_matrices_out_of_env_and_clean_up_aro
         );
         let steps = job["steps"].as_array().unwrap();
         for st in steps {
-            let name = s(&st["name"]);
+            let name = plain(&st["name"]);
             let text = st.to_string();
             if text.contains("secrets.") {
                 let launch = name.starts_with("Launch the");
-                let checkout_token = s(&st["uses"]).starts_with("actions/checkout@")
+                let checkout_token = plain(&st["uses"]).starts_with("actions/checkout@")
                     && st["with"]["token"]
                         .as_str()
                         .is_some_and(|t| t.contains("secrets."))
@@ -140,20 +123,20 @@ fn gpu_jobs_keep_secrets_in_the_launch_step_matrices_out_of_env_and_clean_up_aro
         // comes after it).
         let first = &steps[0];
         let mut last = &steps[steps.len() - 1];
-        if s(&last["name"]) == "Remove the images the leg pulled (trusted dispatch)" {
+        if plain(&last["name"]) == "Remove the images the leg pulled (trusted dispatch)" {
             last = &steps[steps.len() - 2];
         }
         for (st, name) in [
             (first, "Clean up before the leg"),
             (last, "Clean up after the leg"),
         ] {
-            assert_eq!(s(&st["name"]), name, "{id}");
+            assert_eq!(plain(&st["name"]), name, "{id}");
             assert_eq!(
-                s(&st["env"]["CLEANUP_COMMAND"]),
+                plain(&st["env"]["CLEANUP_COMMAND"]),
                 "${{ fromJSON(inputs.sweep).cleanup-command }}"
             );
             assert!(
-                s(&st["run"]).contains(r#"bash -c "$CLEANUP_COMMAND""#),
+                plain(&st["run"]).contains(r#"bash -c "$CLEANUP_COMMAND""#),
                 "{id}"
             );
         }
@@ -162,7 +145,7 @@ fn gpu_jobs_keep_secrets_in_the_launch_step_matrices_out_of_env_and_clean_up_aro
             "{id}: the cleanup before is unconditional"
         );
         assert_eq!(
-            s(&last["if"]),
+            plain(&last["if"]),
             "always()",
             "{id}: the cleanup after runs always"
         );
@@ -189,7 +172,7 @@ fn gpu_jobs_keep_secrets_in_the_launch_step_matrices_out_of_env_and_clean_up_aro
         }
         for (what, map) in envs {
             for (k, v) in map.as_object().unwrap() {
-                let v = s(v);
+                let v = plain(v);
                 for f in &forbidden {
                     assert!(
                         !(v.contains("${{") && v.contains(f.as_str())),
@@ -246,17 +229,17 @@ fn outputs_read_are_declared(wf: &Value) -> usize {
 fn leg_env_strings(job: &Value, ctx: &Value, family: &str) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
     for st in job["steps"].as_array().unwrap() {
-        let name = s(&st["name"]);
+        let name = plain(&st["name"]);
         if name == "Set the leg environment" || name.starts_with("Launch the") {
             for (k, x) in st["env"].as_object().unwrap() {
-                v.push(format!("{k}={}", common::eval_template(&s(x), ctx)));
+                v.push(format!("{k}={}", common::eval_template(&plain(x), ctx)));
             }
         }
     }
     let inputs = sweep_matrix::leg::LegInputs {
-        sweep: serde_json::from_str(&s(&ctx["inputs"]["sweep"])).unwrap(),
+        sweep: serde_json::from_str(&plain(&ctx["inputs"]["sweep"])).unwrap(),
         agentx_fast: false,
-        runner_name: s(&ctx["runner"]["name"]),
+        runner_name: plain(&ctx["runner"]["name"]),
     };
     let part = sweep_matrix::leg::LegPart::of_family(family).unwrap();
     let row = ctx["matrix"]["leg"]["config"].as_object().unwrap();
@@ -328,7 +311,7 @@ fn split_and_measure(
     let measure = |m: &mut Measured, job: &str, outputs: &Map<String, Value>| {
         let mut total = 0;
         for (k, v) in outputs {
-            let n = utf16(&s(v));
+            let n = utf16(&plain(v));
             total += n;
             if n > m.largest_output.1 {
                 m.largest_output = (format!("{job}.{k}"), n);
@@ -348,7 +331,8 @@ fn split_and_measure(
     let wf = legs_workflow();
     let mut parts_rows = Map::new();
     for g in GROUPS {
-        let parts: Vec<Value> = serde_json::from_str(&s(&setup[&format!("{g}-parts")])).unwrap();
+        let parts: Vec<Value> =
+            serde_json::from_str(&plain(&setup[&format!("{g}-parts")])).unwrap();
         assert!(parts.len() <= MAX_PARTS_PER_GROUP, "{name}: {g}");
         m.most_parts = m.most_parts.max(parts.len());
         for part in &parts {
@@ -367,7 +351,7 @@ fn split_and_measure(
             let tag = format!("{family}-{k}");
             let plan = run_split(&input, Some((family, k)));
             measure(&mut m, &format!("plan {tag}"), &plan);
-            let rows: Vec<Value> = serde_json::from_str(&s(&plan["legs"]))
+            let rows: Vec<Value> = serde_json::from_str(&plain(&plan["legs"]))
                 .unwrap_or_else(|e| panic!("{name}: plan {tag}: {e}"));
             assert!(
                 !rows.is_empty() && rows.len() <= MAX_LEGS_PER_JOB,
@@ -480,7 +464,7 @@ fn a_synthetic_2000_leg_sweep_splits_within_githubs_and_linuxs_limits() {
     });
     let (setup, parts, m) = split_and_measure("synthetic 2000-leg sweep", &ssc);
     assert_eq!(m.legs, 2000);
-    assert_eq!(s(&setup["legs"]), "2000");
+    assert_eq!(plain(&setup["legs"]), "2000");
     // 900 legs: four parts of 225; 600: three of 200; the rest one part.
     for (tag, legs) in [
         ("sn-1k1k-4", 225),
@@ -492,8 +476,8 @@ fn a_synthetic_2000_leg_sweep_splits_within_githubs_and_linuxs_limits() {
         assert_eq!(parts[tag], json!(legs), "{tag}: {parts:?}");
     }
     assert_eq!(parts.len(), 4 + 3 + 1 + 1 + 1 + 1 + 1, "{parts:?}");
-    assert_eq!(s(&setup["has-agentic"]), "true");
-    assert_eq!(s(&setup["canary-parts"]), "[]");
+    assert_eq!(plain(&setup["has-agentic"]), "true");
+    assert_eq!(plain(&setup["canary-parts"]), "[]");
     // The parts lists are small: a row per part, never a leg.
     assert!(m.largest_job.0.starts_with("plan "), "{:?}", m.largest_job);
 
@@ -574,7 +558,7 @@ fn the_ten_times_catalogue_splits_within_the_limits() {
     let ssc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let (setup, _, m) = split_and_measure("10x scale catalogue", &ssc);
     assert!(m.legs > 10_000, "{} legs", m.legs);
-    assert_eq!(s(&setup["legs"]), m.legs.to_string());
+    assert_eq!(plain(&setup["legs"]), m.legs.to_string());
 }
 
 /// The biggest recorded real sweep (the conformance case
@@ -599,7 +583,7 @@ fn the_biggest_real_sweep_splits_within_the_limits() {
     let ssc: Value = serde_json::from_str(&std::fs::read_to_string(&case).unwrap()).unwrap();
     let (setup, parts, m) = split_and_measure("real case pr2508-range20", &ssc);
     assert_eq!(m.legs, 286);
-    assert_eq!(s(&setup["legs"]), "286");
+    assert_eq!(plain(&setup["legs"]), "286");
     assert!(parts.contains_key("sn-agentic-1"), "{parts:?}");
     assert!(
         m.largest_job.1 < GITHUB_OUTPUT_LIMIT / 2,
@@ -677,7 +661,7 @@ fn from_command_accepts_only_the_generator_subcommands_and_evaluates_nothing() {
 #[test]
 fn ingest_is_dispatched_only_after_a_successful_collect() {
     let wf = workflow();
-    let ingest = s(&wf["jobs"]["trigger-ingest"]["if"]);
+    let ingest = plain(&wf["jobs"]["trigger-ingest"]["if"]);
     let ctx = |collect: &str, evals: &str, reuse: &str, agentic: &str| {
         json!({
             "inputs": {"ingest-repository": "example/ingest", "generate-command": "", "manual-ingest": false},

@@ -8,19 +8,13 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Output;
 
 use sweepkit_e2e::{TOOLS, workspace_root as root};
-use test_kit::{git, stderr};
+use test_kit::{git, stderr, write_executable as executable};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-fn executable(path: &Path, text: &str) {
-    std::fs::write(path, text).unwrap();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
 
 fn ok(what: &str, out: Output) -> String {
     assert!(

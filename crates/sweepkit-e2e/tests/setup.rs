@@ -7,11 +7,10 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use test_kit::{FakeGitHub, stderr};
+use test_kit::{FakeGitHub, stderr, write_executable as executable};
 
 use sweepkit_e2e::TOOLS;
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -27,11 +26,6 @@ fn root() -> PathBuf {
         .join("../..")
         .canonicalize()
         .unwrap()
-}
-
-fn executable(path: &Path, text: &str) {
-    std::fs::write(path, text).unwrap();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 struct Fixture {

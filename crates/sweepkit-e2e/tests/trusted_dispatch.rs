@@ -26,6 +26,8 @@
 
 mod common;
 
+use common::plain;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Output;
@@ -49,14 +51,6 @@ fn load(rel: &str) -> Value {
 /// The `on:` mapping (YAML 1.1 reads the bare key `on` as the boolean true).
 fn on(doc: &Value) -> &Value {
     doc.get("on").or_else(|| doc.get("true")).unwrap()
-}
-
-fn s(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
 }
 
 /// The inputs `sweep-ops authorize-fork` dispatches for a writer's
@@ -189,7 +183,7 @@ fn every_input_authorize_fork_dispatches_is_declared_by_the_e2e_example() {
     let with = example.pointer("/jobs/e2e/with").unwrap();
     for k in sent.keys().filter(|k| *k != "test-name") {
         assert_eq!(
-            s(&with[k.as_str()]),
+            plain(&with[k.as_str()]),
             format!("${{{{ inputs.{k} }}}}"),
             "e2e example does not pass {k} on"
         );
@@ -209,7 +203,7 @@ fn every_input_the_example_passes_is_a_run_sweep_input_of_the_same_type() {
             panic!("e2e example passes {k}, which run-sweep.yml does not declare");
         };
         let want = target["type"].as_str().unwrap();
-        let text = s(v);
+        let text = plain(v);
         let got = match text
             .strip_prefix("${{ inputs.")
             .and_then(|r| r.strip_suffix(" }}"))
@@ -253,9 +247,9 @@ fn running_steps(job: &Value, ctx: &Value) -> Vec<String> {
         .iter()
         .filter(|st| {
             st.get("if")
-                .is_none_or(|c| common::eval_if(&s(c), ctx, true))
+                .is_none_or(|c| common::eval_if(&plain(c), ctx, true))
         })
-        .map(|st| s(&st["name"]))
+        .map(|st| plain(&st["name"]))
         .collect()
 }
 
@@ -310,7 +304,7 @@ fn trusted_mode_sweeps_the_changelog_at_the_approved_head() {
     let given: Map<String, Value> = sent.into_iter().filter(|(k, _)| k != "test-name").collect();
     let mut ctx = setup_ctx(&wf, "workflow_dispatch", &given);
     assert!(
-        common::eval_if(&s(&setup["if"]), &ctx, false),
+        common::eval_if(&plain(&setup["if"]), &ctx, false),
         "setup runs on the trusted dispatch"
     );
     let steps = running_steps(setup, &ctx);
@@ -343,12 +337,12 @@ fn trusted_mode_sweeps_the_changelog_at_the_approved_head() {
         .find(|st| st["name"] == CHANGELOG_STEP)
         .unwrap();
     let with = &step["with"];
-    assert_eq!(common::eval_template(&s(&with["base-ref"]), &ctx), BASE);
-    assert_eq!(common::eval_template(&s(&with["head-ref"]), &ctx), HEAD);
+    assert_eq!(common::eval_template(&plain(&with["base-ref"]), &ctx), BASE);
+    assert_eq!(common::eval_template(&plain(&with["head-ref"]), &ctx), HEAD);
     // The priority policy is the base's copy, not the checkout's file, even
     // when the caller names another path.
     ctx["steps"]["trusted-policy"] = json!({"outputs": {"file": "/tmp/runner/trusted.yaml"}});
-    let policy_of = |ctx: &Value| common::eval_template(&s(&with["priority-policy"]), ctx);
+    let policy_of = |ctx: &Value| common::eval_template(&plain(&with["priority-policy"]), ctx);
     assert_eq!(policy_of(&ctx), "/tmp/runner/trusted.yaml");
     let mut custom = ctx.clone();
     custom["inputs"]["priority-policy"] = json!("ci/my-priority.yaml");
@@ -361,19 +355,19 @@ fn trusted_mode_sweeps_the_changelog_at_the_approved_head() {
     let mut rctx = ctx.clone();
     rctx["steps"]["changelog-matrix"] = json!({"outputs": {"config-file": "/tmp/m.json"}});
     rctx["steps"]["trusted-runners"] = json!({"outputs": {"file": "/tmp/runner/runners.yaml"}});
-    assert_eq!(s(&fr["command"]), "check-fork-runners");
+    assert_eq!(plain(&fr["command"]), "check-fork-runners");
     assert_eq!(
-        common::eval_template(&s(&fr["matrix"]), &rctx),
+        common::eval_template(&plain(&fr["matrix"]), &rctx),
         "/tmp/m.json"
     );
     assert_eq!(
-        common::eval_template(&s(&fr["runner-config"]), &rctx),
+        common::eval_template(&plain(&fr["runner-config"]), &rctx),
         "/tmp/runner/runners.yaml"
     );
     // The checkout is the merge commit, with full history.
     let checkout = &setup["steps"][0];
     assert_eq!(
-        common::eval_template(&s(&checkout["with"]["ref"]), &ctx),
+        common::eval_template(&plain(&checkout["with"]["ref"]), &ctx),
         MERGE
     );
     assert_eq!(checkout["with"]["fetch-depth"], json!(0));
@@ -396,9 +390,9 @@ fn trusted_mode_sweeps_the_changelog_at_the_approved_head() {
         .as_object()
         .unwrap()
         .iter()
-        .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
+        .map(|(k, v)| (k.clone(), common::eval_template(&plain(v), &ctx)))
         .collect();
-    let (out, outputs) = run_script(&s(&script["run"]), dir.path(), &env);
+    let (out, outputs) = run_script(&plain(&script["run"]), dir.path(), &env);
     assert!(
         out.status.success(),
         "{}",
@@ -409,7 +403,7 @@ fn trusted_mode_sweeps_the_changelog_at_the_approved_head() {
         "trusted": {"outputs": outputs},
         "policy": {"outputs": {"fail-fast": "false", "evals-only": "false", "trim-conc": "true"}},
     });
-    let decided = |k: &str| common::eval_template(&s(&policy["outputs"][k]), &pctx);
+    let decided = |k: &str| common::eval_template(&plain(&policy["outputs"][k]), &pctx);
     assert_eq!(decided("fail-fast"), "true");
     assert_eq!(decided("evals-only"), "true");
     assert_eq!(decided("trim-conc"), "false");
@@ -426,7 +420,7 @@ fn the_manual_and_pr_paths_keep_their_steps() {
         json!("test-config --config-keys k --conc 4"),
     );
     let ctx = setup_ctx(&wf, "workflow_dispatch", &manual);
-    assert!(common::eval_if(&s(&setup["if"]), &ctx, false));
+    assert!(common::eval_if(&plain(&setup["if"]), &ctx, false));
     let steps = running_steps(setup, &ctx);
     assert!(steps.iter().any(|n| n == COMMAND_STEP), "{steps:?}");
     for not in [
@@ -447,7 +441,7 @@ fn the_manual_and_pr_paths_keep_their_steps() {
     );
 
     let ctx = setup_ctx(&wf, "pull_request", &Map::new());
-    assert!(common::eval_if(&s(&setup["if"]), &ctx, false));
+    assert!(common::eval_if(&plain(&setup["if"]), &ctx, false));
     let steps = running_steps(setup, &ctx);
     for want in [RANGE_STEP, CHANGELOG_STEP, REUSE_STEP] {
         assert!(steps.iter().any(|n| n == want), "{want} runs: {steps:?}");
@@ -466,17 +460,17 @@ fn the_manual_and_pr_paths_keep_their_steps() {
     let mut pr = ctx.clone();
     pr["inputs"]["priority-policy"] = json!("ci/my-priority.yaml");
     assert_eq!(
-        common::eval_template(&s(&with["priority-policy"]), &pr),
+        common::eval_template(&plain(&with["priority-policy"]), &pr),
         "ci/my-priority.yaml"
     );
     assert_eq!(
-        common::eval_template(&s(&with["priority-policy"]), &ctx),
+        common::eval_template(&plain(&with["priority-policy"]), &ctx),
         "configs/ci-priority.yaml"
     );
 
     // A dispatch with neither mode sweeps nothing here (the example refuses it).
     let ctx = setup_ctx(&wf, "workflow_dispatch", &Map::new());
-    assert!(!common::eval_if(&s(&setup["if"]), &ctx, false));
+    assert!(!common::eval_if(&plain(&setup["if"]), &ctx, false));
 }
 
 /// Runs a step's `run:` script as GitHub's `shell: bash` does, in `dir`,
@@ -521,7 +515,7 @@ fn the_revision_check_accepts_only_the_merge_commit_of_the_approved_head() {
         .iter()
         .find(|st| st["id"] == "trusted-range")
         .unwrap();
-    let script = s(&step["run"]);
+    let script = plain(&step["run"]);
     let env_names: BTreeSet<&String> = step["env"].as_object().unwrap().keys().collect();
     let want: BTreeSet<String> = [
         "BASE_SHA",
@@ -614,8 +608,8 @@ fn the_revision_check_accepts_only_the_merge_commit_of_the_approved_head() {
 fn the_example_refuses_both_modes_and_neither() {
     let example = load("examples/e2e-tests.yml");
     let step = &example["jobs"]["mode"]["steps"][0];
-    let script = s(&step["run"]);
-    assert_eq!(s(&example["jobs"]["e2e"]["needs"]), "mode");
+    let script = plain(&step["run"]);
+    assert_eq!(plain(&example["jobs"]["e2e"]["needs"]), "mode");
     let dir = test_kit::temp_dir();
     let run = |cmd: &str, head: &str| {
         let env = vec![
@@ -653,13 +647,13 @@ fn trusted_mode_compares_with_the_baseline() {
     ctx["needs"]["setup"]["result"] = json!("success");
     ctx["needs"]["collect-results"] = json!({"result": "success", "outputs": {}});
     assert!(
-        common::eval_if(&s(&compare["if"]), &ctx, false),
+        common::eval_if(&plain(&compare["if"]), &ctx, false),
         "compare-results runs on the trusted dispatch"
     );
     let mut neither = setup_ctx(&wf, "workflow_dispatch", &Map::new());
     neither["needs"]["setup"]["result"] = json!("success");
     neither["needs"]["collect-results"] = json!({"result": "success", "outputs": {}});
-    assert!(!common::eval_if(&s(&compare["if"]), &neither, false));
+    assert!(!common::eval_if(&plain(&compare["if"]), &neither, false));
 }
 
 /// The trusted-policy step's script, run with bash on a repository where
@@ -671,9 +665,9 @@ fn trusted_mode_compares_with_the_baseline() {
 fn the_trusted_policy_is_the_base_copy_never_the_forks() {
     let wf = load(".github/workflows/run-sweep.yml");
     let step = setup_step(&wf, POLICY_STEP);
-    assert_eq!(s(&step["id"]), "trusted-policy");
-    assert_eq!(s(&step["shell"]), "bash");
-    let script = s(&step["run"]);
+    assert_eq!(plain(&step["id"]), "trusted-policy");
+    assert_eq!(plain(&step["shell"]), "bash");
+    let script = plain(&step["run"]);
     assert!(!script.contains("${{"), "values go through env:");
     let env_names: BTreeSet<&String> = step["env"].as_object().unwrap().keys().collect();
     let want: BTreeSet<String> = ["BASE_SHA", "POLICY_PATH"].map(String::from).into();
@@ -707,12 +701,12 @@ fn the_trusted_policy_is_the_base_copy_never_the_forks() {
         given.insert("priority-policy".into(), json!(path));
         let mut ctx = setup_ctx(&wf, "workflow_dispatch", &given);
         ctx["steps"] = json!({"trusted-range": {"outputs": {"base": base, "head": head}}});
-        assert!(common::eval_if(&s(&step["if"]), &ctx, true));
+        assert!(common::eval_if(&plain(&step["if"]), &ctx, true));
         let mut env: Vec<(String, String)> = step["env"]
             .as_object()
             .unwrap()
             .iter()
-            .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
+            .map(|(k, v)| (k.clone(), common::eval_template(&plain(v), &ctx)))
             .collect();
         env.push(("RUNNER_TEMP".into(), temp.display().to_string()));
         run_script(&script, r, &env)
@@ -796,16 +790,16 @@ fn trusted_mode_judges_evals_by_the_base_thresholds() {
     let steps = wf["jobs"]["compare-results"]["steps"].as_array().unwrap();
     let checkout = steps
         .iter()
-        .find(|st| s(&st["name"]) == "Check out the eval thresholds")
+        .find(|st| plain(&st["name"]) == "Check out the eval thresholds")
         .unwrap();
     let sent = dispatched_inputs(&["sweep-enabled"]);
     let given: Map<String, Value> = sent.into_iter().filter(|(k, _)| k != "test-name").collect();
-    let merge = s(&given["ref"]);
-    let base = s(&given["changelog-base-ref"]);
+    let merge = plain(&given["ref"]);
+    let base = plain(&given["changelog-base-ref"]);
     assert_ne!(merge, base);
     let ctx = setup_ctx(&wf, "workflow_dispatch", &given);
     assert_eq!(
-        common::eval_template(&s(&checkout["with"]["ref"]), &ctx),
+        common::eval_template(&plain(&checkout["with"]["ref"]), &ctx),
         base
     );
     let mut manual = Map::new();
@@ -816,7 +810,7 @@ fn trusted_mode_judges_evals_by_the_base_thresholds() {
     manual.insert("ref".into(), json!("feature"));
     let ctx = setup_ctx(&wf, "workflow_dispatch", &manual);
     assert_eq!(
-        common::eval_template(&s(&checkout["with"]["ref"]), &ctx),
+        common::eval_template(&plain(&checkout["with"]["ref"]), &ctx),
         "feature"
     );
 }
@@ -828,8 +822,8 @@ fn trusted_mode_judges_evals_by_the_base_thresholds() {
 fn the_runner_file_is_the_base_copy_and_its_absence_fails() {
     let wf = load(".github/workflows/run-sweep.yml");
     let step = setup_step(&wf, RUNNERS_STEP);
-    assert_eq!(s(&step["id"]), "trusted-runners");
-    let script = s(&step["run"]);
+    assert_eq!(plain(&step["id"]), "trusted-runners");
+    let script = plain(&step["run"]);
     let env_names: BTreeSet<&String> = step["env"].as_object().unwrap().keys().collect();
     let want: BTreeSet<String> = ["BASE_SHA", "RUNNER_CONFIG"].map(String::from).into();
     assert_eq!(env_names, want.iter().collect());
@@ -859,12 +853,12 @@ fn the_runner_file_is_the_base_copy_and_its_absence_fails() {
         given.insert("runner-config".into(), json!(path));
         let mut ctx = setup_ctx(&wf, "workflow_dispatch", &given);
         ctx["steps"] = json!({"trusted-range": {"outputs": {"base": base, "head": head}}});
-        assert!(common::eval_if(&s(&step["if"]), &ctx, true));
+        assert!(common::eval_if(&plain(&step["if"]), &ctx, true));
         let mut env: Vec<(String, String)> = step["env"]
             .as_object()
             .unwrap()
             .iter()
-            .map(|(k, v)| (k.clone(), common::eval_template(&s(v), &ctx)))
+            .map(|(k, v)| (k.clone(), common::eval_template(&plain(v), &ctx)))
             .collect();
         env.push(("RUNNER_TEMP".into(), temp.display().to_string()));
         run_script(&script, r, &env)

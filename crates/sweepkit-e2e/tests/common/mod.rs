@@ -2,6 +2,11 @@
 //! context paths (`a.b-c`, `a['x']`), `!`, `==`, `!=`, `&&`/`||` (returning
 //! operands, as GitHub does), parentheses, and the functions the workflows
 //! use (`contains`, `fromJSON`, `toJSON`, `join`, status functions).
+//!
+//! Beside it, what the workflow tests share to read and run a workflow's
+//! jobs without an executor: [`legs_workflow`], [`gpu_jobs`], [`step`],
+//! [`plain`] and [`run_step`] (one `run:` step in bash, as the runner runs
+//! it). The act scenarios run the workflows for real (`test_kit::act`).
 
 #![allow(dead_code)] // each test binary uses part of it
 
@@ -461,4 +466,87 @@ pub(crate) fn legs_workflow() -> Value {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../.github/workflows/sweepkit-sweep-legs.yml");
     sweep_model::yaml::load_file(&p).unwrap().into_value()
+}
+
+/// Runs one `run:` step of a workflow job in `dir` as the runner would,
+/// the tools under test first on PATH: the job's rendered `env:` is in
+/// `env`, the step's own `env:` is rendered from `ctx`, and the
+/// `$GITHUB_ENV` lines it writes are added to `env` for the steps after it.
+pub(crate) fn run_step(
+    job: &Value,
+    step_name: &str,
+    ctx: &Value,
+    env: &mut Vec<(String, String)>,
+    dir: &std::path::Path,
+) -> std::process::Output {
+    let step = job["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|st| st["name"] == step_name)
+        .unwrap_or_else(|| panic!("no step {step_name:?}"));
+    let github_env = dir.join("github_env");
+    std::fs::write(&github_env, "").unwrap();
+    let mut c = test_kit::command("bash");
+    c.args(["--noprofile", "--norc", "-eo", "pipefail", "-c"])
+        .arg(step["run"].as_str().unwrap())
+        .current_dir(dir)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                sweepkit_e2e::tool_dir().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env("GITHUB_ENV", &github_env);
+    for (k, v) in env.iter() {
+        c.env(k, v);
+    }
+    for (k, v) in step
+        .get("env")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        c.env(k, eval_template(&plain(v), ctx));
+    }
+    let out = c.output().unwrap();
+    env.extend(github_env_vars(
+        &std::fs::read_to_string(&github_env).unwrap(),
+    ));
+    out
+}
+
+/// A workflow value as plain text: a string as it is, nothing for null,
+/// anything else as compact JSON (how the tests read `runs-on`, `if:` and
+/// `env:` values).
+pub(crate) fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// The jobs of a leg workflow that run on a GPU runner (the matrix row's
+/// runner), by name.
+pub(crate) fn gpu_jobs(wf: &Value) -> Vec<(String, Value)> {
+    wf["jobs"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, j)| plain(&j["runs-on"]).contains("matrix.leg.runs-on"))
+        .map(|(k, j)| (k.clone(), j.clone()))
+        .collect()
+}
+
+/// The step of `job` named `name`.
+pub(crate) fn step<'a>(job: &'a Value, name: &str) -> &'a Value {
+    job["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|st| st["name"] == name)
+        .unwrap_or_else(|| panic!("no step {name:?}"))
 }

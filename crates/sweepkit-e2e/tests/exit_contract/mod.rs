@@ -18,6 +18,8 @@ const REJECTED: i32 = 1;
 const FAILED: i32 = 2;
 
 use sweepkit_e2e::TOOLS;
+use test_kit::bench_repo::{self, MASTER, RUNNERS, entry};
+use test_kit::write_file as write;
 
 /// Runs `tool args…` in `dir` with the kit's scrubbed environment and
 /// `env` (no `GITHUB_*` or `INPUT_*` of the caller leaks in), so each code
@@ -44,12 +46,6 @@ fn expect(code: i32, tool: &str, args: &[&str], dir: &Path, env: &[(&str, &str)]
         String::from_utf8_lossy(&out.stderr)
     );
     out
-}
-
-fn write(dir: &Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, text).expect("write");
 }
 
 /// A loopback URL nothing listens on.
@@ -108,31 +104,6 @@ fn version_is_0_and_an_unknown_flag_is_2_for_every_tool() {
     );
 }
 
-const MASTER: &str = "\
-alpha-fp8-h200-vllm:
-  image: example/vllm:v1
-  model: example-org/Alpha
-  model-prefix: alpha
-  precision: fp8
-  framework: vllm
-  runner: h200
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 1024
-      osl: 1024
-      search-space:
-      - { tp: 8, conc-list: [4, 16] }
-";
-
-const RUNNERS: &str = "labels:\n  h200:\n    - h200-a_00\n";
-
-fn entry(key: &str, pr: u32) -> String {
-    format!(
-        "- config-keys:\n    - {key}\n  description:\n    - change {key}\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{pr}\n"
-    )
-}
-
 use test_kit::git;
 
 fn commit(dir: &Path, msg: &str) -> String {
@@ -148,20 +119,14 @@ fn check_changelog() {
     git(d, &["init", "-q", "-b", "main"]);
     git(d, &["config", "user.email", "t@example.invalid"]);
     git(d, &["config", "user.name", "t"]);
-    write(d, "configs/nvidia-master.yaml", MASTER);
-    write(d, "configs/amd-master.yaml", "{}\n");
-    write(d, "configs/runners.yaml", RUNNERS);
-    write(d, "perf-changelog.yaml", &entry("alpha-fp8-h200-vllm", 1));
+    bench_repo::write_configs(d);
+    let (base_log, head_log) = bench_repo::base_and_appended_changelog();
+    write(d, "perf-changelog.yaml", &base_log);
     let base = commit(d, "base");
     // Missing required input.
     expect(FAILED, "check-changelog", &["--base-ref", &base], d, &[]);
     // Accepted: one appended entry.
-    let text = format!(
-        "{}\n{}",
-        entry("alpha-fp8-h200-vllm", 1),
-        entry("alpha-fp8-h200-vllm", 2)
-    );
-    write(d, "perf-changelog.yaml", &text);
+    write(d, "perf-changelog.yaml", &head_log);
     let added = commit(d, "append");
     expect(
         OK,
@@ -171,7 +136,7 @@ fn check_changelog() {
         &[],
     );
     // Rejected: a deleted line.
-    write(d, "perf-changelog.yaml", &entry("alpha-fp8-h200-vllm", 2));
+    write(d, "perf-changelog.yaml", &entry(bench_repo::KEY, 2));
     let deleted = commit(d, "delete");
     let out = expect(
         REJECTED,
