@@ -89,6 +89,26 @@ impl Client {
         }
     }
 
+    /// Every completed `pull_request` run of `workflow` (its file name or
+    /// id) on `branch`, newest first as GitHub lists them, all pages: the
+    /// runs a pull request's sweep may be found among.
+    pub fn completed_pull_request_runs(
+        &self,
+        repo: &str,
+        workflow: &str,
+        branch: &str,
+    ) -> Result<Vec<Value>> {
+        self.get_all(
+            &format!("/repos/{repo}/actions/workflows/{}/runs", encode(workflow)),
+            &[
+                ("event", "pull_request"),
+                ("branch", branch),
+                ("status", "completed"),
+            ],
+            Some("workflow_runs"),
+        )
+    }
+
     /// The newest successful run matching `q` (never `q.exclude_run`) that
     /// has an unexpired artifact named `q.artifact`, among the newest
     /// [`MAX_RUNS_SCANNED`]; `None` when there is none.

@@ -501,17 +501,10 @@ impl<'a> Finder<'a> {
         if head_branch.is_empty() {
             return Ok(None);
         }
-        let runs = self.client.get_all(
-            &self.path(&format!(
-                "/actions/workflows/{}/runs",
-                encode(&self.args.workflow_id)
-            )),
-            &[
-                ("event", "pull_request"),
-                ("branch", head_branch),
-                ("status", "completed"),
-            ],
-            Some("workflow_runs"),
+        let runs = self.client.completed_pull_request_runs(
+            &self.repo,
+            &self.args.workflow_id,
+            head_branch,
         )?;
         // Newest first, as GitHub lists them. Gated no-op runs succeed
         // without artifacts and are skipped by the artifact test.

@@ -24,7 +24,7 @@ use std::path::Path;
 use github_client::trust::{
     LabelHistory, head_repository, may_write, run_is_from, run_label_refusal,
 };
-use github_client::{Client, encode};
+use github_client::Client;
 use serde_json::{Value, json};
 
 use crate::find::has_reusable_results;
@@ -303,19 +303,9 @@ fn named_run(check: &Checker, id: u64) -> Result<Value> {
 /// staged.
 fn newest_stageable_run(check: &Checker, a: &RequestArgs, pull: &Value) -> Result<Value> {
     let branch = run_str(pull, "/head/ref");
-    let candidates = check.client.get_all(
-        &format!(
-            "/repos/{}/actions/workflows/{}/runs",
-            a.repo,
-            encode(&a.workflow)
-        ),
-        &[
-            ("event", "pull_request"),
-            ("branch", branch),
-            ("status", "completed"),
-        ],
-        Some("workflow_runs"),
-    )?;
+    let candidates = check
+        .client
+        .completed_pull_request_runs(&a.repo, &a.workflow, branch)?;
     for c in candidates {
         if check.refusal(&c, false)?.is_none() {
             return Ok(c);

@@ -23,7 +23,7 @@
 //!   `sha` = the head (GitHub refuses if it moved);
 //!   a bounded wait for the push-to-main sweep run of the merge commit.
 
-use github_client::{Client, encode};
+use github_client::Client;
 use serde_json::{Value, json};
 
 use crate::{
@@ -255,19 +255,7 @@ fn check_pull(pull: &Value, a: &MergeArgs) -> Result<()> {
 /// The first `success` PR sweep run on a commit of the PR with result artifacts.
 fn eligible_run(client: &Client, a: &MergeArgs, branch: &str) -> Result<u64> {
     let shas = pull_commit_shas(client, &a.repo, a.pr)?;
-    let runs = client.get_all(
-        &format!(
-            "/repos/{}/actions/workflows/{}/runs",
-            a.repo,
-            encode(&a.workflow)
-        ),
-        &[
-            ("event", "pull_request"),
-            ("branch", branch),
-            ("status", "completed"),
-        ],
-        Some("workflow_runs"),
-    )?;
+    let runs = client.completed_pull_request_runs(&a.repo, &a.workflow, branch)?;
     for run in &runs {
         if run["conclusion"].as_str() != Some("success") {
             continue;
