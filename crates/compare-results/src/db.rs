@@ -49,19 +49,9 @@ const QUERY: &str = "
     LIMIT $17::bigint
 ";
 
-/// Redacts the password of a `postgres://user:pass@host/db` URL for messages.
-pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return "<connection string>".into();
-    };
-    match rest.split_once('@') {
-        Some((userinfo, host)) => {
-            let user = userinfo.split(':').next().unwrap_or("");
-            format!("{scheme}://{user}:***@{host}")
-        }
-        None => url.to_string(),
-    }
-}
+/// Redacts the password of a `postgres://user:pass@host/db` URL for
+/// messages (the history store's rule).
+pub use sweep_series::pg::redact;
 
 /// Looks up the baseline of every distinct key among `new`: its newest
 /// `runs` rows (newest first). Returns one row per found baseline run,
@@ -75,20 +65,9 @@ pub fn baselines(url: &str, new: &[Row], runs: u32) -> Result<Vec<Row>, CompareE
     rt.block_on(query_all(url, new, i64::from(runs.max(1))))
 }
 
-/// A TLS connector over rustls with the ring provider and the Mozilla roots
-/// (chosen explicitly, so no process-wide provider has to be installed).
+/// The history store's TLS connector ([`sweep_series::pg::tls_connector`]).
 fn tls() -> Result<tokio_postgres_rustls::MakeRustlsConnect, CompareError> {
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(|e| CompareError::Db(format!("TLS set-up: {e}")))?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
+    sweep_series::pg::tls_connector().map_err(|e| CompareError::Db(format!("TLS set-up: {e}")))
 }
 
 async fn query_all(url: &str, new: &[Row], runs: i64) -> Result<Vec<Row>, CompareError> {

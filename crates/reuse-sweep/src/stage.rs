@@ -21,10 +21,10 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use github_client::Client;
 use github_client::trust::{
     LabelHistory, head_repository, may_write, run_is_from, run_label_refusal,
 };
-use github_client::Client;
 use serde_json::{Value, json};
 
 use crate::find::has_reusable_results;

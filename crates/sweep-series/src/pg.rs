@@ -85,15 +85,21 @@ pub fn redact(url: &str) -> String {
     }
 }
 
-fn tls() -> Result<tokio_postgres_rustls::MakeRustlsConnect, StoreError> {
+/// The TLS connector of every PostgreSQL connection sweepkit makes (this
+/// store's and compare-results' benchmarks database): rustls with the ring
+/// provider and the Mozilla roots, chosen explicitly so that no
+/// process-wide provider has to be installed.
+///
+/// # Errors
+/// rustls refused the protocol versions (it does not with its defaults).
+pub fn tls_connector() -> Result<tokio_postgres_rustls::MakeRustlsConnect, rustls::Error> {
     let roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
     };
     let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
         rustls::crypto::ring::default_provider(),
     ))
-    .with_safe_default_protocol_versions()
-    .map_err(|e| db("TLS set-up", e))?
+    .with_safe_default_protocol_versions()?
     .with_root_certificates(roots)
     .with_no_client_auth();
     Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
@@ -110,9 +116,10 @@ impl PgStore {
             .build()
             .map_err(|e| db("starting the async runtime", e))?;
         let client = rt.block_on(async {
-            let (client, connection) = tokio_postgres::connect(url, tls()?)
-                .await
-                .map_err(|e| db(&format!("connecting to {}", redact(url)), e))?;
+            let (client, connection) =
+                tokio_postgres::connect(url, tls_connector().map_err(|e| db("TLS set-up", e))?)
+                    .await
+                    .map_err(|e| db(&format!("connecting to {}", redact(url)), e))?;
             tokio::spawn(connection);
             client
                 .batch_execute(SCHEMA)
