@@ -672,44 +672,54 @@ fn score_cells(r: &EvalRow) -> Vec<Cell> {
     ]
 }
 
-fn single_node_table(rows: &[&EvalRow]) -> String {
-    let s = |x: &str| Cell::Str(x.to_owned());
-    let headers = [
-        "Model Prefix",
-        "Hardware",
-        "Framework",
-        "Precision",
-        "Spec Decode",
-        "ISL",
-        "OSL",
-        "TP",
-        "EP",
-        "Conc",
-        "DP Attention",
-        "Task",
-        "Score",
-        "EM Strict",
-        "EM Flexible",
-        "N (eff)",
-        "Model",
-    ];
+/// The columns every eval table starts with: what was run.
+const LEADING_HEADERS: [&str; 7] = [
+    "Model Prefix",
+    "Hardware",
+    "Framework",
+    "Precision",
+    "Spec Decode",
+    "ISL",
+    "OSL",
+];
+
+/// The columns every eval table ends with ([`score_cells`]).
+const SCORE_HEADERS: [&str; 5] = ["Score", "EM Strict", "EM Flexible", "N (eff)", "Model"];
+
+fn text(x: &str) -> Cell {
+    Cell::Str(x.to_owned())
+}
+
+fn leading_cells(r: &EvalRow) -> Vec<Cell> {
+    vec![
+        text(&r.model_prefix),
+        text(&r.hw),
+        text(&r.framework.to_uppercase()),
+        text(&r.precision.to_uppercase()),
+        text(&r.spec_decoding),
+        Cell::Int(r.isl),
+        Cell::Int(r.osl),
+    ]
+}
+
+/// A table of `rows`: the leading columns, the `middle` columns a layout
+/// adds (its headers, its cells of a row), then the scores.
+fn eval_table(
+    rows: &[&EvalRow],
+    middle_headers: &[&str],
+    middle: impl Fn(&EvalRow) -> Vec<Cell>,
+) -> String {
+    let headers: Vec<&str> = LEADING_HEADERS
+        .iter()
+        .chain(middle_headers)
+        .chain(SCORE_HEADERS.iter())
+        .copied()
+        .collect();
     let body: Vec<Vec<Cell>> = rows
         .iter()
         .map(|r| {
-            let mut row = vec![
-                s(&r.model_prefix),
-                s(&r.hw),
-                s(&r.framework.to_uppercase()),
-                s(&r.precision.to_uppercase()),
-                s(&r.spec_decoding),
-                Cell::Int(r.isl),
-                Cell::Int(r.osl),
-                Cell::Int(r.tp),
-                Cell::Int(r.ep),
-                Cell::Int(r.conc),
-                s(&r.dp_attention),
-                s(&r.task),
-            ];
+            let mut row = leading_cells(r);
+            row.extend(middle(r));
             row.extend(score_cells(r));
             row
         })
@@ -717,16 +727,20 @@ fn single_node_table(rows: &[&EvalRow]) -> String {
     github_table(&headers, &body)
 }
 
+fn single_node_table(rows: &[&EvalRow]) -> String {
+    eval_table(rows, &["TP", "EP", "Conc", "DP Attention", "Task"], |r| {
+        vec![
+            Cell::Int(r.tp),
+            Cell::Int(r.ep),
+            Cell::Int(r.conc),
+            text(&r.dp_attention),
+            text(&r.task),
+        ]
+    })
+}
+
 fn multi_node_table(rows: &[&EvalRow]) -> String {
-    let s = |x: &str| Cell::Str(x.to_owned());
-    let headers = [
-        "Model Prefix",
-        "Hardware",
-        "Framework",
-        "Precision",
-        "Spec Decode",
-        "ISL",
-        "OSL",
+    let middle_headers = [
         "Prefill TP",
         "Prefill EP",
         "Prefill DP Attn",
@@ -737,39 +751,21 @@ fn multi_node_table(rows: &[&EvalRow]) -> String {
         "Decode Workers",
         "Conc",
         "Task",
-        "Score",
-        "EM Strict",
-        "EM Flexible",
-        "N (eff)",
-        "Model",
     ];
-    let body: Vec<Vec<Cell>> = rows
-        .iter()
-        .map(|r| {
-            let mut row = vec![
-                s(&r.model_prefix),
-                s(&r.hw),
-                s(&r.framework.to_uppercase()),
-                s(&r.precision.to_uppercase()),
-                s(&r.spec_decoding),
-                Cell::Int(r.isl),
-                Cell::Int(r.osl),
-                Cell::Int(r.prefill_tp),
-                Cell::Int(r.prefill_ep),
-                s(&r.prefill_dp_attention),
-                Cell::Int(r.prefill_num_workers),
-                Cell::Int(r.decode_tp),
-                Cell::Int(r.decode_ep),
-                s(&r.decode_dp_attention),
-                Cell::Int(r.decode_num_workers),
-                Cell::Int(r.conc),
-                s(&r.task),
-            ];
-            row.extend(score_cells(r));
-            row
-        })
-        .collect();
-    github_table(&headers, &body)
+    eval_table(rows, &middle_headers, |r| {
+        vec![
+            Cell::Int(r.prefill_tp),
+            Cell::Int(r.prefill_ep),
+            text(&r.prefill_dp_attention),
+            Cell::Int(r.prefill_num_workers),
+            Cell::Int(r.decode_tp),
+            Cell::Int(r.decode_ep),
+            text(&r.decode_dp_attention),
+            Cell::Int(r.decode_num_workers),
+            Cell::Int(r.conc),
+            text(&r.task),
+        ]
+    })
 }
 
 #[cfg(test)]
