@@ -1,5 +1,5 @@
 //! The act scenarios of issue #24 (the harness and its limits:
-//! `test_kit::act`, crates/test-kit/src/act.rs).
+//! `test_kit::act`, crates/test-kit/src/act/).
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 

@@ -41,32 +41,45 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
+mod log;
+mod scratch;
+
+pub use log::*;
+pub use scratch::*;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::git;
 use crate::{tool, workspace_root};
 use fake_github::{FakeGitHub, Route};
 use serde_json::{Value, json};
 
 pub const REPO: &str = "example/bench";
+
 pub const PR: u64 = 7;
+
 /// The seed case of issue #24.
 pub const SEED_KEY: &str = "qwen3.5-fp4-b200-sglang";
+
 pub const SEED_IMAGE: &str = "lmsysorg/sglang:v0.5.19-cu130";
+
 /// act 0.2.89 gives every run this id (GITHUB_RUN_ID).
 pub const ACT_RUN_ID: u64 = 1;
+
 /// The target of the binaries under test (a host build), which names the
 /// test archive. install.sh looks for the release's musl archive first and
 /// takes this one on a glibc host when the list names no musl one.
 #[cfg(not(target_arch = "aarch64"))]
 pub const TEST_TARGET: &str = "x86_64-unknown-linux-gnu";
+
 #[cfg(target_arch = "aarch64")]
 pub const TEST_TARGET: &str = "aarch64-unknown-linux-gnu";
+
 /// The benchmarks API query the test's caller names as its baseline.
 pub const BASELINE_MODEL: &str = "Qwen3.5-397B-A17B";
+
 pub const BASELINE_DATE: &str = "2026-11-30";
 
 pub fn act_path() -> Option<PathBuf> {
@@ -122,329 +135,6 @@ pub fn sh(dir: &Path, program: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// The launcher a GPU leg runs (the caller's `launch-command`): writes a
-/// benchmark result in the shape `collect-results process` reads (the
-/// serving benchmark's JSON, examples/sweep/raw/) for the leg's own
-/// parameters (CONC, TP, ISL, OSL, MODEL, FRAMEWORK), or an eval result
-/// for an eval-only leg.
-pub const LAUNCHER: &str = r#"#!/usr/bin/env bash
-set -euo pipefail
-echo "launcher: $MODEL $FRAMEWORK TP$TP conc $CONC isl $ISL osl $OSL eval-only $EVAL_ONLY on '${RUNNER_TYPE}'"
-# A scenario that sets ACT_LEG_RECORD (act_trusted.rs) gets a line per leg
-# with the cache the leg saw, and the leg pulls its image (that scenario
-# puts a fake docker first on PATH).
-if [ -n "${ACT_LEG_RECORD:-}" ]; then
-  printf '%s HF_HUB_CACHE=%s\n' "$RESULT_FILENAME" "${HF_HUB_CACHE-<unset>}" >>"$ACT_LEG_RECORD"
-  docker pull "$IMAGE"
-fi
-if [ "$EVAL_ONLY" = true ]; then
-  cat >"results_${RESULT_FILENAME}.json" <<EOF
-{"results": {"gsm8k": {"alias": "gsm8k", "exact_match,strict-match": 0.95, "exact_match_stderr,strict-match": 0.006, "exact_match,flexible-extract": 0.955, "exact_match_stderr,flexible-extract": 0.0057}}, "config": {"model": "local-chat-completions", "model_args": "model=$MODEL"}, "n-samples": {"gsm8k": {"original": 1319, "effective": 1319}}}
-EOF
-  exit 0
-fi
-# Throughput grows with concurrency and shrinks with TP (a plausible curve);
-# the points named in ACT_SLOWER_POINTS ("TP2c16 TP2c32") run 15 % slower.
-factor=1
-case " ${ACT_SLOWER_POINTS:-} " in *" TP${TP}c${CONC} "*) factor=0.85 ;; esac
-tput=$(awk -v c="$CONC" -v tp="$TP" -v f="$factor" 'BEGIN { printf "%.1f", f * 900 * c / (1 + c / 64) / tp }')
-out=$(awk -v t="$tput" -v i="$ISL" -v o="$OSL" 'BEGIN { printf "%.1f", t * o / (i + o) }')
-cat >"${RESULT_FILENAME}.json" <<EOF
-{"date": "20261201-000000", "backend": "$FRAMEWORK", "model_id": "$MODEL", "tokenizer_id": "$MODEL", "num_prompts": $((CONC * 10)), "max_concurrency": $CONC, "request_throughput": 0.5, "total_token_throughput": $tput, "output_throughput": $out, "mean_ttft_ms": 150.0, "median_ttft_ms": 140.0, "p99_ttft_ms": 400.0, "mean_tpot_ms": 9.5, "median_tpot_ms": 9.0, "p99_tpot_ms": 18.0, "mean_itl_ms": 9.5, "mean_e2el_ms": 10000.0}
-EOF
-"#;
-
-pub struct Scratch {
-    /// The working clone act runs in (HEAD = the PR head).
-    pub work: PathBuf,
-    /// The bare repository the checkout stand-in clones.
-    pub origin: PathBuf,
-    pub base: String,
-    pub head: String,
-    /// The PR's branch.
-    pub branch: String,
-}
-
-/// What the scratch repository's PR changes.
-pub enum PrChange<'a> {
-    /// The seed case of issue #24: bump [`SEED_KEY`]'s image to
-    /// [`SEED_IMAGE`] and log it.
-    SeedBump,
-    /// Add these configs of the fixture (absent from the base commit) and
-    /// log them in one changelog entry.
-    AddConfigs(&'a [&'a str]),
-}
-
-/// `text` without the top-level block `key:` (up to the next line that
-/// starts in column 0 and is not a comment); panics when `key` is absent.
-fn without_block(text: &str, key: &str, file: &Path) -> String {
-    let header = format!("\n{key}:\n");
-    let at = text
-        .find(&header)
-        .unwrap_or_else(|| panic!("{} has no top-level {key}", file.display()))
-        + 1;
-    let body = at + header.len() - 1;
-    let end = text[body..]
-        .split_inclusive('\n')
-        .scan(body, |pos, line| {
-            let start = *pos;
-            *pos += line.len();
-            Some((start, line))
-        })
-        .find(|(_, l)| !l.starts_with([' ', '\t', '\n', '#']))
-        .map_or(text.len(), |(start, _)| start);
-    format!("{}{}", &text[..at], &text[end..])
-}
-
-/// The benchmark repository: the real configs of the conformance fixture,
-/// the caller workflow beside the vendored one, the launcher; then the PR
-/// commit that bumps the seed config's image and logs it.
-/// A caller's history job, its data branch on the scratch repository's
-/// bare remote (`origin`) instead of GitHub: the `remote` input, added
-/// above `results-run-id`.
-fn history_remote(caller: &str, origin: &Path) -> String {
-    let key = "      results-run-id: ";
-    assert_eq!(caller.matches(key).count(), 1, "one history job per caller");
-    caller.replacen(
-        key,
-        &format!("      remote: {}\n{key}", origin.display()),
-        1,
-    )
-}
-
-/// The runs on the scratch remote's history branch (`sweepkit-history`),
-/// from a fresh clone: run id, event and benchmark rows of each; empty
-/// when the branch does not exist.
-pub fn history_runs(s: &Scratch, dir: &Path) -> Vec<(u64, String, usize)> {
-    let heads = git(&s.origin, &["branch", "--list", "sweepkit-history"]);
-    if heads.trim().is_empty() {
-        return Vec::new();
-    }
-    let clone = dir.join(format!("history-check-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&clone);
-    git(
-        dir,
-        &[
-            "clone",
-            "-q",
-            "--branch",
-            "sweepkit-history",
-            &s.origin.to_string_lossy(),
-            &clone.to_string_lossy(),
-        ],
-    );
-    let index = std::fs::read_to_string(clone.join("runs.jsonl")).unwrap_or_default();
-    index
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            (
-                v["run_id"].as_u64().unwrap(),
-                v["event"].as_str().unwrap().to_string(),
-                v["benchmarks"].as_u64().unwrap() as usize,
-            )
-        })
-        .collect()
-}
-
-/// The tip of the scratch remote's history branch, if it has one.
-pub fn history_tip(s: &Scratch) -> Option<String> {
-    let tip = git(
-        &s.origin,
-        &[
-            "for-each-ref",
-            "--format=%(objectname)",
-            "refs/heads/sweepkit-history",
-        ],
-    );
-    (!tip.trim().is_empty()).then(|| tip.trim().to_string())
-}
-
-pub fn make_scratch(dir: &Path, baseline_url: &str) -> Scratch {
-    make_scratch_with(dir, baseline_url, &PrChange::SeedBump, LAUNCHER, &[])
-}
-
-/// [`make_scratch`] with the PR's `change`, the GPU legs' `launcher`
-/// (written as `runners/launch_.sh`) and `files` (path in the repository,
-/// content) added to the base commit.
-pub fn make_scratch_with(
-    dir: &Path,
-    baseline_url: &str,
-    change: &PrChange,
-    launcher: &str,
-    files: &[(&str, String)],
-) -> Scratch {
-    let work = dir.join("bench");
-    let fixture = workspace_root().join("tests/conformance/fixtures/inferencex-head/configs");
-    copy_tree(&fixture, &work.join("configs"));
-    let wf = work.join(".github/workflows");
-    std::fs::create_dir_all(&wf).unwrap();
-    // The caller as shipped, but for its baseline: InferenceX's caller
-    // reads a database secret the test does not have, so the test's copy
-    // names the benchmarks API the fake serves (`compare-baseline-url`).
-    let caller = std::fs::read_to_string(workspace_root().join("examples/run-sweep.yml")).unwrap();
-    let caller = caller.replacen(
-        "    with:\n",
-        &format!("    with:\n      compare-baseline-url: {baseline_url}\n"),
-        1,
-    );
-    let caller = history_remote(&caller, &dir.join("origin.git"));
-    assert!(
-        caller.contains("compare-baseline-url"),
-        "examples/run-sweep.yml has no `with:`"
-    );
-    std::fs::write(wf.join("run-sweep.yml"), caller).unwrap();
-    // The manual entry's caller, the same way.
-    let manual = std::fs::read_to_string(workspace_root().join("examples/e2e-tests.yml")).unwrap();
-    let manual = manual.replacen(
-        "    with:\n",
-        &format!("    with:\n      compare-baseline-url: {baseline_url}\n"),
-        1,
-    );
-    let manual = history_remote(&manual, &dir.join("origin.git"));
-    assert!(
-        manual.contains("compare-baseline-url"),
-        "examples/e2e-tests.yml has no `with:`"
-    );
-    std::fs::write(wf.join("e2e-tests.yml"), manual).unwrap();
-    // --allow-unreleased: this build's pin lists no archive; the test's
-    // archive is listed only in its copy of the actions (see `harness`).
-    sh(
-        &work,
-        &tool("sweepkit"),
-        &[
-            "workflow",
-            "write",
-            "--dir",
-            ".github/workflows",
-            "--allow-unreleased",
-        ],
-    );
-    std::fs::create_dir_all(work.join("runners")).unwrap();
-    std::fs::write(work.join("runners/launch_.sh"), launcher).unwrap();
-    std::fs::write(
-        work.join("perf-changelog.yaml"),
-        format!(
-            "- config-keys:\n    - {SEED_KEY}\n  description:\n    - \"Initial config.\"\n  pr-link: https://github.com/{REPO}/pull/1\n"
-        ),
-    )
-    .unwrap();
-    // The configs the PR adds are not in the base.
-    let added: &[&str] = match change {
-        PrChange::SeedBump => &[],
-        PrChange::AddConfigs(keys) => keys,
-    };
-    let masters: Vec<PathBuf> = ["nvidia-master.yaml", "amd-master.yaml"]
-        .iter()
-        .map(|f| work.join("configs").join(f))
-        .collect();
-    let full: Vec<String> = masters
-        .iter()
-        .map(|m| std::fs::read_to_string(m).unwrap())
-        .collect();
-    for key in added {
-        let holder = masters
-            .iter()
-            .zip(&full)
-            .find(|(_, t)| t.contains(&format!("\n{key}:\n")))
-            .unwrap_or_else(|| panic!("no fixture config has the key {key}"))
-            .0;
-        let text = std::fs::read_to_string(holder).unwrap();
-        std::fs::write(holder, without_block(&text, key, holder)).unwrap();
-    }
-    for (path, content) in files {
-        let at = work.join(path);
-        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
-        std::fs::write(at, content).unwrap();
-    }
-    git(&work, &["init", "-q", "-b", "main"]);
-    git(&work, &["add", "."]);
-    git(
-        &work,
-        &["commit", "-q", "-m", "base: configs, workflows, changelog"],
-    );
-    let base = git(&work, &["rev-parse", "HEAD"]);
-    let (branch, logged, description, subject) = match change {
-        PrChange::SeedBump => {
-            let master = work.join("configs/nvidia-master.yaml");
-            let text = std::fs::read_to_string(&master).unwrap();
-            let at = text.find(&format!("\n{SEED_KEY}:\n")).unwrap();
-            let (head_part, tail) = text.split_at(at);
-            let tail = tail.replacen(
-                "image: lmsysorg/sglang:v0.5.14-cu130",
-                &format!("image: {SEED_IMAGE}"),
-                1,
-            );
-            std::fs::write(&master, format!("{head_part}{tail}")).unwrap();
-            (
-                "bump-qwen",
-                vec![SEED_KEY.to_string()],
-                format!("Bump the image to {SEED_IMAGE}."),
-                format!("bump {SEED_KEY} to {SEED_IMAGE}"),
-            )
-        }
-        PrChange::AddConfigs(keys) => {
-            for (m, t) in masters.iter().zip(&full) {
-                std::fs::write(m, t).unwrap();
-            }
-            (
-                "add-configs",
-                keys.iter().map(|k| (*k).to_string()).collect(),
-                "Add the configs.".to_string(),
-                format!("add {}", keys.join(", ")),
-            )
-        }
-    };
-    git(&work, &["checkout", "-q", "-b", branch]);
-    let mut log = std::fs::read_to_string(work.join("perf-changelog.yaml")).unwrap();
-    log.push_str("- config-keys:\n");
-    for k in &logged {
-        log.push_str(&format!("    - {k}\n"));
-    }
-    log.push_str(&format!(
-        "  description:\n    - \"{description}\"\n  pr-link: https://github.com/{REPO}/pull/{PR}\n"
-    ));
-    std::fs::write(work.join("perf-changelog.yaml"), log).unwrap();
-    git(&work, &["commit", "-q", "-am", &subject]);
-    let head = git(&work, &["rev-parse", "HEAD"]);
-    let origin = dir.join("origin.git");
-    git(
-        dir,
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            &work.to_string_lossy(),
-            &origin.to_string_lossy(),
-        ],
-    );
-    git(
-        &origin,
-        &["update-ref", &format!("refs/pull/{PR}/head"), &head],
-    );
-    git(
-        &origin,
-        &["config", "uploadpack.allowAnySHA1InWant", "true"],
-    );
-    // act names the repository after the `origin` remote.
-    git(
-        &work,
-        &[
-            "remote",
-            "add",
-            "origin",
-            &format!("https://github.com/{REPO}.git"),
-        ],
-    );
-    Scratch {
-        work,
-        origin,
-        base,
-        head,
-        branch: branch.to_string(),
-    }
-}
-
 /// The pinned `owner/repo@sha` refs of every `uses:` in these files.
 pub fn pinned_uses(files: &[PathBuf]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
@@ -460,85 +150,6 @@ pub fn pinned_uses(files: &[PathBuf]) -> BTreeSet<String> {
             let (path, sha) = u.split_once('@').unwrap();
             let repo: Vec<&str> = path.split('/').take(2).collect();
             out.insert(format!("{}@{sha}", repo.join("/")));
-        }
-    }
-    out
-}
-
-/// A job's outcome as act printed it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    Succeeded,
-    Failed,
-}
-
-/// `[<workflow>/<job name>] 🏁  Job succeeded` / `Job failed` lines.
-/// The `name:` of the leg workflow (`sweepkit-sweep-legs.yml`).
-const LEGS_WORKFLOW_NAME: &str = "Sweep legs (sweepkit)";
-
-/// act prefixes the log lines of a job of the leg workflow, which the sweep
-/// calls, with `[<calling job>/<workflow name>/<job>]`, without the sweep's
-/// own `<caller job>/<sweep name>/`; GitHub lists that job as `<calling
-/// job> / <job>` inside the sweep. Rewrites those prefixes to
-/// `[<caller job>/<sweep name>/<calling job> / <job>]`, the sweep's prefix
-/// taken from its first job's lines, so that a leg reads as before the
-/// split: `[sweep/Run Sweep (sweepkit)/single-node 8k1k / p3 | …]`.
-fn nest_names(log: &str) -> String {
-    let sweep = log.lines().find_map(|l| {
-        let rest = l.strip_prefix('[')?;
-        let (job, _) = rest.split_once("] ")?;
-        let i = job.find("/Run Sweep (sweepkit)/")?;
-        Some(job[..i + "/Run Sweep (sweepkit)/".len()].to_string())
-    });
-    let Some(sweep) = sweep else {
-        return log.to_string();
-    };
-    let marker = format!("/{LEGS_WORKFLOW_NAME}/");
-    let mut out = String::with_capacity(log.len() + 4096);
-    for line in log.lines() {
-        let nested = line.strip_prefix('[').and_then(|rest| {
-            let (job, msg) = rest.split_once(']')?;
-            let (caller, leg) = job.split_once(&marker)?;
-            // act numbers the calls of a matrix whose entries share a name
-            // (`agentic eval-1`, `agentic eval-2`); GitHub shows the name.
-            let caller = match caller.rsplit_once('-') {
-                Some((name, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => name,
-                _ => caller,
-            };
-            Some(format!("[{sweep}{caller} / {leg}]{msg}"))
-        });
-        out.push_str(nested.as_deref().unwrap_or(line));
-        out.push('\n');
-    }
-    out
-}
-
-/// Whether `job` (a name from [`job_outcomes`], the sweep's prefix taken
-/// off) is a GPU leg: a job of the leg workflow that is not its plan job.
-pub fn is_leg(job: &str) -> bool {
-    job.split_once(" / ")
-        .is_some_and(|(_, j)| !j.starts_with("plan "))
-}
-
-/// Whether `job` is a plan job of the leg workflow (`<part> / plan …`).
-pub fn is_plan(job: &str) -> bool {
-    job.split_once(" / ")
-        .is_some_and(|(_, j)| j.starts_with("plan "))
-}
-
-pub fn job_outcomes(log: &str) -> BTreeMap<String, Outcome> {
-    let mut out = BTreeMap::new();
-    for line in log.lines() {
-        let Some(rest) = line.strip_prefix('[') else {
-            continue;
-        };
-        let Some((job, msg)) = rest.split_once("] ") else {
-            continue;
-        };
-        if msg.contains("Job succeeded") {
-            out.insert(job.trim().to_string(), Outcome::Succeeded);
-        } else if msg.contains("Job failed") {
-            out.insert(job.trim().to_string(), Outcome::Failed);
         }
     }
     out
@@ -878,109 +489,6 @@ pub fn artifact_names_in(dir: &Path) -> BTreeSet<String> {
         .unwrap_or_default()
 }
 
-/// One run of act: how it ended, what it printed, how long it took.
-pub struct ActRun {
-    /// Whether act exited 0.
-    pub ok: bool,
-    /// act's output, stdout then stderr, a leg's job names nested in the
-    /// sweep's (see [`nest_names`]).
-    pub log: String,
-    /// act's wall time in seconds.
-    pub secs: f64,
-}
-
-impl ActRun {
-    /// The outcome of every job that ran, names without `prefix`
-    /// ([`outcomes_of`]).
-    pub fn jobs(&self, prefix: &str) -> BTreeMap<String, Outcome> {
-        outcomes_of(&self.log, prefix)
-    }
-
-    /// The log's last lines, for a failure message ([`tail`]).
-    pub fn tail(&self) -> String {
-        tail(&self.log)
-    }
-
-    /// Prints `scenario`'s wall time and the jobs that ran, then asserts
-    /// that act exited 0, with the log's tail as the failure message.
-    pub fn assert_ok(&self, scenario: &str) {
-        eprintln!(
-            "{scenario}: act ran {:.1} s; jobs: {:#?}",
-            self.secs,
-            job_outcomes(&self.log)
-        );
-        assert!(self.ok, "{scenario}: act failed:\n{}", self.tail());
-    }
-
-    /// Whether act skipped a job for a `runs-on` label with no `-P`
-    /// mapping (it warns and goes on; a scenario asserts it did not).
-    pub fn skipped_unmapped_job(&self) -> bool {
-        self.log.contains("skipping unsupported platform")
-            || self.log.contains("Skipping unsupported platform")
-    }
-
-    /// The legs the test's [`LAUNCHER`] ran, one per `launcher:` line, in
-    /// the order they ran.
-    pub fn launched(&self) -> Vec<Launched> {
-        self.log
-            .lines()
-            .filter_map(|l| {
-                l.split_once("| launcher: ")
-                    .map(|(_, t)| Launched::parse(t))
-            })
-            .collect()
-    }
-}
-
-/// A leg as the test's [`LAUNCHER`] prints it: `launcher: <model>
-/// <framework> TP<tp> conc <conc> isl <isl> osl <osl> eval-only <bool> on
-/// '<runner>'`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Launched {
-    pub tp: u64,
-    pub conc: u64,
-    pub isl: u64,
-    pub osl: u64,
-    pub eval_only: bool,
-}
-
-impl Launched {
-    fn parse(line: &str) -> Self {
-        let w: Vec<&str> = line.split_whitespace().collect();
-        let after = |k: &str| -> &str {
-            let i = w
-                .iter()
-                .position(|x| *x == k)
-                .unwrap_or_else(|| panic!("no {k:?} in the launcher line {line:?}"));
-            w[i + 1]
-        };
-        let num = |k: &str| -> u64 { after(k).parse().unwrap() };
-        Launched {
-            tp: w[2].strip_prefix("TP").unwrap().parse().unwrap(),
-            conc: num("conc"),
-            isl: num("isl"),
-            osl: num("osl"),
-            eval_only: after("eval-only") == "true",
-        }
-    }
-
-    /// The leg a dry-run leg (`check-changelog dry-run --json`) names.
-    pub fn of_dry_run_leg(leg: &Value) -> Self {
-        Self::of_row(&leg["row"], leg["family"] == "evals")
-    }
-
-    /// The leg a matrix row names.
-    pub fn of_row(r: &Value, eval_only: bool) -> Self {
-        Launched {
-            tp: r["tp"].as_u64().unwrap(),
-            conc: r["conc"].as_u64().unwrap(),
-            isl: r["isl"].as_u64().unwrap(),
-            osl: r["osl"].as_u64().unwrap(),
-            eval_only,
-        }
-    }
-}
-
 /// One act run at a time (each runs its jobs one at a time on the host):
 /// the guard a scenario holds while it runs.
 pub fn one_act_run() -> std::sync::MutexGuard<'static, ()> {
@@ -992,7 +500,7 @@ pub fn one_act_run() -> std::sync::MutexGuard<'static, ()> {
 /// one-run-at-a-time lock ([`one_act_run`]) until the test ends; without
 /// act the test says why and passes (fails under `SWEEPKIT_REQUIRE_ACT=1`).
 ///
-/// ```ignore
+/// ```text
 /// /// What the scenario shows.
 /// #[test]
 /// fn a_labelled_pr_runs_every_leg_under_act() {
@@ -1033,57 +541,6 @@ pub fn pr_event_from(s: &Scratch, action: &str, label: &str, head_repo: &str) ->
             "user": {"login": "alice"}
         }
     })
-}
-
-/// The prefix act gives the sweep's jobs when the caller `run-sweep.yml`
-/// (job `sweep`) calls it: strip it for the names the workflow gives.
-pub const SWEEP_PREFIX: &str = "sweep/Run Sweep (sweepkit)/";
-
-/// The sweep's jobs, but the legs, that a labelled PR's sweep with
-/// benchmark and eval legs runs ([`fixed_jobs`]; the reuse gate and the
-/// ingest jobs are skipped on a PR).
-pub const PR_SWEEP_JOBS: [&str; 9] = [
-    "policy",
-    "check-changelog",
-    "setup",
-    "collect-results",
-    "collect-evals",
-    "upload-changelog-metadata",
-    "calc-success-rate",
-    "compare-results",
-    "comment-unofficial-run-visualizer",
-];
-
-/// The outcome of every job act ran, names without `prefix` (a caller's
-/// job and the called workflow's name, [`SWEEP_PREFIX`]).
-pub fn outcomes_of(log: &str, prefix: &str) -> BTreeMap<String, Outcome> {
-    job_outcomes(log)
-        .into_iter()
-        .map(|(k, v)| (k.strip_prefix(prefix).unwrap_or(&k).to_string(), v))
-        .collect()
-}
-
-/// The jobs that ran and did not succeed.
-pub fn failed_jobs(ran: &BTreeMap<String, Outcome>) -> Vec<&String> {
-    ran.iter()
-        .filter(|(_, o)| **o != Outcome::Succeeded)
-        .map(|(k, _)| k)
-        .collect()
-}
-
-/// The jobs that ran, but the legs (`<family> / <leg>`): the sweep's fixed
-/// jobs.
-pub fn fixed_jobs(ran: &BTreeMap<String, Outcome>) -> BTreeSet<&str> {
-    ran.keys()
-        .filter(|k| !k.contains(" / "))
-        .map(String::as_str)
-        .collect()
-}
-
-/// The last 60 lines of an act log, for a failure message.
-pub fn tail(log: &str) -> String {
-    let t: Vec<&str> = log.lines().rev().take(60).collect();
-    t.into_iter().rev().collect::<Vec<_>>().join("\n")
 }
 
 /// One act run at a time (each runs its jobs one at a time on the host);
