@@ -355,6 +355,30 @@ impl Harness {
     pub fn run_workflow(&self, caller: &str, event: &str, payload: &Value) -> ActRun {
         let ev = self.dir.join("event.json");
         std::fs::write(&ev, serde_json::to_vec_pretty(payload).unwrap()).unwrap();
+        let mut cmd = self.act_command(caller, event, &ev);
+        let started = Instant::now();
+        let out = cmd.output().unwrap();
+        let secs = started.elapsed().as_secs_f64();
+        let log = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let log = nest_names(&log);
+        std::fs::write(self.dir.join("act.log"), &log).unwrap();
+        if !out.status.success() {
+            keep_failed_log(&log, caller, event);
+        }
+        ActRun {
+            ok: out.status.success(),
+            log,
+            secs,
+        }
+    }
+
+    /// act's command line for the caller `.github/workflows/<caller>`, the
+    /// event `event` with the payload in `ev`.
+    fn act_command(&self, caller: &str, event: &str, ev: &Path) -> Command {
         let mut cmd = Command::new(&self.act);
         // act's host jobs see the host's environment: only what a runner
         // has, never the test's own SWEEPKIT_* settings.
@@ -415,38 +439,7 @@ impl Harness {
         for (k, v) in &self.secrets {
             cmd.args(["-s", &format!("{k}={v}")]);
         }
-        let started = Instant::now();
-        let out = cmd.output().unwrap();
-        let secs = started.elapsed().as_secs_f64();
-        let log = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let log = nest_names(&log);
-        std::fs::write(self.dir.join("act.log"), &log).unwrap();
-        if !out.status.success() {
-            // Keep act's whole log for the report (the temp dir goes).
-            let kept =
-                std::env::temp_dir().join(format!("sweepkit-act-failed-{caller}-{event}.log"));
-            let _ = std::fs::write(&kept, &log);
-            let lines: Vec<&str> = log.lines().collect();
-            if let Some(i) = lines
-                .iter()
-                .position(|l| l.starts_with("panic:") || l.starts_with("fatal error:"))
-            {
-                eprintln!(
-                    "act crashed (whole log: {}):\n{}",
-                    kept.display(),
-                    lines[i..lines.len().min(i + 12)].join("\n")
-                );
-            }
-        }
-        ActRun {
-            ok: out.status.success(),
-            log,
-            secs,
-        }
+        cmd
     }
 
     /// With `SWEEPKIT_ACT_KEEP=1`, copies the scratch directory (act's log
@@ -700,5 +693,23 @@ impl Harness {
             jobs,
             "object:jobs",
         ));
+    }
+}
+
+/// Keeps the whole log of a failed act run for the report (the temp dir
+/// goes with the test) and, when act itself crashed, prints where.
+fn keep_failed_log(log: &str, caller: &str, event: &str) {
+    let kept = std::env::temp_dir().join(format!("sweepkit-act-failed-{caller}-{event}.log"));
+    let _ = std::fs::write(&kept, log);
+    let lines: Vec<&str> = log.lines().collect();
+    if let Some(i) = lines
+        .iter()
+        .position(|l| l.starts_with("panic:") || l.starts_with("fatal error:"))
+    {
+        eprintln!(
+            "act crashed (whole log: {}):\n{}",
+            kept.display(),
+            lines[i..lines.len().min(i + 12)].join("\n")
+        );
     }
 }

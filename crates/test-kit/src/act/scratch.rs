@@ -167,51 +167,10 @@ pub fn make_scratch_with(
     files: &[(&str, String)],
 ) -> Scratch {
     let work = dir.join("bench");
+    let origin = dir.join("origin.git");
     let fixture = workspace_root().join("tests/conformance/fixtures/inferencex-head/configs");
     copy_tree(&fixture, &work.join("configs"));
-    let wf = work.join(".github/workflows");
-    std::fs::create_dir_all(&wf).unwrap();
-    // The caller as shipped, but for its baseline: InferenceX's caller
-    // reads a database secret the test does not have, so the test's copy
-    // names the benchmarks API the fake serves (`compare-baseline-url`).
-    let caller = std::fs::read_to_string(workspace_root().join("examples/run-sweep.yml")).unwrap();
-    let caller = caller.replacen(
-        "    with:\n",
-        &format!("    with:\n      compare-baseline-url: {baseline_url}\n"),
-        1,
-    );
-    let caller = history_remote(&caller, &dir.join("origin.git"));
-    assert!(
-        caller.contains("compare-baseline-url"),
-        "examples/run-sweep.yml has no `with:`"
-    );
-    std::fs::write(wf.join("run-sweep.yml"), caller).unwrap();
-    // The manual entry's caller, the same way.
-    let manual = std::fs::read_to_string(workspace_root().join("examples/e2e-tests.yml")).unwrap();
-    let manual = manual.replacen(
-        "    with:\n",
-        &format!("    with:\n      compare-baseline-url: {baseline_url}\n"),
-        1,
-    );
-    let manual = history_remote(&manual, &dir.join("origin.git"));
-    assert!(
-        manual.contains("compare-baseline-url"),
-        "examples/e2e-tests.yml has no `with:`"
-    );
-    std::fs::write(wf.join("e2e-tests.yml"), manual).unwrap();
-    // --allow-unreleased: this build's pin lists no archive; the test's
-    // archive is listed only in its copy of the actions (see `harness`).
-    sh(
-        &work,
-        &tool("sweepkit"),
-        &[
-            "workflow",
-            "write",
-            "--dir",
-            ".github/workflows",
-            "--allow-unreleased",
-        ],
-    );
+    write_workflows(&work, baseline_url, &origin);
     std::fs::create_dir_all(work.join("runners")).unwrap();
     std::fs::write(work.join("runners/launch_.sh"), launcher).unwrap();
     std::fs::write(
@@ -221,33 +180,13 @@ pub fn make_scratch_with(
         ),
     )
     .unwrap();
+    let masters = Masters::read(&work);
     // The configs the PR adds are not in the base.
-    let added: &[&str] = match change {
-        PrChange::SeedBump => &[],
-        PrChange::AddConfigs(keys) => keys,
-    };
-    let masters: Vec<PathBuf> = ["nvidia-master.yaml", "amd-master.yaml"]
-        .iter()
-        .map(|f| work.join("configs").join(f))
-        .collect();
-    let full: Vec<String> = masters
-        .iter()
-        .map(|m| std::fs::read_to_string(m).unwrap())
-        .collect();
-    for key in added {
-        let holder = masters
-            .iter()
-            .zip(&full)
-            .find(|(_, t)| t.contains(&format!("\n{key}:\n")))
-            .unwrap_or_else(|| panic!("no fixture config has the key {key}"))
-            .0;
-        let text = std::fs::read_to_string(holder).unwrap();
-        std::fs::write(holder, without_block(&text, key, holder)).unwrap();
+    if let PrChange::AddConfigs(keys) = change {
+        masters.leave_out(keys);
     }
     for (path, content) in files {
-        let at = work.join(path);
-        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
-        std::fs::write(at, content).unwrap();
+        crate::write_file(&work, path, content);
     }
     git(&work, &["init", "-q", "-b", "main"]);
     git(&work, &["add", "."]);
@@ -256,6 +195,100 @@ pub fn make_scratch_with(
         &["commit", "-q", "-m", "base: configs, workflows, changelog"],
     );
     let base = git(&work, &["rev-parse", "HEAD"]);
+    let branch = commit_pr_change(&work, change, &masters);
+    let head = git(&work, &["rev-parse", "HEAD"]);
+    publish(dir, &work, &origin, &head);
+    Scratch {
+        work,
+        origin,
+        base,
+        head,
+        branch: branch.to_string(),
+    }
+}
+
+/// The callers and the vendored workflows under `work/.github/workflows`.
+/// The callers are the shipped examples but for their baseline: InferenceX's
+/// caller reads a database secret the test does not have, so the test's
+/// copies name the benchmarks API the fake serves (`compare-baseline-url`),
+/// and their history remote is the scratch origin.
+fn write_workflows(work: &Path, baseline_url: &str, origin: &Path) {
+    let wf = work.join(".github/workflows");
+    std::fs::create_dir_all(&wf).unwrap();
+    for caller in ["run-sweep.yml", "e2e-tests.yml"] {
+        let text = std::fs::read_to_string(workspace_root().join("examples").join(caller)).unwrap();
+        let text = text.replacen(
+            "    with:\n",
+            &format!("    with:\n      compare-baseline-url: {baseline_url}\n"),
+            1,
+        );
+        let text = history_remote(&text, origin);
+        assert!(
+            text.contains("compare-baseline-url"),
+            "examples/{caller} has no `with:`"
+        );
+        std::fs::write(wf.join(caller), text).unwrap();
+    }
+    // --allow-unreleased: this build's pin lists no archive; the test's
+    // archive is listed only in its copy of the actions (see `harness`).
+    sh(
+        work,
+        &tool("sweepkit"),
+        &[
+            "workflow",
+            "write",
+            "--dir",
+            ".github/workflows",
+            "--allow-unreleased",
+        ],
+    );
+}
+
+/// The fixture's two master config files as the PR's head has them.
+struct Masters {
+    paths: Vec<PathBuf>,
+    full: Vec<String>,
+}
+
+impl Masters {
+    fn read(work: &Path) -> Self {
+        let paths: Vec<PathBuf> = ["nvidia-master.yaml", "amd-master.yaml"]
+            .iter()
+            .map(|f| work.join("configs").join(f))
+            .collect();
+        let full = paths
+            .iter()
+            .map(|m| std::fs::read_to_string(m).unwrap())
+            .collect();
+        Masters { paths, full }
+    }
+
+    /// Takes `keys` out of the files (the base before the PR adds them).
+    fn leave_out(&self, keys: &[&str]) {
+        for key in keys {
+            let holder = self
+                .paths
+                .iter()
+                .zip(&self.full)
+                .find(|(_, t)| t.contains(&format!("\n{key}:\n")))
+                .unwrap_or_else(|| panic!("no fixture config has the key {key}"))
+                .0;
+            let text = std::fs::read_to_string(holder).unwrap();
+            std::fs::write(holder, without_block(&text, key, holder)).unwrap();
+        }
+    }
+
+    /// Writes the files back whole.
+    fn restore(&self) {
+        for (m, t) in self.paths.iter().zip(&self.full) {
+            std::fs::write(m, t).unwrap();
+        }
+    }
+}
+
+/// On a new branch of `work`, the PR's commit: its `change` and its
+/// changelog entry. Returns the branch.
+fn commit_pr_change(work: &Path, change: &PrChange, masters: &Masters) -> &'static str {
     let (branch, logged, description, subject) = match change {
         PrChange::SeedBump => {
             let master = work.join("configs/nvidia-master.yaml");
@@ -276,9 +309,7 @@ pub fn make_scratch_with(
             )
         }
         PrChange::AddConfigs(keys) => {
-            for (m, t) in masters.iter().zip(&full) {
-                std::fs::write(m, t).unwrap();
-            }
+            masters.restore();
             (
                 "add-configs",
                 keys.iter().map(|k| (*k).to_string()).collect(),
@@ -287,7 +318,7 @@ pub fn make_scratch_with(
             )
         }
     };
-    git(&work, &["checkout", "-q", "-b", branch]);
+    git(work, &["checkout", "-q", "-b", branch]);
     let mut log = std::fs::read_to_string(work.join("perf-changelog.yaml")).unwrap();
     log.push_str("- config-keys:\n");
     for k in &logged {
@@ -297,9 +328,14 @@ pub fn make_scratch_with(
         "  description:\n    - \"{description}\"\n  pr-link: https://github.com/{REPO}/pull/{PR}\n"
     ));
     std::fs::write(work.join("perf-changelog.yaml"), log).unwrap();
-    git(&work, &["commit", "-q", "-am", &subject]);
-    let head = git(&work, &["rev-parse", "HEAD"]);
-    let origin = dir.join("origin.git");
+    git(work, &["commit", "-q", "-am", &subject]);
+    branch
+}
+
+/// The bare `origin` the checkout stand-in clones: `work` with the PR's
+/// head as `refs/pull/<n>/head`; `work`'s own `origin` remote names the
+/// repository on GitHub (act names the repository after it).
+fn publish(dir: &Path, work: &Path, origin: &Path, head: &str) {
     git(
         dir,
         &[
@@ -311,16 +347,12 @@ pub fn make_scratch_with(
         ],
     );
     git(
-        &origin,
-        &["update-ref", &format!("refs/pull/{PR}/head"), &head],
+        origin,
+        &["update-ref", &format!("refs/pull/{PR}/head"), head],
     );
+    git(origin, &["config", "uploadpack.allowAnySHA1InWant", "true"]);
     git(
-        &origin,
-        &["config", "uploadpack.allowAnySHA1InWant", "true"],
-    );
-    // act names the repository after the `origin` remote.
-    git(
-        &work,
+        work,
         &[
             "remote",
             "add",
@@ -328,11 +360,4 @@ pub fn make_scratch_with(
             &format!("https://github.com/{REPO}.git"),
         ],
     );
-    Scratch {
-        work,
-        origin,
-        base,
-        head,
-        branch: branch.to_string(),
-    }
 }
