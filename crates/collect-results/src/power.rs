@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::power_csv::{self, py_round};
+use crate::power_csv::{self, push_reason, py_round};
 use crate::power_multinode;
 use sweep_model::python::python_path;
 use sweep_model::results::PowerPart;
@@ -54,12 +54,6 @@ struct Window {
     bounds: Option<(f64, f64)>,
     /// `(completed, total_input_tokens, total_output_tokens)` (0 when invalid).
     counts: (f64, f64, f64),
-}
-
-fn push_reason(reasons: &mut Vec<String>, r: &str) {
-    if !reasons.iter().any(|x| x == r) {
-        reasons.push(r.to_owned());
-    }
 }
 
 /// A JSON number that is a Python int (not float, not bool) and positive.

@@ -37,7 +37,8 @@ pub struct Integration {
     pub dropped_cut_row: bool,
 }
 
-fn push_reason(reasons: &mut Vec<String>, r: &str) {
+/// Records the reason `r` once (the order of first occurrence kept).
+pub(crate) fn push_reason(reasons: &mut Vec<String>, r: &str) {
     if !reasons.iter().any(|x| x == r) {
         reasons.push(r.to_owned());
     }
@@ -514,24 +515,25 @@ fn read_telemetry(csv: &Path, reasons: &mut Vec<String>) -> Option<Table> {
 /// The `(timestamp, power, gpu)` column positions, or `None` after recording
 /// each column that is missing.
 fn required_columns(table: &Table, reasons: &mut Vec<String>) -> Option<(usize, usize, usize)> {
-    let (ts_col, power_col, gpu_col) = detect_columns(&table.header);
-    if ts_col.is_none() {
+    let (ts, power, gpu) = power_columns(table);
+    if ts.is_none() {
         push_reason(reasons, "timestamp_column_missing");
     }
-    if power_col.is_none() {
+    if power.is_none() {
         push_reason(reasons, "power_column_missing");
     }
-    if gpu_col.is_none() {
+    if gpu.is_none() {
         push_reason(reasons, "gpu_identity_column_missing");
     }
-    let (Some(ts_col), Some(power_col), Some(gpu_col)) = (ts_col, power_col, gpu_col) else {
-        return None;
-    };
-    Some((
-        table.index(&ts_col).unwrap_or(0),
-        table.index(&power_col).unwrap_or(0),
-        table.index(&gpu_col).unwrap_or(0),
-    ))
+    Some((ts?, power?, gpu?))
+}
+
+/// The positions of the `(timestamp, power, gpu)` columns
+/// [`detect_columns`] names in `table`, each `None` when it has none.
+fn power_columns(table: &Table) -> (Option<usize>, Option<usize>, Option<usize>) {
+    let (ts, power, gpu) = detect_columns(&table.header);
+    let at = |name: Option<String>| name.map(|n| table.index(&n).unwrap_or(0));
+    (at(ts), at(power), at(gpu))
 }
 
 /// The rows near the window, per GPU, grouped by exact timestamp; records
@@ -804,14 +806,8 @@ fn read_stream(csv: &Path) -> Result<Option<Stream>, Unsupported> {
     let Ok(table) = Table::read(csv) else {
         return Ok(None);
     };
-    let (ts_col, power_col, gpu_col) = detect_columns(&table.header);
     let mut stream: Stream = BTreeMap::new();
-    if let (Some(tc), Some(pc), Some(gc)) = (ts_col, power_col, gpu_col) {
-        let (ti, pi, gi) = (
-            table.index(&tc).unwrap_or(0),
-            table.index(&pc).unwrap_or(0),
-            table.index(&gc).unwrap_or(0),
-        );
+    if let (Some(ti), Some(pi), Some(gi)) = power_columns(&table) {
         let utc = local_zone_is_utc();
         for row in &table.rows {
             let c = |i: usize| row.get(i).map_or("", |s| s.trim());

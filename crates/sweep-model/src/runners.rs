@@ -67,7 +67,7 @@ impl Runners {
             out.labels
                 .insert(label.clone(), schema.node_names(label, nodes)?);
         }
-        if let Some(Value::Object(top)) = Some(doc.value()) {
+        if let Value::Object(top) = doc.value() {
             for k in top.keys() {
                 if k != "labels" && k != "hardware" {
                     return Err(schema.err(
