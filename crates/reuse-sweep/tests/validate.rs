@@ -1,8 +1,11 @@
 //! `reuse-sweep validate-artifacts` on small artifact trees written here.
 
+mod common;
+
 use std::path::Path;
 use std::process::Output;
 
+use common::fixed;
 use serde_json::{Value, json};
 use test_kit::{stderr, stdout, write_json as write};
 
@@ -12,15 +15,6 @@ fn run(root: &Path) -> Output {
         .arg(root)
         .output()
         .expect("run")
-}
-
-/// A fixed-sequence row as `collect-results process` writes it.
-fn fixed(conc: u32) -> Value {
-    json!({"hw": "h100", "conc": conc, "image": "vllm/vllm-openai:v0.11", "model": "openai/gpt-oss-120b",
-           "infmax_model_prefix": "gptoss", "framework": "vllm", "precision": "fp8", "spec_decoding": "none",
-           "disagg": false, "recipe_fingerprint": "", "isl": 1024, "osl": 1024, "is_multinode": false,
-           "tp": 2, "pp": 1, "dcp_size": 1, "pcp_size": 1, "ep": 1, "dp_attention": "false",
-           "tput_per_gpu": 10.5, "output_tput_per_gpu": 1.5, "input_tput_per_gpu": 9.0, "mean_ttft": 0.25})
 }
 
 fn eval_meta(conc: u32) -> Value {

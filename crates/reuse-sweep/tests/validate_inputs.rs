@@ -2,11 +2,14 @@
 //! the artifact tree: a FIFO named `*.json` is refused at once (never
 //! waited on) and a `*.json` symlink leading outside is refused unread.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use common::fixed;
+use serde_json::json;
 use test_kit::{mkfifo, stderr, stdout, write_json as write};
 
 /// Longest a run may take before the test calls it blocked. A bound on a
@@ -34,15 +37,6 @@ fn run_bounded(root: &Path) -> Output {
         std::thread::sleep(Duration::from_millis(50));
     }
     child.wait_with_output().expect("output")
-}
-
-/// A complete fixed-sequence row (every field the ingest needs).
-fn fixed(conc: u32) -> Value {
-    json!({"hw": "h100", "conc": conc, "image": "vllm/vllm-openai:v0.11", "model": "openai/gpt-oss-120b",
-           "infmax_model_prefix": "gptoss", "framework": "vllm", "precision": "fp8", "spec_decoding": "none",
-           "disagg": false, "recipe_fingerprint": "", "isl": 1024, "osl": 1024, "is_multinode": false,
-           "tp": 2, "pp": 1, "dcp_size": 1, "pcp_size": 1, "ep": 1, "dp_attention": "false",
-           "tput_per_gpu": 10.5, "output_tput_per_gpu": 1.5, "input_tput_per_gpu": 9.0, "mean_ttft": 0.25})
 }
 
 /// A valid tree: fixed-sequence rows and their run stats.

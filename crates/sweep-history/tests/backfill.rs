@@ -75,11 +75,7 @@ fn past_main_runs_are_appended_oldest_first_and_a_second_backfill_appends_nothin
     let store = dir.path().join("h");
     let out = backfill(&server, &store);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    test_kit::assert_exit(&out, 0);
     assert_eq!(
         stdout.trim(),
         "backfill: 3 run(s) listed, 2 appended, 0 already in the history, 1 without a results_bmk artifact (expired or never made): 303"

@@ -153,16 +153,7 @@ impl Runner {
         cwd: &Path,
         job_env: &[(String, String)],
     ) -> ActionRun {
-        let dir = workspace_root().join("actions").join(name);
-        let action = sweep_model::yaml::load_file(&dir.join("action.yml"))
-            .unwrap()
-            .into_value();
-        for (k, _) in inputs {
-            assert!(
-                action["inputs"].get(*k).is_some(),
-                "actions/{name} has no input {k}"
-            );
-        }
+        let (dir, action) = common::load_action(name, inputs);
         let mut steps = serde_json::Map::new();
         let mut stdout = String::new();
         // $GITHUB_PATH additions apply to the following steps, as on a runner.

@@ -145,11 +145,7 @@ fn publish_charts_pushes_to_the_folder_the_comment_url_names() {
         .env("GITHUB_OUTPUT", &output)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    test_kit::assert_exit(&out, 0);
     // The comment's URL, as run-sweep.yml computes it for this run.
     let url = eval_value(
         &base_url_expression(),
@@ -306,11 +302,7 @@ fn publish_charts_refuses_the_default_branch_and_a_bad_run_attempt() {
         ("GITHUB_EVENT_PATH", &event),
         ("CHARTS_DEFAULT_BRANCH", "main"),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    test_kit::assert_exit(&out, 0);
     let pushed = test_kit::git(&remote, &["ls-tree", "-r", "--name-only", BRANCH]);
     assert!(
         pushed

@@ -6,11 +6,12 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
+mod common;
+
 use std::path::Path;
 use std::process::Output;
 
 use serde_json::{Value, json};
-use sweepkit_e2e::workspace_root;
 use test_kit::{FakeGitHub, Route};
 
 fn as_str(v: &Value) -> String {
@@ -58,16 +59,7 @@ fn run_step(
     env: &[(&str, &str)],
     dir: &Path,
 ) -> Output {
-    let action_dir = workspace_root().join("actions").join(name);
-    let action = sweep_model::yaml::load_file(&action_dir.join("action.yml"))
-        .unwrap()
-        .into_value();
-    for (k, _) in inputs {
-        assert!(
-            action["inputs"].get(*k).is_some(),
-            "actions/{name} has no input {k}"
-        );
-    }
+    let (action_dir, action) = common::load_action(name, inputs);
     let s = action["runs"]["steps"]
         .as_array()
         .unwrap()
@@ -80,14 +72,7 @@ fn run_step(
     c.args(["--noprofile", "--norc", "-eo", "pipefail"])
         .arg(&script)
         .current_dir(dir)
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                sweepkit_e2e::tool_dir().display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        )
+        .env("PATH", sweepkit_e2e::path_with_tools())
         .env("GITHUB_ACTION_PATH", &action_dir)
         .env("SWEEPKIT_GITHUB_MAX_ATTEMPTS", "1")
         .envs(env.iter().copied());

@@ -108,11 +108,7 @@ fn scratch(dir: &Path, commands: &[String]) -> PathBuf {
         .arg(&repo)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    test_kit::assert_exit(&out, 0);
     git(&repo, &["config", "user.email", "t@example.invalid"]);
     git(&repo, &["config", "user.name", "t"]);
     for path in commands.iter().flat_map(|c| removed_paths(c)) {

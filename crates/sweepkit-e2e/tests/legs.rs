@@ -550,11 +550,7 @@ fn the_ten_times_catalogue_splits_within_the_limits() {
         .args(["from-command", "--command-line", &line])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    test_kit::assert_exit(&out, 0);
     let ssc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let (setup, _, m) = split_and_measure("10x scale catalogue", &ssc);
     assert!(m.legs > 10_000, "{} legs", m.legs);

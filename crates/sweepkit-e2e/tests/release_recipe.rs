@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Output;
 
 use sweepkit_e2e::{TOOLS, workspace_root as root};
-use test_kit::{git, stderr, write_executable as executable};
+use test_kit::{git, stderr};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -68,13 +68,7 @@ fn the_documented_recipe_cuts_archives_lists_them_pins_them_and_installs_with_no
 
     // Stubs for the nine binaries (what a build of this version leaves).
     let stubs = tmp.path().join("stubs");
-    std::fs::create_dir(&stubs).unwrap();
-    for t in TOOLS {
-        executable(
-            &stubs.join(t),
-            &format!("#!/bin/sh\necho \"{t} {VERSION}\"\n"),
-        );
-    }
+    sweepkit_e2e::version_stubs(&stubs, VERSION);
     let dist = repo.join("dist");
     let out_dir = dist.join(format!("v{VERSION}"));
 

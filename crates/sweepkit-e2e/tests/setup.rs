@@ -42,13 +42,7 @@ impl Fixture {
     fn new() -> Fixture {
         let tmp = test_kit::temp_dir();
         let stubs = tmp.path().join("stubs");
-        std::fs::create_dir(&stubs).unwrap();
-        for t in TOOLS {
-            executable(
-                &stubs.join(t),
-                &format!("#!/bin/sh\necho \"{t} {VERSION}\"\n"),
-            );
-        }
+        sweepkit_e2e::version_stubs(&stubs, VERSION);
         let dist = tmp.path().join("srv").join(format!("v{VERSION}"));
         let out = Command::new(root().join("scripts/release-archive"))
             .args(["--bin-dir", stubs.to_str().unwrap()])

@@ -86,14 +86,7 @@ fn run_step(
     let mut c = bash(dir);
     c.arg("-c")
         .arg(st["run"].as_str().unwrap())
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                sweepkit_e2e::tool_dir().display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        )
+        .env("PATH", sweepkit_e2e::path_with_tools())
         .env("GITHUB_OUTPUT", &out_file)
         .envs(env.iter().copied());
     for (k, v) in st

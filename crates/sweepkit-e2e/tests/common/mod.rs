@@ -491,14 +491,7 @@ pub(crate) fn run_step(
     c.args(["--noprofile", "--norc", "-eo", "pipefail", "-c"])
         .arg(step["run"].as_str().unwrap())
         .current_dir(dir)
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                sweepkit_e2e::tool_dir().display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        )
+        .env("PATH", sweepkit_e2e::path_with_tools())
         .env("GITHUB_ENV", &github_env);
     for (k, v) in env.iter() {
         c.env(k, v);
@@ -549,4 +542,20 @@ pub(crate) fn step<'a>(job: &'a Value, name: &str) -> &'a Value {
         .iter()
         .find(|st| st["name"] == name)
         .unwrap_or_else(|| panic!("no step {name:?}"))
+}
+
+/// `actions/<name>`'s directory and its `action.yml`, after checking that
+/// it declares every input of `inputs` the test gives it.
+pub(crate) fn load_action(name: &str, inputs: &[(&str, &str)]) -> (std::path::PathBuf, Value) {
+    let dir = sweepkit_e2e::workspace_root().join("actions").join(name);
+    let action = sweep_model::yaml::load_file(&dir.join("action.yml"))
+        .unwrap()
+        .into_value();
+    for (k, _) in inputs {
+        assert!(
+            action["inputs"].get(*k).is_some(),
+            "actions/{name} has no input {k}"
+        );
+    }
+    (dir, action)
 }
