@@ -3,12 +3,11 @@
 //! branch, its `results_bmk` zip behind GitHub's redirect), and how a
 //! baseline file is named in the report.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use test_kit::{CommandExt, FakeGitHub, Fault, Route, stderr};
+use test_kit::{CommandExt, FakeGitHub, Fault, Route, stderr, zip_of};
 
 const REPO: &str = "example/bench";
 const THIS_RUN: u64 = 4300;
@@ -40,17 +39,6 @@ fn new_rows() -> Value {
         row(8, 16, 3020.0),
         row(8, 32, 4000.0)
     ])
-}
-
-fn zip_of(files: &[(&str, String)]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, text) in files {
-        w.start_file(*name, opts).expect("entry");
-        w.write_all(text.as_bytes()).expect("write");
-    }
-    w.finish().expect("finish").into_inner()
 }
 
 fn main_run(id: u64, sha: &str, conclusion: &str) -> Value {
@@ -115,7 +103,7 @@ fn the_last_main_run_is_the_baseline_and_is_named_by_branch_commit_run_and_day()
         main_run(THIS_RUN, "ffffffffffffffff", "success"),
         main_run(4242, "1a2b3c4d5e6f7a8b9c0d", "success"),
     ]);
-    let zip = zip_of(&[("agg_bmk.json", base_rows().to_string())]);
+    let zip = zip_of(&[("agg_bmk.json", &base_rows().to_string())]);
     s.with_artifact(REPO, THIS_RUN, "results_bmk", zip.clone());
     s.with_artifact(REPO, 4242, "results_bmk", zip);
     let d = Dir::new();
@@ -175,12 +163,7 @@ fn an_api_error_looking_up_the_last_main_run_exits_2_naming_the_endpoint() {
 #[test]
 fn an_artifact_without_the_aggregate_exits_2() {
     let s = server(vec![main_run(4242, "1a2b3c4d5e6f", "success")]);
-    s.with_artifact(
-        REPO,
-        4242,
-        "results_bmk",
-        zip_of(&[("other.json", "[]".into())]),
-    );
+    s.with_artifact(REPO, 4242, "results_bmk", zip_of(&[("other.json", "[]")]));
     let d = Dir::new();
     let o = d.last_main_run(&s);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -2,13 +2,12 @@
 //! push run of a workflow on a branch with a given artifact, the artifact's
 //! zip behind GitHub's redirect, and its extraction.
 
-use std::io::Write;
 use std::time::Duration;
 
 use github_client::actions::{RunQuery, unzip};
 use github_client::{Client, Config, RetryPolicy};
 use serde_json::{Value, json};
-use test_kit::{FakeGitHub, Fault};
+use test_kit::{FakeGitHub, Fault, zip_of};
 
 const REPO: &str = "example/bench";
 const TOKEN: &str = "ghs_testToken";
@@ -38,17 +37,6 @@ fn run(id: u64, event: &str, branch: &str, conclusion: &str, sha: &str) -> Value
         "created_at": format!("2026-11-{:02}T10:00:00Z", id % 28 + 1),
         "html_url": format!("https://github.com/{REPO}/actions/runs/{id}"),
     })
-}
-
-fn zip_of(files: &[(&str, &str)]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, text) in files {
-        w.start_file(*name, opts).expect("entry");
-        w.write_all(text.as_bytes()).expect("write");
-    }
-    w.finish().expect("finish").into_inner()
 }
 
 fn query<'a>(exclude: Option<u64>) -> RunQuery<'a> {

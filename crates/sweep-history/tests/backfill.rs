@@ -3,26 +3,17 @@
 //! without the artifact counted, a pull request run never taken, and a
 //! second backfill appending nothing (resumable).
 
-use std::io::Write as _;
 use std::path::Path;
 use std::process::Output;
 
 use serde_json::{Value, json};
-use test_kit::{CommandExt, FakeGitHub, Route};
+use test_kit::{CommandExt, FakeGitHub, Route, zip_of};
 
 const REPO: &str = "acme/bench";
 const SEED: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../tests/conformance/fixtures/seed-compare"
 );
-
-fn zip_of(name: &str, text: &str) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default();
-    w.start_file(name, opts).expect("entry");
-    w.write_all(text.as_bytes()).expect("write");
-    w.finish().expect("finish").into_inner()
-}
 
 fn run(id: u64, event: &str, day: u64) -> Value {
     json!({
@@ -58,7 +49,7 @@ fn past_main_runs_are_appended_oldest_first_and_a_second_backfill_appends_nothin
         ],
     );
     for id in [304, 302, 301] {
-        server.with_artifact(REPO, id, "results_bmk", zip_of("agg_bmk.json", &agg));
+        server.with_artifact(REPO, id, "results_bmk", zip_of(&[("agg_bmk.json", &agg)]));
     }
     // GitHub lists a run without artifacts as an empty list.
     server.add_route(Route::json(
@@ -119,7 +110,7 @@ fn past_main_runs_are_appended_oldest_first_and_a_second_backfill_appends_nothin
 fn an_artifact_that_is_not_an_aggregate_stops_the_backfill_with_exit_2() {
     let server = FakeGitHub::start().expect("fake");
     server.with_workflow_runs(REPO, "run-sweep.yml", vec![run(401, "push", 1)]);
-    server.with_artifact(REPO, 401, "results_bmk", zip_of("other.txt", "hello"));
+    server.with_artifact(REPO, 401, "results_bmk", zip_of(&[("other.txt", "hello")]));
     let dir = tempfile::tempdir().expect("tmp");
     let out = backfill(&server, &dir.path().join("h"));
     assert_eq!(out.status.code(), Some(2));

@@ -7,9 +7,6 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
-use std::io::Write;
-use std::path::Path;
-
 use serde_json::{Value, json};
 use test_kit::act::*;
 use test_kit::act_scenario;
@@ -17,33 +14,6 @@ use test_kit::act_scenario;
 /// The id the fake gives the first run (act gives every run id 1).
 const MAIN_RUN_ID: u64 = 4101;
 const MAIN_RUN_DAY: &str = "2026-12-01";
-
-/// The files under `dir` as a zip, paths relative to `dir` (what GitHub
-/// serves for an artifact uploaded from that directory).
-fn zip_dir(dir: &Path) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    let mut files = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    for f in files {
-        let rel = f.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-        w.start_file(rel, opts).unwrap();
-        w.write_all(&std::fs::read(&f).unwrap()).unwrap();
-    }
-    w.finish().unwrap().into_inner()
-}
 
 /// Answers the success-rate job's calls for act's run (id 1).
 fn serve_jobs(h: &Harness) {
@@ -104,7 +74,7 @@ fn a_pr_compares_against_the_last_main_runs_results_under_act() {
         REPO,
         MAIN_RUN_ID,
         "results_bmk",
-        zip_dir(&main_store.join("results_bmk")),
+        test_kit::zip_dir(&main_store.join("results_bmk")),
     );
 
     // 2. The PR run, its caller (the test's copy only) naming the

@@ -1,7 +1,8 @@
 //! Files a test makes: text or JSON under a directory (its parents made
-//! first), an executable script, a FIFO (for the bounded-reader tests), and
-//! the size a PNG's header gives.
+//! first), an executable script, a FIFO (for the bounded-reader tests), a
+//! zip as GitHub serves an artifact, and the size a PNG's header gives.
 
+use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 
@@ -56,4 +57,49 @@ pub fn png_size(bytes: &[u8]) -> (u32, u32) {
     );
     let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
     (be(&bytes[16..20]), be(&bytes[20..24]))
+}
+
+/// A zip of `files` (name in the archive, content), deflated: an artifact
+/// as GitHub serves it.
+pub fn zip_of(files: &[(&str, &str)]) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, text) in files {
+        w.start_file(*name, opts).expect("zip entry");
+        w.write_all(text.as_bytes()).expect("zip write");
+    }
+    w.finish().expect("zip finish").into_inner()
+}
+
+/// The files under `dir` as a zip, paths relative to `dir`, in name order
+/// (what GitHub serves for an artifact uploaded from that directory).
+pub fn zip_dir(dir: &Path) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let p = e.expect("dir entry").path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    for f in files {
+        let rel = f
+            .strip_prefix(dir)
+            .expect("under dir")
+            .to_string_lossy()
+            .into_owned();
+        w.start_file(rel, opts).expect("zip entry");
+        w.write_all(&std::fs::read(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display())))
+            .expect("zip write");
+    }
+    w.finish().expect("zip finish").into_inner()
 }

@@ -18,7 +18,7 @@
 //!   this workspace's settings) and [`redact`] for temp paths.
 //! * [`pg::Server`]: a throw-away PostgreSQL server for the database tests.
 //! * Files: [`write_file`] and [`write_json`] (parents made),
-//!   [`write_executable`], [`mkfifo`],
+//!   [`write_executable`], [`mkfifo`], [`zip_of`] and [`zip_dir`],
 //!   [`png_size`]; [`bench_repo`], the smallest benchmark repository the
 //!   changelog tools accept.
 //! * [`act`]: the harness that runs the whole sweep under nektos/act, and
@@ -35,7 +35,7 @@ pub mod browser;
 mod files;
 pub mod pg;
 
-pub use files::{mkfifo, png_size, write_executable, write_file, write_json};
+pub use files::{mkfifo, png_size, write_executable, write_file, write_json, zip_dir, zip_of};
 
 pub use fake_github::{self, FakeGitHub, Fault, Route, closed_url, unused_port};
 pub use insta;
