@@ -19,7 +19,7 @@
 
 mod common;
 
-use common::{gpu_jobs, plain};
+use common::{gpu_jobs, legs_workflow, plain};
 
 use std::collections::BTreeSet;
 use std::io::Write as _;
@@ -39,12 +39,6 @@ use sweepkit_e2e::workspace_root as root;
 
 fn workflow() -> Value {
     sweep_model::yaml::load_file(&root().join(".github/workflows/run-sweep.yml"))
-        .unwrap()
-        .into_value()
-}
-
-fn legs_workflow() -> Value {
-    sweep_model::yaml::load_file(&root().join(".github/workflows/sweepkit-sweep-legs.yml"))
         .unwrap()
         .into_value()
 }

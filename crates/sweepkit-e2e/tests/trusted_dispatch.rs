@@ -26,14 +26,13 @@
 
 mod common;
 
-use common::plain;
+use common::{load, on, plain};
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Output;
 
 use serde_json::{Map, Value, json};
-use sweepkit_e2e::workspace_root as root;
 use test_kit::{CommandExt as _, Route, git};
 
 const HEAD: &str = "feedface00000000000000000000000000000001";
@@ -41,17 +40,6 @@ const MERGE: &str = "0123456789abcdef0123456789abcdef01234567";
 const BASE: &str = "baseba5e00000000000000000000000000000000";
 const DISPATCH: &str = "/repos/acme/bench/actions/workflows/e2e-tests.yml/dispatches";
 const RUNS: &str = "/repos/acme/bench/actions/workflows/e2e-tests.yml/runs";
-
-fn load(rel: &str) -> Value {
-    sweep_model::yaml::load_file(&root().join(rel))
-        .unwrap_or_else(|e| panic!("{rel}: {e}"))
-        .into_value()
-}
-
-/// The `on:` mapping (YAML 1.1 reads the bare key `on` as the boolean true).
-fn on(doc: &Value) -> &Value {
-    doc.get("on").or_else(|| doc.get("true")).unwrap()
-}
 
 /// The inputs `sweep-ops authorize-fork` dispatches for a writer's
 /// `full-sweep-fail-fast` label on fork PR #42 carrying `labels`, as the

@@ -19,19 +19,13 @@
 
 mod common;
 
-use common::step;
+use common::{agg_row, load, step};
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Map, Value, json};
 use test_kit::write_file as write;
-
-fn load(rel: &str) -> Value {
-    sweep_model::yaml::load_file(&sweepkit_e2e::workspace_root().join(rel))
-        .unwrap()
-        .into_value()
-}
 
 fn s(v: &Value) -> String {
     common::to_text(v)
@@ -237,23 +231,6 @@ fn run_action(
 // ---------------------------------------------------------------------------
 // Data.
 // ---------------------------------------------------------------------------
-
-/// A complete agg row (the shape `collect-results process` writes).
-fn agg_row(hw: &str, conc: i64, tput: f64) -> Value {
-    json!({
-        "hw": hw, "conc": conc, "image": "img:1", "model": "org/Model-FP8",
-        "infmax_model_prefix": "dsr1", "framework": "sglang", "precision": "fp8",
-        "spec_decoding": "none", "disagg": false, "recipe_fingerprint": "",
-        "isl": 1024, "osl": 1024, "is_multinode": false, "tp": 8, "pp": 1, "dcp_size": 1,
-        "pcp_size": 1, "ep": 1, "dp_attention": "false",
-        "tput_per_gpu": tput, "output_tput_per_gpu": tput / 2.0, "input_tput_per_gpu": tput / 2.0,
-        "mean_ttft": 0.2, "median_ttft": 0.2, "p90_ttft": 0.3, "p99_ttft": 0.4,
-        "p99.9_ttft": 0.5, "mean_tpot": 0.01, "mean_intvty": 100.0,
-        "median_intvty": 100.0, "p90_intvty": 90.0, "p99_intvty": 80.0,
-        "p99.9_intvty": 70.0, "median_e2el": 10.0, "p90_e2el": 12.0, "p99_e2el": 14.0,
-        "p99.9_e2el": 15.0, "power_metric_schema_version": 2, "power_valid": 0
-    })
-}
 
 /// One row of `agg_eval_all.json` (what `collect-results evals` writes).
 fn eval_row(strict: f64) -> Value {

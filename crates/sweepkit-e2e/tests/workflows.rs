@@ -7,22 +7,15 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
+mod common;
+
+use common::{load, on};
+
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
 use sweepkit_e2e::workspace_root as root;
-
-fn load(rel: &str) -> Value {
-    sweep_model::yaml::load_file(&root().join(rel))
-        .unwrap_or_else(|e| panic!("{rel}: {e}"))
-        .into_value()
-}
-
-/// The `on:` mapping (YAML 1.1 reads the bare key `on` as the boolean true).
-fn on(doc: &Value) -> &Value {
-    doc.get("on").or_else(|| doc.get("true")).unwrap()
-}
 
 fn action_files() -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(root().join("actions"))

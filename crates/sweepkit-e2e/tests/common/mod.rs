@@ -463,9 +463,20 @@ pub(crate) fn github_env_vars(text: &str) -> Vec<(String, String)> {
 
 /// The leg workflow, YAML anchors resolved.
 pub(crate) fn legs_workflow() -> Value {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../.github/workflows/sweepkit-sweep-legs.yml");
-    sweep_model::yaml::load_file(&p).unwrap().into_value()
+    load(".github/workflows/sweepkit-sweep-legs.yml")
+}
+
+/// The YAML file `rel` (from the workspace root) as JSON.
+pub(crate) fn load(rel: &str) -> Value {
+    sweep_model::yaml::load_file(&sweepkit_e2e::workspace_root().join(rel))
+        .unwrap_or_else(|e| panic!("{rel}: {e}"))
+        .into_value()
+}
+
+/// A workflow's `on:` mapping (YAML 1.1 reads the bare key `on` as the
+/// boolean true).
+pub(crate) fn on(doc: &Value) -> &Value {
+    doc.get("on").or_else(|| doc.get("true")).unwrap()
 }
 
 /// Runs one `run:` step of a workflow job in `dir` as the runner would,
@@ -558,4 +569,21 @@ pub(crate) fn load_action(name: &str, inputs: &[(&str, &str)]) -> (std::path::Pa
         );
     }
     (dir, action)
+}
+
+/// A complete agg row (the shape `collect-results process` writes).
+pub(crate) fn agg_row(hw: &str, conc: i64, tput: f64) -> Value {
+    json!({
+        "hw": hw, "conc": conc, "image": "img:1", "model": "org/Model-FP8",
+        "infmax_model_prefix": "dsr1", "framework": "sglang", "precision": "fp8",
+        "spec_decoding": "none", "disagg": false, "recipe_fingerprint": "",
+        "isl": 1024, "osl": 1024, "is_multinode": false, "tp": 8, "pp": 1, "dcp_size": 1,
+        "pcp_size": 1, "ep": 1, "dp_attention": "false",
+        "tput_per_gpu": tput, "output_tput_per_gpu": tput / 2.0, "input_tput_per_gpu": tput / 2.0,
+        "mean_ttft": 0.2, "median_ttft": 0.2, "p90_ttft": 0.3, "p99_ttft": 0.4,
+        "p99.9_ttft": 0.5, "mean_tpot": 0.01, "mean_intvty": 100.0,
+        "median_intvty": 100.0, "p90_intvty": 90.0, "p99_intvty": 80.0,
+        "p99.9_intvty": 70.0, "median_e2el": 10.0, "p90_e2el": 12.0, "p99_e2el": 14.0,
+        "p99.9_e2el": 15.0, "power_metric_schema_version": 2, "power_valid": 0
+    })
 }

@@ -371,29 +371,25 @@ fn collect_results() {
     expect(OK, "collect-results", &["validate-scores"], d, &env);
 }
 
-fn agg_row(conc: i64, tput: f64) -> Value {
-    json!({
-        "hw": "h100", "conc": conc, "image": "img:1", "model": "org/Model-FP8",
-        "infmax_model_prefix": "dsr1", "framework": "sglang", "precision": "fp8",
-        "spec_decoding": "none", "disagg": false, "recipe_fingerprint": "",
-        "isl": 1024, "osl": 1024, "is_multinode": false, "tp": 8, "pp": 1, "dcp_size": 1,
-        "pcp_size": 1, "ep": 1, "dp_attention": "false",
-        "tput_per_gpu": tput, "output_tput_per_gpu": tput / 2.0, "input_tput_per_gpu": tput / 2.0,
-        "mean_ttft": 0.2, "median_ttft": 0.2, "p90_ttft": 0.3, "p99_ttft": 0.4,
-        "p99.9_ttft": 0.5, "mean_tpot": 0.01, "mean_intvty": 100.0,
-        "median_intvty": 100.0, "p90_intvty": 90.0, "p99_intvty": 80.0,
-        "p99.9_intvty": 70.0, "median_e2el": 10.0, "p90_e2el": 12.0, "p99_e2el": 14.0,
-        "p99.9_e2el": 15.0, "power_metric_schema_version": 2, "power_valid": 0
-    })
-}
-
 #[test]
 fn compare_results() {
     let tmp = test_kit::temp_dir();
     let d = tmp.path();
-    write(d, "base.json", &json!([agg_row(8, 1000.0)]).to_string());
-    write(d, "same.json", &json!([agg_row(8, 1000.0)]).to_string());
-    write(d, "worse.json", &json!([agg_row(8, 500.0)]).to_string());
+    write(
+        d,
+        "base.json",
+        &json!([crate::common::agg_row("h100", 8, 1000.0)]).to_string(),
+    );
+    write(
+        d,
+        "same.json",
+        &json!([crate::common::agg_row("h100", 8, 1000.0)]).to_string(),
+    );
+    write(
+        d,
+        "worse.json",
+        &json!([crate::common::agg_row("h100", 8, 500.0)]).to_string(),
+    );
     let args = |new: &'static str| vec!["--new", new, "--baseline", "base.json"];
     expect(FAILED, "compare-results", &args("missing.json"), d, &[]);
     expect(OK, "compare-results", &args("same.json"), d, &[]);
