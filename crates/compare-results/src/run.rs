@@ -277,18 +277,20 @@ impl Default for Options {
 /// Action inputs arrive as environment variables that are empty when not
 /// set; an empty value means "not given".
 fn given(v: &Option<String>) -> Option<PathBuf> {
-    v.as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(PathBuf::from)
+    trimmed(v.as_deref()).map(PathBuf::from)
+}
+
+/// An option's value with its white space trimmed, unless that leaves
+/// nothing (the rule of [`given`], for the values that are not paths).
+fn trimmed(v: Option<&str>) -> Option<&str> {
+    v.map(str::trim).filter(|v| !v.is_empty())
 }
 
 /// Action inputs given several times arrive as one value per line; blank
 /// lines and empty values are "not given".
 fn given_all(v: &[String]) -> Vec<PathBuf> {
     v.iter()
-        .map(|s| s.trim())
-        .filter(|s| !s.is_empty())
+        .filter_map(|s| trimmed(Some(s)))
         .map(PathBuf::from)
         .collect()
 }
@@ -754,12 +756,6 @@ fn last_main_run(opts: &Options) -> Result<Baseline> {
     })
 }
 
-/// An option's value with its white space trimmed, unless that leaves
-/// nothing.
-fn trimmed(v: Option<&str>) -> Option<&str> {
-    v.map(str::trim).filter(|v| !v.is_empty())
-}
-
 /// The rows of the run's `results_bmk` artifact (its `agg_bmk.json`), and
 /// the words that name where they came from.
 fn run_artifact_rows(
@@ -1067,7 +1063,6 @@ fn eval_rows(opts: &Options) -> Result<Vec<EvalRow>> {
         let base = load_evals(p, None)?;
         evals::attach_baseline(&mut eval_rows, &base);
     }
-
     Ok(eval_rows)
 }
 
