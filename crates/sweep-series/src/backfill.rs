@@ -17,7 +17,7 @@ use std::path::Path;
 use github_client::{Client, actions};
 use serde_json::{Map, Value};
 
-use crate::store::{Appended, History, Run, RunRef, StoreError};
+use crate::store::{Appended, History, Run, RunKey, RunRef, StoreError};
 
 /// The most runs one backfill reads: a year of daily main sweeps and then
 /// some. Each costs an artifact listing and a download.
@@ -93,11 +93,7 @@ pub fn backfill(
         return Err(BackfillError::MaxRuns(q.max_runs));
     }
     let runs = list_runs(client, q)?;
-    let known: BTreeSet<(u64, u32)> = store
-        .runs()?
-        .iter()
-        .map(|l| (l.run.run_id, l.run.attempt))
-        .collect();
+    let known: BTreeSet<RunKey> = store.runs()?.iter().map(|l| l.run.key()).collect();
     let mut report = Report {
         listed: runs.len(),
         ..Report::default()

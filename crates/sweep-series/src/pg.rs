@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::read::Collector;
+use crate::record::{RowCounts, RunKey};
 use crate::series::{Scope, Series};
 
 use crate::store::{
@@ -182,7 +183,7 @@ fn run_ref(r: &tokio_postgres::Row) -> Result<RunRef, StoreError> {
 const RUNS_PER_QUERY: usize = 64;
 
 /// A batch's rows, by (run id, attempt): each `(seq, row text)`.
-type RowsByRun = BTreeMap<(u64, u32), Vec<(i32, String)>>;
+type RowsByRun = BTreeMap<RunKey, Vec<(i32, String)>>;
 
 /// A batch's rows by run, each run's newest (highest `seq`) first, as the
 /// query orders them.
@@ -417,7 +418,7 @@ impl History for PgStore {
                     .collect();
                 let mut rows = batch_rows(&tx.query(&stmt, &[&file, &ids]).await.map_err(err)?)?;
                 for run in batch {
-                    let Some(lines) = rows.remove(&(run.run_id, run.attempt)) else {
+                    let Some(lines) = rows.remove(&run.key()) else {
                         continue;
                     };
                     if !first {
@@ -452,7 +453,7 @@ impl History for PgStore {
 
     fn verify(&self) -> Result<Verified, StoreError> {
         let runs = self.runs()?;
-        let mut counts: BTreeMap<(u64, u32), (usize, usize)> = BTreeMap::new();
+        let mut counts = RowCounts::default();
         let mut lines = 0;
         let files = self.files()?;
         for file in &files {
@@ -469,22 +470,12 @@ impl History for PgStore {
                         line.run.run_id, line.run.attempt
                     )));
                 }
-                let c = counts
-                    .entry((line.run.run_id, line.run.attempt))
-                    .or_default();
-                match line.kind {
-                    Kind::Benchmark => c.0 += 1,
-                    Kind::Eval => c.1 += 1,
-                }
+                counts.add(&line);
                 lines += 1;
             }
         }
         for r in &runs {
-            let have = counts
-                .get(&(r.run.run_id, r.run.attempt))
-                .copied()
-                .unwrap_or_default();
-            if have != (r.benchmarks, r.evals) {
+            if let Some(have) = counts.differs(r) {
                 return Err(StoreError::Invalid(format!(
                     "sweepkit_history_runs run {} attempt {} lists {} benchmark and {} eval rows; the table holds {} and {}",
                     r.run.run_id, r.run.attempt, r.benchmarks, r.evals, have.0, have.1

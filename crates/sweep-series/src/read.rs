@@ -37,14 +37,14 @@ use crate::series::{IDENTITY, PointId, PointRow, Scope, Series, build, point_id}
 use sweep_model::fsio::{ReadError, open_regular};
 
 use crate::record::{
-    FORMAT, IndexLine, Kind, Line, MAX_FILE_BYTES, MAX_LINE_BYTES, RunRef, StoreError,
+    FORMAT, IndexLine, Kind, Line, MAX_FILE_BYTES, MAX_LINE_BYTES, RunKey, RunRef, StoreError,
 };
 
 /// The runs of the index as the reader uses them.
 #[derive(Debug)]
 pub(crate) struct RunIndex {
-    /// (run id, attempt) → position in the index.
-    position: HashMap<(u64, u32), usize>,
+    /// Run → position in the index.
+    position: HashMap<RunKey, usize>,
     runs: Vec<Arc<RunRef>>,
     /// Rank of each position in the order main ran the runs.
     rank: Vec<usize>,
@@ -74,11 +74,7 @@ impl RunIndex {
             newest = newest.max(Some(r));
         }
         RunIndex {
-            position: runs
-                .iter()
-                .enumerate()
-                .map(|(p, r)| ((r.run_id, r.attempt), p))
-                .collect(),
+            position: runs.iter().enumerate().map(|(p, r)| (r.key(), p)).collect(),
             runs,
             rank,
             newest_before,
@@ -526,7 +522,7 @@ fn parse<'de>(text: &'de [u8], fields: &Fields) -> Result<ReadLine<'de>, String>
 /// A line as the reader keeps it.
 struct ReadLine<'de> {
     v: u32,
-    run: (u64, u32),
+    run: RunKey,
     kind: Kind,
     row: ReadRow<'de>,
 }

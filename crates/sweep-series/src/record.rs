@@ -3,6 +3,7 @@
 //! line, and the errors of reading and writing them. The folder store
 //! ([`crate::store`]), its reader and the series all speak these; none of
 //! them is needed to read one.
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -39,6 +40,40 @@ pub struct RunRef {
     /// The pull request the commit came from, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pr: Option<u64>,
+}
+
+/// A run's identity in the history: its run id and attempt.
+pub type RunKey = (u64, u32);
+
+impl RunRef {
+    /// The run's [`RunKey`].
+    #[must_use]
+    pub fn key(&self) -> RunKey {
+        (self.run_id, self.attempt)
+    }
+}
+
+/// Per run, the benchmark and eval rows a store holds: what a `verify`
+/// checks against each run's index line.
+#[derive(Debug, Default)]
+pub(crate) struct RowCounts(BTreeMap<RunKey, (usize, usize)>);
+
+impl RowCounts {
+    /// Counts `line`'s row for its run.
+    pub(crate) fn add(&mut self, line: &Line) {
+        let c = self.0.entry(line.run.key()).or_default();
+        match line.kind {
+            Kind::Benchmark => c.0 += 1,
+            Kind::Eval => c.1 += 1,
+        }
+    }
+
+    /// The benchmark and eval rows held for `run`, when they are not the
+    /// ones its index line lists.
+    pub(crate) fn differs(&self, run: &IndexLine) -> Option<(usize, usize)> {
+        let have = self.0.get(&run.run.key()).copied().unwrap_or_default();
+        (have != (run.benchmarks, run.evals)).then_some(have)
+    }
 }
 
 /// One line of `runs.jsonl`.

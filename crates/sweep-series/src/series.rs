@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::record::{Kind, Line, RunRef};
+use crate::record::{Kind, Line, RunKey, RunRef};
 
 /// The metrics whose series are watched for change points, with the
 /// direction that is better. Throughput per GPU is the headline figure of a
@@ -216,7 +216,7 @@ pub fn series_of(lines: &[Line], metrics: &[&'static str]) -> Series {
 /// [`series_of`] within `scope`.
 #[must_use]
 pub fn series_in(lines: &[Line], metrics: &[&'static str], scope: Scope<'_>) -> Series {
-    let mut runs: BTreeMap<(u64, u32), Arc<RunRef>> = BTreeMap::new();
+    let mut runs: BTreeMap<RunKey, Arc<RunRef>> = BTreeMap::new();
     let mut points: BTreeMap<PointId, Vec<PointRow>> = BTreeMap::new();
     for line in lines.iter().filter(|l| l.kind == Kind::Benchmark) {
         let point = point_id(&line.row);
@@ -226,7 +226,7 @@ pub fn series_in(lines: &[Line], metrics: &[&'static str], scope: Scope<'_>) -> 
             continue;
         }
         let run = runs
-            .entry((line.run.run_id, line.run.attempt))
+            .entry(line.run.key())
             .or_insert_with(|| Arc::new(line.run.clone()));
         points.entry(point).or_default().push(PointRow {
             run: Arc::clone(run),

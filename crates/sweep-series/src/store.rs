@@ -33,11 +33,11 @@ use sweep_model::fsio::read_regular;
 use sweep_model::results::{EvalRow, ResultRow};
 
 use crate::read::RunIndex;
-use crate::record::MAX_COMPONENT;
 pub use crate::record::{
     Appended, FORMAT, INDEX, IndexLine, Kind, Line, MAX_FILE_BYTES, MAX_LINE_BYTES, PlaceError,
-    Run, RunRef, StoreError, hardware,
+    Run, RunKey, RunRef, StoreError, hardware,
 };
+use crate::record::{MAX_COMPONENT, RowCounts};
 use crate::series::{Scope, Series};
 
 /// A history store: the folder ([`Store`]) or PostgreSQL
@@ -364,7 +364,7 @@ impl Store {
         let index_path = self.root.join(INDEX);
         let runs = self.runs()?;
         let seen = index_positions(&index_path, &runs)?;
-        let mut counts = RowCounts::new();
+        let mut counts = RowCounts::default();
         let mut lines = 0;
         let files = self.files()?;
         for file in &files {
@@ -378,12 +378,6 @@ impl Store {
         })
     }
 }
-
-/// A run's identity in the store: its run id and attempt.
-type RunKey = (u64, u32);
-
-/// Per run, the benchmark and eval rows the series files hold.
-type RowCounts = BTreeMap<RunKey, (usize, usize)>;
 
 /// Checks the index lines on their own (format, no run twice) and gives
 /// each run's 1-based line in the index: the order a series file's lines
@@ -401,7 +395,7 @@ fn index_positions(
                 format!("format {} is not {FORMAT}", l.v),
             ));
         }
-        if let Some(first) = seen.insert((l.run.run_id, l.run.attempt), i + 1) {
+        if let Some(first) = seen.insert(l.run.key(), i + 1) {
             return Err(corrupt(
                 index_path,
                 i + 1,
@@ -433,7 +427,7 @@ fn check_series_file(
         if l.v != FORMAT {
             return Err(at(format!("format {} is not {FORMAT}", l.v)));
         }
-        let key = (l.run.run_id, l.run.attempt);
+        let key = l.run.key();
         let Some(&position) = seen.get(&key) else {
             return Err(at(format!(
                 "row of run {} attempt {}, which is not in {INDEX} (left by an append that did not finish)",
@@ -452,11 +446,7 @@ fn check_series_file(
         if placed != file {
             return Err(at(format!("the row belongs in {placed}")));
         }
-        let c = counts.entry(key).or_default();
-        match l.kind {
-            Kind::Benchmark => c.0 += 1,
-            Kind::Eval => c.1 += 1,
-        }
+        counts.add(&l);
         lines += 1;
     }
     Ok(lines)
@@ -470,11 +460,7 @@ fn check_row_counts(
     counts: &RowCounts,
 ) -> Result<(), StoreError> {
     for (i, l) in runs.iter().enumerate() {
-        let have = counts
-            .get(&(l.run.run_id, l.run.attempt))
-            .copied()
-            .unwrap_or_default();
-        if have != (l.benchmarks, l.evals) {
+        if let Some(have) = counts.differs(l) {
             return Err(corrupt(
                 index_path,
                 i + 1,
