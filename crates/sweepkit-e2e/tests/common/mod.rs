@@ -524,7 +524,8 @@ pub(crate) fn run_step(
 
 /// A workflow value as plain text: a string as it is, nothing for null,
 /// anything else as compact JSON (how the tests read `runs-on`, `if:` and
-/// `env:` values).
+/// `env:` values). [`to_text`] is GitHub's rendering, with objects as
+/// pretty JSON, for what an expression produces.
 pub(crate) fn plain(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
