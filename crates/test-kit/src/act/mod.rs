@@ -166,10 +166,10 @@ pub struct Release {
 }
 
 /// The [`Release`], built once per test process: stripping and packing the
-/// nine binaries took 40 to 130 s per scenario on a busy 2-core machine,
-/// and every scenario serves the same archive. It lives in cargo's
-/// the system's temporary directory under `sweepkit-act-release-<pid>`;
-/// directories of test processes that have ended are removed first.
+/// nine binaries is the slowest part of a scenario's set-up, and every
+/// scenario serves the same archive. It lives in the system's temporary
+/// directory under `sweepkit-act-release-<pid>`; directories of test
+/// processes that have ended are removed first.
 pub fn release() -> &'static Release {
     static RELEASE: std::sync::OnceLock<Release> = std::sync::OnceLock::new();
     RELEASE.get_or_init(|| {
